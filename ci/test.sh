@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Quick start, second command: install what is missing, build everything, run every test.
+# Tests labelled `gpu` skip cleanly on a machine without a GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash ci/setup.sh --test
+cmake --workflow --preset default

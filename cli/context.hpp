@@ -1,0 +1,35 @@
+// What every subcommand shares: the database path, the output format, and the way it reports.
+#pragma once
+
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <unistd.h>
+
+namespace CLI {
+class App;
+}
+
+namespace gpuperf::cli {
+
+struct Context {
+  std::string db_path;  // --db, else $GPUPERF_DB, else ./gpuperf.db
+  bool quiet = false;   // --quiet: no progress lines
+  // Set by the chosen subcommand's callback; main() runs it and maps exceptions to exit codes.
+  std::function<int()> action;
+
+  // Progress belongs on a terminal only: piped output stays machine-readable.
+  bool progress_enabled() const { return !quiet && isatty(STDERR_FILENO) != 0; }
+};
+
+// Each subcommand file adds its commands here; see main.cpp for the order.
+void add_db_commands(CLI::App& app, Context& ctx);        // db info | check | migrate
+void add_runs_commands(CLI::App& app, Context& ctx);      // runs [exclude|include]
+void add_import_export_commands(CLI::App& app, Context& ctx);
+void add_list_run_commands(CLI::App& app, Context& ctx);  // list, run
+void add_profile_command(CLI::App& app, Context& ctx);
+void add_analysis_commands(CLI::App& app, Context& ctx);  // compare, check, detect
+void add_report_command(CLI::App& app, Context& ctx);
+void add_merge_command(CLI::App& app, Context& ctx);
+
+}  // namespace gpuperf::cli

@@ -1,0 +1,164 @@
+// The SQLite results store: the one place runs are written to and read from.
+//
+// Every connection runs in WAL mode with a busy timeout and foreign keys on; writes take BEGIN IMMEDIATE.
+// A run is written in one transaction and becomes visible only when complete. The schema version lives in
+// PRAGMA user_version and is advanced by numbered migrations (db/schema.cpp). A database from a newer
+// version of gpuperf is refused untouched.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "profiler/model/result.hpp"
+
+struct sqlite3;
+
+namespace gpuperf::db {
+
+enum class Access {
+  read_only,   // never creates or migrates; fails on a missing file
+  read_write,  // creates the file and migrates an older schema
+};
+
+struct MachineRow {
+  std::int64_t id = 0;
+  std::string fingerprint;
+  Machine machine;
+};
+
+struct RunInfo {
+  std::int64_t id = 0;
+  std::string uuid;
+  std::int64_t machine_id = 0;
+  std::string fingerprint;
+  std::string hostname;
+  std::string gpu_name;
+  std::string started_at, finished_at;
+  std::string commit, branch, label, tool_version;
+  Status status = Status::ok;
+  bool excluded = false;
+  std::string exclude_reason;
+  std::int64_t instance_count = 0;  // benchmark instances in the run
+};
+
+struct RunFilter {
+  std::optional<std::string> branch;
+  std::optional<std::int64_t> machine_id;
+  std::optional<std::string> since;  // ISO 8601 prefix compare on started_at
+  std::optional<std::size_t> last;   // only the newest N (still returned oldest first)
+  bool include_excluded = true;
+};
+
+// A series is (machine, benchmark instance, metric).
+struct SeriesKey {
+  std::int64_t machine_id = 0;
+  std::string fingerprint;
+  std::int64_t benchmark_id = 0;
+  BenchmarkInstance instance;
+  MetricInfo metric;
+};
+
+struct SeriesPoint {
+  std::int64_t run_id = 0;
+  std::int64_t result_id = 0;
+  std::string run_uuid;
+  std::string commit;
+  std::string branch;
+  std::string started_at;
+  Status status = Status::ok;
+  bool excluded = false;
+  Summary summary;
+  std::vector<double> samples;  // filled only when HistoryFilter::with_samples
+};
+
+struct Series {
+  SeriesKey key;
+  std::vector<SeriesPoint> points;  // run order: started_at, then run id
+};
+
+struct HistoryFilter {
+  std::optional<std::string> branch;
+  std::optional<std::int64_t> machine_id;
+  std::optional<std::string> since;
+  std::optional<std::size_t> last_runs;  // per machine: only each machine's newest N runs
+  std::vector<std::string> metrics;      // empty: all
+  std::string benchmark_regex;           // empty: all; matched against display_name()
+  bool include_excluded = false;
+  bool include_failed = false;           // points whose status is not ok
+  bool with_samples = false;
+};
+
+struct DbInfo {
+  std::string path;
+  int schema_version = 0;
+  int supported_version = 0;
+  std::int64_t machines = 0, runs = 0, benchmarks = 0, metrics = 0, results = 0, samples = 0;
+  std::int64_t file_bytes = 0;
+  std::string journal_mode;
+};
+
+struct CheckReport {
+  bool ok = true;
+  std::vector<std::string> problems;  // integrity_check and foreign_key_check findings, plain words
+};
+
+struct InsertOutcome {
+  std::int64_t run_id = 0;
+  bool inserted = false;  // false: a run with this uuid was already there (idempotent import)
+};
+
+class Store {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens (and with read_write creates and migrates) the database at `path` (":memory:" works).
+  // Throws InputError for a file that is not a gpuperf database, is corrupted, or has a newer schema;
+  // EnvironmentError for a location that cannot be opened or written.
+  explicit Store(const std::string& path, Access access = Access::read_write);
+  ~Store();
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+  int schema_version() const;
+
+  // ---- writes: each is one BEGIN IMMEDIATE transaction, all or nothing ----
+  InsertOutcome insert_run(const Run& run);
+  std::vector<InsertOutcome> insert_runs(const std::vector<Run>& runs);
+  // Throws InputError when no run has this id.
+  void set_excluded(std::int64_t run_id, bool excluded, const std::string& reason);
+
+  // ---- reads ----
+  std::vector<MachineRow> machines() const;
+  std::vector<RunInfo> runs(const RunFilter& filter = {}) const;
+  // A run reference: a numeric id, a uuid or a unique uuid prefix (>= 8 characters), or a commit sha
+  // (or prefix of >= 7) meaning that commit's latest run. nullopt when nothing matches; InputError when
+  // the reference is ambiguous.
+  std::optional<RunInfo> find_run(const std::string& ref) const;
+  // The newest run of `branch`, optionally on one machine; excluded runs are skipped.
+  std::optional<RunInfo> latest_run(const std::string& branch,
+                                    std::optional<std::int64_t> machine_id = std::nullopt) const;
+  // The whole run in the result model. Throws InputError when no run has this id.
+  Run load_run(std::int64_t run_id, bool with_samples = true) const;
+  // Series over runs, ordered by (machine, benchmark name, params key, metric), points in run order.
+  std::vector<Series> history(const HistoryFilter& filter) const;
+
+  DbInfo info() const;
+  CheckReport check() const;
+  // Copies the database to `dest_path` with VACUUM INTO (a consistent snapshot, safe while others write).
+  void backup_to(const std::string& dest_path) const;
+
+  sqlite3* handle() const;  // for the db module's own helpers and tests
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string path_;
+};
+
+}  // namespace gpuperf::db

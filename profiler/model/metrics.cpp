@@ -1,0 +1,131 @@
+#include "profiler/model/metrics.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+
+namespace gpuperf {
+namespace {
+
+MetricTraits make(const char* name, const char* unit, bool higher_is_better, bool deterministic,
+                  MetricSource source, std::vector<std::string> perfworks, const char* description) {
+  return MetricTraits{MetricInfo{name, unit, higher_is_better, deterministic}, source, std::move(perfworks),
+                      description};
+}
+
+}  // namespace
+
+const std::vector<MetricTraits>& known_metrics() {
+  static const std::vector<MetricTraits> table = {
+      make("duration", "ns", false, false, MetricSource::timing, {},
+           "kernel duration from CUPTI activity records (GPU start to end)"),
+      make("gbps", "GB/s", true, false, MetricSource::derived, {},
+           "declared bytes per launch / median duration"),
+      make("gflops", "GFLOP/s", true, false, MetricSource::derived, {},
+           "declared FLOPs per launch / median duration"),
+      make("gld_efficiency", "%", true, true, MetricSource::profiler,
+           {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"},
+           "bytes used per global-load sector fetched"),
+      make("gst_efficiency", "%", true, true, MetricSource::profiler,
+           {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"},
+           "bytes used per global-store sector written"),
+      make("shared_load_transactions", "count", false, true, MetricSource::profiler,
+           {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"}, "shared-memory load wavefronts"),
+      make("shared_store_transactions", "count", false, true, MetricSource::profiler,
+           {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}, "shared-memory store wavefronts"),
+      make("shared_bank_conflicts", "count", false, true, MetricSource::profiler,
+           {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"},
+           "shared-memory bank conflicts, loads plus stores"),
+      make("achieved_occupancy", "%", true, false, MetricSource::profiler,
+           {"sm__warps_active.avg.pct_of_peak_sustained_active"}, "average active warps / maximum"),
+      make("dram_bytes_read", "bytes", false, false, MetricSource::profiler, {"dram__bytes_read.sum"},
+           "bytes read from device memory"),
+      make("dram_bytes_written", "bytes", false, false, MetricSource::profiler, {"dram__bytes_write.sum"},
+           "bytes written to device memory"),
+      make("theoretical_occupancy", "%", true, true, MetricSource::static_attr, {},
+           "occupancy API: resident warps per SM / maximum"),
+      make("registers", "count", false, true, MetricSource::static_attr, {}, "registers per thread"),
+      make("static_shared_bytes", "bytes", false, true, MetricSource::static_attr, {},
+           "static shared memory per block"),
+      make("local_bytes", "bytes", false, true, MetricSource::static_attr, {},
+           "local memory per thread (spills, stack)"),
+  };
+  return table;
+}
+
+const MetricTraits* find_metric(const std::string& name) {
+  for (const auto& t : known_metrics()) {
+    if (t.info.name == name) return &t;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> default_profile_metrics() {
+  return {"gld_efficiency",     "gst_efficiency",  "shared_load_transactions", "shared_store_transactions",
+          "shared_bank_conflicts", "achieved_occupancy", "dram_bytes_read",    "dram_bytes_written"};
+}
+
+namespace {
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+MetricInfo metric_info_for(const std::string& name) {
+  if (const MetricTraits* t = find_metric(name)) return t->info;
+  MetricInfo info;
+  info.name = name;
+  if (ends_with(name, ".pct") || name.find("pct_of_peak") != std::string::npos) {
+    info.unit = "%";
+  } else if (name.rfind("dram__bytes", 0) == 0 || name.find("__bytes") != std::string::npos) {
+    info.unit = "bytes";
+  } else if (name.rfind("gpu__time_duration", 0) == 0) {
+    info.unit = "ns";
+  } else {
+    info.unit = "count";
+  }
+  info.higher_is_better = info.unit == "%";
+  info.deterministic = ends_with(name, ".sum") && info.unit == "count";
+  return info;
+}
+
+namespace {
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+}  // namespace
+
+std::vector<std::string> close_names(const std::string& name, const std::vector<std::string>& candidates,
+                                     std::size_t max_results) {
+  std::vector<std::pair<double, std::string>> scored;
+  scored.reserve(candidates.size());
+  for (const auto& c : candidates) {
+    double d = static_cast<double>(edit_distance(name, c));
+    // A candidate that contains the name (or is contained in it) is a strong hint: "occupancy" finds
+    // "achieved_occupancy" even though the edit distance is large.
+    if (!name.empty() && (c.find(name) != std::string::npos || name.find(c) != std::string::npos)) {
+      d = d * 0.25;
+    }
+    scored.emplace_back(d / static_cast<double>(std::max<std::size_t>(1, std::max(name.size(), c.size()))), c);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (const auto& [score, c] : scored) {
+    if (out.size() >= max_results || score > 0.6) break;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace gpuperf

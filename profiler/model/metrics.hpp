@@ -1,0 +1,42 @@
+// The traits table of gpuperf's metrics: described once, used by the collector, the store and the reports.
+// Perfworks names verified on an H200 (GH100, CUDA 13.0); see ../../README.md, "Metrics".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "profiler/model/result.hpp"
+
+namespace gpuperf {
+
+enum class MetricSource {
+  timing,      // the timing pass (CUPTI activity records)
+  profiler,    // CUPTI Range Profiler, one or more Perfworks metrics summed
+  static_attr, // cudaFuncGetAttributes / occupancy API, no replay
+  derived,     // computed from duration and the benchmark's declared bytes/FLOPs
+};
+
+struct MetricTraits {
+  MetricInfo info;
+  MetricSource source;
+  std::vector<std::string> perfworks;  // summed to give the value (source == profiler)
+  std::string description;
+};
+
+// Every metric gpuperf knows by its own name, in display order.
+const std::vector<MetricTraits>& known_metrics();
+// nullptr when `name` is not a gpuperf metric name.
+const MetricTraits* find_metric(const std::string& name);
+// The default set `gpuperf run` collects after timing.
+std::vector<std::string> default_profile_metrics();
+
+// Info for any metric name: the traits table's entry, or a guess from a raw Perfworks name's suffix
+// (".pct" -> "%", higher is better unknown -> false; ".sum" -> count, deterministic).
+MetricInfo metric_info_for(const std::string& name);
+
+// Names from `candidates` closest to `name` (edit distance, then shared substrings), best first.
+std::vector<std::string> close_names(const std::string& name, const std::vector<std::string>& candidates,
+                                     std::size_t max_results = 5);
+
+}  // namespace gpuperf

@@ -1,0 +1,111 @@
+// The one result model of gpuperf: what a run measured, as it flows from the runner into the store,
+// through import/export, and into the analysis and the reports.
+//
+//   Run ─ Machine
+//    └─ Result (one benchmark instance: name + parameter point, and its disposition)
+//         └─ Measurement (one metric: raw samples + their summary)
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "profiler/model/stats.hpp"
+
+namespace gpuperf {
+
+// What became of a benchmark instance (or one of its metrics). Kept apart as CUTLASS's profiler does:
+// a kernel that failed is not a kernel that gave a wrong answer, and neither is "not supported".
+enum class Status {
+  ok,           // verified and measured
+  incorrect,    // ran, but its output did not match the CPU reference: never a baseline
+  failed,       // a CUDA/CUPTI error or exception stopped it
+  unsupported,  // the device or configuration cannot run it
+  skipped,      // deliberately not run (filtered, or a prerequisite failed)
+};
+const char* to_string(Status s);
+// Throws InputError for an unknown name.
+Status status_from_string(const std::string& s);
+
+// One parameter value of a benchmark instance (an axis point).
+using ParamValue = std::variant<std::int64_t, double, std::string>;
+// Ordered by name, so the canonical key is stable.
+using Params = std::map<std::string, ParamValue>;
+
+// "n=1024,tile=16": canonical, sorted by name; used in UNIQUE(name, params_key).
+std::string params_key(const Params& p);
+// {"n":1024,"tile":16} as compact JSON with sorted keys.
+std::string params_json(const Params& p);
+// Parses params_json's output (and any flat JSON object of ints, doubles and strings).
+Params params_from_json(const std::string& json);
+std::string to_string(const ParamValue& v);
+
+struct BenchmarkInstance {
+  std::string name;  // "family/variant", e.g. "matmul/tiled"
+  Params params;
+  // "matmul/tiled[n=1024,tile=16]": the NVTX range name and what users filter on.
+  std::string display_name() const;
+};
+
+// Static description of a metric; the traits table lives in metrics.hpp.
+struct MetricInfo {
+  std::string name;  // gpuperf name ("duration", "gld_efficiency") or a raw Perfworks name
+  std::string unit;  // "ns", "%", "count", "bytes", "GB/s", ...
+  bool higher_is_better = false;
+  bool deterministic = false;  // hardware counters that do not vary run to run
+};
+
+struct Measurement {
+  MetricInfo metric;
+  Status status = Status::ok;
+  std::string message;                // why, when status != ok
+  std::vector<double> samples;        // raw values in the metric's unit, in measurement order
+  std::vector<double> sm_clock_mhz;   // empty, or one SM clock reading per sample
+  Summary summary;                    // of samples (a single value is a summary with n = 1)
+};
+
+struct Result {
+  BenchmarkInstance instance;
+  Status status = Status::ok;
+  std::string message;
+  std::vector<Measurement> metrics;
+
+  const Measurement* find(const std::string& metric_name) const;
+};
+
+struct Machine {
+  std::string hostname;
+  std::string gpu_name;
+  std::string gpu_uuid;
+  std::string cc;          // compute capability, "9.0"
+  std::int64_t sm_count = 0;
+  std::string driver;      // "580.159.04"
+  std::string cuda;        // runtime version, "13.0"
+  // One machine series per GPU: the UUID when known, else hostname + GPU name.
+  std::string fingerprint() const;
+};
+
+struct Run {
+  std::string uuid;
+  std::string started_at;   // ISO 8601 UTC, "2026-11-01T02:00:00Z"
+  std::string finished_at;  // empty while running
+  std::string commit;
+  std::string branch;
+  std::string label;
+  std::string tool_version;
+  Status status = Status::ok;  // ok, or the worst instance status
+  bool excluded = false;
+  std::string exclude_reason;
+  Machine machine;
+  std::vector<Result> results;
+};
+
+// A fresh random RFC 4122 version-4 UUID.
+std::string make_uuid();
+// The current time as ISO 8601 UTC with seconds.
+std::string now_iso8601();
+
+}  // namespace gpuperf

@@ -1,0 +1,52 @@
+#include <gtest/gtest.h>
+
+#include "profiler/model/metrics.hpp"
+
+namespace gpuperf {
+namespace {
+
+TEST(Metrics, TraitsTableHasDirectionsAndUnits) {
+  const MetricTraits* d = find_metric("duration");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->info.unit, "ns");
+  EXPECT_FALSE(d->info.higher_is_better);
+  EXPECT_FALSE(d->info.deterministic);
+  const MetricTraits* g = find_metric("gld_efficiency");
+  ASSERT_NE(g, nullptr);
+  EXPECT_TRUE(g->info.higher_is_better);
+  EXPECT_TRUE(g->info.deterministic);
+  EXPECT_EQ(g->perfworks.at(0), "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct");
+  EXPECT_EQ(find_metric("shared_bank_conflicts")->perfworks.size(), 2u);
+  EXPECT_EQ(find_metric("no_such_metric"), nullptr);
+}
+
+TEST(Metrics, DefaultProfileSetIsKnown) {
+  for (const auto& name : default_profile_metrics()) {
+    const MetricTraits* t = find_metric(name);
+    ASSERT_NE(t, nullptr) << name;
+    EXPECT_EQ(t->source, MetricSource::profiler) << name;
+  }
+}
+
+TEST(Metrics, RawPerfworksNamesGetUnitsFromSuffix) {
+  EXPECT_EQ(metric_info_for("sm__throughput.avg.pct_of_peak_sustained_elapsed").unit, "%");
+  EXPECT_EQ(metric_info_for("dram__bytes_read.sum").unit, "bytes");
+  MetricInfo inst = metric_info_for("smsp__inst_executed.sum");
+  EXPECT_EQ(inst.unit, "count");
+  EXPECT_TRUE(inst.deterministic);
+}
+
+TEST(Metrics, CloseNamesFindTypos) {
+  std::vector<std::string> names;
+  for (const auto& t : known_metrics()) names.push_back(t.info.name);
+  auto close = close_names("gld_eficiency", names);
+  ASSERT_FALSE(close.empty());
+  EXPECT_EQ(close.front(), "gld_efficiency");
+  auto occ = close_names("occupancy", names);
+  ASSERT_FALSE(occ.empty());
+  EXPECT_NE(std::find(occ.begin(), occ.end(), "achieved_occupancy"), occ.end());
+  EXPECT_TRUE(close_names("zzzzzzzzzzzzzzzzzzzz", names).empty());
+}
+
+}  // namespace
+}  // namespace gpuperf
