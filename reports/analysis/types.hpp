@@ -1,0 +1,51 @@
+// What the analysis layer tells the CLI and the report writers. Plain data; no I/O.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+
+namespace gpuperf::analysis {
+
+enum class Verdict { same, faster, slower, ambiguous, new_, missing, failed };
+const char* to_string(Verdict v);  // "same", "faster", "slower", "ambiguous", "new", "missing", "failed"
+
+enum class ChangeKind { regression, improvement };
+const char* to_string(ChangeKind k);
+
+// One row of `gpuperf compare` / `check`: a benchmark instance and metric on two sides.
+struct CompareRow {
+  std::string machine;  // fingerprint
+  BenchmarkInstance instance;
+  MetricInfo metric;
+  Verdict verdict = Verdict::same;
+  std::optional<Summary> base, candidate;
+  double change_pct = 0;             // (candidate median / base median - 1) * 100
+  double ci_low_pct = 0, ci_high_pct = 0;  // confidence interval of the ratio of medians, in percent
+  double p_value = 1;                // Mann-Whitney U, two-sided; 1 for deterministic metrics
+  bool confirmed_in_cycles = true;   // false when clocks moved and the change vanishes in cycles
+  std::string note;                  // why (e.g. "clock 1980 -> 1755 MHz", "status incorrect")
+};
+
+// One change point of `gpuperf detect` in a series (machine, instance, metric).
+struct ChangePoint {
+  std::string machine;
+  BenchmarkInstance instance;
+  MetricInfo metric;
+  std::int64_t run_id = 0;
+  std::string run_uuid;
+  std::string commit;           // the first commit at the new level
+  std::string previous_commit;  // the last commit at the old level
+  std::string started_at;
+  std::size_t index = 0;        // position of the first point at the new level within the series
+  ChangeKind kind = ChangeKind::regression;
+  double change_pct = 0;        // (after / before - 1) * 100
+  double before = 0, after = 0; // levels (medians of the segments)
+  double confidence = 0;        // 1 - p-value of the split, in [0, 1]
+  std::vector<std::string> hints;  // root-cause hints: "gld_efficiency 100% -> 50%"
+};
+
+}  // namespace gpuperf::analysis
