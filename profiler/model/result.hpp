@@ -69,6 +69,10 @@ struct Measurement {
 
 struct Result {
   BenchmarkInstance instance;
+  // The benchmark this one is paired against in its family ("matmul/naive" for "matmul/tiled"); empty for
+  // a family's baseline. An instance pairs with the baseline's instance that has the same values on the
+  // axes both share (matmul/tiled[n=1024,tile=16] with matmul/naive[n=1024]).
+  std::string baseline;
   Status status = Status::ok;
   std::string message;
   std::vector<Measurement> metrics;
