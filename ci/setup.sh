@@ -4,9 +4,9 @@
 set -euo pipefail
 
 packages=(cmake g++ make libsqlite3-dev sqlite3 libgtest-dev nlohmann-json3-dev libcli11-dev)
-# Test-only extras: headless Chromium for the HTML report test, yamllint for the CI recipes.
+# Test-only extras: headless Chromium for the HTML report test, yamllint and shellcheck for the CI recipes.
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(chromium yamllint)
+  packages+=(chromium yamllint shellcheck)
 fi
 
 missing=()
