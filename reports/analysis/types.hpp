@@ -14,20 +14,26 @@ enum class Verdict { same, faster, slower, ambiguous, new_, missing, failed };
 const char* to_string(Verdict v);  // "same", "faster", "slower", "ambiguous", "new", "missing", "failed"
 
 enum class ChangeKind { regression, improvement };
-const char* to_string(ChangeKind k);
+const char* to_string(ChangeKind k);  // "regression", "improvement"
 
 // One row of `gpuperf compare` / `check`: a benchmark instance and metric on two sides.
+// "faster" and "slower" mean better and worse in the metric's own direction (higher_is_better), so a
+// drop of gld_efficiency from 100% to 50% is "slower".
 struct CompareRow {
-  std::string machine;  // fingerprint
+  std::string machine;  // fingerprint (the candidate's; the base's when the candidate lacks the row)
   BenchmarkInstance instance;
   MetricInfo metric;
   Verdict verdict = Verdict::same;
   std::optional<Summary> base, candidate;
   double change_pct = 0;             // (candidate median / base median - 1) * 100
   double ci_low_pct = 0, ci_high_pct = 0;  // confidence interval of the ratio of medians, in percent
-  double p_value = 1;                // Mann-Whitney U, two-sided; 1 for deterministic metrics
+  double p_value = 1;                // Mann-Whitney U, two-sided; 1 where no test ran (deterministic, n < 2)
   bool confirmed_in_cycles = true;   // false when clocks moved and the change vanishes in cycles
   std::string note;                  // why (e.g. "clock 1980 -> 1755 MHz", "status incorrect")
+  // Added by the analysis for the writers (not in the first contract):
+  Status base_status = Status::ok, candidate_status = Status::ok;  // the instance's or metric's status
+  double min_effect_pct = 0;         // the threshold the verdict used
+  double base_clock_mhz = 0, candidate_clock_mhz = 0;  // median SM clock of each side; 0 when unknown
 };
 
 // One change point of `gpuperf detect` in a series (machine, instance, metric).
@@ -46,6 +52,9 @@ struct ChangePoint {
   double before = 0, after = 0; // levels (medians of the segments)
   double confidence = 0;        // 1 - p-value of the split, in [0, 1]
   std::vector<std::string> hints;  // root-cause hints: "gld_efficiency 100% -> 50%"
+  // Added by the analysis for the writers:
+  std::int64_t previous_run_id = 0;  // the last run at the old level
+  std::size_t series_index = 0;      // position of the series in the vector given to detect_changes()
 };
 
 }  // namespace gpuperf::analysis

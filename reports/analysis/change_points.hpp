@@ -1,0 +1,49 @@
+// Change points of one series of numbers: divisive segmentation with a permutation test.
+//
+// The method is E-Divisive's (Matteson & James, "A Nonparametric Approach for Multiple Change Point
+// Analysis of Multivariate Data", JASA 2014; also the basis of Apache Otava): find the best split of a
+// segment, test it, and recurse into both halves while splits are significant. The divergence between the
+// two sides is the standardized Mann-Whitney statistic of the split (ranks, as in Pettitt's test,
+// Applied Statistics 28(2), 1979) rather than the energy distance: ranks make a single outlier count no
+// more than any other point, and with prefix sums of ranks every split of a segment is scored in O(n),
+// so each permutation of the test costs O(n) too. The p-value of a split is the share of permutations of
+// the segment whose best split scores at least as high, which controls the false-alarm rate of the whole
+// search (not of one split) at alpha. After the search, each change point is re-tested against its
+// neighbours only and dropped when it no longer passes (Otava does the same), and changes smaller than
+// the effect floor are merged away.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace gpuperf::analysis {
+
+struct SegmentationOptions {
+  double alpha = 0.005;            // permutation p-value a split must reach
+  std::size_t min_segment = 4;     // points on each side of a change point
+  std::size_t permutations = 1999; // upper bound per test; stops early once the answer is clear
+  double min_effect_pct = 1.0;     // |after/before - 1| a change must reach, in percent
+  std::uint64_t seed = 1;          // the permutations are seeded: same input, same answer
+};
+
+struct Split {
+  std::size_t index = 0;  // first point of the new segment
+  double p_value = 1;     // permutation p-value against its neighbouring segments
+  double before = 0;      // median of the segment before
+  double after = 0;       // median of the segment after
+};
+
+// Change points of `values` (in order), oldest first. Fewer than 2 * min_segment values: none.
+std::vector<Split> find_change_points(const std::vector<double>& values, const SegmentationOptions& options);
+
+// Deterministic series: every place where the value moves by more than `tolerance_pct` of the previous
+// level, with p = 0. A one-run blip is two changes: a deterministic counter does not blip without cause.
+std::vector<Split> find_level_changes(const std::vector<double>& values, double tolerance_pct);
+
+// The permutation p-value of the best split of `values` (both sides >= min_segment), with that split's
+// index in `best_index`. Exposed for tests.
+double best_split_p_value(const std::vector<double>& values, std::size_t min_segment, std::size_t permutations,
+                          std::uint64_t seed, std::size_t* best_index);
+
+}  // namespace gpuperf::analysis

@@ -1,0 +1,53 @@
+// Pairwise comparison of two runs (`gpuperf compare`, `gpuperf check`): one row per benchmark instance and
+// metric with a verdict.
+//
+// Noisy metrics: Mann-Whitney U on the raw samples, the Hodges-Lehmann interval of the ratio of medians at
+// 1 - alpha, and a minimum effect size. A change needs p < alpha AND the whole interval beyond the effect
+// floor in one direction; an interval inside the floor is "same"; a large estimate without that evidence
+// is "ambiguous". Where the two sides' median SM clocks differ by more than 1%, a duration change must also
+// hold in cycles (duration x clock), else it is "ambiguous" with confirmed_in_cycles = false.
+// Deterministic metrics: any relative difference above the rounding tolerance is a change.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "profiler/model/result.hpp"
+#include "reports/analysis/thresholds.hpp"
+#include "reports/analysis/types.hpp"
+
+namespace gpuperf::analysis {
+
+struct CompareOptions {
+  Thresholds thresholds = Thresholds::for_compare();
+  double clock_tolerance_pct = 1.0;  // median SM clocks further apart than this need cycle confirmation
+};
+
+// One side of a comparison, for headers and JSON.
+struct RunSide {
+  std::int64_t run_id = 0;
+  std::string uuid, commit, branch, label, started_at, fingerprint, gpu_name;
+};
+RunSide run_side(const Run& run, std::int64_t run_id = 0);
+
+struct CompareReport {
+  RunSide base, candidate;
+  std::vector<CompareRow> rows;  // ordered by benchmark name, params key, metric order of the traits table
+  bool regression() const;       // any row is_regression()
+};
+
+// Compares one metric of one instance; either side may be null (new/missing). `base_status` and
+// `candidate_status` are the instance's status (an incorrect or failed instance is "failed").
+CompareRow compare_measurement(const Measurement* base, Status base_status, const Measurement* candidate,
+                               Status candidate_status, const CompareOptions& options);
+
+// Every instance and metric of either run; duration rows that changed get hints in `note` naming the
+// other metrics of the same instance that changed ("gld_efficiency 100% -> 50%").
+CompareReport compare_runs(const Run& base, const Run& candidate, const CompareOptions& options,
+                           std::int64_t base_run_id = 0, std::int64_t candidate_run_id = 0);
+
+// slower, or failed where the candidate side failed (a kernel that used to work no longer does).
+bool is_regression(const CompareRow& row);
+
+}  // namespace gpuperf::analysis

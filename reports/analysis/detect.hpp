@@ -1,0 +1,38 @@
+// Change points over history (`gpuperf detect`, and the reports' trend charts).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "db/store.hpp"
+#include "reports/analysis/thresholds.hpp"
+#include "reports/analysis/types.hpp"
+
+namespace gpuperf::analysis {
+
+struct DetectOptions {
+  Thresholds thresholds = Thresholds::for_detect();
+  std::size_t min_segment = 4;       // runs on each side before a change can be called
+  std::size_t permutations = 1999;   // per permutation test
+  std::optional<std::size_t> recent; // only changes starting within each series' newest N points
+  bool hints = true;                 // fill ChangePoint::hints for duration changes
+};
+
+// Change points of every series. The point of a run is its median (a single value is its own median).
+// Points of excluded runs and points whose status is not ok are skipped; ChangePoint::index still refers
+// to positions in series[i].points. Noisy metrics: find_change_points(); deterministic ones:
+// find_level_changes(). Ordered by series, then by index. Same input, same output (seeded permutations).
+std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, const DetectOptions& options = {});
+
+// Root-cause hints for `change` (a duration change): the other metrics of the same machine and instance
+// whose value moved at the same run, as "gld_efficiency 100% -> 50%" or "registers 32 -> 40".
+// Deterministic metrics: the value at the change's run against the one at the previous run. Noisy
+// metrics: a change point of their own (in `changes`) within one run of it.
+std::vector<std::string> root_cause_hints(const ChangePoint& change, const std::vector<db::Series>& series,
+                                          const std::vector<ChangePoint>& changes, const DetectOptions& options);
+
+// "100%", "32", "1.25 ms", "67.1 MB": a metric value in its unit, for hints and tables.
+std::string format_value(double value, const std::string& unit);
+
+}  // namespace gpuperf::analysis

@@ -1,0 +1,33 @@
+// Writers of compare/check/detect results: a text table for terminals, GitHub-flavoured Markdown (a PR
+// comment or job summary), JSON, and JUnit XML. They read the analysis results only.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "reports/analysis/compare.hpp"
+#include "reports/analysis/types.hpp"
+
+namespace gpuperf::analysis {
+
+enum class Format { text, md, json };
+// "text", "md" (or "markdown"), "json"; InputError otherwise.
+Format parse_format(const std::string& name);
+
+// `all_rows`: text and Markdown list every row; otherwise the rows whose verdict is not "same" and a count.
+// JSON always has every row: {"base": {...}, "candidate": {...}, "regression": bool, "summary": {...},
+// "rows": [{"machine", "benchmark", "params", "metric", "unit", "commit", "previous_commit", "run",
+// "kind", "change_pct", "before", "after", "confidence", "verdict", "p_value", "ci_low_pct", "ci_high_pct",
+// "n_before", "n_after", "confirmed_in_cycles", "note"}]}.
+void write_compare(std::ostream& out, const CompareReport& report, Format format, bool all_rows = false);
+// JSON: {"changes": [{"machine", "benchmark", "params", "metric", "unit", "commit", "previous_commit",
+// "run", "kind", "change_pct", "before", "after", "confidence", "started_at", "hints"}]}.
+void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format);
+
+// JUnit XML: one testcase per row (a regression is a <failure>, "failed" an <error>), or per change
+// (a regression is a <failure>; improvements pass).
+void write_compare_junit(std::ostream& out, const CompareReport& report);
+void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& changes, std::size_t series_count);
+
+}  // namespace gpuperf::analysis
