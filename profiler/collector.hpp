@@ -1,0 +1,101 @@
+// The hardware-metric collector: CUPTI Range Profiler counters (plus static kernel attributes) for
+// verified benchmark instances. The runner calls it after timing; `gpuperf profile` calls it directly.
+//
+// How it measures (README.md, "Profiling metrics"):
+//   * one CUPTI configuration for all requested Perfworks metrics, built once per collector;
+//   * idempotent benchmarks: user range + user replay. Each pass flushes L2, then launches every instance
+//     of the batch once, each inside its own range named after its display name; CUPTI needs one pass per
+//     counter group (2-4 on GH100 for the default set), nothing is saved or restored;
+//   * benchmarks declared not idempotent: auto range + kernel replay (CUPTI saves and restores memory);
+//   * durations never come from a user range (it includes launch gaps): duration is the timing pass's job.
+//
+// Nothing here includes a CUDA or CUPTI header. The CUPTI back end is a separate module
+// (profiler/cupti/range_backend_cupti.cpp, libgpuperf_cupti.so) loaded at run time, so a machine without
+// libcupti still runs every command that does not profile.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/benchmark.hpp"
+#include "profiler/model/result.hpp"
+
+namespace gpuperf {
+
+enum class ReplayMode {
+  automatic,  // user replay for idempotent benchmarks, kernel replay for the others
+  user,       // always user replay (wrong for kernels that are not idempotent)
+  kernel,     // always kernel replay (slower: CUPTI saves and restores device memory between passes)
+};
+const char* to_string(ReplayMode m);
+// "auto" | "user" | "kernel"; throws InputError otherwise.
+ReplayMode replay_mode_from_string(const std::string& s);
+
+struct CollectorOptions {
+  int device = 0;
+  // gpuperf metric names (profiler/model/metrics.hpp) and raw Perfworks names, in output order.
+  // Empty: default_collector_metrics().
+  std::vector<std::string> metrics;
+  ReplayMode replay = ReplayMode::automatic;
+  // Flush L2 before every pass so DRAM counters see a cold cache, as ncu's default --cache-control all.
+  bool flush_l2 = true;
+  // Most instances profiled in one session (one range each per pass).
+  std::size_t max_ranges_per_session = 64;
+};
+
+// One instance to profile in a batch; both pointers must outlive the call.
+struct ProfileTarget {
+  const InstanceRef* ref = nullptr;
+  Workload* workload = nullptr;
+};
+
+class MetricCollector {
+ public:
+  virtual ~MetricCollector() = default;
+
+  // Profiles one verified instance: one Measurement per requested metric, in the requested order.
+  // Never throws for a failure of this instance or of the profiler: a metric that could not be collected
+  // is a Measurement with status failed (or unsupported) and the reason in `message`.
+  virtual std::vector<Measurement> collect(const InstanceRef& ref, Workload& workload, StreamHandle stream) = 0;
+
+  // The same for several live instances at once: one session, every instance in its own range in each
+  // pass. Much cheaper than one collect() per instance. Returns one vector per target, in order.
+  virtual std::vector<std::vector<Measurement>> collect_batch(const std::vector<ProfileTarget>& targets,
+                                                              StreamHandle stream) = 0;
+
+  // The requested metric names, resolved (what collect() returns, in order).
+  virtual const std::vector<std::string>& metric_names() const = 0;
+  // Replay passes one session needs for the requested metrics (0 when only static metrics are asked for).
+  virtual std::size_t passes() const = 0;
+  // Non-empty once profiling failed for a reason that will not go away in this process (no permission,
+  // another profiler holds the counters, ...). Later calls then return failed measurements at once.
+  // A caller that stored the timings anyway should still exit with kExitEnvironment (3).
+  virtual std::string environment_error() const = 0;
+};
+
+// The CUPTI collector for GPU `options.device`.
+// Throws InputError for an unknown metric name (the message lists close names; raw Perfworks names are
+// checked against the chip's own metric list) and EnvironmentError when profiling is impossible here: no
+// GPU, libcupti or the back-end module missing, an unsupported device. Permission problems show up at the
+// first collect() (CUPTI reports them only when the profiler is enabled on a context).
+std::unique_ptr<MetricCollector> make_cupti_collector(const CollectorOptions& options);
+std::unique_ptr<MetricCollector> make_cupti_collector(int device, std::vector<std::string> metric_names);
+
+// The metrics `gpuperf run` collects by default: default_profile_metrics() plus the static attributes
+// (registers, static_shared_bytes, local_bytes, theoretical_occupancy).
+std::vector<std::string> default_collector_metrics();
+
+// The value of a --metrics option. `enabled` is false for "none".
+struct MetricSelection {
+  bool enabled = true;
+  std::vector<std::string> names;  // resolved, deduplicated, in the order given
+};
+// Parses "none", "default", "all" or a comma-separated list of gpuperf names and raw Perfworks names
+// ("gld_efficiency,dram__bytes_read.sum"); "default" may appear inside a list. Throws InputError for an
+// unknown gpuperf name (listing close names) or an empty item. Raw Perfworks names (they contain "__")
+// are checked later, against the chip, by make_cupti_collector().
+MetricSelection parse_metrics_option(const std::string& text);
+
+}  // namespace gpuperf
