@@ -71,7 +71,8 @@ struct SeriesPoint {
   Status status = Status::ok;
   bool excluded = false;
   Summary summary;
-  std::vector<double> samples;  // filled only when HistoryFilter::with_samples
+  std::vector<double> samples;       // filled only when HistoryFilter::with_samples
+  std::vector<double> sm_clock_mhz;  // likewise; empty when no clock was recorded
 };
 
 struct Series {
@@ -135,6 +136,9 @@ class Store {
 
   // ---- reads ----
   std::vector<MachineRow> machines() const;
+  // A machine reference: its numeric id, its fingerprint, or a hostname that names exactly one machine.
+  // nullopt when nothing matches; InputError when a hostname names several machines.
+  std::optional<MachineRow> find_machine(const std::string& ref) const;
   std::vector<RunInfo> runs(const RunFilter& filter = {}) const;
   // A run reference: a numeric id, a uuid or a unique uuid prefix (>= 8 characters), or a commit sha
   // (or prefix of >= 7) meaning that commit's latest run. nullopt when nothing matches; InputError when

@@ -1,0 +1,146 @@
+#include "db/schema.hpp"
+
+#include <string>
+
+#include "db/store.hpp"
+
+namespace gpuperf::db::schema {
+namespace {
+
+using Migration = void (*)(Connection&);
+
+// Migration 1: the initial schema.
+//
+// A series is (machine, benchmark instance, metric). `outcome` holds the disposition of a benchmark
+// instance in a run (it may have no metric rows, e.g. `incorrect`); `result` one metric of it with the
+// summary of its samples; `sample` the raw values. Text columns are NOT NULL with '' for "unknown" so
+// comparisons never meet NULL. Times are ISO 8601 UTC strings, so text order is time order.
+void migration_1_initial(Connection& c) {
+  c.exec(R"sql(
+CREATE TABLE machine(
+  id          INTEGER PRIMARY KEY,
+  fingerprint TEXT NOT NULL UNIQUE,          -- GPU UUID when known, else hostname/gpu_name
+  hostname    TEXT NOT NULL DEFAULT '',
+  gpu_name    TEXT NOT NULL DEFAULT '',
+  gpu_uuid    TEXT NOT NULL DEFAULT '',
+  cc          TEXT NOT NULL DEFAULT '',
+  sm_count    INTEGER NOT NULL DEFAULT 0,
+  driver      TEXT NOT NULL DEFAULT '',      -- of the latest run written
+  cuda        TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE run(
+  id             INTEGER PRIMARY KEY,
+  uuid           TEXT NOT NULL UNIQUE,
+  machine_id     INTEGER NOT NULL REFERENCES machine(id),
+  started_at     TEXT NOT NULL,
+  finished_at    TEXT NOT NULL DEFAULT '',
+  commit_sha     TEXT NOT NULL DEFAULT '',
+  branch         TEXT NOT NULL DEFAULT '',
+  label          TEXT NOT NULL DEFAULT '',
+  tool_version   TEXT NOT NULL DEFAULT '',
+  status         TEXT NOT NULL CHECK(status IN ('ok','incorrect','failed','unsupported','skipped')),
+  excluded       INTEGER NOT NULL DEFAULT 0 CHECK(excluded IN (0,1)),
+  exclude_reason TEXT NOT NULL DEFAULT '',
+  -- the machine as it was during this run (a driver update keeps the machine's series)
+  hostname       TEXT NOT NULL DEFAULT '',
+  driver         TEXT NOT NULL DEFAULT '',
+  cuda           TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX run_by_machine ON run(machine_id, started_at, id);
+CREATE INDEX run_by_branch ON run(branch, started_at, id);
+CREATE INDEX run_by_commit ON run(commit_sha);
+
+CREATE TABLE benchmark(
+  id          INTEGER PRIMARY KEY,
+  name        TEXT NOT NULL,                 -- family/variant
+  params_json TEXT NOT NULL DEFAULT '{}',
+  params_key  TEXT NOT NULL DEFAULT '',      -- canonical "n=1024,tile=16"
+  baseline    TEXT NOT NULL DEFAULT '',      -- the family baseline it pairs with (as last written)
+  UNIQUE(name, params_key)
+);
+
+CREATE TABLE metric(
+  id               INTEGER PRIMARY KEY,
+  name             TEXT NOT NULL UNIQUE,
+  unit             TEXT NOT NULL DEFAULT '',
+  higher_is_better INTEGER NOT NULL DEFAULT 0 CHECK(higher_is_better IN (0,1)),
+  deterministic    INTEGER NOT NULL DEFAULT 0 CHECK(deterministic IN (0,1))
+);
+
+CREATE TABLE outcome(
+  run_id       INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  benchmark_id INTEGER NOT NULL REFERENCES benchmark(id),
+  seq          INTEGER NOT NULL,             -- position of the instance in its run
+  status       TEXT NOT NULL CHECK(status IN ('ok','incorrect','failed','unsupported','skipped')),
+  message      TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY(run_id, benchmark_id)
+) WITHOUT ROWID;
+CREATE INDEX outcome_by_benchmark ON outcome(benchmark_id);
+
+CREATE TABLE result(
+  id           INTEGER PRIMARY KEY,
+  run_id       INTEGER NOT NULL,
+  benchmark_id INTEGER NOT NULL,
+  metric_id    INTEGER NOT NULL REFERENCES metric(id),
+  seq          INTEGER NOT NULL,             -- position of the metric in its instance
+  status       TEXT NOT NULL CHECK(status IN ('ok','incorrect','failed','unsupported','skipped')),
+  message      TEXT NOT NULL DEFAULT '',
+  n            INTEGER NOT NULL,
+  median REAL, mean REAL, min REAL, max REAL, q1 REAL, q3 REAL, stdev REAL,  -- NULL when n = 0
+  UNIQUE(run_id, benchmark_id, metric_id),
+  FOREIGN KEY(run_id, benchmark_id) REFERENCES outcome(run_id, benchmark_id) ON DELETE CASCADE
+);
+-- history(): one series is (benchmark, metric) filtered by the run's machine
+CREATE INDEX result_by_series ON result(benchmark_id, metric_id, run_id);
+CREATE INDEX result_by_metric ON result(metric_id);
+
+CREATE TABLE sample(
+  result_id    INTEGER NOT NULL REFERENCES result(id) ON DELETE CASCADE,
+  idx          INTEGER NOT NULL,             -- measurement order
+  value        REAL NOT NULL,                -- in the metric's unit
+  sm_clock_mhz REAL,                         -- NULL when not recorded
+  PRIMARY KEY(result_id, idx)
+) WITHOUT ROWID;
+)sql");
+}
+
+// Append migration 2 here (and raise Store::kSchemaVersion).
+constexpr Migration kMigrations[] = {
+    migration_1_initial,
+};
+constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
+static_assert(kLatest == Store::kSchemaVersion, "Store::kSchemaVersion must equal the number of migrations");
+
+}  // namespace
+
+int latest_version() { return kLatest; }
+
+int current_version(const Connection& c) { return static_cast<int>(query_int(c, "PRAGMA user_version")); }
+
+bool has_foreign_tables(const Connection& c) {
+  return query_int(c, "SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'") > 0;
+}
+
+MigrationResult migrate(Connection& c) {
+  Transaction tx(c, Transaction::Mode::immediate);
+  MigrationResult r;
+  r.from = r.to = current_version(c);
+  if (r.from > kLatest) {
+    throw InputError("database '" + c.path() + "' has schema version " + std::to_string(r.from) +
+                     ", newer than this gpuperf supports (" + std::to_string(kLatest) +
+                     "); use a newer gpuperf. The file was not changed.");
+  }
+  if (r.from == kLatest) return r;  // nothing to do: the transaction rolls back, writing nothing
+  if (r.from == 0 && has_foreign_tables(c)) {
+    throw InputError("'" + c.path() + "' is an SQLite database of another program (it has tables but no "
+                     "gpuperf schema version); refusing to add gpuperf's tables to it");
+  }
+  for (int v = r.from; v < kLatest; ++v) kMigrations[v](c);
+  c.exec("PRAGMA user_version = " + std::to_string(kLatest));
+  tx.commit();
+  r.to = kLatest;
+  return r;
+}
+
+}  // namespace gpuperf::db::schema

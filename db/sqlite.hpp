@@ -1,0 +1,124 @@
+// RAII over the sqlite3 C API: a connection, prepared statements and transactions.
+//
+// Every return code is checked; a failure becomes a SqliteError carrying SQLite's extended result code and
+// message, with the exit code the CLI reports (3 when the environment is at fault: a read-only or missing
+// location, a full disk, a lock held too long; 2 otherwise: not a database, corruption, a constraint).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "profiler/model/errors.hpp"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace gpuperf::db {
+
+class SqliteError : public Error {
+ public:
+  SqliteError(const std::string& what, int extended_code);
+  int extended_code() const { return extended_code_; }
+  int primary_code() const { return extended_code_ & 0xff; }
+
+ private:
+  int extended_code_;
+};
+
+// The exit code a SQLite result code deserves (kExitEnvironment or kExitUsage).
+int exit_code_for(int sqlite_code);
+// "SQLITE_CORRUPT (11)": the primary name and the extended code, for messages.
+std::string describe_code(int extended_code);
+// Throws SqliteError for `rc` with `what` and the connection's message (db may be null).
+[[noreturn]] void throw_sqlite(sqlite3* db, int rc, std::string_view what);
+
+class Connection {
+ public:
+  // Flags are SQLITE_OPEN_* ; the path is used as given (":memory:" works).
+  Connection(const std::string& path, int flags);
+  Connection(Connection&&) noexcept = default;
+  Connection& operator=(Connection&&) noexcept = default;
+
+  sqlite3* get() const { return db_.get(); }
+  const std::string& path() const { return path_; }
+  // Runs one or more statements that return no rows of interest.
+  void exec(const std::string& sql);
+  std::int64_t last_insert_rowid() const;
+  int changes() const;
+  bool read_only() const;
+
+ private:
+  struct Closer {
+    void operator()(sqlite3* db) const;
+  };
+  std::unique_ptr<sqlite3, Closer> db_;
+  std::string path_;
+};
+
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql);
+  Statement(const Connection& c, std::string_view sql) : Statement(c.get(), sql) {}
+  ~Statement();
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  // Parameters are 1-based, as in SQLite.
+  Statement& bind(int idx, std::int64_t v);
+  Statement& bind(int idx, int v) { return bind(idx, static_cast<std::int64_t>(v)); }
+  Statement& bind(int idx, bool v) { return bind(idx, static_cast<std::int64_t>(v ? 1 : 0)); }
+  Statement& bind(int idx, std::size_t v) { return bind(idx, static_cast<std::int64_t>(v)); }
+  Statement& bind(int idx, double v);
+  Statement& bind(int idx, std::string_view v);  // copied (SQLITE_TRANSIENT)
+  Statement& bind(int idx, const char* v) { return bind(idx, std::string_view(v)); }
+  Statement& bind(int idx, const std::string& v) { return bind(idx, std::string_view(v)); }
+  Statement& bind_null(int idx);
+  template <typename... Args>
+  Statement& bind_all(const Args&... args) {
+    int i = 0;
+    (bind(++i, args), ...);
+    return *this;
+  }
+
+  // Advances; true when a row is ready, false when done.
+  bool step();
+  // Steps a statement that must not return rows (INSERT, UPDATE, ...).
+  void run();
+  // Makes the statement ready to run again with fresh bindings.
+  void reset();
+
+  bool is_null(int col) const;
+  std::int64_t int64(int col) const;
+  double real(int col) const;
+  std::string text(int col) const;
+  int column_count() const;
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  sqlite3* db_ = nullptr;
+};
+
+class Transaction {
+ public:
+  enum class Mode { deferred, immediate };
+  // immediate takes the write lock at once (BEGIN IMMEDIATE), waiting up to the busy timeout.
+  explicit Transaction(Connection& c, Mode mode = Mode::immediate);
+  ~Transaction();  // rolls back unless committed
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit();
+
+ private:
+  Connection* c_;
+  bool done_ = false;
+};
+
+// One-value queries.
+std::int64_t query_int(const Connection& c, std::string_view sql);
+std::string query_text(const Connection& c, std::string_view sql);
+
+}  // namespace gpuperf::db

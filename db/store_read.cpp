@@ -1,0 +1,210 @@
+// Store: reading runs back — the run list, run references, and a whole run in the result model.
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+#include "db/store_impl.hpp"
+
+namespace gpuperf::db {
+namespace {
+
+// Columns of RunInfo, in read_run_info's order.
+constexpr const char* kRunColumns =
+    "r.id, r.uuid, r.machine_id, m.fingerprint, CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, "
+    "m.gpu_name, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, r.status, "
+    "r.excluded, r.exclude_reason, (SELECT count(*) FROM outcome o WHERE o.run_id = r.id) "
+    "FROM run r JOIN machine m ON m.id = r.machine_id ";
+
+RunInfo read_run_info(const Statement& s) {
+  RunInfo r;
+  r.id = s.int64(0);
+  r.uuid = s.text(1);
+  r.machine_id = s.int64(2);
+  r.fingerprint = s.text(3);
+  r.hostname = s.text(4);
+  r.gpu_name = s.text(5);
+  r.started_at = s.text(6);
+  r.finished_at = s.text(7);
+  r.commit = s.text(8);
+  r.branch = s.text(9);
+  r.label = s.text(10);
+  r.tool_version = s.text(11);
+  r.status = status_from_string(s.text(12));
+  r.excluded = s.int64(13) != 0;
+  r.exclude_reason = s.text(14);
+  r.instance_count = s.int64(15);
+  return r;
+}
+
+std::vector<RunInfo> read_all(Statement& s) {
+  std::vector<RunInfo> out;
+  while (s.step()) out.push_back(read_run_info(s));
+  return out;
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.size() < 19 &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
+bool is_hex(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isxdigit(c) != 0 || c == '-'; });
+}
+
+[[noreturn]] void ambiguous(const std::string& ref, const std::vector<RunInfo>& matches, const char* what) {
+  std::string list;
+  for (std::size_t i = 0; i < matches.size() && i < 10; ++i) {
+    list += "\n  " + std::to_string(matches[i].id) + "  " + matches[i].uuid + "  " + matches[i].started_at + "  " +
+            matches[i].commit.substr(0, 12);
+  }
+  throw InputError("run reference '" + ref + "' is ambiguous: it matches several " + what + list);
+}
+
+}  // namespace
+
+std::vector<RunInfo> Store::runs(const RunFilter& f) const {
+  // Newest first so LIMIT keeps the newest N; returned oldest first.
+  Statement s(impl_->conn, std::string("SELECT ") + kRunColumns +
+                               "WHERE (?1 IS NULL OR r.branch = ?1) AND (?2 IS NULL OR r.machine_id = ?2) "
+                               "AND (?3 IS NULL OR r.started_at >= ?3) AND (?4 OR r.excluded = 0) "
+                               "ORDER BY r.started_at DESC, r.id DESC LIMIT ?5");
+  if (f.branch) s.bind(1, *f.branch);
+  if (f.machine_id) s.bind(2, *f.machine_id);
+  if (f.since) s.bind(3, *f.since);
+  s.bind(4, f.include_excluded);
+  s.bind(5, f.last ? static_cast<std::int64_t>(*f.last) : std::int64_t{-1});
+  auto out = read_all(s);
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::optional<RunInfo> Store::find_run(const std::string& ref) const {
+  const Connection& c = impl_->conn;
+  if (ref.empty()) return std::nullopt;
+  if (all_digits(ref)) {
+    Statement s(c, std::string("SELECT ") + kRunColumns + "WHERE r.id = ?1");
+    s.bind(1, static_cast<std::int64_t>(std::stoll(ref)));
+    if (s.step()) return read_run_info(s);
+  }
+  {
+    Statement s(c, std::string("SELECT ") + kRunColumns + "WHERE r.uuid = ?1");
+    s.bind(1, ref);
+    if (s.step()) return read_run_info(s);
+  }
+  if (ref.size() >= 8) {
+    Statement s(c, std::string("SELECT ") + kRunColumns + "WHERE substr(r.uuid, 1, ?2) = ?1 ORDER BY r.id");
+    s.bind_all(ref, ref.size());
+    auto matches = read_all(s);
+    if (matches.size() > 1) ambiguous(ref, matches, "run uuids");
+    if (matches.size() == 1) return matches.front();
+  }
+  if (ref.size() >= 7 && is_hex(ref)) {
+    // A commit (or prefix): that commit's newest run.
+    Statement s(c, std::string("SELECT ") + kRunColumns +
+                       "WHERE substr(r.commit_sha, 1, ?2) = ?1 ORDER BY r.started_at DESC, r.id DESC");
+    s.bind_all(ref, ref.size());
+    auto matches = read_all(s);
+    if (matches.empty()) return std::nullopt;
+    for (const auto& m : matches) {
+      if (m.commit != matches.front().commit) ambiguous(ref, matches, "commits");
+    }
+    return matches.front();
+  }
+  return std::nullopt;
+}
+
+std::optional<RunInfo> Store::latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const {
+  Statement s(impl_->conn, std::string("SELECT ") + kRunColumns +
+                               "WHERE r.branch = ?1 AND (?2 IS NULL OR r.machine_id = ?2) AND r.excluded = 0 "
+                               "ORDER BY r.started_at DESC, r.id DESC LIMIT 1");
+  s.bind(1, branch);
+  if (machine_id) s.bind(2, *machine_id);
+  if (s.step()) return read_run_info(s);
+  return std::nullopt;
+}
+
+Run Store::load_run(std::int64_t run_id, bool with_samples) const {
+  const Connection& c = impl_->conn;
+  Run run;
+  {
+    Statement s(c,
+                "SELECT r.uuid, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, "
+                "r.status, r.excluded, r.exclude_reason, "
+                "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, m.gpu_name, m.gpu_uuid, m.cc, "
+                "m.sm_count, r.driver, r.cuda FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1");
+    s.bind(1, run_id);
+    if (!s.step()) throw InputError("no run with id " + std::to_string(run_id));
+    run.uuid = s.text(0);
+    run.started_at = s.text(1);
+    run.finished_at = s.text(2);
+    run.commit = s.text(3);
+    run.branch = s.text(4);
+    run.label = s.text(5);
+    run.tool_version = s.text(6);
+    run.status = status_from_string(s.text(7));
+    run.excluded = s.int64(8) != 0;
+    run.exclude_reason = s.text(9);
+    run.machine.hostname = s.text(10);
+    run.machine.gpu_name = s.text(11);
+    run.machine.gpu_uuid = s.text(12);
+    run.machine.cc = s.text(13);
+    run.machine.sm_count = s.int64(14);
+    run.machine.driver = s.text(15);
+    run.machine.cuda = s.text(16);
+  }
+  std::map<std::int64_t, std::size_t> result_of_benchmark;
+  {
+    Statement s(c,
+                "SELECT o.benchmark_id, b.name, b.params_json, b.baseline, o.status, o.message FROM outcome o "
+                "JOIN benchmark b ON b.id = o.benchmark_id WHERE o.run_id = ?1 ORDER BY o.seq");
+    s.bind(1, run_id);
+    while (s.step()) {
+      Result r;
+      r.instance.name = s.text(1);
+      r.instance.params = params_from_json(s.text(2));
+      r.baseline = s.text(3);
+      r.status = status_from_string(s.text(4));
+      r.message = s.text(5);
+      result_of_benchmark[s.int64(0)] = run.results.size();
+      run.results.push_back(std::move(r));
+    }
+  }
+  // result id -> (index of the instance in run.results, index of the metric in its metrics)
+  std::map<std::int64_t, std::pair<std::size_t, std::size_t>> where_of_result;
+  {
+    Statement s(c,
+                "SELECT res.id, res.benchmark_id, mt.name, mt.unit, mt.higher_is_better, mt.deterministic, "
+                "res.status, res.message, res.n, res.median, res.mean, res.min, res.max, res.q1, res.q3, res.stdev "
+                "FROM result res JOIN metric mt ON mt.id = res.metric_id WHERE res.run_id = ?1 "
+                "ORDER BY res.benchmark_id, res.seq");
+    s.bind(1, run_id);
+    while (s.step()) {
+      Measurement m;
+      m.metric.name = s.text(2);
+      m.metric.unit = s.text(3);
+      m.metric.higher_is_better = s.int64(4) != 0;
+      m.metric.deterministic = s.int64(5) != 0;
+      m.status = status_from_string(s.text(6));
+      m.message = s.text(7);
+      m.summary = read_summary(s, 8);
+      std::size_t ri = result_of_benchmark.at(s.int64(1));
+      auto& metrics = run.results[ri].metrics;
+      where_of_result[s.int64(0)] = {ri, metrics.size()};
+      metrics.push_back(std::move(m));
+    }
+  }
+  if (!with_samples) return run;
+  Statement s(c,
+              "SELECT s.result_id, s.value, s.sm_clock_mhz FROM sample s JOIN result res ON res.id = s.result_id "
+              "WHERE res.run_id = ?1 ORDER BY s.result_id, s.idx");
+  s.bind(1, run_id);
+  while (s.step()) {
+    auto [ri, mi] = where_of_result.at(s.int64(0));
+    Measurement& m = run.results[ri].metrics[mi];
+    m.samples.push_back(s.real(1));
+    if (!s.is_null(2)) m.sm_clock_mhz.push_back(s.real(2));
+  }
+  return run;
+}
+
+}  // namespace gpuperf::db

@@ -1,0 +1,167 @@
+// Shared helpers of the store tests: temporary directories and runs with known statistics.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "profiler/model/result.hpp"
+
+namespace gpuperf::testing {
+
+// A fresh directory under $TMPDIR, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "gpuperf-db-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) std::abort();
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all, ec);
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+inline Machine h200(const std::string& host = "gpu-node-1", const std::string& uuid = "GPU-1111") {
+  Machine m;
+  m.hostname = host;
+  m.gpu_name = "NVIDIA H200";
+  m.gpu_uuid = uuid;
+  m.cc = "9.0";
+  m.sm_count = 132;
+  m.driver = "580.159.04";
+  m.cuda = "13.0";
+  return m;
+}
+
+inline Measurement duration(std::vector<double> samples) {
+  Measurement m;
+  m.metric = MetricInfo{"duration", "ns", false, false};
+  m.summary = summarize(samples);
+  m.samples = std::move(samples);
+  return m;
+}
+
+inline Measurement efficiency(double pct) {
+  Measurement m;
+  m.metric = MetricInfo{"gld_efficiency", "%", true, true};
+  m.samples = {pct};
+  m.summary = summarize(m.samples);
+  return m;
+}
+
+// A run of two instances: matmul/naive (duration + gld_efficiency) and matmul/tiled (duration, with SM
+// clocks). `scale` multiplies every duration so series have known levels.
+inline Run make_run(const std::string& uuid, const std::string& started_at, const std::string& branch = "main",
+                    double scale = 1.0, const Machine& machine = h200()) {
+  Run run;
+  run.uuid = uuid;
+  run.started_at = started_at;
+  run.finished_at = started_at;
+  run.commit = "abcdef0123456789" + uuid.substr(0, 4);
+  run.branch = branch;
+  run.label = "nightly";
+  run.tool_version = "0.1.0";
+  run.machine = machine;
+
+  Result naive;
+  naive.instance = BenchmarkInstance{"matmul/naive", {{"n", std::int64_t{1024}}}};
+  naive.metrics.push_back(duration({100 * scale, 102 * scale, 98 * scale, 101 * scale}));
+  naive.metrics.push_back(efficiency(56.25));
+  run.results.push_back(naive);
+
+  Result tiled;
+  tiled.instance = BenchmarkInstance{"matmul/tiled", {{"n", std::int64_t{1024}}, {"tile", std::int64_t{16}}}};
+  tiled.baseline = "matmul/naive";
+  Measurement d = duration({50 * scale, 51 * scale, 49 * scale});
+  d.sm_clock_mhz = {1980, 1980, 1755};
+  tiled.metrics.push_back(d);
+  run.results.push_back(tiled);
+  return run;
+}
+
+}  // namespace gpuperf::testing
+
+#include <gtest/gtest.h>
+
+namespace gpuperf::testing {
+
+// Field-by-field equality of two runs (samples, clocks and recomputed summaries included).
+inline void expect_same_run(const Run& a, const Run& b) {
+  EXPECT_EQ(a.uuid, b.uuid);
+  EXPECT_EQ(a.started_at, b.started_at);
+  EXPECT_EQ(a.finished_at, b.finished_at);
+  EXPECT_EQ(a.commit, b.commit);
+  EXPECT_EQ(a.branch, b.branch);
+  EXPECT_EQ(a.label, b.label);
+  EXPECT_EQ(a.tool_version, b.tool_version);
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.excluded, b.excluded);
+  EXPECT_EQ(a.exclude_reason, b.exclude_reason);
+  EXPECT_EQ(a.machine.hostname, b.machine.hostname);
+  EXPECT_EQ(a.machine.gpu_name, b.machine.gpu_name);
+  EXPECT_EQ(a.machine.gpu_uuid, b.machine.gpu_uuid);
+  EXPECT_EQ(a.machine.cc, b.machine.cc);
+  EXPECT_EQ(a.machine.sm_count, b.machine.sm_count);
+  EXPECT_EQ(a.machine.driver, b.machine.driver);
+  EXPECT_EQ(a.machine.cuda, b.machine.cuda);
+  ASSERT_EQ(a.results.size(), b.results.size());
+  for (std::size_t i = 0; i < a.results.size(); ++i) {
+    const Result& x = a.results[i];
+    const Result& y = b.results[i];
+    SCOPED_TRACE(x.instance.display_name());
+    EXPECT_EQ(x.instance.name, y.instance.name);
+    EXPECT_EQ(x.instance.params, y.instance.params);
+    EXPECT_EQ(x.baseline, y.baseline);
+    EXPECT_EQ(x.status, y.status);
+    EXPECT_EQ(x.message, y.message);
+    ASSERT_EQ(x.metrics.size(), y.metrics.size());
+    for (std::size_t j = 0; j < x.metrics.size(); ++j) {
+      const Measurement& m = x.metrics[j];
+      const Measurement& n = y.metrics[j];
+      SCOPED_TRACE(m.metric.name);
+      EXPECT_EQ(m.metric.name, n.metric.name);
+      EXPECT_EQ(m.metric.unit, n.metric.unit);
+      EXPECT_EQ(m.metric.higher_is_better, n.metric.higher_is_better);
+      EXPECT_EQ(m.metric.deterministic, n.metric.deterministic);
+      EXPECT_EQ(m.status, n.status);
+      EXPECT_EQ(m.message, n.message);
+      EXPECT_EQ(m.samples, n.samples);
+      EXPECT_EQ(m.sm_clock_mhz, n.sm_clock_mhz);
+      EXPECT_EQ(m.summary.n, n.summary.n);
+      EXPECT_DOUBLE_EQ(m.summary.median, n.summary.median);
+      EXPECT_DOUBLE_EQ(m.summary.mean, n.summary.mean);
+      EXPECT_DOUBLE_EQ(m.summary.min, n.summary.min);
+      EXPECT_DOUBLE_EQ(m.summary.max, n.summary.max);
+      EXPECT_DOUBLE_EQ(m.summary.q1, n.summary.q1);
+      EXPECT_DOUBLE_EQ(m.summary.q3, n.summary.q3);
+      EXPECT_DOUBLE_EQ(m.summary.stdev, n.summary.stdev);
+    }
+  }
+}
+
+}  // namespace gpuperf::testing
