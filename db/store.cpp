@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstring>
+#include <fstream>
 #include <filesystem>
 #include <system_error>
 #include <thread>
@@ -42,6 +44,47 @@ void enable_wal(Connection& c) {
   }
 }
 
+std::uint32_t big_endian32(const unsigned char* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
+}
+
+// Looks at the 100-byte header before SQLite does, for clear messages about files that are not SQLite
+// databases or were cut short. Touches nothing. An empty file is a new database.
+void precheck_file(const std::string& path) {
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  if (ec || size == 0) return;  // missing (created later, or refused) or empty
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;  // unreadable: SQLite reports it with its own code
+  unsigned char h[100] = {};
+  in.read(reinterpret_cast<char*>(h), sizeof h);
+  const auto got = static_cast<std::size_t>(in.gcount());
+  static const char magic[] = "SQLite format 3";  // 16 bytes with its NUL
+  if (got < 16 || std::memcmp(h, magic, 16) != 0) {
+    throw InputError("'" + path + "' is not an SQLite database (it does not start with the SQLite header)");
+  }
+  if (got < sizeof h) {
+    throw InputError("database '" + path + "' is truncated: " + std::to_string(size) +
+                     " bytes, shorter than the 100-byte SQLite header");
+  }
+  std::uint32_t page_size = (std::uint32_t{h[16]} << 8) | h[17];
+  if (page_size == 1) page_size = 65536;
+  if (page_size < 512 || (page_size & (page_size - 1)) != 0) {
+    throw InputError("'" + path + "' has a damaged SQLite header (page size " + std::to_string(page_size) +
+                     " is not a power of two from 512 to 65536)");
+  }
+  const std::uint32_t pages = big_endian32(h + 28);
+  // The in-header size is valid when its change counter matches (SQLite file format, section 1.3.7).
+  const bool size_valid = pages > 0 && big_endian32(h + 24) == big_endian32(h + 92);
+  auto wal = fs::file_size(path + "-wal", ec);
+  const bool wal_has_frames = !ec && wal > 32;  // pages may live in the WAL only
+  if (size_valid && !wal_has_frames && std::uint64_t{pages} * page_size > size) {
+    throw InputError("database '" + path + "' is truncated: " + std::to_string(size) + " bytes, but its header " +
+                     "says " + std::to_string(pages) + " pages of " + std::to_string(page_size) + " bytes (" +
+                     std::to_string(std::uint64_t{pages} * page_size) + "); restore it from a backup");
+  }
+}
+
 Connection open_connection(const std::string& path, Access access) {
   if (!is_memory(path)) {
     std::error_code ec;
@@ -51,6 +94,7 @@ Connection open_connection(const std::string& path, Access access) {
       throw InputError("no database at '" + path +
                        "' (create one with `gpuperf import` or `gpuperf run`, or pass --db / $GPUPERF_DB)");
     }
+    precheck_file(path);
   }
   int flags = access == Access::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   Connection c(path, flags);

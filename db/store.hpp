@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "profiler/model/errors.hpp"
 #include "profiler/model/result.hpp"
 
 struct sqlite3;
