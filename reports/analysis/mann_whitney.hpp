@@ -9,7 +9,7 @@ namespace gpuperf::analysis {
 struct MannWhitney {
   double u_x = 0;        // U of the first sample: pairs (x_i, y_j) with x_i > y_j, ties counting 1/2
   double u_y = 0;        // n_x * n_y - u_x
-  double z = 0;          // normal score of u_x with tie-corrected variance (0 when the exact test ran)
+  double z = 0;          // normal score of u_x: tie-corrected variance, continuity-corrected
   double p_value = 1;    // two-sided
   bool exact = false;    // true: p from the exact permutation distribution of U
 };
@@ -19,6 +19,8 @@ struct MannWhitney {
 // correction of the variance and a continuity correction of 1/2. Empty samples give p = 1.
 MannWhitney mann_whitney_u(const std::vector<double>& x, const std::vector<double>& y);
 
+// P(U = u) for u = 0..m*n under H0 for sample sizes m and n without ties (exact, by counting).
+std::vector<double> mann_whitney_exact_pmf(std::size_t m, std::size_t n);
 // P(U <= u) under H0 for sample sizes m and n without ties (exact, by counting).
 double mann_whitney_exact_cdf(std::size_t m, std::size_t n, double u);
 

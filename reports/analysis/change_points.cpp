@@ -1,0 +1,226 @@
+#include "reports/analysis/change_points.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "profiler/model/stats.hpp"
+#include "reports/analysis/mann_whitney.hpp"
+
+namespace gpuperf::analysis {
+namespace {
+
+// SplitMix64 (Steele, Lea & Flood, OOPSLA 2014): small, fast and the same on every platform, unlike the
+// distributions of <random>; the permutations must not depend on the standard library.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, bound), rejecting the biased tail.
+  std::size_t below(std::size_t bound) {
+    const std::uint64_t b = bound;
+    const std::uint64_t limit = ~std::uint64_t{0} - (~std::uint64_t{0} % b);
+    std::uint64_t r;
+    do {
+      r = next();
+    } while (r >= limit);
+    return static_cast<std::size_t>(r % b);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
+  SplitMix64 g(seed ^ (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL));
+  return g.next();
+}
+
+// The best split of `ranks` (mid-ranks of one segment): max over k of |z_k|, where z_k is the
+// standardized Mann-Whitney U of the first k points against the rest, with both sides >= min_segment.
+// `var_factor` is ((n + 1) - sum(t^3 - t) / (n (n - 1))) / 12, the tie-corrected variance of U per
+// k (n - k). O(n) by a running rank sum.
+double best_score(const std::vector<double>& ranks, double var_factor, std::size_t min_segment,
+                  std::size_t* best_k) {
+  const std::size_t n = ranks.size();
+  const double nd = static_cast<double>(n);
+  double rank_sum = 0, best = -1;
+  for (std::size_t k = 1; k + min_segment <= n; ++k) {
+    rank_sum += ranks[k - 1];
+    if (k < min_segment) continue;
+    const double kd = static_cast<double>(k);
+    const double u = rank_sum - kd * (kd + 1) / 2;
+    const double pairs = kd * (nd - kd);
+    const double z = std::fabs(u - pairs / 2) / std::sqrt(pairs * var_factor);
+    if (z > best) {
+      best = z;
+      if (best_k != nullptr) *best_k = k;
+    }
+  }
+  return best;
+}
+
+double segment_median(const std::vector<double>& v, std::size_t a, std::size_t b) {
+  return median(std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(a),
+                                    v.begin() + static_cast<std::ptrdiff_t>(b)));
+}
+
+// |after / before - 1| in percent; infinite when the level leaves zero.
+double effect_pct(double before, double after) {
+  if (before == 0) return after == 0 ? 0.0 : INFINITY;
+  return std::fabs(after / before - 1) * 100;
+}
+
+// Permutation tests of the segments [a, b) of one series, each computed once.
+class SegmentTester {
+ public:
+  SegmentTester(const std::vector<double>& values, const SegmentationOptions& options)
+      : values_(values), options_(options) {}
+
+  // p-value of the best split of [a, b) and that split (absolute index).
+  std::pair<double, std::size_t> test(std::size_t a, std::size_t b) {
+    const auto key = std::make_pair(a, b);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    const std::vector<double> segment(values_.begin() + static_cast<std::ptrdiff_t>(a),
+                                      values_.begin() + static_cast<std::ptrdiff_t>(b));
+    std::size_t k = 0;
+    const double p = best_split_p_value(segment, options_.min_segment, options_.permutations,
+                                        mix(options_.seed, a, b), &k);
+    const auto result = std::make_pair(p, a + k);
+    cache_.emplace(key, result);
+    return result;
+  }
+
+ private:
+  const std::vector<double>& values_;
+  const SegmentationOptions& options_;
+  std::map<std::pair<std::size_t, std::size_t>, std::pair<double, std::size_t>> cache_;
+};
+
+}  // namespace
+
+double best_split_p_value(const std::vector<double>& values, std::size_t min_segment, std::size_t permutations,
+                          std::uint64_t seed, std::size_t* best_index) {
+  const std::size_t n = values.size();
+  min_segment = std::max<std::size_t>(min_segment, 1);
+  if (n < 2 * min_segment) return 1.0;
+  double tie_term = 0;
+  std::vector<double> ranks = mid_ranks(values, &tie_term);
+  const double nd = static_cast<double>(n);
+  const double var_factor = ((nd + 1) - tie_term / (nd * (nd - 1))) / 12.0;
+  if (var_factor <= 0) return 1.0;  // every value tied
+  const double observed = best_score(ranks, var_factor, min_segment, best_index);
+  // Sequential Monte Carlo p-value (Besag & Clifford, Biometrika 1991): stop once `kEnough` permutations
+  // scored as high as the data; then p = kEnough / done. Otherwise p = (hits + 1) / (permutations + 1).
+  constexpr std::size_t kEnough = 20;
+  const double tolerance = observed * 1e-12;
+  SplitMix64 rng(seed);
+  std::size_t hits = 0;
+  for (std::size_t done = 1; done <= permutations; ++done) {
+    for (std::size_t i = n - 1; i > 0; --i) std::swap(ranks[i], ranks[rng.below(i + 1)]);  // Fisher-Yates
+    if (best_score(ranks, var_factor, min_segment, nullptr) >= observed - tolerance) {
+      if (++hits == kEnough) return static_cast<double>(hits) / static_cast<double>(done);
+    }
+  }
+  return static_cast<double>(hits + 1) / static_cast<double>(permutations + 1);
+}
+
+std::vector<Split> find_change_points(const std::vector<double>& values, const SegmentationOptions& options) {
+  const std::size_t n = values.size();
+  const std::size_t min_segment = std::max<std::size_t>(options.min_segment, 1);
+  if (n < 2 * min_segment) return {};
+  SegmentTester tester(values, options);
+
+  // 1. Divisive search: split while the best split of a segment is significant. A significant split whose
+  //    effect is below the floor is not kept, but both halves are still searched: a small real shift must
+  //    not hide a large one next to it.
+  std::vector<std::size_t> cuts;
+  std::vector<std::pair<std::size_t, std::size_t>> pending{{0, n}};
+  while (!pending.empty()) {
+    const auto [a, b] = pending.back();
+    pending.pop_back();
+    if (b - a < 2 * min_segment) continue;
+    const auto [p, k] = tester.test(a, b);
+    if (p > options.alpha) continue;
+    if (effect_pct(segment_median(values, a, k), segment_median(values, k, b)) >= options.min_effect_pct) {
+      cuts.push_back(k);
+    }
+    pending.emplace_back(a, k);
+    pending.emplace_back(k, b);
+  }
+  std::sort(cuts.begin(), cuts.end());
+
+  // 2. Re-test each change point against its neighbouring segments only and move it to the best split of
+  //    that window; drop the weakest that fails (p above alpha, or effect below the floor) and repeat.
+  for (std::size_t round = 0; round < 4 * n && !cuts.empty(); ++round) {
+    std::size_t weakest = cuts.size();
+    double weakest_score = -1;
+    bool moved = false;
+    for (std::size_t i = 0; i < cuts.size(); ++i) {
+      const std::size_t a = i == 0 ? 0 : cuts[i - 1];
+      const std::size_t b = i + 1 == cuts.size() ? n : cuts[i + 1];
+      const auto [p, k] = tester.test(a, b);
+      const double effect = effect_pct(segment_median(values, a, cuts[i]), segment_median(values, cuts[i], b));
+      // Failing by significance ranks before failing by size; among each, the worst goes first.
+      double score = -1;
+      if (p > options.alpha) {
+        score = 1 + p;
+      } else if (effect < options.min_effect_pct) {
+        score = 1 - effect / std::max(options.min_effect_pct, 1e-12);
+      }
+      if (score > weakest_score) {
+        weakest_score = score;
+        weakest = i;
+      }
+      if (score < 0 && k != cuts[i] && !moved) {
+        cuts[i] = k;  // one move per round, so the neighbours' windows are re-read
+        moved = true;
+      }
+    }
+    if (weakest_score >= 0) {
+      cuts.erase(cuts.begin() + static_cast<std::ptrdiff_t>(weakest));
+    } else if (!moved) {
+      break;
+    }
+  }
+
+  std::vector<Split> out;
+  for (std::size_t i = 0; i < cuts.size(); ++i) {
+    const std::size_t a = i == 0 ? 0 : cuts[i - 1];
+    const std::size_t b = i + 1 == cuts.size() ? n : cuts[i + 1];
+    Split s;
+    s.index = cuts[i];
+    s.p_value = tester.test(a, b).first;
+    s.before = segment_median(values, a, cuts[i]);
+    s.after = segment_median(values, cuts[i], b);
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<Split> find_level_changes(const std::vector<double>& values, double tolerance_pct) {
+  std::vector<Split> out;
+  if (values.empty()) return out;
+  double level = values.front();
+  for (std::size_t i = 1; i < values.size(); ++i) {
+    const double scale = std::max(std::fabs(level), std::fabs(values[i]));
+    if (std::fabs(values[i] - level) > tolerance_pct / 100 * scale) {
+      Split s;
+      s.index = i;
+      s.p_value = 0;
+      s.before = level;
+      s.after = values[i];
+      out.push_back(s);
+      level = values[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuperf::analysis

@@ -1,0 +1,286 @@
+#include "reports/analysis/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "profiler/model/metrics.hpp"
+#include "reports/analysis/detect.hpp"
+#include "reports/analysis/mann_whitney.hpp"
+#include "reports/analysis/ratio_ci.hpp"
+
+namespace gpuperf::analysis {
+namespace {
+
+double pct(double ratio) { return (ratio - 1) * 100; }
+
+double change_pct_of(double base, double candidate) {
+  if (base == 0) return candidate == 0 ? 0.0 : INFINITY;
+  return pct(candidate / base);
+}
+
+// Larger is better or worse, per the metric's direction.
+Verdict direction(bool candidate_larger, const MetricInfo& m) {
+  return candidate_larger == m.higher_is_better ? Verdict::faster : Verdict::slower;
+}
+
+Summary summary_of(const Measurement& m) {
+  if (m.summary.n > 0 || m.samples.empty()) return m.summary;
+  return summarize(m.samples);
+}
+
+// The statistical verdict of noisy samples; fills p, the interval and change_pct of `row`.
+Verdict noisy_verdict(const std::vector<double>& base, const std::vector<double>& cand, const MetricInfo& metric,
+                      double min_effect, double alpha, CompareRow& row, std::string* why) {
+  const MannWhitney mw = mann_whitney_u(base, cand);
+  const RatioInterval ci = ratio_interval(base, cand, 1 - alpha);
+  row.p_value = mw.p_value;
+  row.ci_low_pct = pct(ci.low);
+  row.ci_high_pct = pct(ci.high);
+  const bool significant = mw.p_value < alpha;
+  const bool above = row.ci_low_pct > min_effect, below = row.ci_high_pct < -min_effect;
+  const bool inside = row.ci_low_pct >= -min_effect && row.ci_high_pct <= min_effect;
+  char buf[160];
+  if (significant && (above || below)) return direction(above, metric);
+  if (inside) return Verdict::same;
+  if (std::fabs(row.change_pct) < min_effect) return Verdict::same;
+  std::snprintf(buf, sizeof buf, "%s; %.0f%% CI [%+.1f%%, %+.1f%%] reaches inside the %.3g%% floor",
+                significant ? "significant" : "not significant", (1 - alpha) * 100, row.ci_low_pct,
+                row.ci_high_pct, min_effect);
+  if (why != nullptr) *why = buf;
+  return Verdict::ambiguous;
+}
+
+// Samples times their SM clock (ns x MHz = 1e-3 cycles: only ratios matter here).
+std::vector<double> cycles(const Measurement& m, double median_clock) {
+  std::vector<double> out(m.samples.size());
+  const bool per_sample = m.sm_clock_mhz.size() == m.samples.size();
+  for (std::size_t i = 0; i < m.samples.size(); ++i) {
+    const double clock = per_sample && m.sm_clock_mhz[i] > 0 ? m.sm_clock_mhz[i] : median_clock;
+    out[i] = m.samples[i] * clock;
+  }
+  return out;
+}
+
+double median_clock(const Measurement& m) {
+  std::vector<double> c;
+  for (double v : m.sm_clock_mhz) {
+    if (v > 0) c.push_back(v);
+  }
+  return c.empty() ? 0.0 : median(c);
+}
+
+// The measurement `name` of one side's result. A failed instance may lack it, or carry the reason only on
+// the result: then a stand-in carries the result's message, so the row still says why.
+const Measurement* side(const Result* r, const std::string& name, Measurement& stub) {
+  if (r == nullptr) return nullptr;
+  const Measurement* m = r->find(name);
+  if (r->status == Status::ok) return m;
+  if (m != nullptr) stub = *m;
+  else stub.metric = metric_info_for(name);
+  if (!r->message.empty()) stub.message = r->message;
+  return &stub;
+}
+
+void add_note(CompareRow& row, const std::string& text) {
+  if (text.empty()) return;
+  if (!row.note.empty()) row.note += "; ";
+  row.note += text;
+}
+
+}  // namespace
+
+RunSide run_side(const Run& run, std::int64_t run_id) {
+  RunSide s;
+  s.run_id = run_id;
+  s.uuid = run.uuid;
+  s.commit = run.commit;
+  s.branch = run.branch;
+  s.label = run.label;
+  s.started_at = run.started_at;
+  s.fingerprint = run.machine.fingerprint();
+  s.gpu_name = run.machine.gpu_name;
+  return s;
+}
+
+bool is_regression(const CompareRow& row) {
+  if (row.verdict == Verdict::slower) return true;
+  return row.verdict == Verdict::failed && row.candidate_status != Status::ok;
+}
+
+bool CompareReport::regression() const {
+  return std::any_of(rows.begin(), rows.end(), [](const CompareRow& r) { return is_regression(r); });
+}
+
+CompareRow compare_measurement(const Measurement* base, Status base_status, const Measurement* candidate,
+                               Status candidate_status, const CompareOptions& options) {
+  CompareRow row;
+  row.metric = candidate != nullptr ? candidate->metric : base->metric;
+  // A metric's own status counts only where the instance itself was fine.
+  if (base != nullptr && base_status == Status::ok) base_status = base->status;
+  if (candidate != nullptr && candidate_status == Status::ok) candidate_status = candidate->status;
+  row.base_status = base_status;
+  row.candidate_status = candidate_status;
+  if (base != nullptr) row.base = summary_of(*base);
+  if (candidate != nullptr) row.candidate = summary_of(*candidate);
+  const double min_effect = options.thresholds.min_effect_for(row.metric);
+  row.min_effect_pct = min_effect;
+
+  const bool base_bad = base != nullptr && base_status != Status::ok;
+  const bool cand_bad = candidate != nullptr && candidate_status != Status::ok;
+  if (base_bad || cand_bad) {
+    row.verdict = Verdict::failed;
+    if (cand_bad) {
+      add_note(row, std::string("candidate ") + to_string(candidate_status) +
+                        (candidate->message.empty() ? "" : ": " + candidate->message));
+    }
+    if (base_bad) {
+      add_note(row, std::string("base ") + to_string(base_status) +
+                        (base->message.empty() ? "" : ": " + base->message));
+    }
+    return row;
+  }
+  if (base == nullptr) {
+    row.verdict = Verdict::new_;
+    return row;
+  }
+  if (candidate == nullptr) {
+    row.verdict = Verdict::missing;
+    return row;
+  }
+  if (row.base->n == 0 || row.candidate->n == 0) {
+    row.verdict = Verdict::ambiguous;
+    add_note(row, "no value on one side");
+    return row;
+  }
+
+  const double b = row.base->median, c = row.candidate->median;
+  row.change_pct = change_pct_of(b, c);
+  if (row.metric.deterministic) {
+    // Any difference beyond rounding is real: the same code on the same GPU gives the same counter.
+    const double scale = std::max(std::fabs(b), std::fabs(c));
+    row.verdict = std::fabs(c - b) > min_effect / 100 * scale ? direction(c > b, row.metric) : Verdict::same;
+    return row;
+  }
+  if (base->samples.size() < 2 || candidate->samples.size() < 2) {
+    // One value per side: no test is possible, only the size of the difference.
+    if (std::fabs(row.change_pct) < min_effect) {
+      row.verdict = Verdict::same;
+    } else {
+      row.verdict = Verdict::ambiguous;
+      add_note(row, "one value per side: no test");
+    }
+    return row;
+  }
+
+  std::string why;
+  row.verdict = noisy_verdict(base->samples, candidate->samples, row.metric, min_effect,
+                              options.thresholds.alpha, row, &why);
+  add_note(row, why);
+
+  // Clocks: a duration change on two different SM clocks must hold in cycles too, or the clock explains it.
+  row.base_clock_mhz = median_clock(*base);
+  row.candidate_clock_mhz = median_clock(*candidate);
+  if (row.metric.name == "duration" && row.base_clock_mhz > 0 && row.candidate_clock_mhz > 0 &&
+      std::fabs(pct(row.candidate_clock_mhz / row.base_clock_mhz)) > options.clock_tolerance_pct) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "clock %.0f -> %.0f MHz", row.base_clock_mhz, row.candidate_clock_mhz);
+    add_note(row, buf);
+    if (row.verdict == Verdict::faster || row.verdict == Verdict::slower) {
+      CompareRow in_cycles = row;
+      const std::vector<double> cb = cycles(*base, row.base_clock_mhz);
+      const std::vector<double> cc = cycles(*candidate, row.candidate_clock_mhz);
+      in_cycles.change_pct = change_pct_of(median(cb), median(cc));
+      const Verdict v = noisy_verdict(cb, cc, row.metric, min_effect, options.thresholds.alpha, in_cycles, nullptr);
+      std::snprintf(buf, sizeof buf, "in cycles %+.1f%%", in_cycles.change_pct);
+      if (v == row.verdict) {
+        add_note(row, std::string(buf) + ": confirmed");
+      } else {
+        row.verdict = Verdict::ambiguous;
+        row.confirmed_in_cycles = false;
+        add_note(row, std::string(buf) + ": not confirmed, the clock may explain it");
+      }
+    }
+  }
+  return row;
+}
+
+CompareReport compare_runs(const Run& base, const Run& candidate, const CompareOptions& options,
+                           std::int64_t base_run_id, std::int64_t candidate_run_id) {
+  CompareReport report;
+  report.base = run_side(base, base_run_id);
+  report.candidate = run_side(candidate, candidate_run_id);
+
+  // (benchmark name, params key) -> result, on each side.
+  using Key = std::pair<std::string, std::string>;
+  std::map<Key, const Result*> b_results, c_results;
+  for (const Result& r : base.results) b_results[{r.instance.name, params_key(r.instance.params)}] = &r;
+  for (const Result& r : candidate.results) c_results[{r.instance.name, params_key(r.instance.params)}] = &r;
+  std::map<Key, int> keys;
+  for (const auto& [k, r] : b_results) keys[k] = 0;
+  for (const auto& [k, r] : c_results) keys[k] = 0;
+
+  const auto metric_rank = [](const std::string& name) {
+    const auto& table = known_metrics();
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      if (table[i].info.name == name) return std::make_pair(i, std::string());
+    }
+    return std::make_pair(table.size(), name);
+  };
+
+  for (const auto& [key, unused] : keys) {
+    const auto bi = b_results.find(key);
+    const auto ci = c_results.find(key);
+    const Result* br = bi == b_results.end() ? nullptr : bi->second;
+    const Result* cr = ci == c_results.end() ? nullptr : ci->second;
+    // Metrics of either side, in the traits table's order.
+    std::map<std::pair<std::size_t, std::string>, std::string> metrics;
+    for (const Result* r : {br, cr}) {
+      if (r == nullptr) continue;
+      for (const Measurement& m : r->metrics) metrics[metric_rank(m.metric.name)] = m.metric.name;
+    }
+    const Result& any = cr != nullptr ? *cr : *br;
+    std::size_t first_row = report.rows.size();
+    if (metrics.empty()) {
+      // No metric on either side: the instance failed before measuring anything (one "failed" row), or
+      // there is nothing to compare.
+      const bool b_bad = br != nullptr && br->status != Status::ok, c_bad = cr != nullptr && cr->status != Status::ok;
+      if (b_bad || c_bad) metrics[metric_rank("duration")] = "duration";
+    }
+    for (const auto& [rank, name] : metrics) {
+      Measurement b_stub, c_stub;
+      const Measurement* bm = side(br, name, b_stub);
+      const Measurement* cm = side(cr, name, c_stub);
+      if (bm == nullptr && cm == nullptr) continue;
+      CompareRow row = compare_measurement(bm, br != nullptr ? br->status : Status::ok, cm,
+                                           cr != nullptr ? cr->status : Status::ok, options);
+      row.machine = cm != nullptr ? report.candidate.fingerprint : report.base.fingerprint;
+      row.instance = any.instance;
+      report.rows.push_back(std::move(row));
+    }
+    // Root-cause hints: a duration that moved, and what else moved with it.
+    for (std::size_t i = first_row; i < report.rows.size(); ++i) {
+      CompareRow& d = report.rows[i];
+      if (d.metric.name != "duration" || (d.verdict != Verdict::slower && d.verdict != Verdict::faster &&
+                                          d.verdict != Verdict::ambiguous)) {
+        continue;
+      }
+      std::string with;
+      for (std::size_t j = first_row; j < report.rows.size(); ++j) {
+        const CompareRow& o = report.rows[j];
+        if (j == i || (o.verdict != Verdict::slower && o.verdict != Verdict::faster) || !o.base || !o.candidate) {
+          continue;
+        }
+        if (!with.empty()) with += ", ";
+        with += o.metric.name + ' ' + format_value(o.base->median, o.metric.unit) + " -> " +
+                format_value(o.candidate->median, o.metric.unit);
+      }
+      if (!with.empty()) add_note(d, "with " + with);
+    }
+  }
+  return report;
+}
+
+}  // namespace gpuperf::analysis

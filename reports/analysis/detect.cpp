@@ -1,0 +1,211 @@
+#include "reports/analysis/detect.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "profiler/model/metrics.hpp"
+#include "reports/analysis/change_points.hpp"
+
+namespace gpuperf::analysis {
+namespace {
+
+// FNV-1a: a stable seed per series, so the same history gives the same answer on every machine.
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+bool usable(const db::SeriesPoint& p) { return !p.excluded && p.status == Status::ok && p.summary.n > 0; }
+
+bool is_time_metric(const MetricInfo& m) { return m.name == "duration"; }
+
+// A counter marked deterministic that moves at more than a quarter of its runs is not: treat it as noisy.
+bool behaves_deterministic(const std::vector<Split>& level_changes, std::size_t n) {
+  return level_changes.size() <= std::max<std::size_t>(2, n / 4);
+}
+
+std::string instance_key(const db::Series& s) {
+  return s.key.fingerprint + '\n' + s.key.instance.name + '\n' + params_key(s.key.instance.params);
+}
+
+// Position of `metric` in the traits table (unknown metrics after, by name), for ordering hints.
+std::size_t metric_rank(const std::string& name) {
+  const auto& table = known_metrics();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table[i].info.name == name) return i;
+  }
+  return table.size();
+}
+
+}  // namespace
+
+std::string format_value(double value, const std::string& unit) {
+  char buf[64];
+  const double a = std::fabs(value);
+  if (unit == "ns") {
+    if (a >= 1e9) {
+      std::snprintf(buf, sizeof buf, "%.4g s", value / 1e9);
+    } else if (a >= 1e6) {
+      std::snprintf(buf, sizeof buf, "%.4g ms", value / 1e6);
+    } else if (a >= 1e3) {
+      std::snprintf(buf, sizeof buf, "%.4g us", value / 1e3);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.4g ns", value);
+    }
+  } else if (unit == "%") {
+    std::snprintf(buf, sizeof buf, "%.4g%%", value);
+  } else if (unit == "bytes") {
+    if (a >= 1e9) {
+      std::snprintf(buf, sizeof buf, "%.4g GB", value / 1e9);
+    } else if (a >= 1e6) {
+      std::snprintf(buf, sizeof buf, "%.4g MB", value / 1e6);
+    } else if (a >= 1e3) {
+      std::snprintf(buf, sizeof buf, "%.4g kB", value / 1e3);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.4g B", value);
+    }
+  } else if (unit == "count" || unit.empty()) {
+    if (a >= 1e9) {
+      std::snprintf(buf, sizeof buf, "%.4gG", value / 1e9);
+    } else if (a >= 1e6) {
+      std::snprintf(buf, sizeof buf, "%.4gM", value / 1e6);
+    } else if (a >= 1e4) {
+      std::snprintf(buf, sizeof buf, "%.4gk", value / 1e3);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.6g", value);
+    }
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g %s", value, unit.c_str());
+  }
+  return buf;
+}
+
+std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, const DetectOptions& options) {
+  std::vector<ChangePoint> all;
+  for (std::size_t si = 0; si < series.size(); ++si) {
+    const db::Series& s = series[si];
+    std::vector<std::size_t> at;  // positions in s.points of the usable points
+    std::vector<double> values;
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      if (!usable(s.points[i])) continue;
+      at.push_back(i);
+      values.push_back(s.points[i].summary.median);
+    }
+    const MetricInfo& metric = s.key.metric;
+    std::vector<Split> splits;
+    bool deterministic = false;
+    if (metric.deterministic) {
+      splits = find_level_changes(values, options.thresholds.min_effect_for(metric));
+      deterministic = behaves_deterministic(splits, values.size());
+    }
+    if (!deterministic) {
+      SegmentationOptions seg;
+      seg.alpha = options.thresholds.alpha;
+      seg.min_segment = options.min_segment;
+      seg.permutations = options.permutations;
+      MetricInfo noisy = metric;
+      noisy.deterministic = false;  // a jittery "deterministic" counter gets the noisy floor
+      seg.min_effect_pct = options.thresholds.min_effect_for(noisy);
+      seg.seed = fnv1a(instance_key(s) + '\n' + metric.name);
+      splits = find_change_points(values, seg);
+    }
+    for (const Split& sp : splits) {
+      const db::SeriesPoint& first = s.points[at[sp.index]];
+      const db::SeriesPoint& last_old = s.points[at[sp.index - 1]];
+      ChangePoint c;
+      c.machine = s.key.fingerprint;
+      c.instance = s.key.instance;
+      c.metric = metric;
+      c.run_id = first.run_id;
+      c.run_uuid = first.run_uuid;
+      c.commit = first.commit;
+      c.previous_commit = last_old.commit;
+      c.previous_run_id = last_old.run_id;
+      c.started_at = first.started_at;
+      c.index = at[sp.index];
+      c.series_index = si;
+      c.before = sp.before;
+      c.after = sp.after;
+      c.change_pct = sp.before != 0 ? (sp.after / sp.before - 1) * 100 : (sp.after == 0 ? 0.0 : INFINITY);
+      const bool went_up = sp.after > sp.before;
+      c.kind = (went_up == metric.higher_is_better) ? ChangeKind::improvement : ChangeKind::regression;
+      c.confidence = 1 - sp.p_value;
+      all.push_back(std::move(c));
+    }
+  }
+  if (options.hints) {
+    for (ChangePoint& c : all) {
+      if (is_time_metric(c.metric)) c.hints = root_cause_hints(c, series, all, options);
+    }
+  }
+  if (options.recent) {
+    const std::size_t recent = *options.recent;
+    std::vector<ChangePoint> kept;
+    for (ChangePoint& c : all) {
+      const db::Series& s = series[c.series_index];
+      std::size_t later = 0;  // usable points from the change on
+      for (std::size_t i = c.index; i < s.points.size(); ++i) later += usable(s.points[i]) ? 1 : 0;
+      if (later <= recent) kept.push_back(std::move(c));
+    }
+    all.swap(kept);
+  }
+  return all;
+}
+
+std::vector<std::string> root_cause_hints(const ChangePoint& change, const std::vector<db::Series>& series,
+                                          const std::vector<ChangePoint>& changes, const DetectOptions& options) {
+  const std::string key = change.machine + '\n' + change.instance.name + '\n' + params_key(change.instance.params);
+  std::vector<std::pair<std::size_t, std::string>> hints;  // (metric rank, text)
+  for (std::size_t si = 0; si < series.size(); ++si) {
+    const db::Series& s = series[si];
+    if (s.key.metric.name == change.metric.name || instance_key(s) != key) continue;
+    // The point of this metric in the change's run, and the last usable one before it.
+    std::size_t now = s.points.size();
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      if (s.points[i].run_id == change.run_id && usable(s.points[i])) now = i;
+    }
+    if (now == s.points.size()) continue;
+    std::size_t before = now;
+    for (std::size_t i = now; i-- > 0;) {
+      if (usable(s.points[i])) {
+        before = i;
+        break;
+      }
+    }
+    const MetricInfo& m = s.key.metric;
+    std::string text;
+    if (m.deterministic && before != now) {
+      const double a = s.points[before].summary.median, b = s.points[now].summary.median;
+      const double scale = std::max(std::fabs(a), std::fabs(b));
+      if (std::fabs(b - a) > options.thresholds.min_effect_for(m) / 100 * scale) {
+        text = m.name + ' ' + format_value(a, m.unit) + " -> " + format_value(b, m.unit);
+      }
+    } else if (!m.deterministic) {
+      // A change point of its own within one usable run of the duration change.
+      for (const ChangePoint& other : changes) {
+        if (other.series_index != si) continue;
+        std::size_t lo = std::min(other.index, now), hi = std::max(other.index, now);
+        std::size_t between = 0;
+        for (std::size_t i = lo; i < hi; ++i) between += usable(s.points[i]) ? 1 : 0;
+        if (between <= 1) {
+          text = m.name + ' ' + format_value(other.before, m.unit) + " -> " + format_value(other.after, m.unit);
+          break;
+        }
+      }
+    }
+    if (!text.empty()) hints.emplace_back(metric_rank(m.name), text);
+  }
+  std::sort(hints.begin(), hints.end());
+  std::vector<std::string> out;
+  for (auto& h : hints) out.push_back(std::move(h.second));
+  return out;
+}
+
+}  // namespace gpuperf::analysis

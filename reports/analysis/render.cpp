@@ -1,0 +1,412 @@
+#include "reports/analysis/render.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "profiler/model/errors.hpp"
+#include "reports/analysis/detect.hpp"
+
+namespace gpuperf::analysis {
+namespace {
+
+using nlohmann::json;
+
+std::string short_commit(const std::string& sha) { return sha.size() > 10 ? sha.substr(0, 10) : sha; }
+std::string short_uuid(const std::string& uuid) { return uuid.size() > 8 ? uuid.substr(0, 8) : uuid; }
+
+std::string signed_pct(double v) {
+  if (!std::isfinite(v)) return v > 0 ? "+inf%" : (v < 0 ? "-inf%" : "n/a");
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", v);
+  return buf;
+}
+
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json params_object(const Params& p) { return json::parse(params_json(p)); }
+
+// GitHub-flavoured Markdown: user strings must not open tables, links, HTML or emphasis.
+std::string md(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '|': out += "\\|"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '*': case '_': case '`': case '[': case ']': case '\\': case '#': case '~':
+        out += '\\';
+        out += c;
+        break;
+      case '\n': case '\r': out += ' '; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string xml(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters even as references.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+          out += ' ';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+// A plain text table: columns padded to their widest cell, two spaces apart.
+// `below[i]`, when given and not empty, is printed on its own indented line under row i.
+void write_table(std::ostream& out, const std::vector<std::string>& header,
+                 const std::vector<std::vector<std::string>>& rows, const std::vector<std::string>* below = nullptr) {
+  std::vector<std::size_t> width(header.size(), 0);
+  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  }
+  const auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      s += cells[i];
+      if (i + 1 < cells.size()) s += std::string(width[i] - cells[i].size() + 2, ' ');
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    out << s << '\n';
+  };
+  line(header);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    line(rows[i]);
+    if (below != nullptr && i < below->size() && !(*below)[i].empty()) out << "    " << (*below)[i] << '\n';
+  }
+}
+
+void write_md_table(std::ostream& out, const std::vector<std::string>& header, const std::string& align,
+                    const std::vector<std::vector<std::string>>& rows) {
+  out << '|';
+  for (const auto& h : header) out << ' ' << h << " |";
+  out << "\n|";
+  for (char a : align) out << (a == 'r' ? " ---: |" : " --- |");
+  out << '\n';
+  for (const auto& r : rows) {
+    out << '|';
+    for (const auto& c : r) out << ' ' << c << " |";
+    out << '\n';
+  }
+}
+
+std::string value_cell(const std::optional<Summary>& s, const MetricInfo& m) {
+  return s && s->n > 0 ? format_value(s->median, m.unit) : "-";
+}
+
+std::string side_line(const RunSide& s) {
+  std::string out = short_uuid(s.uuid);
+  if (s.run_id != 0) out += " (#" + std::to_string(s.run_id) + ")";
+  out += "  " + (s.branch.empty() ? std::string("?") : s.branch) + " @ " +
+         (s.commit.empty() ? std::string("?") : short_commit(s.commit));
+  if (!s.label.empty()) out += "  [" + s.label + "]";
+  out += "  " + s.started_at;
+  if (!s.gpu_name.empty()) out += "  " + s.gpu_name;
+  return out;
+}
+
+std::map<Verdict, std::size_t> verdict_counts(const std::vector<CompareRow>& rows) {
+  std::map<Verdict, std::size_t> c;
+  for (const auto& r : rows) ++c[r.verdict];
+  return c;
+}
+
+std::string summary_line(const CompareReport& report) {
+  const auto counts = verdict_counts(report.rows);
+  std::string s = std::to_string(report.rows.size()) + " rows:";
+  bool first = true;
+  for (Verdict v : {Verdict::slower, Verdict::failed, Verdict::faster, Verdict::ambiguous, Verdict::new_,
+                    Verdict::missing, Verdict::same}) {
+    const auto it = counts.find(v);
+    if (it == counts.end()) continue;
+    s += (first ? " " : ", ") + std::to_string(it->second) + ' ' + to_string(v);
+    first = false;
+  }
+  return s;
+}
+
+json side_json(const RunSide& s) {
+  return json{{"run", s.uuid},       {"run_id", s.run_id},       {"commit", s.commit},
+              {"branch", s.branch},  {"label", s.label},         {"started_at", s.started_at},
+              {"machine", s.fingerprint}, {"gpu_name", s.gpu_name}};
+}
+
+json row_json(const CompareRow& r, const CompareReport& report) {
+  json j;
+  j["machine"] = r.machine;
+  j["benchmark"] = r.instance.name;
+  j["params"] = params_object(r.instance.params);
+  j["metric"] = r.metric.name;
+  j["unit"] = r.metric.unit;
+  j["commit"] = report.candidate.commit;
+  j["previous_commit"] = report.base.commit;
+  j["run"] = report.candidate.uuid;
+  j["kind"] = r.verdict == Verdict::slower   ? json("regression")
+              : r.verdict == Verdict::faster ? json("improvement")
+                                             : json(nullptr);
+  const bool both = r.base && r.candidate && r.base->n > 0 && r.candidate->n > 0;
+  j["change_pct"] = both ? number_or_null(r.change_pct) : json(nullptr);
+  j["before"] = r.base && r.base->n > 0 ? json(r.base->median) : json(nullptr);
+  j["after"] = r.candidate && r.candidate->n > 0 ? json(r.candidate->median) : json(nullptr);
+  j["confidence"] = 1 - r.p_value;
+  j["verdict"] = to_string(r.verdict);
+  j["p_value"] = r.p_value;
+  j["ci_low_pct"] = number_or_null(r.ci_low_pct);
+  j["ci_high_pct"] = number_or_null(r.ci_high_pct);
+  j["min_effect_pct"] = r.min_effect_pct;
+  j["n_before"] = r.base ? r.base->n : 0;
+  j["n_after"] = r.candidate ? r.candidate->n : 0;
+  j["base_status"] = to_string(r.base_status);
+  j["candidate_status"] = to_string(r.candidate_status);
+  j["base_clock_mhz"] = r.base_clock_mhz > 0 ? json(r.base_clock_mhz) : json(nullptr);
+  j["candidate_clock_mhz"] = r.candidate_clock_mhz > 0 ? json(r.candidate_clock_mhz) : json(nullptr);
+  j["confirmed_in_cycles"] = r.confirmed_in_cycles;
+  j["note"] = r.note;
+  return j;
+}
+
+std::string confidence_cell(double c) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", c);
+  return buf;
+}
+
+}  // namespace
+
+Format parse_format(const std::string& name) {
+  if (name == "text") return Format::text;
+  if (name == "md" || name == "markdown") return Format::md;
+  if (name == "json") return Format::json;
+  throw InputError("unknown format '" + name + "' (expected text, md or json)");
+}
+
+void write_compare(std::ostream& out, const CompareReport& report, Format format, bool all_rows) {
+  if (format == Format::json) {
+    json j;
+    j["base"] = side_json(report.base);
+    j["candidate"] = side_json(report.candidate);
+    j["regression"] = report.regression();
+    json summary = json::object();
+    for (const auto& [v, n] : verdict_counts(report.rows)) summary[to_string(v)] = n;
+    j["summary"] = summary;
+    j["rows"] = json::array();
+    for (const auto& r : report.rows) j["rows"].push_back(row_json(r, report));
+    out << j.dump(2) << '\n';
+    return;
+  }
+  std::vector<std::vector<std::string>> cells;
+  std::size_t hidden = 0;
+  for (const auto& r : report.rows) {
+    if (!all_rows && r.verdict == Verdict::same) {
+      ++hidden;
+      continue;
+    }
+    const bool both = r.base && r.candidate && r.base->n > 0 && r.candidate->n > 0;
+    std::string verdict = to_string(r.verdict);
+    if (format == Format::md && (is_regression(r))) verdict = "**" + verdict + "**";
+    const std::string name = r.instance.display_name();
+    cells.push_back({format == Format::md ? md(name) : name, format == Format::md ? md(r.metric.name) : r.metric.name,
+                     value_cell(r.base, r.metric), value_cell(r.candidate, r.metric),
+                     both ? signed_pct(r.change_pct) : "", verdict, format == Format::md ? md(r.note) : r.note});
+  }
+  const std::vector<std::string> header{"benchmark", "metric", "base", "candidate", "change", "verdict", "note"};
+  const bool regression = report.regression();
+  if (format == Format::text) {
+    out << "base       " << side_line(report.base) << '\n';
+    out << "candidate  " << side_line(report.candidate) << "\n\n";
+    if (!cells.empty()) {
+      write_table(out, header, cells);
+      out << '\n';
+    }
+    out << summary_line(report);
+    if (hidden > 0) out << " (" << hidden << " same not listed; --all lists them)";
+    out << '\n' << (regression ? "REGRESSION" : "no regression") << '\n';
+    return;
+  }
+  out << "### gpuperf compare: " << (regression ? "regression" : "no regression") << "\n\n";
+  out << "Base `" << md(short_commit(report.base.commit)) << "` (" << md(report.base.branch) << ", run "
+      << md(short_uuid(report.base.uuid)) << ") against candidate `" << md(short_commit(report.candidate.commit))
+      << "` (" << md(report.candidate.branch) << ", run " << md(short_uuid(report.candidate.uuid)) << ")";
+  if (!report.candidate.gpu_name.empty()) out << " on " << md(report.candidate.gpu_name);
+  out << ".\n\n";
+  if (!cells.empty()) {
+    write_md_table(out, header, "llrrrll", cells);
+    out << '\n';
+  }
+  out << summary_line(report);
+  if (hidden > 0) out << " (" << hidden << " same not listed)";
+  out << ".\n";
+}
+
+void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format) {
+  if (format == Format::json) {
+    json j;
+    j["changes"] = json::array();
+    for (const auto& c : changes) {
+      j["changes"].push_back(json{{"machine", c.machine},
+                                  {"benchmark", c.instance.name},
+                                  {"params", params_object(c.instance.params)},
+                                  {"metric", c.metric.name},
+                                  {"unit", c.metric.unit},
+                                  {"commit", c.commit},
+                                  {"previous_commit", c.previous_commit},
+                                  {"run", c.run_uuid},
+                                  {"run_id", c.run_id},
+                                  {"started_at", c.started_at},
+                                  {"index", c.index},
+                                  {"kind", to_string(c.kind)},
+                                  {"change_pct", number_or_null(c.change_pct)},
+                                  {"before", c.before},
+                                  {"after", c.after},
+                                  {"confidence", c.confidence},
+                                  {"hints", c.hints}});
+    }
+    out << j.dump(2) << '\n';
+    return;
+  }
+  std::set<std::string> machines;
+  for (const auto& c : changes) machines.insert(c.machine);
+  const bool machine_column = machines.size() > 1;
+  std::size_t regressions = 0;
+  for (const auto& c : changes) regressions += c.kind == ChangeKind::regression ? 1 : 0;
+  const bool text = format == Format::text;
+  const auto esc = [&](const std::string& s) { return text ? s : md(s); };
+
+  std::vector<std::string> header;
+  if (machine_column) header.push_back("machine");
+  for (const char* h : {"benchmark", "metric", "change", "before", "after", "commit", "previous", "kind",
+                        "confidence"}) {
+    header.push_back(h);
+  }
+  if (!text) header.push_back("hints");
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& c : changes) {
+    std::vector<std::string> row;
+    if (machine_column) row.push_back(esc(c.machine));
+    std::string kind = to_string(c.kind);
+    if (!text && c.kind == ChangeKind::regression) kind = "**" + kind + "**";
+    for (const std::string& cell :
+         {esc(c.instance.display_name()), esc(c.metric.name), signed_pct(c.change_pct),
+          format_value(c.before, c.metric.unit), format_value(c.after, c.metric.unit), esc(short_commit(c.commit)),
+          esc(short_commit(c.previous_commit)), kind, confidence_cell(c.confidence)}) {
+      row.push_back(cell);
+    }
+    if (!text) {
+      std::string hints;
+      for (const auto& h : c.hints) hints += (hints.empty() ? "" : ", ") + md(h);
+      row.push_back(hints);
+    }
+    cells.push_back(std::move(row));
+  }
+  const std::string summary = std::to_string(changes.size()) + " change point" + (changes.size() == 1 ? "" : "s") +
+                              ": " + std::to_string(regressions) + " regression" + (regressions == 1 ? "" : "s") +
+                              ", " + std::to_string(changes.size() - regressions) + " improvement" +
+                              (changes.size() - regressions == 1 ? "" : "s");
+  if (text) {
+    if (!machine_column && !machines.empty()) out << "machine  " << *machines.begin() << "\n\n";
+    if (!cells.empty()) {
+      std::vector<std::string> below;
+      for (const auto& c : changes) {
+        std::string hints;
+        for (const auto& h : c.hints) hints += (hints.empty() ? "with: " : ", ") + h;
+        below.push_back(hints);
+      }
+      write_table(out, header, cells, &below);
+      out << '\n';
+    }
+    out << summary << '\n';
+    return;
+  }
+  out << "### gpuperf detect: " << summary << "\n\n";
+  if (!cells.empty()) {
+    std::string align(header.size(), 'l');
+    write_md_table(out, header, align, cells);
+  }
+}
+
+void write_compare_junit(std::ostream& out, const CompareReport& report) {
+  std::size_t failures = 0, errors = 0, skipped = 0;
+  for (const auto& r : report.rows) {
+    if (r.verdict == Verdict::slower) ++failures;
+    if (r.verdict == Verdict::failed) ++errors;
+    if (r.verdict == Verdict::new_ || r.verdict == Verdict::missing) ++skipped;
+  }
+  const std::string suite = "gpuperf compare " + short_commit(report.base.commit) + ".." +
+                            short_commit(report.candidate.commit);
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"gpuperf compare\" tests=\"" << report.rows.size() << "\" failures=\"" << failures
+      << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
+  out << "  <testsuite name=\"" << xml(suite) << "\" tests=\"" << report.rows.size() << "\" failures=\"" << failures
+      << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
+  for (const auto& r : report.rows) {
+    out << "    <testcase classname=\"" << xml(r.instance.display_name()) << "\" name=\"" << xml(r.metric.name)
+        << "\" time=\"0\">";
+    const std::string detail = std::string(to_string(r.verdict)) +
+                               (r.base && r.candidate ? " " + signed_pct(r.change_pct) : std::string()) +
+                               (r.note.empty() ? "" : ": " + r.note);
+    if (r.verdict == Verdict::slower) {
+      out << "\n      <failure type=\"regression\" message=\"" << xml(detail) << "\">" << xml(detail)
+          << "</failure>\n    ";
+    } else if (r.verdict == Verdict::failed) {
+      out << "\n      <error type=\"failed\" message=\"" << xml(detail) << "\">" << xml(detail) << "</error>\n    ";
+    } else if (r.verdict == Verdict::new_ || r.verdict == Verdict::missing) {
+      out << "\n      <skipped message=\"" << xml(detail) << "\"/>\n    ";
+    } else if (r.verdict != Verdict::same) {
+      out << "\n      <system-out>" << xml(detail) << "</system-out>\n    ";
+    }
+    out << "</testcase>\n";
+  }
+  out << "  </testsuite>\n</testsuites>\n";
+}
+
+void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& changes, std::size_t series_count) {
+  std::size_t failures = 0;
+  for (const auto& c : changes) failures += c.kind == ChangeKind::regression ? 1 : 0;
+  const std::size_t tests = changes.empty() ? 1 : changes.size();
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"gpuperf detect\" tests=\"" << tests << "\" failures=\"" << failures << "\">\n";
+  out << "  <testsuite name=\"gpuperf detect (" << series_count << " series)\" tests=\"" << tests
+      << "\" failures=\"" << failures << "\">\n";
+  if (changes.empty()) {
+    out << "    <testcase classname=\"gpuperf.detect\" name=\"no change points in " << series_count
+        << " series\" time=\"0\"></testcase>\n";
+  }
+  for (const auto& c : changes) {
+    std::string detail = std::string(to_string(c.kind)) + ' ' + signed_pct(c.change_pct) + " at " + c.commit +
+                         " (after " + c.previous_commit + "): " + format_value(c.before, c.metric.unit) + " -> " +
+                         format_value(c.after, c.metric.unit) + ", confidence " + confidence_cell(c.confidence);
+    for (const auto& h : c.hints) detail += "; " + h;
+    out << "    <testcase classname=\"" << xml(c.instance.display_name()) << "\" name=\""
+        << xml(c.metric.name + " @ " + short_commit(c.commit)) << "\" time=\"0\">";
+    if (c.kind == ChangeKind::regression) {
+      out << "\n      <failure type=\"regression\" message=\"" << xml(detail) << "\">" << xml(detail)
+          << "</failure>\n    ";
+    } else {
+      out << "\n      <system-out>" << xml(detail) << "</system-out>\n    ";
+    }
+    out << "</testcase>\n";
+  }
+  out << "  </testsuite>\n</testsuites>\n";
+}
+
+}  // namespace gpuperf::analysis
