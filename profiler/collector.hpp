@@ -24,6 +24,11 @@
 
 namespace gpuperf {
 
+namespace cupti {
+class RangeProfilerBackend;
+}
+class DeviceOps;
+
 enum class ReplayMode {
   automatic,  // user replay for idempotent benchmarks, kernel replay for the others
   user,       // always user replay (wrong for kernels that are not idempotent)
@@ -82,6 +87,11 @@ class MetricCollector {
 // first collect() (CUPTI reports them only when the profiler is enabled on a context).
 std::unique_ptr<MetricCollector> make_cupti_collector(const CollectorOptions& options);
 std::unique_ptr<MetricCollector> make_cupti_collector(int device, std::vector<std::string> metric_names);
+
+// The same collector over explicit parts: tests pass a fake back end and fake device operations.
+// `backend` may be null when only static metrics are requested. Throws InputError as above.
+std::unique_ptr<MetricCollector> make_collector(std::unique_ptr<cupti::RangeProfilerBackend> backend,
+                                                std::unique_ptr<DeviceOps> device, const CollectorOptions& options);
 
 // The metrics `gpuperf run` collects by default: default_profile_metrics() plus the static attributes
 // (registers, static_shared_bytes, local_bytes, theoretical_occupancy).

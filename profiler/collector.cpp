@@ -1,0 +1,270 @@
+// The collector's logic above the CUPTI seam: resolves metrics, drives sessions and passes, maps ranges
+// back to instances and failures to statuses. Runs against any RangeProfilerBackend and DeviceOps, so it
+// is tested with fakes (tests/collector/test_collector.cpp).
+#include "profiler/collector.hpp"
+
+#include <exception>
+#include <map>
+#include <utility>
+
+#include "profiler/cupti/range_backend.hpp"
+#include "profiler/cupti/range_backend_loader.hpp"
+#include "profiler/metric_catalog.hpp"
+#include "profiler/metric_device.hpp"
+#include "profiler/metric_eval.hpp"
+#include "profiler/metric_plan.hpp"
+#include "profiler/model/errors.hpp"
+
+namespace gpuperf {
+namespace {
+
+// CUPTI needs 1-4 passes for gpuperf's metrics on GH100; a session that is not done after this many is
+// broken, not slow.
+constexpr std::size_t kMaxPasses = 256;
+
+bool is_environment_failure(cupti::FailureKind k) {
+  return k == cupti::FailureKind::insufficient_privileges || k == cupti::FailureKind::profiler_busy ||
+         k == cupti::FailureKind::unsupported_device || k == cupti::FailureKind::no_device;
+}
+
+// What to tell the user about a CUPTI failure that stops all profiling in this process.
+std::string environment_message(const cupti::BackendError& e) {
+  switch (e.kind()) {
+    case cupti::FailureKind::insufficient_privileges:
+      return "no permission to read GPU performance counters (" + std::string(e.what()) +
+             "). Run as root, or let all users profile: set the NVIDIA driver option "
+             "NVreg_RestrictProfilingToAdminUsers=0 (a line `options nvidia NVreg_RestrictProfilingToAdminUsers=0` "
+             "in /etc/modprobe.d/, then reload the driver or reboot; see "
+             "https://developer.nvidia.com/ERR_NVGPUCTRPERM). Timings are not affected.";
+    case cupti::FailureKind::profiler_busy:
+      return "another profiler holds the GPU's performance counters (" + std::string(e.what()) +
+             "): run gpuperf outside ncu/nsys, or pause DCGM profiling (dcgmi profile --pause)";
+    case cupti::FailureKind::unsupported_device:
+      return std::string("this GPU cannot be profiled: ") + e.what();
+    case cupti::FailureKind::no_device:
+      return std::string("no usable GPU context for profiling: ") + e.what();
+    default:
+      return e.what();
+  }
+}
+
+class Collector final : public MetricCollector {
+ public:
+  Collector(std::unique_ptr<cupti::RangeProfilerBackend> backend, std::unique_ptr<DeviceOps> device,
+            const CollectorOptions& options)
+      : backend_(std::move(backend)), device_(std::move(device)), options_(options) {
+    std::vector<std::string> names = options.metrics.empty() ? default_collector_metrics() : options.metrics;
+    std::unique_ptr<PerfworksCatalog> catalog;
+    if (backend_) catalog = backend_catalog(*backend_);
+    plan_ = plan_metrics(resolve_metric_requests(names, catalog.get()));
+    for (const auto& r : plan_.requests) names_.push_back(r.name);
+    if (plan_.needs_profiler()) {
+      if (!backend_) throw EnvironmentError("profiler metrics requested but no CUPTI back end is loaded");
+      try {
+        passes_ = backend_->configure(plan_.perfworks);
+      } catch (const cupti::BackendError& e) {
+        if (e.kind() == cupti::FailureKind::invalid_metric) throw InputError(e.what());
+        throw EnvironmentError("cannot configure CUPTI for " + std::to_string(plan_.perfworks.size()) +
+                               " metrics: " + e.what());
+      }
+    }
+  }
+
+  ~Collector() override {
+    if (backend_) {
+      try {
+        backend_->end_session();
+      } catch (const std::exception&) {  // teardown: the process is done with the profiler either way
+      }
+    }
+  }
+
+  std::vector<Measurement> collect(const InstanceRef& ref, Workload& workload, StreamHandle stream) override {
+    return collect_batch({ProfileTarget{&ref, &workload}}, stream).front();
+  }
+
+  std::vector<std::vector<Measurement>> collect_batch(const std::vector<ProfileTarget>& targets,
+                                                      StreamHandle stream) override {
+    const std::size_t n = targets.size();
+    std::vector<std::vector<double>> values(n);
+    std::vector<bool> have_values(n, false);
+    std::vector<std::string> profiler_failure(n);
+    std::vector<Status> profiler_status(n, Status::failed);
+
+    if (plan_.needs_profiler()) {
+      std::vector<bool> idempotent(n);
+      for (std::size_t i = 0; i < n; ++i) idempotent[i] = targets[i].ref->benchmark->idempotent;
+      for (const SessionPlan& session : plan_sessions(idempotent, options_.replay, options_.max_ranges_per_session)) {
+        if (!environment_error_.empty()) {
+          for (std::size_t t : session.targets) profiler_failure[t] = environment_error_;
+          continue;
+        }
+        run_session(session, targets, stream, values, have_values, profiler_failure, profiler_status);
+      }
+    }
+
+    std::vector<std::vector<Measurement>> out;
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      StaticAttributes statics;
+      std::string static_failure;
+      bool have_statics = false;
+      if (plan_.needs_static()) {
+        try {
+          statics = device_->static_attributes(targets[i].workload->kernel_function(), targets[i].workload->launch_shape());
+          have_statics = true;
+        } catch (const std::exception& e) {
+          static_failure = e.what();
+        }
+      }
+      out.push_back(evaluate_target(plan_, have_values[i] ? &values[i] : nullptr, profiler_status[i],
+                                    profiler_failure[i], have_statics ? &statics : nullptr, static_failure));
+    }
+    return out;
+  }
+
+  const std::vector<std::string>& metric_names() const override { return names_; }
+  std::size_t passes() const override { return passes_; }
+  std::string environment_error() const override { return environment_error_; }
+
+ private:
+  void run_session(const SessionPlan& session, const std::vector<ProfileTarget>& targets, StreamHandle stream,
+                   std::vector<std::vector<double>>& values, std::vector<bool>& have_values,
+                   std::vector<std::string>& failure, std::vector<Status>& status) {
+    const bool user = session.replay == cupti::SessionReplay::user;
+    std::vector<std::string> display;
+    for (std::size_t t : session.targets) display.push_back(targets[t].ref->instance().display_name());
+    const std::vector<std::string> range_names = unique_range_names(display);
+    auto fail_all = [&](const std::string& why, Status s) {
+      for (std::size_t t : session.targets) {
+        failure[t] = why;
+        status[t] = s;
+      }
+    };
+
+    std::vector<cupti::RangeValues> ranges;
+    std::size_t dropped = 0;
+    try {
+      backend_->begin_session(session.replay, session.targets.size());
+      bool done = false;
+      for (std::size_t pass = 0; !done; ++pass) {
+        if (pass == kMaxPasses) {
+          throw cupti::BackendError(cupti::FailureKind::other, "cuptiRangeProfilerStop", 0,
+                                    "CUPTI still wants passes after " + std::to_string(kMaxPasses));
+        }
+        if (!user && options_.flush_l2) {
+          device_->flush_l2(stream);  // before start: in kernel replay every kernel in the pass is a range
+          device_->synchronize(stream);
+        }
+        backend_->start_pass();
+        for (std::size_t k = 0; k < session.targets.size(); ++k) {
+          Workload& w = *targets[session.targets[k]].workload;
+          if (user && options_.flush_l2) {
+            device_->flush_l2(stream);  // between ranges: counted in none
+            device_->synchronize(stream);
+          }
+          device_->nvtx_push(range_names[k]);
+          if (user) backend_->push_range(range_names[k]);
+          w.launch(stream);
+          // Waiting inside the range keeps its end after the kernel's, whichever stream CUPTI marks it on.
+          device_->synchronize(stream);
+          if (user) backend_->pop_range();
+          device_->nvtx_pop();
+        }
+        done = backend_->end_pass();
+      }
+      dropped = backend_->decode();
+      ranges = backend_->evaluate();
+      backend_->end_session();
+    } catch (const cupti::BackendError& e) {
+      end_session_quietly();
+      if (is_environment_failure(e.kind())) {
+        environment_error_ = environment_message(e);
+        fail_all(environment_error_, e.kind() == cupti::FailureKind::unsupported_device ? Status::unsupported
+                                                                                          : Status::failed);
+      } else {
+        fail_all(std::string("CUPTI: ") + e.what(), Status::failed);
+      }
+      return;
+    } catch (const std::exception& e) {
+      end_session_quietly();
+      fail_all(std::string("profiling launch failed: ") + e.what(), Status::failed);
+      return;
+    }
+
+    // Ranges by name; auto ranges are named by launch order ("0", "1", ...), so fall back to order when
+    // the names do not match and the count does.
+    std::map<std::string, const cupti::RangeValues*> by_name;
+    for (const auto& r : ranges) by_name.emplace(r.name, &r);
+    const bool by_order = !user || ranges.size() == session.targets.size();
+    for (std::size_t k = 0; k < session.targets.size(); ++k) {
+      const std::size_t t = session.targets[k];
+      const cupti::RangeValues* r = nullptr;
+      if (auto it = by_name.find(range_names[k]); it != by_name.end()) {
+        r = it->second;
+      } else if (by_order && k < ranges.size() && ranges.size() == session.targets.size()) {
+        r = &ranges[k];
+      }
+      if (r == nullptr || r->values.size() != plan_.perfworks.size()) {
+        failure[t] = "CUPTI returned no range for " + range_names[k] +
+                     (dropped > 0 ? " (" + std::to_string(dropped) + " range(s) dropped)" : std::string()) +
+                     (!user ? " (kernel replay: did launch() start exactly one kernel?)" : std::string());
+        status[t] = Status::failed;
+        continue;
+      }
+      values[t] = r->values;
+      have_values[t] = true;
+    }
+  }
+
+  void end_session_quietly() {
+    try {
+      backend_->end_session();
+    } catch (const std::exception&) {  // the failure being reported is the one that matters
+    }
+  }
+
+  std::unique_ptr<cupti::RangeProfilerBackend> backend_;
+  std::unique_ptr<DeviceOps> device_;
+  CollectorOptions options_;
+  MetricPlan plan_;
+  std::vector<std::string> names_;
+  std::size_t passes_ = 0;
+  std::string environment_error_;
+};
+
+}  // namespace
+
+std::unique_ptr<MetricCollector> make_collector(std::unique_ptr<cupti::RangeProfilerBackend> backend,
+                                                std::unique_ptr<DeviceOps> device, const CollectorOptions& options) {
+  return std::make_unique<Collector>(std::move(backend), std::move(device), options);
+}
+
+std::unique_ptr<MetricCollector> make_cupti_collector(const CollectorOptions& options) {
+  // Our names are checked before anything is loaded, so a typo is an InputError even without a GPU.
+  const std::vector<std::string> names = options.metrics.empty() ? default_collector_metrics() : options.metrics;
+  const MetricPlan plan = plan_metrics(resolve_metric_requests(names, nullptr));
+
+  auto device = make_cuda_device_ops(options.device);
+  std::unique_ptr<cupti::RangeProfilerBackend> backend;
+  if (plan.needs_profiler()) {
+    const cupti::BackendFactory& factory = cupti::load_backend();
+    try {
+      backend = factory.open_device(options.device, device->cu_context());
+    } catch (const cupti::BackendError& e) {
+      if (is_environment_failure(e.kind())) throw EnvironmentError(environment_message(e));
+      throw EnvironmentError("cannot start CUPTI on device " + std::to_string(options.device) + " (" +
+                             device->device_name() + "): " + e.what());
+    }
+  }
+  return make_collector(std::move(backend), std::move(device), options);
+}
+
+std::unique_ptr<MetricCollector> make_cupti_collector(int device, std::vector<std::string> metric_names) {
+  CollectorOptions options;
+  options.device = device;
+  options.metrics = std::move(metric_names);
+  return make_cupti_collector(options);
+}
+
+}  // namespace gpuperf

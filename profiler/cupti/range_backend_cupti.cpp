@@ -1,0 +1,397 @@
+// The CUPTI back end: the only code in gpuperf that calls the Range Profiler API and the profiler Host
+// API (CUPTI 13.0). Built as the module libgpuperf_cupti.so, linked against libcupti, and loaded by
+// range_backend_loader.cpp, so gpuperf itself starts on machines without libcupti.
+//
+// Every CUPTI call goes through GPUPERF_CUPTI_CHECK, which throws a BackendError naming the call, the
+// file and line, and CUPTI's result name and message. The CUDA context comes from the caller (the
+// collector reads it through cudart's driver entry point); nothing here links libcuda.
+#include <cuda.h>  // CUcontext, CUdevice (types only)
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_result.h>
+#include <cupti_target.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "profiler/cupti/range_backend.hpp"
+
+namespace gpuperf::cupti {
+namespace {
+
+[[noreturn]] void throw_cupti(CUptiResult r, const char* call, const char* file, int line) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || name == nullptr) name = "CUPTI_ERROR_?";
+  if (cuptiGetErrorMessage(r, &text) != CUPTI_SUCCESS) text = nullptr;
+  std::string what = std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " + name + " (" +
+                     std::to_string(static_cast<int>(r)) + ")";
+  if (text != nullptr && *text != '\0') what += ": " + std::string(text);
+  // The call's name without its argument list: "cuptiRangeProfilerEnable".
+  std::string fn(call);
+  fn = fn.substr(0, fn.find('('));
+  throw BackendError(classify_cupti_result(static_cast<int>(r)), fn, static_cast<int>(r), what);
+}
+
+#define GPUPERF_CUPTI_CHECK(call)                                              \
+  do {                                                                         \
+    CUptiResult gpuperf_cupti_result_ = (call);                                \
+    if (gpuperf_cupti_result_ != CUPTI_SUCCESS) {                              \
+      throw_cupti(gpuperf_cupti_result_, #call, __FILE__, __LINE__);           \
+    }                                                                          \
+  } while (0)
+
+// A CUPTI parameter struct, zeroed, with its structSize set (CUPTI's way of versioning its structs).
+template <class T>
+T params(std::size_t struct_size) {
+  T p{};
+  p.structSize = struct_size;
+  return p;
+}
+
+SupportLevel level(CUpti_Profiler_Support_Level l) {
+  switch (l) {
+    case CUPTI_PROFILER_CONFIGURATION_SUPPORTED: return SupportLevel::supported;
+    case CUPTI_PROFILER_CONFIGURATION_DISABLED: return SupportLevel::disabled;
+    case CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED: return SupportLevel::unsupported;
+    default: return SupportLevel::unknown;
+  }
+}
+
+CUpti_MetricType metric_type(MetricKind k) {
+  switch (k) {
+    case MetricKind::counter: return CUPTI_METRIC_TYPE_COUNTER;
+    case MetricKind::ratio: return CUPTI_METRIC_TYPE_RATIO;
+    case MetricKind::throughput: return CUPTI_METRIC_TYPE_THROUGHPUT;
+  }
+  return CUPTI_METRIC_TYPE_COUNTER;
+}
+
+std::vector<const char*> c_strings(const std::vector<std::string>& v) {
+  std::vector<const char*> out;
+  out.reserve(v.size());
+  for (const auto& s : v) out.push_back(s.c_str());
+  return out;
+}
+
+class CuptiRangeBackend final : public RangeProfilerBackend {
+ public:
+  // Host only: `availability` may be empty (then CUPTI assumes every counter of the chip is free).
+  CuptiRangeBackend(std::string chip, std::vector<std::uint8_t> availability, CUcontext ctx, bool initialized)
+      : chip_(std::move(chip)), availability_(std::move(availability)), ctx_(ctx), profiler_initialized_(initialized) {
+    init_host();
+  }
+
+  ~CuptiRangeBackend() override {
+    // Destructors must not throw: release in reverse order and ignore failures of the teardown itself.
+    if (range_profiler_ != nullptr) {
+      auto p = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+      p.pRangeProfilerObject = range_profiler_;
+      (void)cuptiRangeProfilerDisable(&p);  // teardown: nothing useful to do with a failure here
+    }
+    deinit_host();
+    if (profiler_initialized_) {
+      auto p = params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+      (void)cuptiProfilerDeInitialize(&p);  // teardown, as above
+    }
+  }
+
+  std::string chip_name() const override { return chip_; }
+
+  std::vector<std::string> base_metrics(MetricKind kind) override {
+    auto p = params<CUpti_Profiler_Host_GetBaseMetrics_Params>(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
+    p.pHostObject = host_;
+    p.metricType = metric_type(kind);
+    GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetBaseMetrics(&p));
+    std::vector<std::string> out;
+    out.reserve(p.numMetrics);
+    for (std::size_t i = 0; i < p.numMetrics; ++i) out.emplace_back(p.ppMetricNames[i]);
+    return out;
+  }
+
+  std::vector<std::string> sub_metrics(MetricKind kind, const std::string& base) override {
+    auto p = params<CUpti_Profiler_Host_GetSubMetrics_Params>(CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE);
+    p.pHostObject = host_;
+    p.metricType = metric_type(kind);
+    p.pMetricName = base.c_str();
+    GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetSubMetrics(&p));
+    std::vector<std::string> out;
+    out.reserve(p.numOfSubmetrics);
+    for (std::size_t i = 0; i < p.numOfSubmetrics; ++i) out.emplace_back(p.ppSubMetrics[i]);
+    return out;
+  }
+
+  std::optional<MetricProperties> metric_properties(const std::string& full_name) override {
+    auto p = params<CUpti_Profiler_Host_GetMetricProperties_Params>(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
+    p.pHostObject = host_;
+    p.pMetricName = full_name.c_str();
+    CUptiResult r = cuptiProfilerHostGetMetricProperties(&p);
+    if (r == CUPTI_ERROR_INVALID_METRIC_NAME) return std::nullopt;
+    GPUPERF_CUPTI_CHECK(r);
+    MetricProperties out;
+    out.description = p.pDescription != nullptr ? p.pDescription : "";
+    out.hw_unit = p.pHwUnit != nullptr ? p.pHwUnit : "";
+    out.dim_unit = p.pDimUnit != nullptr ? p.pDimUnit : "";
+    out.kind = p.metricType == CUPTI_METRIC_TYPE_RATIO        ? MetricKind::ratio
+               : p.metricType == CUPTI_METRIC_TYPE_THROUGHPUT ? MetricKind::throughput
+                                                              : MetricKind::counter;
+    return out;
+  }
+
+  std::size_t configure(const std::vector<std::string>& metrics) override {
+    if (configured_) {  // a host object only accumulates metrics: start from a fresh one
+      deinit_host();
+      init_host();
+    }
+    metrics_ = metrics;
+    auto names = c_strings(metrics_);
+    auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    add.pHostObject = host_;
+    add.ppMetricNames = names.data();
+    add.numMetrics = names.size();
+    GPUPERF_CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
+
+    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    size.pHostObject = host_;
+    GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
+    config_.assign(size.configImageSize, 0);
+    auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    image.pHostObject = host_;
+    image.configImageSize = config_.size();
+    image.pConfigImage = config_.data();
+    GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&image));
+
+    auto passes = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    passes.configImageSize = config_.size();
+    passes.pConfigImage = config_.data();
+    GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetNumOfPasses(&passes));
+    configured_ = true;
+    return passes.numOfPasses;
+  }
+
+  void begin_session(SessionReplay replay, std::size_t max_ranges) override {
+    if (ctx_ == nullptr) {
+      throw BackendError(FailureKind::no_device, "begin_session", 0,
+                         "the CUPTI back end was opened for chip " + chip_ + " only, without a device");
+    }
+    if (!configured_) throw BackendError(FailureKind::other, "begin_session", 0, "begin_session before configure");
+    end_session();
+    replay_ = replay;
+    auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
+    enable.ctx = ctx_;
+    GPUPERF_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
+    range_profiler_ = enable.pRangeProfilerObject;
+
+    auto names = c_strings(metrics_);
+    auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    size.pRangeProfilerObject = range_profiler_;
+    size.pMetricNames = names.data();
+    size.numMetrics = names.size();
+    size.maxNumOfRanges = max_ranges;
+    size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(max_ranges);
+    GPUPERF_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
+    counter_data_.assign(size.counterDataSize, 0);
+
+    auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    init.pRangeProfilerObject = range_profiler_;
+    init.counterDataSize = counter_data_.size();
+    init.pCounterData = counter_data_.data();
+    GPUPERF_CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+
+    auto set = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+    set.pRangeProfilerObject = range_profiler_;
+    set.configSize = config_.size();
+    set.pConfig = config_.data();
+    set.counterDataImageSize = counter_data_.size();
+    set.pCounterDataImage = counter_data_.data();
+    set.range = replay == SessionReplay::user ? CUPTI_UserRange : CUPTI_AutoRange;
+    set.replayMode = replay == SessionReplay::user ? CUPTI_UserReplay : CUPTI_KernelReplay;
+    set.maxRangesPerPass = max_ranges;
+    set.numNestingLevels = 1;
+    set.minNestingLevel = 1;
+    set.passIndex = 0;
+    set.targetNestingLevel = 1;
+    GPUPERF_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&set));
+  }
+
+  void start_pass() override {
+    auto p = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = session();
+    GPUPERF_CUPTI_CHECK(cuptiRangeProfilerStart(&p));
+  }
+
+  void push_range(const std::string& name) override {
+    auto p = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = session();
+    p.pRangeName = name.c_str();
+    GPUPERF_CUPTI_CHECK(cuptiRangeProfilerPushRange(&p));
+  }
+
+  void pop_range() override {
+    auto p = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = session();
+    GPUPERF_CUPTI_CHECK(cuptiRangeProfilerPopRange(&p));
+  }
+
+  bool end_pass() override {
+    auto p = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = session();
+    GPUPERF_CUPTI_CHECK(cuptiRangeProfilerStop(&p));
+    return p.isAllPassSubmitted != 0;
+  }
+
+  std::size_t decode() override {
+    auto p = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = session();
+    GPUPERF_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&p));
+    return p.numOfRangeDropped;
+  }
+
+  std::vector<RangeValues> evaluate() override {
+    auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    info.pCounterDataImage = counter_data_.data();
+    info.counterDataImageSize = counter_data_.size();
+    GPUPERF_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
+
+    auto names = c_strings(metrics_);
+    std::vector<RangeValues> out;
+    out.reserve(info.numTotalRanges);
+    for (std::size_t i = 0; i < info.numTotalRanges; ++i) {
+      auto range = params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+      range.pCounterDataImage = counter_data_.data();
+      range.counterDataImageSize = counter_data_.size();
+      range.rangeIndex = i;
+      range.rangeDelimiter = "/";
+      GPUPERF_CUPTI_CHECK(cuptiRangeProfilerCounterDataGetRangeInfo(&range));
+
+      RangeValues rv;
+      rv.name = range.rangeName != nullptr ? range.rangeName : std::to_string(i);
+      rv.values.assign(names.size(), 0.0);
+      auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+      eval.pHostObject = host_;
+      eval.pCounterDataImage = counter_data_.data();
+      eval.counterDataImageSize = counter_data_.size();
+      eval.rangeIndex = i;
+      eval.ppMetricNames = names.data();
+      eval.numMetrics = names.size();
+      eval.pMetricValues = rv.values.data();
+      GPUPERF_CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&eval));
+      out.push_back(std::move(rv));
+    }
+    return out;
+  }
+
+  void end_session() override {
+    if (range_profiler_ == nullptr) return;
+    auto p = params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
+    p.pRangeProfilerObject = range_profiler_;
+    range_profiler_ = nullptr;  // gone even if Disable reports an error
+    GPUPERF_CUPTI_CHECK(cuptiRangeProfilerDisable(&p));
+  }
+
+ private:
+  void init_host() {
+    auto p = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    p.pChipName = chip_.c_str();
+    p.pCounterAvailabilityImage = availability_.empty() ? nullptr : availability_.data();
+    GPUPERF_CUPTI_CHECK(cuptiProfilerHostInitialize(&p));
+    host_ = p.pHostObject;
+    configured_ = false;
+  }
+
+  void deinit_host() {
+    if (host_ == nullptr) return;
+    auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+    p.pHostObject = host_;
+    host_ = nullptr;
+    (void)cuptiProfilerHostDeinitialize(&p);  // teardown of a host object: a failure leaves nothing to undo
+  }
+
+  CUpti_RangeProfiler_Object* session() const {
+    if (range_profiler_ == nullptr) {
+      throw BackendError(FailureKind::other, "session", 0, "range profiler call outside begin_session/end_session");
+    }
+    return range_profiler_;
+  }
+
+  std::string chip_;
+  std::vector<std::uint8_t> availability_;
+  CUcontext ctx_ = nullptr;
+  bool profiler_initialized_ = false;
+  CUpti_Profiler_Host_Object* host_ = nullptr;
+  bool configured_ = false;
+  std::vector<std::string> metrics_;
+  std::vector<std::uint8_t> config_;
+  std::vector<std::uint8_t> counter_data_;
+  CUpti_RangeProfiler_Object* range_profiler_ = nullptr;
+  SessionReplay replay_ = SessionReplay::user;
+};
+
+class CuptiBackendFactory final : public BackendFactory {
+ public:
+  std::unique_ptr<RangeProfilerBackend> open_host(const std::string& chip) const override {
+    return std::make_unique<CuptiRangeBackend>(chip, std::vector<std::uint8_t>{}, nullptr, false);
+  }
+
+  std::unique_ptr<RangeProfilerBackend> open_device(int device, void* cu_context) const override {
+    auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    GPUPERF_CUPTI_CHECK(cuptiProfilerInitialize(&init));
+    // From here on the back end owns the initialisation and undoes it in its destructor; until it
+    // exists, undo it here on failure.
+    struct Guard {
+      bool armed = true;
+      ~Guard() {
+        if (!armed) return;
+        auto p = params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+        (void)cuptiProfilerDeInitialize(&p);  // unwinding after an earlier failure
+      }
+    } guard;
+
+    auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    chip.deviceIndex = static_cast<std::size_t>(device);
+    GPUPERF_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
+    std::string chip_name = chip.pChipName != nullptr ? chip.pChipName : "";
+
+    auto sup = params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+    sup.cuDevice = static_cast<CUdevice>(device);
+    sup.api = CUPTI_PROFILER_RANGE_PROFILING;
+    GPUPERF_CUPTI_CHECK(cuptiProfilerDeviceSupported(&sup));
+    DeviceSupport s;
+    s.overall = level(sup.isSupported);
+    s.architecture = level(sup.architecture);
+    s.sli = level(sup.sli);
+    s.vgpu = level(sup.vGpu);
+    s.confidential_compute = level(sup.confidentialCompute);
+    s.cmp = level(sup.cmp);
+    s.wsl = level(sup.wsl);
+    if (std::string why = describe_unsupported(s, chip_name + " (device " + std::to_string(device) + ")");
+        !why.empty()) {
+      throw BackendError(FailureKind::unsupported_device, "cuptiProfilerDeviceSupported", 0, why);
+    }
+
+    auto ctx = static_cast<CUcontext>(cu_context);
+    auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+    avail.ctx = ctx;
+    GPUPERF_CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&avail));  // size first
+    std::vector<std::uint8_t> image(avail.counterAvailabilityImageSize, 0);
+    avail.pCounterAvailabilityImage = image.data();
+    GPUPERF_CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&avail));
+
+    auto backend = std::make_unique<CuptiRangeBackend>(chip_name, std::move(image), ctx, true);
+    guard.armed = false;
+    return backend;
+  }
+};
+
+}  // namespace
+}  // namespace gpuperf::cupti
+
+extern "C" __attribute__((visibility("default"))) const gpuperf::cupti::BackendFactory* gpuperf_cupti_backend_factory(
+    int abi_version) {
+  static const gpuperf::cupti::CuptiBackendFactory factory;
+  return abi_version == gpuperf::cupti::kBackendAbiVersion ? &factory : nullptr;
+}

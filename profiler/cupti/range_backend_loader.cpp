@@ -1,0 +1,122 @@
+#include "profiler/cupti/range_backend_loader.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "profiler/model/errors.hpp"
+
+#ifndef GPUPERF_CUPTI_MODULE_BUILD_PATH
+#define GPUPERF_CUPTI_MODULE_BUILD_PATH ""
+#endif
+#ifndef GPUPERF_CUDA_MAJOR
+#define GPUPERF_CUDA_MAJOR 13
+#endif
+
+namespace gpuperf::cupti {
+namespace {
+
+std::string executable_dir() {
+  std::string buf(4096, '\0');
+  const ssize_t n = readlink("/proc/self/exe", buf.data(), buf.size() - 1);
+  if (n <= 0) return "";
+  buf.resize(static_cast<std::size_t>(n));
+  const auto slash = buf.rfind('/');
+  return slash == std::string::npos ? "" : buf.substr(0, slash);
+}
+
+bool readable(const std::string& path) { return !path.empty() && access(path.c_str(), R_OK) == 0; }
+
+// libcupti from the usual toolkit folders, for machines where it is installed but not on the loader's
+// path. Loaded RTLD_GLOBAL so the module's dependency on it resolves to this copy.
+bool preload_libcupti() {
+  const std::string soname = "libcupti.so." + std::to_string(GPUPERF_CUDA_MAJOR);
+  std::vector<std::string> roots;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+    if (const char* v = std::getenv(var); v != nullptr && *v != '\0') roots.emplace_back(v);
+  }
+  roots.emplace_back("/usr/local/cuda");
+  roots.emplace_back("/usr/local/cuda-" + std::to_string(GPUPERF_CUDA_MAJOR) + ".0");
+  for (const auto& root : roots) {
+    for (const char* sub : {"/extras/CUPTI/lib64/", "/lib64/", "/lib/", "/targets/x86_64-linux/lib/",
+                            "/targets/sbsa-linux/lib/"}) {
+      const std::string path = root + sub + soname;
+      if (readable(path) && dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr) return true;
+    }
+  }
+  return false;
+}
+
+struct Loaded {
+  const BackendFactory* factory = nullptr;
+  std::string error;
+};
+
+Loaded load_once() {
+  std::string tried;
+  for (const auto& path : backend_module_candidates()) {
+    if (!readable(path)) {
+      tried += "\n  " + path + ": not found";
+      continue;
+    }
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      std::string reason = dlerror();
+      if (reason.find("libcupti") != std::string::npos && preload_libcupti()) {
+        handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) reason = dlerror();
+      }
+      if (handle == nullptr) {
+        std::string msg = "cannot load the CUPTI back end " + path + ": " + reason;
+        if (reason.find("libcupti") != std::string::npos) {
+          msg += ". Profiling needs CUPTI (libcupti.so." + std::to_string(GPUPERF_CUDA_MAJOR) +
+                 ", the CUDA toolkit's cuda-cupti package): install it, or add its folder (e.g. "
+                 "/usr/local/cuda/extras/CUPTI/lib64) to LD_LIBRARY_PATH. Timing works without it "
+                 "(--metrics none).";
+        }
+        return {nullptr, msg};
+      }
+    }
+    using FactoryFn = const BackendFactory* (*)(int);
+    auto fn = reinterpret_cast<FactoryFn>(dlsym(handle, kBackendFactorySymbol));
+    if (fn == nullptr) return {nullptr, path + " is not gpuperf's CUPTI back end (no " + kBackendFactorySymbol + ")"};
+    const BackendFactory* factory = fn(kBackendAbiVersion);
+    if (factory == nullptr) {
+      return {nullptr, path + " was built from another gpuperf version (back-end ABI mismatch); rebuild gpuperf"};
+    }
+    return {factory, ""};
+  }
+  return {nullptr, std::string("cannot find gpuperf's CUPTI back end (") + kBackendModuleName +
+                       "); looked at:" + tried + "\nSet GPUPERF_CUPTI_MODULE to its path, or install it next to gpuperf."};
+}
+
+}  // namespace
+
+std::vector<std::string> backend_module_candidates() {
+  std::vector<std::string> out;
+  if (const char* env = std::getenv("GPUPERF_CUPTI_MODULE"); env != nullptr && *env != '\0') {
+    out.emplace_back(env);
+    return out;  // an explicit choice: do not silently fall back to another copy
+  }
+  if (std::string dir = executable_dir(); !dir.empty()) {
+    out.push_back(dir + "/" + kBackendModuleName);
+    out.push_back(dir + "/../lib/" + kBackendModuleName);
+    out.push_back(dir + "/../lib/gpuperf/" + kBackendModuleName);
+  }
+  if (*GPUPERF_CUPTI_MODULE_BUILD_PATH != '\0') out.emplace_back(GPUPERF_CUPTI_MODULE_BUILD_PATH);
+  return out;
+}
+
+const BackendFactory& load_backend() {
+  static std::once_flag once;
+  static Loaded loaded;
+  std::call_once(once, [] { loaded = load_once(); });
+  if (loaded.factory == nullptr) throw EnvironmentError(loaded.error);
+  return *loaded.factory;
+}
+
+}  // namespace gpuperf::cupti

@@ -1,0 +1,23 @@
+// Loads the CUPTI back-end module (libgpuperf_cupti.so) at run time, so that gpuperf starts, lists,
+// reports and compares on machines without libcupti, and says clearly why profiling is unavailable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "profiler/cupti/range_backend.hpp"
+
+namespace gpuperf::cupti {
+
+// The module's file name.
+inline constexpr const char* kBackendModuleName = "libgpuperf_cupti.so";
+
+// Where the module is looked for, in order: $GPUPERF_CUPTI_MODULE (a file), the running executable's
+// folder, its ../lib and ../lib/gpuperf, then the build tree's copy.
+std::vector<std::string> backend_module_candidates();
+
+// Loads the module once per process and returns its factory. Throws EnvironmentError (exit 3) naming the
+// files tried and the loader's reason, e.g. libcupti.so.13 missing, with what to install or set.
+const BackendFactory& load_backend();
+
+}  // namespace gpuperf::cupti

@@ -1,0 +1,136 @@
+// DeviceOps over the CUDA runtime, and the one kernel the collector needs of its own: an L2 flush.
+#include "profiler/metric_device.hpp"
+
+#include <cuda.h>  // CUcontext, CUresult (types only: the driver is reached through cudart's entry point)
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include <string>
+
+#include "profiler/model/errors.hpp"
+
+namespace gpuperf {
+namespace {
+
+// Reads `n` 16-byte words. Reading (not writing) twice the L2 size both writes back every dirty line
+// (outside any profiled range) and leaves L2 full of clean lines, so the next kernel neither hits its own
+// data nor pays for someone else's write-backs: its DRAM counters then match ncu's after a cache flush.
+__global__ void read_to_flush_l2(const int4* __restrict__ buf, std::size_t n, int* __restrict__ sink) {
+  int acc = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const int4 v = buf[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x7fffffff) *sink = acc;  // keeps the loads; practically never taken
+}
+
+std::string cuda_error_text(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+
+#define GPUPERF_CUDA_CHECK(call)                                                                         \
+  do {                                                                                                   \
+    cudaError_t gpuperf_cuda_error_ = (call);                                                            \
+    if (gpuperf_cuda_error_ != cudaSuccess) {                                                            \
+      throw ::gpuperf::Error(std::string(#call) + " failed at " __FILE__ ":" + std::to_string(__LINE__) + \
+                                 ": " + cuda_error_text(gpuperf_cuda_error_),                            \
+                             ::gpuperf::kExitEnvironment);                                               \
+    }                                                                                                    \
+  } while (0)
+
+class CudaDeviceOps final : public DeviceOps {
+ public:
+  explicit CudaDeviceOps(int device) : device_(device) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
+      throw EnvironmentError("no GPU to profile on: " + (e == cudaSuccess ? std::string("no CUDA device") : cuda_error_text(e)));
+    }
+    if (e != cudaSuccess) throw EnvironmentError("cannot query CUDA devices: " + cuda_error_text(e));
+    if (device < 0 || device >= count) {
+      throw EnvironmentError("device " + std::to_string(device) + " does not exist (" + std::to_string(count) +
+                             " CUDA device(s))");
+    }
+    GPUPERF_CUDA_CHECK(cudaSetDevice(device));
+    GPUPERF_CUDA_CHECK(cudaFree(nullptr));  // creates the primary context now
+    cudaDeviceProp prop{};
+    GPUPERF_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    name_ = prop.name;
+    l2_bytes_ = static_cast<std::size_t>(prop.l2CacheSize);
+    max_threads_per_sm_ = prop.maxThreadsPerMultiProcessor;
+    sm_count_ = prop.multiProcessorCount;
+    warp_size_ = prop.warpSize;
+  }
+
+  ~CudaDeviceOps() override {
+    if (flush_buffer_ != nullptr) (void)cudaFree(flush_buffer_);  // teardown: nothing to do on failure
+  }
+
+  void* cu_context() override {
+    using GetCurrent = CUresult (*)(CUcontext*);
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    GPUPERF_CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
+      throw EnvironmentError("the CUDA driver has no cuCtxGetCurrent entry point");
+    }
+    GPUPERF_CUDA_CHECK(cudaSetDevice(device_));
+    CUcontext ctx = nullptr;
+    if (reinterpret_cast<GetCurrent>(fn)(&ctx) != CUDA_SUCCESS || ctx == nullptr) {
+      throw EnvironmentError("cuCtxGetCurrent gave no CUDA context for device " + std::to_string(device_));
+    }
+    return ctx;
+  }
+
+  std::string device_name() override { return name_; }
+
+  void flush_l2(StreamHandle stream) override {
+    if (l2_bytes_ == 0) return;
+    const std::size_t bytes = 2 * l2_bytes_;
+    if (flush_buffer_ == nullptr) {
+      GPUPERF_CUDA_CHECK(cudaMalloc(&flush_buffer_, bytes + sizeof(int4)));
+      GPUPERF_CUDA_CHECK(cudaMemset(flush_buffer_, 1, bytes + sizeof(int4)));
+    }
+    const std::size_t words = bytes / sizeof(int4);
+    read_to_flush_l2<<<sm_count_ * 4, 512, 0, stream>>>(static_cast<const int4*>(flush_buffer_), words,
+                                                        reinterpret_cast<int*>(static_cast<char*>(flush_buffer_) + bytes));
+    GPUPERF_CUDA_CHECK(cudaGetLastError());
+  }
+
+  void synchronize(StreamHandle stream) override { GPUPERF_CUDA_CHECK(cudaStreamSynchronize(stream)); }
+
+  void nvtx_push(const std::string& name) override { nvtxRangePushA(name.c_str()); }
+  void nvtx_pop() override { nvtxRangePop(); }
+
+  StaticAttributes static_attributes(const void* kernel, const LaunchShape& shape) override {
+    if (kernel == nullptr) throw Error("the workload names no kernel function (kernel_function() is null)", kExitUsage);
+    cudaFuncAttributes attr{};
+    GPUPERF_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+    StaticAttributes a;
+    a.registers = attr.numRegs;
+    a.static_shared_bytes = attr.sharedSizeBytes;
+    a.local_bytes = attr.localSizeBytes;
+    a.threads_per_block = static_cast<int>(shape.threads_per_block());
+    a.max_threads_per_sm = max_threads_per_sm_;
+    a.warp_size = warp_size_;
+    GPUPERF_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&a.active_blocks_per_sm, kernel,
+                                                                     a.threads_per_block, shape.dynamic_shared_bytes));
+    return a;
+  }
+
+ private:
+  int device_;
+  std::string name_;
+  std::size_t l2_bytes_ = 0;
+  int max_threads_per_sm_ = 0;
+  int warp_size_ = 32;
+  int sm_count_ = 1;
+  void* flush_buffer_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceOps> make_cuda_device_ops(int device) { return std::make_unique<CudaDeviceOps>(device); }
+
+}  // namespace gpuperf

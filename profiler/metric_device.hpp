@@ -1,0 +1,37 @@
+// What the collector needs from the CUDA runtime, behind an interface so the collector's logic is tested
+// with a fake: the device's CUDA context (for CUPTI), an L2 flush between passes, synchronisation, NVTX
+// ranges and the kernel's static attributes. The real implementation (metric_device.cpp) uses cudart only;
+// the driver is reached through cudaGetDriverEntryPointByVersion, never by linking libcuda.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "kernels/benchmark.hpp"
+#include "profiler/metric_eval.hpp"
+
+namespace gpuperf {
+
+class DeviceOps {
+ public:
+  virtual ~DeviceOps() = default;
+  // The current CUcontext of the device (the primary context), as void*.
+  virtual void* cu_context() = 0;
+  virtual std::string device_name() = 0;
+  // Evicts L2 (reads a buffer of twice its size: dirty lines are written back now, not inside the next
+  // range) so the next launch starts from DRAM, as after ncu's --cache-control all. Asynchronous.
+  virtual void flush_l2(StreamHandle stream) = 0;
+  // Waits for `stream`; throws gpuperf::Error naming the CUDA error when the work on it failed.
+  virtual void synchronize(StreamHandle stream) = 0;
+  // NVTX push/pop so Nsight tools show the instance's name around its profiled launches.
+  virtual void nvtx_push(const std::string& name) = 0;
+  virtual void nvtx_pop() = 0;
+  // cudaFuncGetAttributes + the occupancy API for `kernel` launched with `shape`. Throws gpuperf::Error.
+  virtual StaticAttributes static_attributes(const void* kernel, const LaunchShape& shape) = 0;
+};
+
+// The CUDA runtime implementation for device `device`: selects it and creates its primary context.
+// Throws EnvironmentError when there is no usable GPU (no driver, no device, a bad ordinal).
+std::unique_ptr<DeviceOps> make_cuda_device_ops(int device);
+
+}  // namespace gpuperf

@@ -1,0 +1,71 @@
+#include "profiler/metric_plan.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace gpuperf {
+
+bool MetricPlan::needs_static() const {
+  return std::any_of(requests.begin(), requests.end(),
+                     [](const MetricRequest& r) { return r.source == MetricSource::static_attr; });
+}
+
+MetricPlan plan_metrics(std::vector<MetricRequest> requests) {
+  MetricPlan plan;
+  std::map<std::string, std::size_t> index;
+  for (const auto& r : requests) {
+    std::vector<std::size_t> terms;
+    if (r.source == MetricSource::profiler) {
+      for (const auto& name : r.perfworks) {
+        auto [it, inserted] = index.emplace(name, plan.perfworks.size());
+        if (inserted) plan.perfworks.push_back(name);
+        terms.push_back(it->second);
+      }
+    }
+    plan.terms.push_back(std::move(terms));
+  }
+  plan.requests = std::move(requests);
+  return plan;
+}
+
+std::vector<SessionPlan> plan_sessions(const std::vector<bool>& idempotent, ReplayMode mode, std::size_t max_ranges) {
+  if (max_ranges == 0) max_ranges = 1;
+  std::vector<SessionPlan> out;
+  auto add = [&](cupti::SessionReplay replay, std::size_t target) {
+    // Kernel replay profiles every kernel between start and stop, the L2 flush too, so each of its
+    // sessions holds one target with the flush before it.
+    const std::size_t room = replay == cupti::SessionReplay::kernel ? 1 : max_ranges;
+    // The open session of this kind, if it still has room.
+    for (auto it = out.rbegin(); it != out.rend(); ++it) {
+      if (it->replay == replay) {
+        if (it->targets.size() < room) {
+          it->targets.push_back(target);
+          return;
+        }
+        break;
+      }
+    }
+    out.push_back(SessionPlan{replay, {target}});
+  };
+  for (std::size_t i = 0; i < idempotent.size(); ++i) {
+    cupti::SessionReplay replay = cupti::SessionReplay::user;
+    if (mode == ReplayMode::kernel || (mode == ReplayMode::automatic && !idempotent[i])) {
+      replay = cupti::SessionReplay::kernel;
+    }
+    add(replay, i);
+  }
+  return out;
+}
+
+std::vector<std::string> unique_range_names(const std::vector<std::string>& display_names) {
+  std::map<std::string, int> count;
+  std::vector<std::string> out;
+  out.reserve(display_names.size());
+  for (const auto& n : display_names) {
+    int k = ++count[n];
+    out.push_back(k == 1 ? n : n + "#" + std::to_string(k));
+  }
+  return out;
+}
+
+}  // namespace gpuperf

@@ -1,0 +1,46 @@
+// Pass planning for the collector: which Perfworks metrics go into the one CUPTI configuration, and how a
+// batch of instances is split into profiling sessions. Plain C++, unit-tested.
+//
+// Cost model: a session costs (passes x the batch's launches) plus a fixed setup (enable, set config,
+// decode); the passes come from CUPTI (cuptiProfilerHostGetNumOfPasses) for the whole metric set. So all
+// metrics share one configuration (CUPTI packs compatible counters into the same pass) and all instances
+// of a batch share one session, each in its own range, rather than one session per instance.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "profiler/collector.hpp"
+#include "profiler/cupti/range_backend.hpp"
+#include "profiler/metric_catalog.hpp"
+
+namespace gpuperf {
+
+struct MetricPlan {
+  std::vector<MetricRequest> requests;          // in output order
+  std::vector<std::string> perfworks;           // unique full names, the configuration's metric list
+  std::vector<std::vector<std::size_t>> terms;  // per request: indices into `perfworks` summed (profiler)
+  bool needs_profiler() const { return !perfworks.empty(); }
+  bool needs_static() const;
+};
+
+// Deduplicates the Perfworks names of all requests (shared_bank_conflicts and a raw
+// l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum share one counter).
+MetricPlan plan_metrics(std::vector<MetricRequest> requests);
+
+struct SessionPlan {
+  cupti::SessionReplay replay = cupti::SessionReplay::user;
+  std::vector<std::size_t> targets;  // indices into the batch, in launch order
+};
+
+// Splits a batch into sessions: user replay for idempotent targets (unless `mode` forces one kind),
+// kernel replay for the others; at most `max_ranges` targets per user-replay session and one per
+// kernel-replay session (the L2 flush before it must stay outside); batch order kept within each.
+std::vector<SessionPlan> plan_sessions(const std::vector<bool>& idempotent, ReplayMode mode, std::size_t max_ranges);
+
+// Range names for a session, one per target: the display name, made unique with "#2", "#3", ... when the
+// same instance appears twice (CUPTI keys user ranges by name).
+std::vector<std::string> unique_range_names(const std::vector<std::string>& display_names);
+
+}  // namespace gpuperf
