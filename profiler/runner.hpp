@@ -47,7 +47,8 @@ struct RunOptions {
 
 // Measures `instances` on GPU `options.device` and returns the complete run (started/finished timestamps,
 // machine metadata, one Result per instance in order, status = the worst instance status).
-// Throws EnvironmentError when there is no usable GPU (no driver, no device, a bad ordinal).
+// Throws EnvironmentError when there is no usable GPU (no driver, no device) or CUPTI cannot be loaded,
+// InputError for a device ordinal this machine does not have.
 Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& options);
 
 // One instance with the given timing back end: make -> poison -> launch -> verify -> time -> collect.

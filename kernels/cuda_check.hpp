@@ -1,0 +1,39 @@
+// Checking CUDA runtime calls: a failed call throws gpuperf::CudaError naming the call, the file and line,
+// and the error's name and text, e.g.
+//   "cudaMalloc(&ptr, bytes) failed at kernels/device_buffer.hpp:31: cudaErrorMemoryAllocation (out of memory)".
+// Used by the built-in kernels, users' workloads and the runner's GPU back end.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+#include "profiler/model/errors.hpp"
+
+namespace gpuperf {
+
+// A CUDA runtime call failed. Exit code 3 (environment) when it escapes to the CLI; the runner records an
+// instance whose CUDA call failed as Status::failed with this message and goes on.
+class CudaError : public Error {
+ public:
+  CudaError(const std::string& what, cudaError_t code) : Error(what, kExitEnvironment), code_(code) {}
+  cudaError_t code() const { return code_; }
+
+ private:
+  cudaError_t code_;
+};
+
+[[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
+
+}  // namespace gpuperf
+
+#define GPUPERF_CUDA_CHECK(call)                                                   \
+  do {                                                                             \
+    const cudaError_t gpuperf_cuda_status_ = (call);                               \
+    if (gpuperf_cuda_status_ != cudaSuccess) {                                     \
+      ::gpuperf::throw_cuda_error(gpuperf_cuda_status_, #call, __FILE__, __LINE__); \
+    }                                                                              \
+  } while (0)
+
+// After a kernel launch (<<<>>> reports launch errors only through cudaGetLastError).
+#define GPUPERF_CUDA_CHECK_LAUNCH() GPUPERF_CUDA_CHECK(cudaGetLastError())

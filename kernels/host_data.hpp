@@ -1,0 +1,61 @@
+// Host-side helpers of the built-in workloads: fresh random input from a seed, parallel CPU references,
+// and verification with a message naming the first wrong element.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kernels/benchmark.hpp"
+
+namespace gpuperf {
+
+// Uniform floats in [lo, hi) from a counter-based generator (SplitMix64 of seed, stream and index): the
+// buffer fills in parallel, and the same (seed, stream) gives the same values. Use a distinct `stream` per
+// input of a workload so its inputs are independent.
+std::vector<float> random_floats(std::size_t n, std::uint64_t seed, std::uint64_t stream, float lo = -1.0f,
+                                 float hi = 1.0f);
+// A uniformly random permutation of 0..n-1 (Fisher-Yates driven by the seed).
+std::vector<std::uint32_t> random_permutation(std::size_t n, std::uint64_t seed, std::uint64_t stream);
+// The 64-bit mix of SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number generators", 2014).
+std::uint64_t splitmix64(std::uint64_t x);
+
+// Runs body(begin, end) over [0, n) split across the machine's cores (CPU references of large problems).
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body);
+
+struct Tolerance {
+  double rel = 0;  // relative to the element's scale
+  double abs = 0;
+};
+
+// Names element i in a message ("[17]", "[3,17]").
+using IndexNamer = std::function<std::string(std::size_t)>;
+IndexNamer index_1d();
+IndexNamer index_2d(std::size_t cols);  // row-major: i = row * cols + col -> "[row,col]"
+
+// got[i] passes when |got[i] - expected[i]| <= tol.abs + tol.rel * scale[i], scale[i] = |expected[i]| when
+// `scale` is empty (for a dot product pass sum |a_k b_k|: the rounding error grows with it, not with the
+// possibly cancelling result). NaN and infinity never pass. `what` names the output ("c").
+Verification verify_close(const std::vector<float>& got, const std::vector<double>& expected,
+                          const std::vector<double>& scale, Tolerance tol, const std::string& what,
+                          const IndexNamer& namer = index_1d());
+// Bit-exact comparison for copies and permutations.
+Verification verify_equal(const std::vector<float>& got, const std::vector<float>& expected,
+                          const std::string& what, const IndexNamer& namer = index_1d());
+
+}  // namespace gpuperf
+
+namespace gpuperf {
+
+// The integer value of axis `name` at an instance's parameter point; InputError naming the benchmark when
+// it is missing or not an integer.
+std::int64_t int_param(const Params& params, const std::string& name, const std::string& benchmark);
+
+// Blocks of `block` threads needed to cover `n` items.
+inline unsigned blocks_for(std::int64_t n, std::int64_t block) {
+  return static_cast<unsigned>((n + block - 1) / block);
+}
+
+}  // namespace gpuperf

@@ -1,0 +1,34 @@
+#include "profiler/cupti/activity_records.hpp"
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+namespace gpuperf::cupti {
+
+std::map<std::uint64_t, double> durations_by_external_id(const ActivityBatch& batch,
+                                                         const std::vector<std::uint64_t>& ids) {
+  const std::set<std::uint64_t> wanted(ids.begin(), ids.end());
+  std::unordered_map<std::uint32_t, std::uint64_t> external_of;  // correlation id -> external id
+  for (const auto& c : batch.correlations) {
+    if (wanted.count(c.external_id) != 0) external_of[c.correlation_id] = c.external_id;
+  }
+  struct Span {
+    std::uint64_t start = ~std::uint64_t{0};
+    std::uint64_t end = 0;
+  };
+  std::map<std::uint64_t, Span> spans;
+  for (const auto& k : batch.kernels) {
+    auto it = external_of.find(k.correlation_id);
+    if (it == external_of.end()) continue;
+    if (k.end_ns <= k.start_ns) continue;  // incomplete record: no timestamps
+    Span& s = spans[it->second];
+    s.start = std::min(s.start, k.start_ns);
+    s.end = std::max(s.end, k.end_ns);
+  }
+  std::map<std::uint64_t, double> out;
+  for (const auto& [id, s] : spans) out[id] = static_cast<double>(s.end - s.start);
+  return out;
+}
+
+}  // namespace gpuperf::cupti

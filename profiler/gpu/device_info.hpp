@@ -1,0 +1,24 @@
+// Selecting the GPU and describing the machine a run was measured on.
+#pragma once
+
+#include <string>
+
+#include "profiler/model/result.hpp"
+
+namespace gpuperf::gpu {
+
+// Makes `device` current. Throws EnvironmentError when there is no usable GPU (no driver:
+// cudaErrorInsufficientDriver; no device: cudaErrorNoDevice; any other failure) and InputError for an
+// ordinal this machine does not have.
+void select_device(int device);
+
+// GPU name, UUID ("GPU-8c3e...", as nvidia-smi prints it), SM count, compute capability, driver version
+// (NVML's "580.159.04", else the CUDA driver API version), CUDA runtime version and hostname.
+Machine describe_machine(int device);
+
+// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" from 16 UUID bytes.
+std::string format_gpu_uuid(const unsigned char bytes[16]);
+// "13.0" from 13000 (the CUDA version encoding 1000 * major + 10 * minor).
+std::string format_cuda_version(int version);
+
+}  // namespace gpuperf::gpu

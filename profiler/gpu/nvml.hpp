@@ -1,0 +1,16 @@
+// The few NVML queries gpuperf makes, through dlopen("libnvidia-ml.so.1"): never linked, so gpuperf starts
+// on machines without the driver. Every function returns nullopt when NVML or the query is unavailable.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace gpuperf::gpu {
+
+// The display driver's version, "580.159.04".
+std::optional<std::string> nvml_driver_version();
+
+// The SM clock of the GPU with this UUID ("GPU-..."), in MHz, right now.
+std::optional<unsigned> nvml_sm_clock_mhz(const std::string& gpu_uuid);
+
+}  // namespace gpuperf::gpu

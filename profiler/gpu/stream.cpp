@@ -1,0 +1,24 @@
+#include "profiler/gpu/stream.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/cuda_check.hpp"
+
+namespace gpuperf::gpu {
+
+Stream::Stream() { GPUPERF_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+
+Stream::~Stream() {
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+std::string sticky_error() {
+  const cudaError_t err = cudaDeviceSynchronize();
+  if (err == cudaSuccess) return {};
+  // A non-sticky error is consumed by cudaGetLastError; a sticky one persists on the next call.
+  (void)cudaGetLastError();
+  if (cudaDeviceSynchronize() == cudaSuccess) return {};
+  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
+}
+
+}  // namespace gpuperf::gpu

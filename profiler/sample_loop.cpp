@@ -1,0 +1,140 @@
+#include "profiler/sample_loop.hpp"
+
+#include <nvtx3/nvToolsExt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "profiler/model/errors.hpp"
+
+namespace gpuperf {
+
+std::size_t next_batch_size(std::size_t taken, const TimingOptions& options, std::size_t clock_slots) {
+  const StoppingCriteria& c = options.stop;
+  if (taken >= c.max_samples) return 0;
+  std::size_t want;
+  if (options.mode == TimingMode::hot) {
+    want = std::max<std::size_t>(1, options.hot_batch);
+    if (taken < c.min_samples) want = std::max(want, c.min_samples - taken);
+  } else if (taken < c.min_samples) {
+    want = c.min_samples - taken;
+  } else {
+    want = std::clamp<std::size_t>(taken / 4, 8, 64);
+  }
+  want = std::min(want, c.max_samples - taken);
+  // Cold mode reads the clock once per sample; hot mode once per batch.
+  if (options.mode == TimingMode::cold && clock_slots > 0) want = std::min(want, clock_slots);
+  return want;
+}
+
+void SampleLoop::tagged_launch(Workload& workload, StreamHandle stream, const std::string& range_name,
+                               std::uint64_t id) {
+  activity_.push_external_id(id);
+  nvtxRangePushA(range_name.c_str());
+  try {
+    workload.launch(stream);
+  } catch (...) {
+    nvtxRangePop();
+    activity_.pop_external_id();
+    throw;
+  }
+  nvtxRangePop();
+  activity_.pop_external_id();
+}
+
+TimingResult SampleLoop::time(Workload& workload, StreamHandle stream, const std::string& range_name,
+                              const TimingOptions& options) {
+  validate(options.stop);
+  const bool cold = options.mode == TimingMode::cold;
+  TimingResult result;
+  result.reference_clock_mhz = device_.reference_clock_mhz();
+
+  activity_.enable();
+  struct Disable {  // leave CUPTI's kernel tracing off whatever happens (the collector runs next)
+    cupti::ActivitySource& a;
+    ~Disable() {
+      try {
+        a.disable();
+      } catch (...) {
+      }
+    }
+  } disable_on_exit{activity_};
+
+  // Warm-up: untagged, so its records are ignored.
+  for (std::size_t i = 0; i < options.warmup_launches; ++i) {
+    if (cold) device_.flush_l2(stream);
+    nvtxRangePushA(range_name.c_str());
+    workload.launch(stream);
+    nvtxRangePop();
+  }
+  device_.synchronize(stream);
+  (void)activity_.collect();  // drop the warm-up's records
+  result.warmup_launches = options.warmup_launches;
+
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    const std::size_t batch = next_batch_size(result.duration_ns.size(), options, device_.clock_slots());
+    if (batch == 0) {
+      result.stop_reason = StopReason::max_samples;
+      break;
+    }
+    std::vector<std::uint64_t> ids(batch);
+    for (std::size_t i = 0; i < batch; ++i) {
+      ids[i] = next_id_++;
+      if (cold) device_.flush_l2(stream);
+      tagged_launch(workload, stream, range_name, ids[i]);
+      if (cold && device_.clock_slots() > 0) device_.record_clock(stream, i);
+    }
+    if (!cold && device_.clock_slots() > 0) device_.record_clock(stream, 0);
+    device_.synchronize(stream);
+
+    // Collect until every launch of the batch has its record (a forced flush can catch a record before
+    // its timestamps are written; that is rare and brief).
+    cupti::ActivityBatch records;
+    std::map<std::uint64_t, double> durations;
+    for (int attempt = 0;; ++attempt) {
+      cupti::ActivityBatch more = activity_.collect();
+      records.kernels.insert(records.kernels.end(), more.kernels.begin(), more.kernels.end());
+      records.correlations.insert(records.correlations.end(), more.correlations.begin(), more.correlations.end());
+      records.dropped += more.dropped;
+      durations = cupti::durations_by_external_id(records, ids);
+      if (durations.size() == batch) break;
+      if (records.dropped > 0) {
+        throw EnvironmentError("CUPTI dropped " + std::to_string(records.dropped) +
+                               " activity records while timing '" + range_name + "'");
+      }
+      if (attempt >= 50) {
+        throw EnvironmentError("CUPTI delivered kernel records for " + std::to_string(durations.size()) + " of " +
+                               std::to_string(batch) + " launches of '" + range_name + "' (" +
+                               std::to_string(records.kernels.size()) + " kernel records, " +
+                               std::to_string(records.correlations.size()) + " correlation records)");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+
+    std::vector<double> clocks;
+    if (device_.clock_slots() > 0) clocks = device_.read_clocks_mhz(cold ? batch : 1);
+    for (std::size_t i = 0; i < batch; ++i) {
+      result.duration_ns.push_back(durations.at(ids[i]));
+      if (!clocks.empty()) result.sm_clock_mhz.push_back(cold ? clocks[i] : clocks[0]);
+    }
+
+    result.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.stop_reason = should_stop(result.duration_ns, result.elapsed_s, options.stop);
+    if (result.stop_reason != StopReason::not_yet) break;
+  }
+
+  // Without a reference clock, the highest reading of this instance stands in.
+  double reference = result.reference_clock_mhz;
+  if (!(reference > 0) && !result.sm_clock_mhz.empty()) {
+    reference = *std::max_element(result.sm_clock_mhz.begin(), result.sm_clock_mhz.end());
+  }
+  result.reference_clock_mhz = reference;
+  if (!result.sm_clock_mhz.empty()) {
+    result.throttled = flag_throttled(result.sm_clock_mhz, reference, options.throttle_fraction);
+  }
+  return result;
+}
+
+}  // namespace gpuperf
