@@ -5,6 +5,7 @@
 #include <set>
 
 #include "db/store_impl.hpp"
+#include "db/timestamp.hpp"
 
 namespace gpuperf::db {
 namespace {
@@ -13,7 +14,13 @@ namespace {
 void validate(const Run& run) {
   const std::string where = "run " + (run.uuid.empty() ? std::string("(no uuid)") : run.uuid);
   if (run.uuid.empty()) throw InputError("a run needs a uuid");
-  if (run.started_at.empty()) throw InputError(where + ": started_at is empty");
+  if (!is_normalized_timestamp(run.started_at)) {
+    throw InputError(where + ": started_at '" + run.started_at + "' is not an ISO 8601 UTC time like " +
+                     "2026-11-01T02:00:00Z");
+  }
+  if (!run.finished_at.empty() && !is_normalized_timestamp(run.finished_at)) {
+    throw InputError(where + ": finished_at '" + run.finished_at + "' is not an ISO 8601 UTC time");
+  }
   if (run.machine.fingerprint() == "/") throw InputError(where + ": the machine has no hostname, GPU name or UUID");
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& r : run.results) {

@@ -1,0 +1,50 @@
+// The interchange format: gpuperf-results JSON, version 1 (README.md, "Database"; ../shared/DESIGN.md).
+//
+//   {"format": "gpuperf-results", "version": 1, "runs": [ {run}, ... ]}
+//
+// Reading validates the whole document before anything is returned: every error names the source, and
+// the JSON path of the offending value, e.g.
+//   runs.json: runs[0].results[3].metrics.duration.samples[7]: expected a finite number, got "NaN"
+// or, for malformed JSON, the line and column. Summaries in a file are ignored: the store recomputes them
+// from the raw samples. Writing produces one run per line, so files diff and stream well.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "profiler/model/result.hpp"
+
+namespace gpuperf::db {
+
+inline constexpr const char* kInterchangeFormat = "gpuperf-results";
+inline constexpr int kInterchangeVersion = 1;
+
+// Parses a whole document. `source` prefixes every error ("runs.json", "<stdin>"). Throws InputError.
+std::vector<Run> parse_interchange(const std::string& text, const std::string& source);
+
+// Reads and parses a file; "-" reads standard input. Throws InputError (unreadable files included).
+std::vector<Run> read_interchange_file(const std::string& path);
+
+// One run as the JSON object the format holds (compact, one line).
+std::string run_to_interchange(const Run& run);
+
+// Writes a document incrementally: the header at construction, one run per add(), the end at finish().
+// Memory stays at one run, whatever the number of runs.
+class InterchangeWriter {
+ public:
+  explicit InterchangeWriter(std::ostream& out);
+  void add(const Run& run);
+  void finish();
+  std::size_t count() const { return count_; }
+
+ private:
+  std::ostream& out_;
+  std::size_t count_ = 0;
+  bool finished_ = false;
+};
+
+// The whole document for `runs`, as InterchangeWriter writes it.
+std::string to_interchange(const std::vector<Run>& runs);
+
+}  // namespace gpuperf::db

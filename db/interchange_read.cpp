@@ -1,0 +1,409 @@
+// Reading the interchange format: a strict validator that names the JSON path of every problem.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "db/interchange.hpp"
+#include "db/timestamp.hpp"
+#include "profiler/model/errors.hpp"
+#include "profiler/model/metrics.hpp"
+
+namespace gpuperf::db {
+namespace {
+
+// ordered_json keeps metrics in the order the file lists them.
+using json = nlohmann::ordered_json;
+
+// JSON numbers too large for a double ("1e999") stop nlohmann's parser without a position. They are
+// replaced by a string carrying this prefix and the literal, so the validator can name their JSON path.
+const std::string kOverflow = std::string(1, '\0') + "gpuperf:overflow:";
+
+bool is_overflow(const json& v) {
+  return v.is_string() && v.get_ref<const std::string&>().compare(0, kOverflow.size(), kOverflow) == 0;
+}
+
+std::string at_key(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+std::string at_index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
+
+// A value as an error message shows it.
+std::string describe(const json& v) {
+  switch (v.type()) {
+    case json::value_t::string: {
+      if (is_overflow(v)) return v.get<std::string>().substr(kOverflow.size()) + " (beyond the range of a double)";
+      std::string s = v.get<std::string>();
+      if (s.size() > 40) s = s.substr(0, 40) + "...";
+      return json(s).dump();
+    }
+    case json::value_t::number_float:
+      if (!std::isfinite(v.get<double>())) return "a number out of range (it overflows to infinity)";
+      return v.dump();
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    default: return v.dump();  // null, true, false, integers
+  }
+}
+
+// "worst" instance status for a run that does not state its own: a wrong answer outranks a failure,
+// which outranks "unsupported" and "skipped".
+int severity(Status s) {
+  switch (s) {
+    case Status::ok: return 0;
+    case Status::skipped: return 1;
+    case Status::unsupported: return 2;
+    case Status::failed: return 3;
+    case Status::incorrect: return 4;
+  }
+  return 3;
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw InputError(source_ + ": " + (path.empty() ? "" : path + ": ") + what);
+  }
+
+  const json& require(const json& obj, const char* key, const std::string& path) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(at_key(path, key), "missing");
+    return *it;
+  }
+  const json* optional(const json& obj, const char* key) const {
+    auto it = obj.find(key);
+    return it == obj.end() ? nullptr : &*it;
+  }
+  const json& object(const json& v, const std::string& path) const {
+    if (!v.is_object()) fail(path, "expected an object, got " + describe(v));
+    return v;
+  }
+  const json& array(const json& v, const std::string& path) const {
+    if (!v.is_array()) fail(path, "expected an array, got " + describe(v));
+    return v;
+  }
+  std::string string(const json& v, const std::string& path) const {
+    if (!v.is_string() || is_overflow(v)) fail(path, "expected a string, got " + describe(v));
+    return v.get<std::string>();
+  }
+  std::string string_field(const json& obj, const char* key, const std::string& path, bool required) const {
+    if (required) return string(require(obj, key, path), at_key(path, key));
+    const json* v = optional(obj, key);
+    return v == nullptr ? std::string() : string(*v, at_key(path, key));
+  }
+  bool boolean(const json& v, const std::string& path) const {
+    if (!v.is_boolean()) fail(path, "expected true or false, got " + describe(v));
+    return v.get<bool>();
+  }
+  double finite(const json& v, const std::string& path) const {
+    if (v.is_number()) {
+      double x = v.get<double>();
+      if (std::isfinite(x)) return x;
+    }
+    fail(path, "expected a finite number, got " + describe(v));
+  }
+  Status status(const json& v, const std::string& path) const {
+    std::string s = string(v, path);
+    try {
+      return status_from_string(s);
+    } catch (const InputError& e) {
+      fail(path, e.what());
+    }
+  }
+  std::string timestamp(const json& v, const std::string& path) const {
+    std::string s = string(v, path);
+    auto t = normalize_timestamp(s);
+    if (!t) fail(path, "expected an ISO 8601 time with a zone like \"2026-11-01T02:00:00Z\", got " + describe(v));
+    return *t;
+  }
+
+  std::vector<double> numbers(const json& v, const std::string& path) const {
+    array(v, path);
+    std::vector<double> out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const json& x = v[i];
+      double d = 0;
+      if (x.is_number() && std::isfinite(d = x.get<double>())) {
+        out.push_back(d);
+      } else {
+        fail(at_index(path, i), "expected a finite number, got " + describe(x));
+      }
+    }
+    return out;
+  }
+
+  Measurement measurement(const std::string& name, const json& v, const std::string& path) const {
+    object(v, path);
+    Measurement m;
+    m.metric = metric_info_for(name);
+    m.metric.name = name;
+    m.metric.unit = string_field(v, "unit", path, true);
+    if (const MetricTraits* t = find_metric(name); t != nullptr && t->info.unit != m.metric.unit) {
+      fail(at_key(path, "unit"), "gpuperf's metric '" + name + "' is measured in \"" + t->info.unit + "\", got " +
+                                     describe(v["unit"]));
+    }
+    if (const json* b = optional(v, "better")) {
+      std::string s = string(*b, at_key(path, "better"));
+      if (s != "higher" && s != "lower") fail(at_key(path, "better"), "expected \"higher\" or \"lower\", got " + describe(*b));
+      m.metric.higher_is_better = s == "higher";
+    }
+    if (const json* d = optional(v, "deterministic")) m.metric.deterministic = boolean(*d, at_key(path, "deterministic"));
+    if (const json* s = optional(v, "status")) m.status = status(*s, at_key(path, "status"));
+    m.message = string_field(v, "message", path, false);
+    const json* samples = optional(v, "samples");
+    const json* value = optional(v, "value");
+    if (samples != nullptr && value != nullptr) fail(path, "has both \"samples\" and \"value\"; give one");
+    if (samples != nullptr) {
+      m.samples = numbers(*samples, at_key(path, "samples"));
+      if (m.samples.empty() && m.status == Status::ok) fail(at_key(path, "samples"), "empty (a metric with status ok needs at least one sample)");
+      if (const json* clk = optional(v, "sm_clock_mhz")) {
+        m.sm_clock_mhz = numbers(*clk, at_key(path, "sm_clock_mhz"));
+        if (m.sm_clock_mhz.size() != m.samples.size()) {
+          fail(at_key(path, "sm_clock_mhz"), std::to_string(m.sm_clock_mhz.size()) + " readings for " +
+                                                 std::to_string(m.samples.size()) + " samples (need one per sample)");
+        }
+      }
+    } else if (value != nullptr) {
+      m.samples = {finite(*value, at_key(path, "value"))};
+      if (optional(v, "sm_clock_mhz") != nullptr) fail(at_key(path, "sm_clock_mhz"), "only allowed with \"samples\"");
+    } else if (m.status == Status::ok) {
+      fail(path, "needs \"samples\" or \"value\" (or a \"status\" saying why there is none)");
+    }
+    m.summary = summarize(m.samples);  // never trusted from the file
+    return m;
+  }
+
+  Result result(const json& v, const std::string& path) const {
+    object(v, path);
+    Result r;
+    r.instance.name = string_field(v, "benchmark", path, true);
+    if (r.instance.name.empty()) fail(at_key(path, "benchmark"), "empty");
+    if (const json* p = optional(v, "params")) {
+      const std::string pp = at_key(path, "params");
+      object(*p, pp);
+      for (const auto& [k, x] : p->items()) {
+        if (x.is_number_integer()) {
+          r.instance.params[k] = x.get<std::int64_t>();
+        } else if (x.is_number_float()) {
+          r.instance.params[k] = finite(x, at_key(pp, k));
+        } else if (x.is_string() && !is_overflow(x)) {
+          r.instance.params[k] = x.get<std::string>();
+        } else {
+          fail(at_key(pp, k), "expected a number or a string, got " + describe(x));
+        }
+      }
+    }
+    r.status = status(require(v, "status", path), at_key(path, "status"));
+    r.message = string_field(v, "message", path, false);
+    r.baseline = string_field(v, "baseline", path, false);
+    if (const json* ms = optional(v, "metrics")) {
+      const std::string mp = at_key(path, "metrics");
+      object(*ms, mp);
+      for (const auto& [name, mv] : ms->items()) {
+        if (name.empty()) fail(mp, "a metric has an empty name");
+        r.metrics.push_back(measurement(name, mv, at_key(mp, name)));
+      }
+    }
+    return r;
+  }
+
+  Machine machine(const json& v, const std::string& path) const {
+    object(v, path);
+    Machine m;
+    m.hostname = string_field(v, "hostname", path, true);
+    m.gpu_name = string_field(v, "gpu_name", path, true);
+    m.gpu_uuid = string_field(v, "gpu_uuid", path, false);
+    m.cc = string_field(v, "cc", path, false);
+    m.driver = string_field(v, "driver", path, false);
+    m.cuda = string_field(v, "cuda", path, false);
+    if (const json* sm = optional(v, "sm_count")) {
+      if (!sm->is_number_integer() || sm->get<std::int64_t>() < 0) {
+        fail(at_key(path, "sm_count"), "expected a non-negative integer, got " + describe(*sm));
+      }
+      m.sm_count = sm->get<std::int64_t>();
+    }
+    if (m.hostname.empty() && m.gpu_uuid.empty()) fail(at_key(path, "hostname"), "empty (and no gpu_uuid)");
+    return m;
+  }
+
+  Run run(const json& v, const std::string& path) const {
+    object(v, path);
+    Run r;
+    r.uuid = string_field(v, "uuid", path, true);
+    if (r.uuid.empty()) fail(at_key(path, "uuid"), "empty");
+    r.started_at = timestamp(require(v, "started_at", path), at_key(path, "started_at"));
+    if (const json* f = optional(v, "finished_at"); f != nullptr && !(f->is_string() && f->get<std::string>().empty())) {
+      r.finished_at = timestamp(*f, at_key(path, "finished_at"));
+    }
+    r.commit = string_field(v, "commit", path, false);
+    r.branch = string_field(v, "branch", path, false);
+    r.label = string_field(v, "label", path, false);
+    r.tool_version = string_field(v, "tool_version", path, false);
+    if (const json* e = optional(v, "excluded")) r.excluded = boolean(*e, at_key(path, "excluded"));
+    r.exclude_reason = string_field(v, "exclude_reason", path, false);
+    r.machine = machine(require(v, "machine", path), at_key(path, "machine"));
+    const std::string rp = at_key(path, "results");
+    const json& results = array(require(v, "results", path), rp);
+    std::map<std::string, std::size_t> first_at;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      Result res = result(results[i], at_index(rp, i));
+      auto [it, fresh] = first_at.emplace(res.instance.display_name(), i);
+      if (!fresh) {
+        fail(at_index(rp, i), "benchmark instance " + res.instance.display_name() + " appears twice in this run (first at " +
+                                  at_index(rp, it->second) + ")");
+      }
+      r.results.push_back(std::move(res));
+    }
+    if (const json* s = optional(v, "status")) {
+      r.status = status(*s, at_key(path, "status"));
+    } else {
+      for (const Result& res : r.results) {
+        if (severity(res.status) > severity(r.status)) r.status = res.status;
+      }
+    }
+    return r;
+  }
+
+  std::vector<Run> document(const json& doc) const {
+    if (!doc.is_object()) fail("", "expected a JSON object with \"format\", \"version\" and \"runs\", got " + describe(doc));
+    const json* format = optional(doc, "format");
+    if (format == nullptr) fail("format", "missing (is this a gpuperf-results file?)");
+    if (!format->is_string() || format->get<std::string>() != kInterchangeFormat) {
+      fail("format", std::string("expected \"") + kInterchangeFormat + "\", got " + describe(*format));
+    }
+    const json& version = require(doc, "version", "");
+    if (!version.is_number_integer()) fail("version", "expected an integer, got " + describe(version));
+    if (version.get<std::int64_t>() != kInterchangeVersion) {
+      fail("version", "unsupported version " + version.dump() + " (this gpuperf reads version " +
+                          std::to_string(kInterchangeVersion) + ")");
+    }
+    const json& runs = array(require(doc, "runs", ""), "runs");
+    std::vector<Run> out;
+    out.reserve(runs.size());
+    std::map<std::string, std::size_t> first_at;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      Run r = run(runs[i], at_index("runs", i));
+      auto [it, fresh] = first_at.emplace(r.uuid, i);
+      if (!fresh) {
+        fail(at_key(at_index("runs", i), "uuid"), "duplicate run uuid \"" + r.uuid + "\" (first at " +
+                                                     at_index("runs", it->second) + ")");
+      }
+      out.push_back(std::move(r));
+    }
+    return out;
+  }
+
+ private:
+  std::string source_;
+};
+
+}  // namespace
+
+namespace {
+
+// Where the first number literal `token` starts outside any string, or npos.
+std::size_t find_number_literal(const std::string& text, const std::string& token) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (text.compare(i, token.size(), token) == 0) {
+      char before = i == 0 ? ' ' : text[i - 1];
+      char after = i + token.size() < text.size() ? text[i + token.size()] : ' ';
+      auto numeric = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0 || ch == '.' ||
+                                          ch == 'e' || ch == 'E' || ch == '+' || ch == '-'; };
+      if (!numeric(before) && !numeric(after)) return i;
+    }
+  }
+  return std::string::npos;
+}
+
+[[noreturn]] void malformed(const std::string& text, const std::string& source, std::size_t byte,
+                            const std::string& what) {
+  // Line and column of the byte where parsing stopped (`byte` counts from 1).
+  std::size_t end = std::min(byte == 0 ? 0 : byte - 1, text.size());
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  std::string why = what;
+  if (auto p = why.find(": syntax error"); p != std::string::npos) why = why.substr(p + 2);
+  std::string hint;
+  const std::string around = text.substr(end > 9 ? end - 9 : 0, 18);
+  if (around.find("NaN") != std::string::npos || around.find("Infinity") != std::string::npos ||
+      around.find("nan") != std::string::npos || around.find("inf") != std::string::npos) {
+    hint = " (NaN and Infinity are not JSON numbers, and gpuperf stores finite values only)";
+  }
+  throw InputError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": malformed JSON: " + why + hint);
+}
+
+json parse_json(const std::string& original, const std::string& source) {
+  const std::string* text = &original;
+  std::string patched;  // only when overflowing numbers had to be replaced
+  for (int replaced = 0;; ++replaced) {
+    try {
+      return json::parse(*text);
+    } catch (const json::parse_error& e) {
+      malformed(*text, source, e.byte, e.what());
+    } catch (const json::out_of_range& e) {
+      std::string what = e.what();
+      auto open = what.find("parsing '");
+      auto close = what.rfind('\'');
+      if (e.id != 406 || open == std::string::npos || close <= open + 9) throw InputError(source + ": " + what);
+      std::string token = what.substr(open + 9, close - open - 9);
+      std::size_t at = find_number_literal(*text, token);
+      if (at == std::string::npos || replaced > 1000) throw InputError(source + ": number out of range: " + token);
+      if (text != &patched) patched = original;
+      patched.replace(at, token.size(), json(kOverflow + token).dump());
+      text = &patched;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Run> parse_interchange(const std::string& text, const std::string& source) {
+  return Reader(source).document(parse_json(text, source));
+}
+
+std::vector<Run> read_interchange_file(const std::string& path) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    return parse_interchange(text, "<stdin>");
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError("cannot read '" + path + "': it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot read '" + path + "': " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) throw InputError("cannot read '" + path + "': " + std::strerror(errno));
+  return parse_interchange(buf.str(), path);
+}
+
+}  // namespace gpuperf::db
