@@ -1,0 +1,26 @@
+// Escaping of user-controlled strings (benchmark names, params, branches, labels, commits, hints) for every
+// context the report writers put them in. Writers never emit such a string without one of these.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace gpuperf::reports {
+
+// Text and attribute values in HTML and SVG: & < > " ' become entities; control characters other than
+// tab and newline, and bytes that are not valid UTF-8, become U+FFFD.
+std::string html_escape(std::string_view s);
+
+// A JSON string literal (with quotes) that is also safe inside an HTML <script> element: < > & and
+// U+2028/U+2029 are \u-escaped, so "</script>" or "<!--" in a name cannot end the script.
+std::string json_string(std::string_view s);
+
+// One cell of a GitHub-flavoured Markdown table, or inline text: newlines become spaces, the table pipe,
+// backticks and the inline Markdown punctuation are backslash-escaped, & < > become entities (no raw HTML gets
+// through). Never put its result at the start of a line.
+std::string md_escape(std::string_view s);
+
+// Valid UTF-8 with control characters (except tab/newline) and invalid bytes replaced by U+FFFD.
+std::string sanitize_utf8(std::string_view s);
+
+}  // namespace gpuperf::reports

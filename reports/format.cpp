@@ -1,0 +1,129 @@
+#include "reports/format.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "profiler/model/stats.hpp"
+
+namespace gpuperf::reports {
+
+UnitScale scale_for(const std::string& unit, double magnitude) {
+  const double m = std::fabs(magnitude);
+  if (unit == "ns") {
+    if (m >= 1e9) return {1e9, "s"};
+    if (m >= 1e6) return {1e6, "ms"};
+    if (m >= 1e3) return {1e3, "\xC2\xB5s"};  // µs
+    return {1, "ns"};
+  }
+  if (unit == "bytes") {
+    if (m >= 1024.0 * 1024 * 1024) return {1024.0 * 1024 * 1024, "GiB"};
+    if (m >= 1024.0 * 1024) return {1024.0 * 1024, "MiB"};
+    if (m >= 1024.0) return {1024.0, "KiB"};
+    return {1, "B"};
+  }
+  if (unit == "count" || unit.empty()) {
+    if (m >= 1e9) return {1e9, "G"};
+    if (m >= 1e6) return {1e6, "M"};
+    if (m >= 1e4) return {1e3, "k"};  // counts below 10,000 read best in full
+    return {1, ""};
+  }
+  return {1, unit};
+}
+
+std::string format_number(double v, int significant) {
+  if (!std::isfinite(v)) return std::isnan(v) ? "n/a" : (v > 0 ? "inf" : "-inf");
+  if (v == 0) return "0";
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  const int decimals = std::clamp(significant - 1 - magnitude, 0, 9);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  if (s == "-0") s = "0";
+  return s;
+}
+
+std::string format_value(double v, const std::string& unit) {
+  const UnitScale sc = scale_for(unit, v);
+  const std::string num = format_number(v / sc.divisor);
+  if (sc.unit.empty()) return num;
+  if (sc.unit == "%") return num + "%";
+  return num + " " + sc.unit;
+}
+
+std::string format_change_pct(double pct) {
+  if (!std::isfinite(pct)) return pct > 0 ? "+inf%" : "n/a";
+  char buf[64];
+  const double a = std::fabs(pct);
+  if (a >= 100) {
+    std::snprintf(buf, sizeof buf, "%+.0f%%", pct);
+  } else {
+    std::snprintf(buf, sizeof buf, "%+.1f%%", pct);
+  }
+  std::string s = buf;
+  if (s == "-0.0%") s = "+0.0%";
+  return s;
+}
+
+std::string format_ratio(double r) {
+  if (!std::isfinite(r)) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, r >= 100 ? "%.0f" : (r >= 10 ? "%.1f" : "%.2f"), r);
+  return std::string(buf) + "\xC3\x97";  // ×
+}
+
+std::string short_commit(const std::string& sha) { return sha.substr(0, std::min<std::size_t>(sha.size(), 10)); }
+
+std::string format_datetime(const std::string& iso) {
+  // YYYY-MM-DDTHH:MM...
+  if (iso.size() >= 16 && iso[4] == '-' && iso[7] == '-' && (iso[10] == 'T' || iso[10] == ' ') && iso[13] == ':') {
+    return iso.substr(0, 10) + " " + iso.substr(11, 5);
+  }
+  return iso;
+}
+
+std::string format_date(const std::string& iso) {
+  if (iso.size() >= 10 && iso[4] == '-' && iso[7] == '-') return iso.substr(0, 10);
+  return iso;
+}
+
+std::string sparkline(const std::vector<double>& values, std::size_t width) {
+  static const char* const kBars[] = {"\xE2\x96\x81", "\xE2\x96\x82", "\xE2\x96\x83", "\xE2\x96\x84",
+                                      "\xE2\x96\x85", "\xE2\x96\x86", "\xE2\x96\x87", "\xE2\x96\x88"};
+  if (values.empty() || width == 0) return "";
+  std::vector<double> buckets;
+  if (values.size() <= width) {
+    buckets = values;
+  } else {
+    buckets.reserve(width);
+    for (std::size_t b = 0; b < width; ++b) {
+      const std::size_t lo = b * values.size() / width;
+      const std::size_t hi = (b + 1) * values.size() / width;
+      buckets.push_back(median(std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                   values.begin() + static_cast<std::ptrdiff_t>(hi))));
+    }
+  }
+  const auto [mn, mx] = std::minmax_element(buckets.begin(), buckets.end());
+  double lo = *mn, hi = *mx;
+  // Run-to-run noise of a fraction of a percent should not fill the whole height: the drawn range spans at
+  // least 5% of the level.
+  const double min_span = 0.05 * std::fabs((lo + hi) / 2);
+  if (hi - lo < min_span) {
+    const double mid = (lo + hi) / 2;
+    lo = mid - min_span / 2;
+    hi = mid + min_span / 2;
+  }
+  std::string out;
+  for (double v : buckets) {
+    int level = 3;
+    if (hi > lo) level = static_cast<int>(std::floor((v - lo) / (hi - lo) * 7.999));
+    out += kBars[std::clamp(level, 0, 7)];
+  }
+  return out;
+}
+
+}  // namespace gpuperf::reports

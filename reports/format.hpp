@@ -1,0 +1,39 @@
+// Number, unit, date and sparkline formatting shared by the report writers. Deterministic (C locale,
+// no clock), so golden outputs are stable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpuperf::reports {
+
+// How values of a metric unit are shown for a given magnitude: ns -> µs/ms/s, bytes -> KiB/MiB/GiB,
+// count -> k/M/G; other units (%, GB/s, ...) are shown as they are.
+struct UnitScale {
+  double divisor = 1;
+  std::string unit;  // the display unit, "" for a plain count
+};
+UnitScale scale_for(const std::string& unit, double magnitude);
+
+// `v` with about `significant` significant digits, no exponent, trailing zeros trimmed: 277.5, 0.125, 12000.
+std::string format_number(double v, int significant = 4);
+// A value in its metric unit, scaled for reading: "277.5 µs", "56.25%", "50.4 M", "64 MiB", "1250 GB/s".
+std::string format_value(double v, const std::string& unit);
+// "+12.3%", "-4.0%", "+0.0%" for a relative change given in percent.
+std::string format_change_pct(double pct);
+// "4.29×" for a ratio.
+std::string format_ratio(double r);
+
+// The first 10 characters of a commit sha ("" stays "").
+std::string short_commit(const std::string& sha);
+// "2026-11-01 02:00" from "2026-11-01T02:00:00Z"; anything unparseable is returned as it is.
+std::string format_datetime(const std::string& iso);
+// "2026-11-01" from an ISO 8601 timestamp.
+std::string format_date(const std::string& iso);
+
+// A Unicode sparkline (▁▂▃▄▅▆▇█) of `values`, at most `width` characters: longer series are cut into
+// `width` equal buckets, each drawn at its median. The drawn range spans at least 5% of the level, so noise
+// stays low and a flat series sits at mid height.
+std::string sparkline(const std::vector<double>& values, std::size_t width = 24);
+
+}  // namespace gpuperf::reports

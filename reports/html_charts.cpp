@@ -1,0 +1,196 @@
+#include "reports/html_charts.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "reports/escape.hpp"
+#include "reports/format.hpp"
+
+namespace gpuperf::reports::html {
+namespace {
+
+// Exact enough for a tooltip, short in the page: up to 10 significant digits.
+std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::string variant_of(const std::string& benchmark) {
+  const auto slash = benchmark.find('/');
+  return slash == std::string::npos ? benchmark : benchmark.substr(slash + 1);
+}
+
+ChartLine line_of(const TrendSeries& s, const std::string& label, int color, bool with_band) {
+  ChartLine line;
+  line.label = label;
+  line.color = color;
+  line.points.reserve(s.points.size());
+  for (const auto& p : s.points) line.points.emplace_back(p.run, p.summary.median);
+  // The interquartile band of the samples, where a run had several.
+  bool any_spread = false;
+  for (const auto& p : s.points) any_spread = any_spread || (p.summary.n > 1 && p.summary.q3 > p.summary.q1);
+  if (with_band && any_spread) {
+    for (const auto& p : s.points) {
+      line.band.emplace_back(p.summary.n > 1 ? p.summary.q1 : p.summary.median,
+                             p.summary.n > 1 ? p.summary.q3 : p.summary.median);
+    }
+  }
+  return line;
+}
+
+std::string figure(const std::string& caption_html, const std::string& svg, const std::string& css_class = "") {
+  std::string o = "<figure";
+  if (!css_class.empty()) o += " class=\"" + css_class + "\"";
+  o += "><figcaption>" + caption_html + "</figcaption>" + svg + "</figure>";
+  return o;
+}
+
+}  // namespace
+
+int HoverData::add(std::size_t machine, const ChartSpec& spec) {
+  const std::size_t n = spec.runs != nullptr ? spec.runs->size() : 0;
+  std::string c = "{\"m\":" + std::to_string(machine) + ",\"u\":" + json_string(spec.unit) + ",\"l\":[";
+  for (std::size_t li = 0; li < spec.lines.size(); ++li) {
+    const auto& line = spec.lines[li];
+    if (li > 0) c += ',';
+    c += "[" + json_string(line.label) + ",[";
+    std::size_t k = 0;
+    for (std::size_t run = 0; run < n; ++run) {
+      if (run > 0) c += ',';
+      if (k < line.points.size() && line.points[k].first == run) {
+        c += json_number(line.points[k].second);
+        ++k;
+      } else {
+        c += "null";
+      }
+    }
+    c += "]]";
+  }
+  c += "]}";
+  if (count_ > 0) charts_ += ",\n";
+  charts_ += c;
+  return count_++;
+}
+
+std::string HoverData::json(const ReportModel& model) const {
+  std::string o = "{\"machines\":[";
+  for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
+    if (mi > 0) o += ',';
+    o += "{\"runs\":[";
+    const auto& runs = model.machines[mi].runs;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      if (i > 0) o += ',';
+      o += "[" + json_string(short_commit(runs[i].commit)) + "," + json_string(format_datetime(runs[i].started_at)) +
+           "," + json_string(runs[i].branch) + "]";
+    }
+    o += "]}";
+  }
+  o += "],\n\"charts\":[\n" + charts_ + "\n]}";
+  return o;
+}
+
+std::string instance_anchor(std::size_t machine_index, std::size_t instance_index) {
+  return "m" + std::to_string(machine_index) + "-i" + std::to_string(instance_index);
+}
+
+std::string change_title(const analysis::ChangePoint& cp) {
+  std::string t = std::string(cp.kind == analysis::ChangeKind::regression ? "Regression " : "Improvement ") +
+                  format_change_pct(cp.change_pct) + ": " + format_value(cp.before, cp.metric.unit) + " \xE2\x86\x92 " +
+                  format_value(cp.after, cp.metric.unit);
+  t += "\ncommits " + short_commit(cp.previous_commit) + ".." + short_commit(cp.commit) + ", " +
+       format_datetime(cp.started_at);
+  for (const auto& h : cp.hints) t += "\n" + h;
+  return t;
+}
+
+std::string trend_figure(const MachineReport& m, std::size_t machine_index, const InstanceTrends& inst,
+                         const TrendSeries& series, HoverData& hover) {
+  ChartSpec spec;
+  spec.unit = series.metric.unit;
+  spec.runs = &m.runs;
+  spec.lines.push_back(line_of(series, series.metric.name, 0, !series.metric.deterministic));
+  for (std::size_t k = 0; k < series.changes.size(); ++k) {
+    const auto& cp = series.changes[k];
+    spec.markers.push_back({series.change_runs[k], cp.kind == analysis::ChangeKind::regression, change_title(cp)});
+  }
+  // Levels between change points: before the first change, then each change's new level.
+  if (!series.changes.empty()) {
+    std::size_t from = series.points.front().run;
+    for (std::size_t k = 0; k < series.changes.size(); ++k) {
+      const std::size_t to = series.change_runs[k];
+      if (to > from) spec.levels.push_back({from, to, series.changes[k].before});
+      from = to;
+    }
+    spec.levels.push_back({from, series.points.back().run, series.changes.back().after});
+  }
+  spec.aria_label = inst.instance.display_name() + " " + series.metric.name + " over " +
+                    std::to_string(series.points.size()) + " runs";
+  spec.hover_index = hover.add(machine_index, spec);
+
+  std::string caption = "<span class=\"metric\">" + html_escape(series.metric.name) + "</span> <span class=\"latest\">" +
+                        html_escape(format_value(series.latest(), series.metric.unit)) + "</span>";
+  for (const auto& cp : series.changes) {
+    const bool bad = cp.kind == analysis::ChangeKind::regression;
+    caption += std::string(" <span class=\"badge ") + (bad ? "bad" : "good") + "\">" +
+               html_escape(format_change_pct(cp.change_pct)) + "</span>";
+  }
+  return figure(caption, render_chart(spec));
+}
+
+std::string ratio_label(const MachineReport& m, const VariantPair& pair) {
+  const auto& v = m.instances[pair.variant].instance;
+  const auto& b = m.instances[pair.baseline].instance;
+  const std::string& num = pair.numerator_is_baseline ? b.name : v.name;
+  const std::string& den = pair.numerator_is_baseline ? v.name : b.name;
+  if (variant_of(num) == variant_of(den)) return num + " / " + den;
+  return variant_of(num) + "/" + variant_of(den);
+}
+
+std::string pair_figures(const MachineReport& m, std::size_t machine_index, const VariantPair& pair,
+                         HoverData& hover) {
+  const InstanceTrends& v = m.instances[pair.variant];
+  const InstanceTrends& b = m.instances[pair.baseline];
+  std::string o;
+  auto two_lines = [&](const std::string& metric) {
+    const TrendSeries* sv = v.find(metric);
+    const TrendSeries* sb = b.find(metric);
+    if (sv == nullptr || sb == nullptr) return;
+    ChartSpec spec;
+    spec.unit = sv->metric.unit;
+    spec.runs = &m.runs;
+    spec.lines.push_back(line_of(*sb, variant_of(b.instance.name), 1, false));
+    spec.lines.push_back(line_of(*sv, variant_of(v.instance.name), 0, false));
+    spec.aria_label = metric + " of " + v.instance.display_name() + " and " + b.instance.display_name();
+    spec.hover_index = hover.add(machine_index, spec);
+    const std::string caption = "<span class=\"metric\">" + html_escape(metric) + "</span> <span class=\"latest\">" +
+                                html_escape(variant_of(b.instance.name)) + " " +
+                                html_escape(format_value(sb->latest(), sb->metric.unit)) + ", " +
+                                html_escape(variant_of(v.instance.name)) + " " +
+                                html_escape(format_value(sv->latest(), sv->metric.unit)) + "</span>";
+    o += figure(caption, render_chart(spec));
+  };
+  two_lines("duration");
+  if (!pair.key_metric.empty()) two_lines(pair.key_metric);
+  if (!pair.ratio.empty()) {
+    ChartSpec spec;
+    spec.unit = "\xC3\x97";  // ×
+    spec.runs = &m.runs;
+    ChartLine line;
+    line.label = ratio_label(m, pair);
+    line.color = 2;
+    for (const auto& r : pair.ratio) line.points.emplace_back(r.run, r.value);
+    spec.lines.push_back(std::move(line));
+    spec.reference = 1.0;
+    spec.aria_label = "duration ratio " + ratio_label(m, pair);
+    spec.hover_index = hover.add(machine_index, spec);
+    const std::string caption = "<span class=\"metric\">" + html_escape(ratio_label(m, pair)) +
+                                " duration</span> <span class=\"latest\">" +
+                                html_escape(format_ratio(pair.ratio.back().value)) + "</span>";
+    o += figure(caption, render_chart(spec), "ratio");
+  }
+  return o;
+}
+
+}  // namespace gpuperf::reports::html

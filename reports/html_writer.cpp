@@ -1,0 +1,213 @@
+// The HTML report: summary, regressions, variant comparisons and trends, per machine, in one page.
+#include <string>
+
+#include "reports/escape.hpp"
+#include "reports/format.hpp"
+#include "reports/html_assets.hpp"
+#include "reports/html_charts.hpp"
+#include "reports/writers.hpp"
+
+namespace gpuperf::reports {
+namespace {
+
+using html::HoverData;
+
+std::string esc(const std::string& s) { return html_escape(s); }
+
+std::string scope_line(const ReportModel& model) {
+  const auto& q = model.query;
+  std::string s = "Branch: " + esc(q.branch.value_or("all")) + " \xC2\xB7 Machine: " + esc(q.machine.value_or("all"));
+  if (q.since) s += " \xC2\xB7 Since: " + esc(*q.since);
+  if (q.last) s += " \xC2\xB7 Last " + std::to_string(*q.last) + " runs per machine";
+  s += " \xC2\xB7 " + std::to_string(model.total_runs()) + " runs on " + std::to_string(model.machines.size()) +
+       (model.machines.size() == 1 ? " machine" : " machines");
+  return s;
+}
+
+std::string card(const std::string& key, const std::string& value_html, const std::string& sub_html,
+                 const std::string& cls = "") {
+  return "<div class=\"card" + (cls.empty() ? "" : " " + cls) + "\"><span class=\"k\">" + key +
+         "</span><span class=\"v\">" + value_html + "</span>" +
+         (sub_html.empty() ? "" : "<span class=\"s\">" + sub_html + "</span>") + "</div>";
+}
+
+std::string summary(const MachineReport& m) {
+  std::string o = "<div class=\"cards\">";
+  if (m.latest) {
+    const auto& r = *m.latest;
+    std::string sub = "commit <code>" + esc(short_commit(r.commit)) + "</code>";
+    if (!r.branch.empty()) sub += " \xC2\xB7 " + esc(r.branch);
+    if (!r.label.empty()) sub += " \xC2\xB7 " + esc(r.label);
+    o += card("Latest run", esc(format_datetime(r.started_at)), sub);
+  }
+  o += card("Regressions", std::to_string(m.regressions.size()), "change points in the window",
+            m.regressions.empty() ? "" : "bad");
+  o += card("Improvements", std::to_string(m.improvements.size()), "", m.improvements.empty() ? "" : "good");
+  std::string span;
+  if (!m.runs.empty()) span = esc(format_date(m.runs.front().started_at)) + " to " + esc(format_date(m.runs.back().started_at));
+  o += card("Runs", std::to_string(m.runs.size()), span);
+  o += card("Benchmarks", std::to_string(m.instances.size()), std::to_string(m.series_count) + " series");
+  o += "</div><dl class=\"facts\">";
+  auto fact = [&](const char* k, const std::string& v) {
+    if (!v.empty()) o += std::string("<dt>") + k + "</dt><dd>" + esc(v) + "</dd>";
+  };
+  fact("GPU", m.machine.gpu_name);
+  fact("Compute capability", m.machine.cc);
+  if (m.machine.sm_count > 0) fact("SMs", std::to_string(m.machine.sm_count));
+  fact("Driver", m.machine.driver);
+  fact("CUDA", m.machine.cuda);
+  fact("Host", m.machine.hostname);
+  fact("Fingerprint", m.fingerprint);
+  if (m.latest) fact("Latest run", m.latest->uuid);
+  o += "</dl>";
+  return o;
+}
+
+std::string change_table(const MachineReport& m, std::size_t mi, const std::vector<ChangeRow>& rows, bool regression) {
+  if (rows.empty()) {
+    return std::string("<p class=\"muted\">No ") + (regression ? "regressions" : "improvements") +
+           " detected in this window.</p>";
+  }
+  std::string o =
+      "<table><thead><tr><th>Benchmark</th><th>Metric</th><th class=\"num\">Change</th><th class=\"num\">Before</th>"
+      "<th class=\"num\">After</th><th>Commits</th><th>First run at new level</th><th class=\"num\">Confidence</th>"
+      "<th>Root-cause hints</th></tr></thead><tbody>";
+  for (const auto& row : rows) {
+    const auto& cp = row.change;
+    const auto& unit = cp.metric.unit;
+    o += "<tr><td class=\"name\"><a href=\"#" + html::instance_anchor(mi, row.instance) + "\">" +
+         esc(m.instances[row.instance].instance.display_name()) + "</a></td><td>" + esc(cp.metric.name) + "</td>";
+    o += std::string("<td class=\"num ") + (regression ? "bad" : "good") + "\">" + esc(format_change_pct(cp.change_pct)) +
+         "</td><td class=\"num\">" + esc(format_value(cp.before, unit)) + "</td><td class=\"num\">" +
+         esc(format_value(cp.after, unit)) + "</td>";
+    o += "<td><code>" + esc(short_commit(cp.previous_commit)) + "</code>..<code>" + esc(short_commit(cp.commit)) +
+         "</code></td><td>" + esc(format_datetime(cp.started_at)) + "</td><td class=\"num\">" +
+         std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) + "%</td><td>";
+    if (!cp.hints.empty()) {
+      o += "<ul>";
+      for (const auto& h : cp.hints) o += "<li>" + esc(h) + "</li>";
+      o += "</ul>";
+    }
+    o += "</td></tr>";
+  }
+  o += "</tbody></table>";
+  return o;
+}
+
+std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
+  if (m.families.empty()) {
+    return "<p class=\"muted\">No variant pairs: no benchmark in this window names a family baseline.</p>";
+  }
+  std::string o;
+  for (const auto& f : m.families) {
+    o += "<h4>" + esc(f.family) + "</h4>";
+    for (const auto& pair : f.pairs) {
+      const auto& v = m.instances[pair.variant].instance;
+      const auto& b = m.instances[pair.baseline].instance;
+      o += "<div class=\"pair\"><h5>" + esc(v.display_name()) + " <span class=\"muted\">vs</span> " +
+           esc(b.display_name()) + "</h5>";
+      if (!pair.ratio.empty()) {
+        const std::string label = html::ratio_label(m, pair);
+        o += "<p>" + esc(label) + " duration ratio: <strong>" + esc(format_ratio(pair.ratio.back().value)) + "</strong> now";
+        if (pair.ratio.size() > 1) {
+          o += ", " + esc(format_ratio(pair.ratio.front().value)) + " at the start of the window";
+        }
+        if (!pair.key_metric.empty()) o += "; key hardware metric: " + esc(pair.key_metric);
+        o += ".</p>";
+      }
+      o += "<div class=\"charts\">" + html::pair_figures(m, mi, pair, hover) + "</div></div>";
+    }
+  }
+  return o;
+}
+
+std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
+  std::string o;
+  const bool open_all = m.instances.size() <= 8;
+  for (std::size_t ii = 0; ii < m.instances.size(); ++ii) {
+    const auto& inst = m.instances[ii];
+    const bool changed = inst.regressions + inst.improvements > 0;
+    o += "<details class=\"instance\" id=\"" + html::instance_anchor(mi, ii) + "\"" +
+         (open_all || changed ? " open" : "") + "><summary>" + esc(inst.instance.display_name());
+    if (inst.regressions > 0) {
+      o += " <span class=\"badge bad\">" + std::to_string(inst.regressions) +
+           (inst.regressions == 1 ? " regression" : " regressions") + "</span>";
+    }
+    if (inst.improvements > 0) {
+      o += " <span class=\"badge good\">" + std::to_string(inst.improvements) +
+           (inst.improvements == 1 ? " improvement" : " improvements") + "</span>";
+    }
+    o += "</summary><div class=\"charts\">";
+    std::string flat;
+    for (const auto& s : inst.series) {
+      if (s.constant() && s.changes.empty() && s.points.size() > 1) {
+        flat += (flat.empty() ? "" : " \xC2\xB7 ") + esc(s.metric.name) + " " + esc(format_value(s.latest(), s.metric.unit));
+        continue;
+      }
+      o += html::trend_figure(m, mi, inst, s, hover);
+    }
+    o += "</div>";
+    if (!flat.empty()) o += "<p class=\"constant\">Unchanged in all " + std::to_string(m.runs.size()) + " runs: " + flat + "</p>";
+    o += "</details>";
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string render_html(const ReportModel& model) {
+  HoverData hover;
+  std::string title = "gpuperf report";
+  if (model.machines.size() == 1) title += " \xE2\x80\x94 " + model.machines.front().title();
+
+  std::string body = "<header><h1>gpuperf trend report</h1><p class=\"scope\">" + scope_line(model) + "</p></header>";
+  if (model.machines.empty()) {
+    body += "<div class=\"empty\"><p><strong>No runs to report.</strong> The database has no results for these filters. "
+            "Record runs with <code>gpuperf run</code> or load them with <code>gpuperf import</code>.</p></div>";
+  }
+  if (model.machines.size() > 1) {
+    body += "<nav>";
+    for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
+      body += "<a href=\"#m" + std::to_string(mi) + "\">" + esc(model.machines[mi].title()) + "</a>";
+    }
+    body += "</nav><table><thead><tr><th>Machine</th><th>Latest run</th><th>Commit</th><th class=\"num\">Runs</th>"
+            "<th class=\"num\">Regressions</th><th class=\"num\">Improvements</th></tr></thead><tbody>";
+    for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
+      const auto& m = model.machines[mi];
+      body += "<tr><td class=\"name\"><a href=\"#m" + std::to_string(mi) + "\">" + esc(m.title()) + "</a></td><td>" +
+              (m.latest ? esc(format_datetime(m.latest->started_at)) : "") + "</td><td><code>" +
+              (m.latest ? esc(short_commit(m.latest->commit)) : "") + "</code></td><td class=\"num\">" +
+              std::to_string(m.runs.size()) + "</td><td class=\"num" + (m.regressions.empty() ? "" : " bad") + "\">" +
+              std::to_string(m.regressions.size()) + "</td><td class=\"num" + (m.improvements.empty() ? "" : " good") +
+              "\">" + std::to_string(m.improvements.size()) + "</td></tr>";
+    }
+    body += "</tbody></table>";
+  }
+  for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
+    const auto& m = model.machines[mi];
+    body += "<section class=\"machine\" id=\"m" + std::to_string(mi) + "\"><h2>" + esc(m.title()) + "</h2>";
+    body += summary(m);
+    body += "<h3>Regressions</h3>" + change_table(m, mi, m.regressions, true);
+    body += "<h3>Improvements</h3>" + change_table(m, mi, m.improvements, false);
+    body += "<h3>Variant comparisons</h3>" + families(m, mi, hover);
+    body += "<h3>Trends</h3><p class=\"legend-note\">Each chart: the median of every run; shaded, the samples' "
+            "interquartile range; red and green flags, regressions and improvements (hover for the commits and "
+            "hints); dashed grey, the level between change points. Hover a chart for each run's exact value, "
+            "commit and date.</p>";
+    body += trends(m, mi, hover);
+    body += "</section>";
+  }
+  body += "<footer>Generated by gpuperf " + esc(model.tool_version) + ". Self-contained page: no network access needed.</footer>";
+
+  std::string o;
+  o.reserve(body.size() + 16384);
+  o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+       esc(title) + "</title>\n<style>" + html::style_sheet() + "</style>\n</head>\n<body>\n";
+  o += body;
+  o += "\n<script type=\"application/json\" id=\"gp-data\">" + hover.json(model) + "</script>\n<script>" +
+       html::script() + "</script>\n</body>\n</html>\n";
+  return o;
+}
+
+}  // namespace gpuperf::reports

@@ -1,0 +1,257 @@
+// The Markdown report: a summary that fits a PR comment and a CI job summary. It summarises (latest ratios
+// with sparklines, the newest regressions) and points to the HTML report for the charts.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "reports/escape.hpp"
+#include "reports/format.hpp"
+#include "reports/writers.hpp"
+
+namespace gpuperf::reports {
+namespace {
+
+constexpr const char* kDot = " \xC2\xB7 ";  // ·
+constexpr const char* kArrow = " \xE2\x86\x92 ";  // →
+
+std::string md(const std::string& s) { return md_escape(s); }
+
+// A commit as inline code when it is a plain sha-like token; otherwise escaped text (a backtick or pipe in a
+// hostile "commit" cannot open a code span or split the table).
+std::string md_commit(const std::string& sha) {
+  const std::string s = short_commit(sha);
+  if (s.empty()) return "?";
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') return md(s);
+  }
+  return "`" + s + "`";
+}
+
+std::string variant_of(const std::string& benchmark) {
+  const auto slash = benchmark.find('/');
+  return slash == std::string::npos ? benchmark : benchmark.substr(slash + 1);
+}
+
+std::string ratio_label(const MachineReport& m, const VariantPair& pair) {
+  const auto& v = m.instances[pair.variant].instance;
+  const auto& b = m.instances[pair.baseline].instance;
+  const std::string& num = pair.numerator_is_baseline ? b.name : v.name;
+  const std::string& den = pair.numerator_is_baseline ? v.name : b.name;
+  if (variant_of(num) == variant_of(den)) return num + " / " + den;
+  return variant_of(num) + "/" + variant_of(den);
+}
+
+// Appends table rows while they fit the budget; says how many were left out.
+class Table {
+ public:
+  Table(std::string header, std::size_t total_rows) : text_(std::move(header)), total_(total_rows) {}
+  bool add(const std::string& row, std::size_t budget_left) {
+    if (row.size() + 120 > budget_left) return false;
+    text_ += row;
+    ++shown_;
+    return true;
+  }
+  std::string finish(const std::string& html_link) const {
+    std::string o = text_;
+    if (shown_ < total_) {
+      o += "\n_" + std::to_string(total_ - shown_) + " more not shown";
+      o += html_link.empty() ? std::string("._\n") : " here; see the HTML report (" + md(html_link) + ")._\n";
+    }
+    return o;
+  }
+
+ private:
+  std::string text_;
+  std::size_t total_ = 0, shown_ = 0;
+};
+
+struct Writer {
+  const ReportModel& model;
+  const MarkdownOptions& opt;
+  std::string out;
+  bool several = model.machines.size() > 1;
+
+  std::size_t budget() const {
+    // Keep room for the closing note.
+    const std::size_t reserve = 400;
+    return out.size() + reserve >= opt.max_chars ? 0 : opt.max_chars - out.size() - reserve;
+  }
+
+  void header() {
+    const auto& q = model.query;
+    out += "## gpuperf report\n\n";
+    out += "Branch: " + md(q.branch.value_or("all")) + kDot + "Machine: " + md(q.machine.value_or("all"));
+    if (q.since) out += kDot + std::string("Since: ") + md(*q.since);
+    if (q.last) out += kDot + std::string("Last ") + std::to_string(*q.last) + " runs per machine";
+    out += kDot + std::to_string(model.total_runs()) + " runs on " + std::to_string(model.machines.size()) +
+           (model.machines.size() == 1 ? " machine" : " machines");
+    if (!opt.html_link.empty() && !model.machines.empty()) {
+      out += "\n\nCharts, every trend and hover details: the HTML report (" + md(opt.html_link) + ").";
+    }
+    out += "\n\n";
+    if (model.machines.empty()) {
+      out += "**No runs to report.** The database has no results for these filters.\n";
+      return;
+    }
+    out += "| Machine | GPU | Latest run | Commit | Runs | Regressions | Improvements |\n";
+    out += "|---|---|---|---|--:|--:|--:|\n";
+    for (const auto& m : model.machines) {
+      out += "| " + md(m.machine.hostname.empty() ? m.fingerprint : m.machine.hostname) + " | " + md(m.machine.gpu_name) +
+             " | " + (m.latest ? md(format_datetime(m.latest->started_at)) : "") + " | " +
+             (m.latest ? md_commit(m.latest->commit) : "") + " | " + std::to_string(m.runs.size()) + " | " +
+             (m.regressions.empty() ? "0" : "**" + std::to_string(m.regressions.size()) + "**") + " | " +
+             std::to_string(m.improvements.size()) + " |\n";
+    }
+    out += "\n";
+  }
+
+  void changes(bool regression, std::size_t max_rows) {
+    std::size_t total = 0;
+    for (const auto& m : model.machines) total += (regression ? m.regressions : m.improvements).size();
+    out += std::string("### ") + (regression ? "Regressions" : "Improvements") + " (" + std::to_string(total) + ")\n\n";
+    if (total == 0) {
+      out += std::string("None detected in this window.\n\n");
+      return;
+    }
+    std::string head = several ? "| Machine " : "";
+    head += "| Benchmark | Metric | Change | Before" + std::string(kArrow) + "after | Commits | Date | Root-cause hints |\n";
+    head += several ? "|---" : "";
+    head += "|---|---|--:|---|---|---|---|\n";
+    Table table(head, total);
+    std::size_t shown = 0;
+    for (const auto& m : model.machines) {
+      for (const auto& row : regression ? m.regressions : m.improvements) {
+        if (shown >= max_rows) break;
+        const auto& cp = row.change;
+        std::string r = several ? "| " + md(m.machine.hostname.empty() ? m.fingerprint : m.machine.hostname) + " " : "";
+        std::string hints;
+        for (const auto& h : cp.hints) hints += (hints.empty() ? "" : "; ") + md(h);
+        r += "| " + md(m.instances[row.instance].instance.display_name()) + " | " + md(cp.metric.name) + " | " +
+             (regression ? "**" + format_change_pct(cp.change_pct) + "**" : format_change_pct(cp.change_pct)) + " | " +
+             md(format_value(cp.before, cp.metric.unit)) + kArrow + md(format_value(cp.after, cp.metric.unit)) + " | " +
+             md_commit(cp.previous_commit) + ".." + md_commit(cp.commit) + " | " + md(format_date(cp.started_at)) +
+             " | " + hints + " |\n";
+        if (!table.add(r, budget())) break;
+        ++shown;
+      }
+    }
+    out += table.finish(opt.html_link) + "\n";
+  }
+
+  void families() {
+    std::size_t total = 0;
+    for (const auto& m : model.machines) {
+      for (const auto& f : m.families) total += f.pairs.size();
+    }
+    out += "### Variant comparisons\n\n";
+    if (total == 0) {
+      out += "No variant pairs: no benchmark in this window names a family baseline.\n\n";
+      return;
+    }
+    std::string head = several ? "| Machine " : "";
+    head += "| Family | Pair | Benchmarks | Latest durations | Ratio | Trend | Window | Key metric |\n";
+    head += several ? "|---" : "";
+    head += "|---|---|---|---|--:|---|---|---|\n";
+    Table table(head, total);
+    for (const auto& m : model.machines) {
+      for (const auto& f : m.families) {
+        for (const auto& pair : f.pairs) {
+          const auto& v = m.instances[pair.variant];
+          const auto& b = m.instances[pair.baseline];
+          std::string r = several ? "| " + md(m.machine.hostname.empty() ? m.fingerprint : m.machine.hostname) + " " : "";
+          r += "| " + md(f.family) + " | " + md(ratio_label(m, pair)) + " | " + md(v.instance.display_name()) + " vs " +
+               md(b.instance.display_name()) + " | ";
+          const TrendSeries* vd = v.find("duration");
+          const TrendSeries* bd = b.find("duration");
+          if (vd != nullptr && bd != nullptr) {
+            r += md(variant_of(v.instance.name)) + " " + md(format_value(vd->latest(), vd->metric.unit)) + ", " +
+                 md(variant_of(b.instance.name)) + " " + md(format_value(bd->latest(), bd->metric.unit));
+          }
+          r += " | ";
+          if (!pair.ratio.empty()) {
+            std::vector<double> values;
+            values.reserve(pair.ratio.size());
+            for (const auto& p : pair.ratio) values.push_back(p.value);
+            r += "**" + format_ratio(values.back()) + "** | " + sparkline(values) + " | " + format_ratio(values.front()) +
+                 kArrow + format_ratio(values.back());
+          } else {
+            r += " | | ";
+          }
+          r += " | ";
+          if (!pair.key_metric.empty()) {
+            const TrendSeries* kv = v.find(pair.key_metric);
+            const TrendSeries* kb = b.find(pair.key_metric);
+            r += md(pair.key_metric) + ": " + md(format_value(kv->latest(), kv->metric.unit)) + " vs " +
+                 md(format_value(kb->latest(), kb->metric.unit));
+          }
+          r += " |\n";
+          if (!table.add(r, budget())) break;
+        }
+      }
+    }
+    out += table.finish(opt.html_link) + "\n";
+  }
+
+  void duration_trends() {
+    struct Item {
+      const MachineReport* m;
+      const InstanceTrends* inst;
+      const TrendSeries* s;
+    };
+    std::vector<Item> items;
+    for (const auto& m : model.machines) {
+      for (const auto& inst : m.instances) {
+        if (const TrendSeries* s = inst.find("duration")) items.push_back({&m, &inst, s});
+      }
+    }
+    if (items.empty()) return;
+    // Benchmarks with change points first, so a short budget keeps what matters.
+    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+      return a.s->changes.size() > b.s->changes.size();
+    });
+    out += "### Duration trends\n\n<details><summary>" + std::to_string(items.size()) +
+           " benchmarks: latest median, change over the window, trend</summary>\n\n";
+    std::string head = several ? "| Machine " : "";
+    head += "| Benchmark | Latest | Window | Trend | Change points |\n";
+    head += several ? "|---" : "";
+    head += "|---|--:|--:|---|---|\n";
+    Table table(head, items.size());
+    for (const auto& it : items) {
+      std::vector<double> values;
+      values.reserve(it.s->points.size());
+      for (const auto& p : it.s->points) values.push_back(p.summary.median);
+      std::string r = several ? "| " + md(it.m->machine.hostname.empty() ? it.m->fingerprint : it.m->machine.hostname) + " " : "";
+      const double change = it.s->first() != 0 ? (it.s->latest() / it.s->first() - 1) * 100 : 0;
+      std::string cps;
+      for (const auto& cp : it.s->changes) {
+        cps += (cps.empty() ? "" : ", ") + format_change_pct(cp.change_pct) + " at " + md_commit(cp.commit);
+      }
+      r += "| " + md(it.inst->instance.display_name()) + " | " + md(format_value(it.s->latest(), it.s->metric.unit)) +
+           " | " + format_change_pct(change) + " | " + sparkline(values) + " | " + cps + " |\n";
+      if (!table.add(r, budget())) break;
+    }
+    out += table.finish(opt.html_link) + "\n</details>\n\n";
+  }
+};
+
+}  // namespace
+
+std::string render_markdown(const ReportModel& model, const MarkdownOptions& options) {
+  Writer w{model, options, {}};
+  w.header();
+  if (!model.machines.empty()) {
+    w.changes(true, 30);
+    w.changes(false, 15);
+    w.families();
+    w.duration_trends();
+  }
+  w.out += "<sub>gpuperf " + md(model.tool_version) + "</sub>\n";
+  if (w.out.size() > options.max_chars) {  // a last guard: cut at a line end, say so
+    const std::string note = "\n_Report cut to fit; see the HTML report._\n";
+    std::size_t cut = w.out.rfind('\n', options.max_chars > note.size() ? options.max_chars - note.size() : 0);
+    w.out = w.out.substr(0, cut == std::string::npos ? 0 : cut) + note;
+  }
+  return w.out;
+}
+
+}  // namespace gpuperf::reports

@@ -1,0 +1,68 @@
+#include "reports/report_files.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <system_error>
+#include <vector>
+
+#include "profiler/model/errors.hpp"
+
+namespace gpuperf::reports {
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int err) {
+  throw EnvironmentError("cannot " + what + " " + path.string() + ": " + std::strerror(err));
+}
+
+}  // namespace
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) fail("create the directory", dir, ec.value());
+
+  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  std::vector<char> name(tmpl.begin(), tmpl.end());
+  name.push_back('\0');
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) fail("create a temporary file in", dir, errno);
+  const std::string tmp(name.data());
+  auto abandon = [&](const std::string& what, int err) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(what, path, err);
+  };
+  // mkstemp creates 0600; a report is for everyone who can read the directory.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  if (::fchmod(fd, 0666 & ~mask) != 0) abandon("set the permissions of", errno);
+  const char* p = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      abandon("write", errno);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) abandon("flush", errno);
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    fail("close", path, err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    fail("rename a temporary file to", path, err);
+  }
+}
+
+}  // namespace gpuperf::reports

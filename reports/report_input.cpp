@@ -1,0 +1,96 @@
+#include "reports/report_input.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "profiler/model/errors.hpp"
+
+namespace gpuperf::reports {
+
+std::int64_t resolve_machine(const std::vector<db::MachineRow>& machines, const std::string& ref) {
+  for (const auto& m : machines) {
+    if (m.fingerprint == ref) return m.id;
+  }
+  std::vector<std::int64_t> by_host;
+  for (const auto& m : machines) {
+    if (m.machine.hostname == ref) by_host.push_back(m.id);
+  }
+  if (by_host.size() == 1) return by_host.front();
+  if (!ref.empty() && std::all_of(ref.begin(), ref.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+      ref.size() < 18) {
+    const std::int64_t id = std::stoll(ref);
+    for (const auto& m : machines) {
+      if (m.id == id) return id;
+    }
+  }
+  std::string known;
+  for (const auto& m : machines) {
+    known += "\n  " + std::to_string(m.id) + "  " + m.fingerprint + "  (" + m.machine.hostname + ", " +
+             m.machine.gpu_name + ")";
+  }
+  if (machines.empty()) known = " (the database has no machines yet)";
+  if (by_host.size() > 1) {
+    throw InputError("--machine '" + ref + "': several machines have this hostname; give a fingerprint or an id:" +
+                     known);
+  }
+  throw InputError("--machine '" + ref + "': no machine has this fingerprint, hostname or id; known machines:" + known);
+}
+
+ReportInput load_report_input(const db::Store& store, const ReportQuery& query, const ChangeDetector& detect) {
+  ReportInput in;
+  in.query = query;
+  in.machines = store.machines();
+  std::optional<std::int64_t> machine_id;
+  if (query.machine) machine_id = resolve_machine(in.machines, *query.machine);
+
+  // The window: each machine's newest N runs that pass the filters.
+  db::RunFilter rf;
+  rf.branch = query.branch;
+  rf.machine_id = machine_id;
+  rf.since = query.since;
+  rf.include_excluded = false;
+  std::vector<db::RunInfo> runs = store.runs(rf);
+  if (query.last) {
+    std::map<std::int64_t, std::vector<db::RunInfo>> per_machine;
+    for (auto& r : runs) per_machine[r.machine_id].push_back(std::move(r));
+    runs.clear();
+    for (auto& [id, list] : per_machine) {
+      std::sort(list.begin(), list.end(), [](const db::RunInfo& a, const db::RunInfo& b) {
+        return std::tie(a.started_at, a.id) < std::tie(b.started_at, b.id);
+      });
+      const std::size_t skip = list.size() > *query.last ? list.size() - *query.last : 0;
+      runs.insert(runs.end(), list.begin() + static_cast<std::ptrdiff_t>(skip), list.end());
+    }
+  }
+  in.runs = std::move(runs);
+
+  db::HistoryFilter hf;
+  hf.branch = query.branch;
+  hf.machine_id = machine_id;
+  hf.since = query.since;
+  hf.last_runs = query.last;
+  hf.include_excluded = false;
+  hf.include_failed = false;
+  hf.with_samples = false;
+  in.series = store.history(hf);
+
+  // Family baselines as the newest run of each machine recorded them.
+  std::map<std::int64_t, const db::RunInfo*> newest;
+  for (const auto& r : in.runs) {
+    auto& slot = newest[r.machine_id];
+    if (slot == nullptr || std::tie(r.started_at, r.id) > std::tie(slot->started_at, slot->id)) slot = &r;
+  }
+  for (const auto& [id, run] : newest) {
+    const Run loaded = store.load_run(run->id, /*with_samples=*/false);
+    for (const auto& result : loaded.results) {
+      if (!result.baseline.empty()) in.baselines.emplace(result.instance.name, result.baseline);
+    }
+  }
+
+  if (detect) in.change_points = detect(in.series);
+  return in;
+}
+
+}  // namespace gpuperf::reports

@@ -1,0 +1,227 @@
+#include "reports/report_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "profiler/model/metrics.hpp"
+#include "reports/family_pairs.hpp"
+
+namespace gpuperf::reports {
+
+bool TrendSeries::constant() const {
+  for (const auto& p : points) {
+    if (p.summary.median != points.front().summary.median) return false;
+  }
+  return true;
+}
+
+const Summary* TrendSeries::at(std::size_t run) const {
+  auto it = std::lower_bound(points.begin(), points.end(), run,
+                             [](const TrendPoint& p, std::size_t r) { return p.run < r; });
+  if (it == points.end() || it->run != run) return nullptr;
+  return &it->summary;
+}
+
+std::string InstanceTrends::family() const {
+  const auto slash = instance.name.find('/');
+  return slash == std::string::npos ? instance.name : instance.name.substr(0, slash);
+}
+
+const TrendSeries* InstanceTrends::find(const std::string& metric) const {
+  for (const auto& s : series) {
+    if (s.metric.name == metric) return &s;
+  }
+  return nullptr;
+}
+
+std::string MachineReport::title() const {
+  std::string host = machine.hostname.empty() ? fingerprint : machine.hostname;
+  if (machine.gpu_name.empty()) return host;
+  return host + " \xC2\xB7 " + machine.gpu_name;  // ·
+}
+
+std::size_t ReportModel::total_runs() const {
+  std::size_t n = 0;
+  for (const auto& m : machines) n += m.runs.size();
+  return n;
+}
+
+std::size_t ReportModel::total_regressions() const {
+  std::size_t n = 0;
+  for (const auto& m : machines) n += m.regressions.size();
+  return n;
+}
+
+std::size_t ReportModel::total_improvements() const {
+  std::size_t n = 0;
+  for (const auto& m : machines) n += m.improvements.size();
+  return n;
+}
+
+std::size_t metric_rank(const std::string& name) {
+  const auto& table = known_metrics();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (table[i].info.name == name) return i;
+  }
+  return table.size();
+}
+
+namespace {
+
+bool run_before(const RunRef& a, const RunRef& b) {
+  return std::tie(a.started_at, a.run_id) < std::tie(b.started_at, b.run_id);
+}
+
+// Newest first, then the largest change first, then by name so the order is total.
+void sort_changes(std::vector<ChangeRow>& rows, const std::vector<InstanceTrends>& instances) {
+  std::sort(rows.begin(), rows.end(), [&](const ChangeRow& a, const ChangeRow& b) {
+    if (a.run != b.run) return a.run > b.run;
+    const double ca = std::fabs(a.change.change_pct), cb = std::fabs(b.change.change_pct);
+    if (ca != cb) return ca > cb;
+    const auto& na = instances[a.instance].instance.display_name();
+    const auto& nb = instances[b.instance].instance.display_name();
+    if (na != nb) return na < nb;
+    return metric_rank(a.change.metric.name) < metric_rank(b.change.metric.name);
+  });
+}
+
+MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t machine_id, std::vector<db::Series*>& series,
+                            const std::vector<db::RunInfo>& runs, const ReportInput& input) {
+  MachineReport m;
+  m.machine_id = machine_id;
+  if (machine_row != nullptr) {
+    m.fingerprint = machine_row->fingerprint;
+    m.machine = machine_row->machine;
+  } else if (!series.empty()) {
+    m.fingerprint = series.front()->key.fingerprint;
+  }
+
+  // The x axis: every run that left a point in one of this machine's series.
+  std::unordered_map<std::int64_t, RunRef> by_id;
+  for (const db::Series* s : series) {
+    for (const auto& p : s->points) {
+      by_id.try_emplace(p.run_id, RunRef{p.run_id, p.run_uuid, p.commit, p.branch, p.started_at});
+    }
+  }
+  for (auto& [id, ref] : by_id) m.runs.push_back(ref);
+  std::sort(m.runs.begin(), m.runs.end(), run_before);
+  std::unordered_map<std::int64_t, std::size_t> run_index;
+  for (std::size_t i = 0; i < m.runs.size(); ++i) run_index[m.runs[i].run_id] = i;
+
+  // The summary's latest run: the newest of the window's runs on this machine.
+  for (const auto& r : runs) {
+    if (r.machine_id != machine_id) continue;
+    if (!m.latest || std::tie(r.started_at, r.id) > std::tie(m.latest->started_at, m.latest->id)) m.latest = r;
+  }
+
+  // Series grouped by instance (history() orders by benchmark name and params key; sort anyway).
+  std::map<std::string, std::size_t> instance_of;  // display name -> index
+  for (db::Series* s : series) {
+    if (s->points.empty()) continue;
+    const std::string name = s->key.instance.display_name();
+    auto [it, fresh] = instance_of.try_emplace(name, m.instances.size());
+    if (fresh) {
+      InstanceTrends t;
+      t.instance = s->key.instance;
+      if (auto b = input.baselines.find(t.instance.name); b != input.baselines.end()) t.baseline = b->second;
+      m.instances.push_back(std::move(t));
+    }
+    TrendSeries ts;
+    ts.metric = s->key.metric;
+    ts.points.reserve(s->points.size());
+    for (const auto& p : s->points) ts.points.push_back(TrendPoint{run_index.at(p.run_id), p.summary});
+    std::sort(ts.points.begin(), ts.points.end(),
+              [](const TrendPoint& a, const TrendPoint& b) { return a.run < b.run; });
+    m.instances[it->second].series.push_back(std::move(ts));
+    ++m.series_count;
+  }
+  std::sort(m.instances.begin(), m.instances.end(), [](const InstanceTrends& a, const InstanceTrends& b) {
+    return a.instance.display_name() < b.instance.display_name();
+  });
+  instance_of.clear();
+  for (std::size_t i = 0; i < m.instances.size(); ++i) {
+    auto& inst = m.instances[i];
+    instance_of[inst.instance.display_name()] = i;
+    std::sort(inst.series.begin(), inst.series.end(), [](const TrendSeries& a, const TrendSeries& b) {
+      return std::make_pair(metric_rank(a.metric.name), a.metric.name) <
+             std::make_pair(metric_rank(b.metric.name), b.metric.name);
+    });
+  }
+
+  // Change points join their series by (machine, instance, metric) and their run by id; a change whose run is
+  // outside the window is not shown.
+  for (const auto& cp : input.change_points) {
+    if (cp.machine != m.fingerprint) continue;
+    auto inst = instance_of.find(cp.instance.display_name());
+    if (inst == instance_of.end()) continue;
+    auto run = run_index.find(cp.run_id);
+    if (run == run_index.end()) continue;
+    InstanceTrends& it = m.instances[inst->second];
+    TrendSeries* ts = nullptr;
+    for (auto& s : it.series) {
+      if (s.metric.name == cp.metric.name) ts = &s;
+    }
+    if (ts == nullptr) continue;
+    ts->changes.push_back(cp);
+    ts->change_runs.push_back(run->second);
+    ChangeRow row{inst->second, run->second, cp};
+    if (cp.kind == analysis::ChangeKind::regression) {
+      m.regressions.push_back(std::move(row));
+      ++it.regressions;
+    } else {
+      m.improvements.push_back(std::move(row));
+      ++it.improvements;
+    }
+  }
+  for (auto& inst : m.instances) {
+    for (auto& s : inst.series) {
+      std::vector<std::size_t> order(s.changes.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.change_runs[a] < s.change_runs[b]; });
+      std::vector<analysis::ChangePoint> changes;
+      std::vector<std::size_t> change_runs;
+      for (std::size_t i : order) {
+        changes.push_back(std::move(s.changes[i]));
+        change_runs.push_back(s.change_runs[i]);
+      }
+      s.changes = std::move(changes);
+      s.change_runs = std::move(change_runs);
+    }
+  }
+  sort_changes(m.regressions, m.instances);
+  sort_changes(m.improvements, m.instances);
+
+  m.families = build_family_panels(m.instances);
+  return m;
+}
+
+}  // namespace
+
+ReportModel build_report_model(ReportInput input) {
+  ReportModel model;
+  model.query = input.query;
+  model.tool_version = input.tool_version;
+
+  // Machines that have series, or at least runs in the window.
+  std::map<std::int64_t, std::vector<db::Series*>> by_machine;
+  for (auto& s : input.series) by_machine[s.key.machine_id].push_back(&s);
+  for (const auto& r : input.runs) by_machine.try_emplace(r.machine_id);
+
+  for (auto& [id, series] : by_machine) {
+    const db::MachineRow* row = nullptr;
+    for (const auto& mr : input.machines) {
+      if (mr.id == id) row = &mr;
+    }
+    model.machines.push_back(build_machine(row, id, series, input.runs, input));
+  }
+  std::sort(model.machines.begin(), model.machines.end(), [](const MachineReport& a, const MachineReport& b) {
+    return std::tie(a.machine.hostname, a.fingerprint, a.machine_id) <
+           std::tie(b.machine.hostname, b.fingerprint, b.machine_id);
+  });
+  return model;
+}
+
+}  // namespace gpuperf::reports

@@ -1,0 +1,131 @@
+// The report model: everything the HTML and Markdown writers show, built once from the store's history and
+// the analysis's change points. The writers only read it; nothing here does I/O.
+//
+//   ReportModel
+//    └─ MachineReport (one per machine fingerprint; its runs are the x axis of all its charts)
+//         ├─ changes: regressions and improvements (change points with commit ranges and hints)
+//         ├─ families: variant pairs (e.g. memory/strided against memory/coalesced) and their ratio over time
+//         └─ instances: per benchmark instance, one trend series per metric
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+#include "reports/analysis/types.hpp"
+
+namespace gpuperf::reports {
+
+// What the user asked to see (gpuperf report's filters), shown in the report's header.
+struct ReportQuery {
+  std::optional<std::string> branch;
+  std::optional<std::string> machine;  // fingerprint, hostname or machine id
+  std::optional<std::string> since;    // ISO 8601 prefix, e.g. "2026-06" or "2026-06-01"
+  std::optional<std::size_t> last;     // each machine's newest N runs
+};
+
+// One position on a machine's time axis.
+struct RunRef {
+  std::int64_t run_id = 0;
+  std::string uuid, commit, branch, started_at;
+};
+
+struct TrendPoint {
+  std::size_t run = 0;  // index into MachineReport::runs
+  Summary summary;      // the plotted value is summary.median
+};
+
+// One (instance, metric) series of a machine, in run order.
+struct TrendSeries {
+  MetricInfo metric;
+  std::vector<TrendPoint> points;
+  std::vector<analysis::ChangePoint> changes;  // of this series, in run order
+  std::vector<std::size_t> change_runs;         // run index of each change (parallel to `changes`)
+
+  bool constant() const;  // every median equal (a flat counter: shown as a line of text, not a chart)
+  double latest() const { return points.back().summary.median; }
+  double first() const { return points.front().summary.median; }
+  // The median at run index `run`, or nullptr where this series has no point.
+  const Summary* at(std::size_t run) const;
+};
+
+struct InstanceTrends {
+  BenchmarkInstance instance;
+  std::string baseline;             // the family baseline benchmark's name, "" for a baseline
+  std::vector<TrendSeries> series;  // metric display order: the traits table's order, then by name
+  std::size_t regressions = 0, improvements = 0;
+
+  std::string family() const;  // "matmul" for "matmul/tiled"
+  const TrendSeries* find(const std::string& metric) const;
+};
+
+// A variant and the baseline instance it pairs with (same values on the axes both share).
+struct VariantPair {
+  std::size_t variant = 0, baseline = 0;  // indices into MachineReport::instances
+  std::string key_metric;                 // the hardware metric that differs most between the two, or ""
+  // The ratio reads as "slower/faster" by the latest durations: numerator_is_baseline says which one is on top.
+  bool numerator_is_baseline = false;
+  struct RatioPoint {
+    std::size_t run = 0;
+    double value = 0;
+  };
+  std::vector<RatioPoint> ratio;  // numerator duration / denominator duration, at runs where both exist
+};
+
+struct FamilyPanel {
+  std::string family;
+  std::vector<VariantPair> pairs;
+};
+
+// A change point as the report lists it.
+struct ChangeRow {
+  std::size_t instance = 0;  // index into MachineReport::instances
+  std::size_t run = 0;       // index into MachineReport::runs of the first run at the new level
+  analysis::ChangePoint change;
+};
+
+struct MachineReport {
+  std::int64_t machine_id = 0;
+  std::string fingerprint;
+  Machine machine;
+  std::vector<RunRef> runs;                 // the runs of the window that have results, oldest first
+  std::optional<db::RunInfo> latest;        // the newest of them
+  std::vector<ChangeRow> regressions;       // newest first, then the largest change first
+  std::vector<ChangeRow> improvements;      // same order
+  std::vector<FamilyPanel> families;        // by family name
+  std::vector<InstanceTrends> instances;    // by display name
+  std::size_t series_count = 0;
+
+  std::string title() const;  // "host · NVIDIA H200"
+};
+
+struct ReportModel {
+  ReportQuery query;
+  std::string tool_version;
+  std::vector<MachineReport> machines;  // by hostname, then fingerprint
+  std::size_t total_runs() const;
+  std::size_t total_regressions() const;
+  std::size_t total_improvements() const;
+};
+
+// What the model is built from: plain data, so tests can build it by hand.
+struct ReportInput {
+  ReportQuery query;
+  std::string tool_version;
+  std::vector<db::MachineRow> machines;
+  std::vector<db::RunInfo> runs;              // the runs of the window (for the summary's latest run)
+  std::vector<db::Series> series;             // history() of the window, without raw samples
+  std::vector<analysis::ChangePoint> change_points;
+  std::map<std::string, std::string> baselines;  // benchmark name -> its family baseline's name
+};
+
+ReportModel build_report_model(ReportInput input);
+
+// Display rank of a metric: the traits table's order; unknown metrics after it.
+std::size_t metric_rank(const std::string& name);
+
+}  // namespace gpuperf::reports

@@ -1,0 +1,257 @@
+#include "reports/svg_chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "reports/escape.hpp"
+#include "reports/format.hpp"
+
+namespace gpuperf::reports {
+namespace {
+
+using G = ChartGeometry;
+
+constexpr double kPlotW = G::width - G::left - G::right;
+constexpr double kPlotH = G::height - G::top - G::bottom;
+constexpr double kCharWidth = 6.1;  // average glyph advance at the legend's 11px font, for layout only
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  std::string s = buf;
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  if (s == "-0") s = "0";
+  return s;
+}
+
+// Decimals needed to print multiples of `step` exactly (0.25 -> 2, 5 -> 0).
+int decimals_for(double step) {
+  for (int d = 0; d < 6; ++d) {
+    const double x = step * std::pow(10.0, d);
+    if (std::fabs(x - std::round(x)) < 1e-6 * std::max(1.0, x)) return d;
+  }
+  return 6;
+}
+
+const char* month_name(int m) {
+  static const char* const kNames[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  return (m >= 1 && m <= 12) ? kNames[m - 1] : "?";
+}
+
+// "Nov 1" (or "Nov 1 2026" when the axis spans several years) from an ISO timestamp.
+std::string tick_date(const std::string& iso, bool with_year) {
+  if (iso.size() < 10 || iso[4] != '-' || iso[7] != '-') return iso.substr(0, std::min<std::size_t>(iso.size(), 10));
+  const int month = std::atoi(iso.substr(5, 2).c_str());
+  const int day = std::atoi(iso.substr(8, 2).c_str());
+  std::string s = std::string(month_name(month)) + " " + std::to_string(day);
+  if (with_year) s += " " + iso.substr(0, 4);
+  return s;
+}
+
+std::string truncate_label(const std::string& s, std::size_t max_chars) {
+  // Counts bytes, cuts on a UTF-8 boundary.
+  if (s.size() <= max_chars) return s;
+  std::size_t cut = max_chars - 1;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "\xE2\x80\xA6";  // …
+}
+
+}  // namespace
+
+AxisTicks nice_ticks(double lo, double hi, int target) {
+  AxisTicks t;
+  if (!(hi > lo)) {
+    const double pad = lo == 0 ? 1 : std::fabs(lo) * 0.05;
+    lo -= pad;
+    hi += pad;
+  }
+  const double raw = (hi - lo) / std::max(1, target - 1);
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  const double f = raw / mag;
+  const double mult = f < 1.5 ? 1 : (f < 2.25 ? 2 : (f < 3.5 ? 2.5 : (f < 7.5 ? 5 : 10)));
+  t.step = mult * mag;
+  t.lo = std::floor(lo / t.step + 1e-9) * t.step;
+  t.hi = std::ceil(hi / t.step - 1e-9) * t.step;
+  if (t.hi <= t.lo) t.hi = t.lo + t.step;
+  for (double v = t.lo; v <= t.hi + t.step * 1e-6; v += t.step) t.values.push_back(std::fabs(v) < t.step * 1e-9 ? 0 : v);
+  return t;
+}
+
+std::vector<std::size_t> x_tick_runs(std::size_t run_count, std::size_t max_ticks) {
+  std::vector<std::size_t> out;
+  if (run_count == 0) return out;
+  if (run_count <= max_ticks) {
+    for (std::size_t i = 0; i < run_count; ++i) out.push_back(i);
+    return out;
+  }
+  for (std::size_t k = 0; k < max_ticks; ++k) {
+    const std::size_t i = (k * (run_count - 1) + (max_ticks - 1) / 2) / (max_ticks - 1);
+    if (out.empty() || out.back() != i) out.push_back(i);
+  }
+  return out;
+}
+
+std::string render_chart(const ChartSpec& spec) {
+  const std::vector<RunRef> no_runs;
+  const std::vector<RunRef>& runs = spec.runs != nullptr ? *spec.runs : no_runs;
+  const std::size_t n = runs.size();
+
+  // Value domain over everything drawn.
+  double lo = INFINITY, hi = -INFINITY;
+  auto include = [&](double v) {
+    if (!std::isfinite(v)) return;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  };
+  for (const auto& line : spec.lines) {
+    for (const auto& p : line.points) include(p.second);
+    for (const auto& b : line.band) {
+      include(b.first);
+      include(b.second);
+    }
+  }
+  for (const auto& l : spec.levels) include(l.value);
+  if (spec.reference) include(*spec.reference);
+  if (!std::isfinite(lo)) lo = hi = 0;
+  AxisTicks ticks = nice_ticks(lo, hi);
+  if (spec.unit == "%" && lo >= 0 && hi <= 100) {  // efficiencies and occupancies stay within 0..100
+    ticks.lo = std::max(ticks.lo, 0.0);
+    ticks.hi = std::min(ticks.hi, 100.0);
+    ticks.values.erase(std::remove_if(ticks.values.begin(), ticks.values.end(),
+                                      [&](double v) { return v < ticks.lo || v > ticks.hi; }),
+                       ticks.values.end());
+  }
+  const UnitScale sc = scale_for(spec.unit, std::max(std::fabs(ticks.lo), std::fabs(ticks.hi)));
+  const int dec = decimals_for(ticks.step / sc.divisor);
+
+  auto x_of = [&](std::size_t run) {
+    if (n <= 1) return G::left + kPlotW / 2;
+    return G::left + kPlotW * static_cast<double>(run) / static_cast<double>(n - 1);
+  };
+  auto y_of = [&](double v) { return G::top + (ticks.hi - v) / (ticks.hi - ticks.lo) * kPlotH; };
+
+  std::string o;
+  o.reserve(2048 + 16 * n * spec.lines.size());
+  o += "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + num(G::width) + " " +
+       num(G::height) + "\" role=\"img\"";
+  if (!spec.aria_label.empty()) o += " aria-label=\"" + html_escape(spec.aria_label) + "\"";
+  if (spec.hover_index >= 0) o += " data-chart=\"" + std::to_string(spec.hover_index) + "\"";
+  o += ">";
+
+  // Grid and value-axis ticks.
+  o += "<g class=\"grid\">";
+  for (double v : ticks.values) {
+    const double y = y_of(v);
+    o += "<line x1=\"" + num(G::left) + "\" x2=\"" + num(G::plot_right()) + "\" y1=\"" + num(y) + "\" y2=\"" +
+         num(y) + "\"/>";
+  }
+  o += "</g><g class=\"ticks y\">";
+  for (double v : ticks.values) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", dec, v / sc.divisor);
+    o += "<text x=\"" + num(G::left - 6) + "\" y=\"" + num(y_of(v) + 3.5) + "\">" + buf + "</text>";
+  }
+  std::string unit_label = sc.unit.empty() ? spec.unit : sc.unit;
+  o += "</g><text class=\"unit\" x=\"" + num(G::left - 6) + "\" y=\"" + num(G::top - 8) + "\">" +
+       html_escape(unit_label) + "</text>";
+
+  // Time axis: run dates.
+  const bool several_years = n > 0 && runs.front().started_at.substr(0, 4) != runs.back().started_at.substr(0, 4);
+  o += "<g class=\"ticks x\">";
+  for (std::size_t i : x_tick_runs(n, several_years ? 4 : 6)) {
+    const double x = x_of(i);
+    o += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(G::top + kPlotH) + "\" y2=\"" +
+         num(G::top + kPlotH + 4) + "\"/>";
+    o += "<text x=\"" + num(x) + "\" y=\"" + num(G::top + kPlotH + 15) + "\">" +
+         html_escape(tick_date(runs[i].started_at, several_years)) + "</text>";
+  }
+  o += "</g><path class=\"axis\" d=\"M" + num(G::left) + " " + num(G::top) + "V" + num(G::top + kPlotH) + "H" +
+       num(G::plot_right()) + "\"/>";
+  std::string caption = n == 1 ? "1 run" : std::to_string(n) + " runs";
+  if (n > 0) caption += ", " + format_date(runs.front().started_at) + " to " + format_date(runs.back().started_at);
+  o += "<text class=\"caption\" x=\"" + num(G::left + kPlotW / 2) + "\" y=\"" + num(G::height - 6) + "\">" +
+       html_escape(caption) + "</text>";
+
+  if (spec.reference) {
+    const double y = y_of(*spec.reference);
+    o += "<line class=\"reference\" x1=\"" + num(G::left) + "\" x2=\"" + num(G::plot_right()) + "\" y1=\"" +
+         num(y) + "\" y2=\"" + num(y) + "\"/>";
+  }
+
+  // Quartile bands, then the segment levels, then the lines on top.
+  for (const auto& line : spec.lines) {
+    if (line.band.size() != line.points.size() || line.points.size() < 2) continue;
+    std::string d;
+    for (std::size_t i = 0; i < line.points.size(); ++i) {
+      d += (i == 0 ? "M" : "L") + num(x_of(line.points[i].first)) + " " + num(y_of(line.band[i].second));
+    }
+    for (std::size_t i = line.points.size(); i-- > 0;) {
+      d += "L" + num(x_of(line.points[i].first)) + " " + num(y_of(line.band[i].first));
+    }
+    o += "<path class=\"band c" + std::to_string(line.color) + "\" d=\"" + d + "Z\"/>";
+  }
+  for (const auto& l : spec.levels) {
+    const double y = y_of(l.value);
+    o += "<line class=\"level\" x1=\"" + num(x_of(l.from)) + "\" x2=\"" + num(x_of(l.to)) + "\" y1=\"" + num(y) +
+         "\" y2=\"" + num(y) + "\"/>";
+  }
+  for (const auto& line : spec.lines) {
+    const std::string cls = "c" + std::to_string(line.color);
+    if (line.points.size() >= 2) {
+      std::string pts;
+      pts.reserve(line.points.size() * 12);
+      for (const auto& p : line.points) {
+        if (!pts.empty()) pts += ' ';
+        pts += num(x_of(p.first)) + "," + num(y_of(p.second));
+      }
+      o += "<polyline class=\"line " + cls + "\" points=\"" + pts + "\"/>";
+    }
+    if (line.points.size() <= 40) {  // few points: draw each one so single runs are visible
+      o += "<g class=\"dots " + cls + "\">";
+      for (const auto& p : line.points) {
+        o += "<circle cx=\"" + num(x_of(p.first)) + "\" cy=\"" + num(y_of(p.second)) + "\" r=\"2.5\"/>";
+      }
+      o += "</g>";
+    }
+  }
+
+  // Change points: a dashed rule across the plot and a flag at the top, each with its tooltip.
+  for (const auto& m : spec.markers) {
+    const double x = x_of(m.run);
+    const char* cls = m.regression ? "marker regression" : "marker improvement";
+    o += std::string("<g class=\"") + cls + "\"><title>" + html_escape(m.title) + "</title>";
+    o += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(G::top) + "\" y2=\"" +
+         num(G::top + kPlotH) + "\"/>";
+    o += "<path d=\"M" + num(x - 5) + " " + num(G::top - 1) + "h10l-5 7z\"/></g>";
+  }
+
+  // Legend, top right, when there is more than one line.
+  if (spec.lines.size() >= 2) {
+    double x = G::plot_right();
+    std::string items;
+    const double per_item = (G::width - 10) / static_cast<double>(spec.lines.size()) - 24;
+    const auto max_chars = static_cast<std::size_t>(std::max(6.0, per_item / kCharWidth));
+    for (std::size_t i = spec.lines.size(); i-- > 0;) {
+      const auto& line = spec.lines[i];
+      const std::string label = truncate_label(line.label, max_chars);
+      x -= static_cast<double>(label.size()) * kCharWidth + 24;
+      items = "<g class=\"c" + std::to_string(line.color) + "\"><title>" + html_escape(line.label) +
+              "</title><line class=\"swatch\" x1=\"" + num(x) + "\" x2=\"" + num(x + 14) + "\" y1=\"" +
+              num(G::top - 10) + "\" y2=\"" + num(G::top - 10) + "\"/><text x=\"" + num(x + 18) + "\" y=\"" +
+              num(G::top - 6) + "\">" + html_escape(label) + "</text></g>" + items;
+    }
+    o += "<g class=\"legend\">" + items + "</g>";
+  }
+
+  if (spec.hover_index >= 0) {
+    o += "<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"" + num(G::top) + "\" y2=\"" + num(G::top + kPlotH) +
+         "\" visibility=\"hidden\"/><rect class=\"hover\" x=\"" + num(G::left) + "\" y=\"" + num(G::top) +
+         "\" width=\"" + num(kPlotW) + "\" height=\"" + num(kPlotH) + "\"/>";
+  }
+  o += "</svg>";
+  return o;
+}
+
+}  // namespace gpuperf::reports

@@ -1,0 +1,113 @@
+// Escaping of hostile strings and the number/unit formatting the writers share.
+#include <gtest/gtest.h>
+
+#include "reports/escape.hpp"
+#include "reports/format.hpp"
+#include "reports/svg_chart.hpp"
+
+namespace gpuperf::reports {
+namespace {
+
+TEST(HtmlEscape, EscapesMarkupAndQuotes) {
+  EXPECT_EQ(html_escape("<script>alert('x')</script>"), "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
+  EXPECT_EQ(html_escape("a\"b&c"), "a&quot;b&amp;c");
+  EXPECT_EQ(html_escape("µs ×"), "µs ×");  // valid UTF-8 passes through
+}
+
+TEST(HtmlEscape, ReplacesControlCharactersAndInvalidUtf8) {
+  EXPECT_EQ(html_escape(std::string("a\x01" "b")), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(html_escape(std::string("x\xC3")), "x\xEF\xBF\xBD");          // truncated sequence
+  EXPECT_EQ(html_escape(std::string("\xC0\xBC")), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong '<'
+  EXPECT_EQ(html_escape(std::string("\xED\xA0\x80")), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
+  EXPECT_EQ(html_escape("tab\tnewline\n"), "tab\tnewline\n");
+}
+
+TEST(JsonString, CannotCloseTheScriptElement) {
+  const std::string s = json_string("</script><!--\"\\\n\xE2\x80\xA8");
+  EXPECT_EQ(s, "\"\\u003c/script\\u003e\\u003c!--\\\"\\\\\\n\\u2028\"");
+  EXPECT_EQ(s.find('<'), std::string::npos);
+}
+
+TEST(MarkdownEscape, PipesBackticksTagsAndNewlinesCannotBreakATable) {
+  const std::string s = md_escape("a|b`c`<img src=x onerror=alert(1)>\nnext *em* [link](http://x) ~~s~~");
+  EXPECT_EQ(s.find('\n'), std::string::npos);
+  EXPECT_EQ(s.find('<'), std::string::npos);
+  EXPECT_EQ(s, "a\\|b\\`c\\`&lt;img src=x onerror=alert(1)&gt; next \\*em\\* \\[link\\](http://x) \\~\\~s\\~\\~");
+  // Every pipe is escaped, so a table row keeps its columns.
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '|') {
+      EXPECT_EQ(s[i - 1], '\\');
+    }
+  }
+  EXPECT_EQ(md_escape("matmul/tiled[n=1024,tile=16]"), "matmul/tiled\\[n=1024,tile=16\\]");
+}
+
+TEST(Format, ValuesInReadableUnits) {
+  EXPECT_EQ(format_value(277536, "ns"), "277.5 µs");
+  EXPECT_EQ(format_value(1250000, "ns"), "1.25 ms");
+  EXPECT_EQ(format_value(999, "ns"), "999 ns");
+  EXPECT_EQ(format_value(2.5e9, "ns"), "2.5 s");
+  EXPECT_EQ(format_value(56.25, "%"), "56.25%");
+  EXPECT_EQ(format_value(12.5, "%"), "12.5%");
+  EXPECT_EQ(format_value(50400000, "count"), "50.4 M");
+  EXPECT_EQ(format_value(32, "count"), "32");
+  EXPECT_EQ(format_value(67108864, "bytes"), "64 MiB");
+  EXPECT_EQ(format_value(1234.56, "GB/s"), "1235 GB/s");
+  EXPECT_EQ(format_value(0, "ns"), "0 ns");
+  EXPECT_EQ(format_number(0.125), "0.125");
+  EXPECT_EQ(format_number(-3.0), "-3");
+}
+
+TEST(Format, ChangesRatiosCommitsDates) {
+  EXPECT_EQ(format_change_pct(12.34), "+12.3%");
+  EXPECT_EQ(format_change_pct(-4.0), "-4.0%");
+  EXPECT_EQ(format_change_pct(-0.01), "+0.0%");  // no negative zero
+  EXPECT_EQ(format_change_pct(250), "+250%");
+  EXPECT_EQ(format_ratio(4.2857), "4.29×");
+  EXPECT_EQ(format_ratio(12.34), "12.3×");
+  EXPECT_EQ(short_commit("0123456789abcdef"), "0123456789");
+  EXPECT_EQ(short_commit("abc"), "abc");
+  EXPECT_EQ(format_datetime("2026-11-01T02:00:00Z"), "2026-11-01 02:00");
+  EXPECT_EQ(format_date("2026-11-01T02:00:00Z"), "2026-11-01");
+  EXPECT_EQ(format_datetime("yesterday"), "yesterday");
+}
+
+TEST(Sparkline, BucketsAndScales) {
+  EXPECT_EQ(sparkline({1, 2, 3, 4, 5, 6, 7, 8}), "▁▂▃▄▅▆▇█");
+  EXPECT_EQ(sparkline({5, 5, 5}), "▄▄▄");  // flat: mid height
+  EXPECT_EQ(sparkline({}), "");
+  // Noise below 5% of the level stays near the middle instead of filling the height.
+  const std::string noisy = sparkline({100, 100.5, 99.5, 100.2});
+  EXPECT_EQ(noisy.find("▁"), std::string::npos);
+  EXPECT_EQ(noisy.find("█"), std::string::npos);
+  // 100 values in 10 buckets: 10 characters (3 bytes each), rising.
+  std::vector<double> ramp;
+  for (int i = 0; i < 100; ++i) ramp.push_back(i);
+  const std::string s = sparkline(ramp, 10);
+  EXPECT_EQ(s.size(), 30u);
+  EXPECT_EQ(s.substr(0, 3), "▁");
+  EXPECT_EQ(s.substr(27, 3), "█");
+}
+
+TEST(Ticks, NiceStepsCoverTheRange) {
+  AxisTicks t = nice_ticks(0.3, 9.7);
+  EXPECT_DOUBLE_EQ(t.step, 2.5);
+  EXPECT_DOUBLE_EQ(t.lo, 0);
+  EXPECT_DOUBLE_EQ(t.hi, 10);
+  EXPECT_EQ(t.values.size(), 5u);
+  t = nice_ticks(277000, 281000);
+  EXPECT_DOUBLE_EQ(t.step, 1000);
+  EXPECT_LE(t.lo, 277000);
+  EXPECT_GE(t.hi, 281000);
+  t = nice_ticks(100, 100);  // a flat series gets a visible range around its value
+  EXPECT_LT(t.lo, 100);
+  EXPECT_GT(t.hi, 100);
+  EXPECT_EQ(x_tick_runs(3).size(), 3u);
+  const auto xs = x_tick_runs(365);
+  EXPECT_EQ(xs.size(), 6u);
+  EXPECT_EQ(xs.front(), 0u);
+  EXPECT_EQ(xs.back(), 364u);
+}
+
+}  // namespace
+}  // namespace gpuperf::reports

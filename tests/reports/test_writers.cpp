@@ -1,0 +1,174 @@
+// Both writers over hand-built models: hostile strings stay text, the Markdown stays within its budget and
+// keeps its table columns, and empty or multi-machine models give sensible reports.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+
+#include "reports/writers.hpp"
+#include "tests/reports/model_builders.hpp"
+
+namespace gpuperf::reports {
+namespace {
+
+using namespace testing;
+
+std::size_t count(const std::string& haystack, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = haystack.find(needle); pos != std::string::npos; pos = haystack.find(needle, pos + 1)) ++n;
+  return n;
+}
+
+// Table cells of a Markdown row: unescaped pipes.
+std::size_t unescaped_pipes(const std::string& line) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) ++n;
+  }
+  return n;
+}
+
+void expect_tables_keep_their_columns(const std::string& md) {
+  std::istringstream in(md);
+  std::string line;
+  std::size_t columns = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '|') {
+      columns = 0;
+      continue;
+    }
+    if (columns == 0) {
+      columns = unescaped_pipes(line);
+    } else {
+      EXPECT_EQ(unescaped_pipes(line), columns) << line;
+    }
+  }
+}
+
+ReportInput hostile_input() {
+  db::MachineRow m = machine_row(1, "host<iframe src=x>", "\"GPU\" & 'co'");
+  std::vector<db::RunInfo> runs;
+  for (int i = 0; i < 12; ++i) {
+    runs.push_back(run_info(m, i + 1, i));
+    runs.back().branch = "</script><script>alert(3)</script>";
+    runs.back().commit = "`|<b>bold</b>" + std::to_string(i);
+    runs.back().label = "label|<i>";
+  }
+  auto base = instance("evil/<script>alert(1)</script>", {{"p", std::string("a|b`c`\n<img src=x onerror=alert(2)>")}});
+  auto variant = instance("evil/|pipe*em*_u_", {{"p", std::string("a|b`c`\n<img src=x onerror=alert(2)>")}});
+  ReportInput in;
+  in.query.branch = "</script><script>alert(5)</script>";
+  in.tool_version = "0.1.0<b>";
+  in.machines = {m};
+  in.runs = runs;
+  std::vector<double> d(12, 1000), d2(12, 3000);
+  for (int i = 6; i < 12; ++i) d2[i] = 3600;
+  in.series.push_back(series(m, base, "duration", runs, d, 20));
+  in.series.push_back(series(m, variant, "duration", runs, d2, 20));
+  in.series.push_back(series(m, variant, "gld_efficiency", runs, std::vector<double>(12, 50)));
+  in.series.push_back(series(m, base, "gld_efficiency", runs, std::vector<double>(12, 100)));
+  in.series.push_back(series(m, variant, "</title><svg onload=alert(6)>", runs, std::vector<double>(12, 1)));
+  in.change_points.push_back(change(in.series[1], 6, 3000, 3600, {"<svg onload=alert(4)> | `x`", "line\nbreak"}));
+  in.baselines = {{variant.name, base.name}};
+  return in;
+}
+
+TEST(HtmlWriter, HostileStringsStayText) {
+  const std::string html = render_html(build_report_model(hostile_input()));
+  EXPECT_EQ(count(html, "<script"), 2u);  // the data block and the hover script, nothing else
+  EXPECT_EQ(count(html, "</script>"), 2u);
+  EXPECT_EQ(count(html, "<iframe"), 0u);
+  EXPECT_EQ(count(html, "<img"), 0u);
+  EXPECT_EQ(count(html, "<svg onload"), 0u);
+  EXPECT_EQ(count(html, "<b>"), 0u);
+  EXPECT_EQ(count(html, "</title><svg"), 0u);
+  EXPECT_NE(html.find("evil/&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+  EXPECT_NE(html.find("&lt;svg onload=alert(4)&gt;"), std::string::npos);
+  // Attribute values cannot be closed early: no raw quote inside aria-label values.
+  std::regex aria("aria-label=\"([^\"]*)\"");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), aria); it != std::sregex_iterator(); ++it) {
+    EXPECT_EQ((*it)[1].str().find('<'), std::string::npos);
+  }
+}
+
+TEST(HtmlWriter, DrawsChartsForPairsAndTrends) {
+  const std::string html = render_html(build_report_model(hostile_input()));
+  // Pair: duration, gld_efficiency, ratio. Trends: the variant's duration; the base's duration (noisy samples,
+  // same median every run), the flat gld and the flat hostile metric are listed as unchanged, not drawn.
+  EXPECT_EQ(count(html, "<svg class=\"chart\""), 4u);
+  EXPECT_EQ(count(html, "class=\"marker regression\""), 1u);
+  EXPECT_NE(html.find("Unchanged in all 12 runs"), std::string::npos);
+  EXPECT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
+  EXPECT_EQ(html.find("http://") == std::string::npos || html.find("http://www.w3.org/2000/svg") != std::string::npos, true);
+  // Nothing is fetched: no element with a src or href to elsewhere.
+  EXPECT_FALSE(std::regex_search(html, std::regex("<[a-zA-Z]+[^>]*\\s(src|href)=\"(https?:|//)")));
+  EXPECT_EQ(count(html, "<link"), 0u);
+}
+
+TEST(MarkdownWriter, HostileStringsCannotBreakTables) {
+  const std::string md = render_markdown(build_report_model(hostile_input()));
+  EXPECT_EQ(count(md, "<script"), 0u);
+  EXPECT_EQ(count(md, "<img"), 0u);
+  EXPECT_EQ(count(md, "<svg"), 0u);
+  EXPECT_EQ(count(md, "<b>"), 0u);
+  EXPECT_EQ(count(md, "<iframe"), 0u);
+  EXPECT_NE(md.find("### Regressions (1)"), std::string::npos);
+  expect_tables_keep_their_columns(md);
+}
+
+TEST(Writers, EmptyModelSaysThereIsNothing) {
+  const ReportModel empty = build_report_model(ReportInput{});
+  const std::string html = render_html(empty);
+  const std::string md = render_markdown(empty);
+  EXPECT_NE(html.find("No runs to report."), std::string::npos);
+  EXPECT_NE(md.find("No runs to report."), std::string::npos);
+  EXPECT_NE(html.find("data-charts-ready") , std::string::npos);  // the script still runs on an empty page
+}
+
+TEST(Writers, OneRunGivesAReport) {
+  db::MachineRow m = machine_row(1, "solo");
+  std::vector<db::RunInfo> runs = {run_info(m, 1, 0)};
+  ReportInput in;
+  in.machines = {m};
+  in.runs = runs;
+  in.series.push_back(series(m, instance("vector_add/basic", {}), "duration", runs, {1234}));
+  const ReportModel model = build_report_model(in);
+  const std::string html = render_html(model);
+  const std::string md = render_markdown(model);
+  EXPECT_EQ(count(html, "<svg class=\"chart\""), 1u);  // a single point is drawn, not called "unchanged"
+  EXPECT_EQ(count(html, "<circle"), 1u);
+  EXPECT_NE(md.find("1.234 µs"), std::string::npos);
+  expect_tables_keep_their_columns(md);
+}
+
+TEST(MarkdownWriter, LargeSuiteStaysUnderTheLimitAndPointsToTheHtml) {
+  db::MachineRow a = machine_row(1, "a"), b = machine_row(2, "b");
+  ReportInput in;
+  in.machines = {a, b};
+  for (const auto* m : {&a, &b}) {
+    std::vector<db::RunInfo> runs;
+    for (int i = 0; i < 365; ++i) runs.push_back(run_info(*m, m->id * 1000 + i, i));
+    in.runs.insert(in.runs.end(), runs.begin(), runs.end());
+    for (int k = 0; k < 400; ++k) {
+      auto inst = instance("family" + std::to_string(k % 20) + "/variant-with-a-long-name" + std::to_string(k),
+                           {{"n", std::int64_t{k}}});
+      std::vector<double> v(365, 1000 + k);
+      for (int i = 200; i < 365; ++i) v[i] *= 1.2;
+      in.series.push_back(series(*m, inst, "duration", runs, v));
+      in.change_points.push_back(change(in.series.back(), 200, 1000 + k, (1000 + k) * 1.2, {"hint one", "hint two"}));
+      if (k % 2 == 1) in.baselines[inst.name] = "family" + std::to_string(k % 20) + "/variant-with-a-long-name" + std::to_string(k - 1);
+    }
+  }
+  const ReportModel model = build_report_model(in);
+  EXPECT_EQ(model.total_regressions(), 800u);
+  const std::string md = render_markdown(model);
+  EXPECT_LT(md.size(), 60000u);
+  EXPECT_NE(md.find("more not shown here; see the HTML report (report.html)"), std::string::npos);
+  expect_tables_keep_their_columns(md);
+  MarkdownOptions small;
+  small.max_chars = 8000;
+  EXPECT_LE(render_markdown(model, small).size(), 8000u);
+}
+
+}  // namespace
+}  // namespace gpuperf::reports
