@@ -1,0 +1,35 @@
+// Moving runs between interchange files and a store, all or nothing.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+
+namespace gpuperf::db {
+
+struct ImportReport {
+  std::size_t files = 0;
+  std::size_t runs = 0;      // runs in the files
+  std::size_t inserted = 0;  // new to the database
+  std::size_t skipped = 0;   // their uuid was already there (import is idempotent)
+  std::size_t results = 0;   // metric results of the inserted runs
+  std::size_t samples = 0;   // raw samples of the inserted runs
+};
+
+// Reads and validates every file ("-" is standard input) first, then writes all their runs in one
+// transaction: a bad file anywhere means nothing is written. Throws InputError naming the file and path.
+ImportReport import_files(Store& store, const std::vector<std::string>& paths);
+
+// Writes the runs with these ids, in this order, as one document. Returns the number written.
+std::size_t export_runs(const Store& store, const std::vector<std::int64_t>& run_ids, std::ostream& out);
+
+// Like export_runs, into `path` through a temporary file in the same directory that is renamed over it
+// once complete: readers never see half a file, and a failure leaves no file behind.
+// Throws EnvironmentError when the directory cannot be written.
+std::size_t export_runs_to_file(const Store& store, const std::vector<std::int64_t>& run_ids,
+                                const std::string& path);
+
+}  // namespace gpuperf::db
