@@ -77,11 +77,37 @@ double effect_pct(double before, double after) {
   return std::fabs(after / before - 1) * 100;
 }
 
-// Permutation tests of the segments [a, b) of one series, each computed once.
+// Sum of absolute deviations of values[a, b) from their median.
+double l1_cost(const std::vector<double>& v, std::size_t a, std::size_t b) {
+  const double m = segment_median(v, a, b);
+  double cost = 0;
+  for (std::size_t i = a; i < b; ++i) cost += std::fabs(v[i] - m);
+  return cost;
+}
+
+// Where a single step in values[a, b) sits: the split minimising the least-absolute-deviations cost of a
+// two-level fit, both sides >= min_segment. Values, not ranks: the size of the jump between two runs is
+// what places it, and ranks discard it (a rank statistic prefers balanced splits and drifts towards the
+// middle by a few runs).
+std::size_t l1_best_split(const std::vector<double>& v, std::size_t a, std::size_t b, std::size_t min_segment) {
+  std::size_t best = a + min_segment;
+  double best_cost = INFINITY;
+  for (std::size_t k = a + min_segment; k + min_segment <= b; ++k) {
+    const double cost = l1_cost(v, a, k) + l1_cost(v, k, b);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = k;
+    }
+  }
+  return best;
+}
+
+// Permutation tests of the segments [a, b) of one series, each computed once. The test says whether the
+// segment holds a change (ranks: robust, and calibrated by the permutations); l1_best_split() says where.
 class SegmentTester {
  public:
   SegmentTester(const std::vector<double>& values, const SegmentationOptions& options)
-      : values_(values), options_(options) {}
+      : values_(values), options_(options), min_segment_(std::max<std::size_t>(options.min_segment, 1)) {}
 
   // p-value of the best split of [a, b) and that split (absolute index).
   std::pair<double, std::size_t> test(std::size_t a, std::size_t b) {
@@ -89,10 +115,10 @@ class SegmentTester {
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     const std::vector<double> segment(values_.begin() + static_cast<std::ptrdiff_t>(a),
                                       values_.begin() + static_cast<std::ptrdiff_t>(b));
-    std::size_t k = 0;
-    const double p = best_split_p_value(segment, options_.min_segment, options_.permutations,
-                                        mix(options_.seed, a, b), &k);
-    const auto result = std::make_pair(p, a + k);
+    const double p = best_split_p_value(segment, min_segment_, options_.permutations,
+                                        mix(options_.seed, a, b), nullptr);
+    const std::size_t k = l1_best_split(values_, a, b, min_segment_);
+    const auto result = std::make_pair(p, k);
     cache_.emplace(key, result);
     return result;
   }
@@ -100,10 +126,37 @@ class SegmentTester {
  private:
   const std::vector<double>& values_;
   const SegmentationOptions& options_;
+  std::size_t min_segment_;
   std::map<std::pair<std::size_t, std::size_t>, std::pair<double, std::size_t>> cache_;
 };
 
 }  // namespace
+
+std::vector<double> replace_outliers(const std::vector<double>& values, double threshold, std::size_t* replaced) {
+  const std::size_t n = values.size();
+  std::vector<double> out(values);
+  if (replaced != nullptr) *replaced = 0;
+  if (n < 5) return out;
+  // Noise from successive differences: a level shift moves one difference only, so the MAD of the
+  // differences sees the noise and not the steps. sd(x_i - x_{i-1}) = sqrt(2) sd(x).
+  std::vector<double> diffs;
+  for (std::size_t i = 1; i < n; ++i) diffs.push_back(std::fabs(values[i] - values[i - 1]));
+  const double sigma = 1.4826 * median(diffs) / std::sqrt(2.0);
+  if (!(sigma > 0)) return out;  // mostly repeated values: nothing to measure outliers against
+  constexpr std::size_t kHalfWindow = 3;
+  for (std::size_t i = 0; i < n; ++i) {
+    // Window of 2 * kHalfWindow + 1 points, shifted inwards at the ends.
+    std::size_t a = i >= kHalfWindow ? i - kHalfWindow : 0;
+    std::size_t b = std::min(n, a + 2 * kHalfWindow + 1);
+    a = b - std::min(n, 2 * kHalfWindow + 1);
+    const double local = segment_median(values, a, b);
+    if (std::fabs(values[i] - local) > threshold * sigma) {
+      out[i] = local;
+      if (replaced != nullptr) ++*replaced;
+    }
+  }
+  return out;
+}
 
 double best_split_p_value(const std::vector<double>& values, std::size_t min_segment, std::size_t permutations,
                           std::uint64_t seed, std::size_t* best_index) {
@@ -131,7 +184,9 @@ double best_split_p_value(const std::vector<double>& values, std::size_t min_seg
   return static_cast<double>(hits + 1) / static_cast<double>(permutations + 1);
 }
 
-std::vector<Split> find_change_points(const std::vector<double>& values, const SegmentationOptions& options) {
+std::vector<Split> find_change_points(const std::vector<double>& raw, const SegmentationOptions& options) {
+  const std::vector<double> values =
+      options.outlier_threshold > 0 ? replace_outliers(raw, options.outlier_threshold, nullptr) : raw;
   const std::size_t n = values.size();
   const std::size_t min_segment = std::max<std::size_t>(options.min_segment, 1);
   if (n < 2 * min_segment) return {};
@@ -197,8 +252,8 @@ std::vector<Split> find_change_points(const std::vector<double>& values, const S
     Split s;
     s.index = cuts[i];
     s.p_value = tester.test(a, b).first;
-    s.before = segment_median(values, a, cuts[i]);
-    s.after = segment_median(values, cuts[i], b);
+    s.before = segment_median(raw, a, cuts[i]);
+    s.after = segment_median(raw, cuts[i], b);
     out.push_back(s);
   }
   return out;

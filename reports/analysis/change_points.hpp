@@ -25,6 +25,9 @@ struct SegmentationOptions {
   std::size_t permutations = 1999; // upper bound per test; stops early once the answer is clear
   double min_effect_pct = 1.0;     // |after/before - 1| a change must reach, in percent
   std::uint64_t seed = 1;          // the permutations are seeded: same input, same answer
+  // Points further than this many noise sigmas from the median of their 7 neighbours are replaced by that
+  // median before the search (0: off). See replace_outliers().
+  double outlier_threshold = 5.0;
 };
 
 struct Split {
@@ -40,6 +43,13 @@ std::vector<Split> find_change_points(const std::vector<double>& values, const S
 // Deterministic series: every place where the value moves by more than `tolerance_pct` of the previous
 // level, with p = 0. A one-run blip is two changes: a deterministic counter does not blip without cause.
 std::vector<Split> find_level_changes(const std::vector<double>& values, double tolerance_pct);
+
+// A Hampel filter: each point further than `threshold` sigmas from the median of the 7-point window around it
+// is replaced by that median. Sigma is estimated from the median absolute successive difference, which a
+// level shift does not inflate; a window of 7 keeps a step of 4 or more runs intact (its median is the
+// point's own level). Without it a single slow run among the 8 after a change costs a rank test most of its
+// power and pulls the split towards itself. `replaced` receives the count.
+std::vector<double> replace_outliers(const std::vector<double>& values, double threshold, std::size_t* replaced);
 
 // The permutation p-value of the best split of `values` (both sides >= min_segment), with that split's
 // index in `best_index`. Exposed for tests.
