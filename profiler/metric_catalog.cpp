@@ -48,6 +48,10 @@ class BackendCatalog final : public PerfworksCatalog {
   explicit BackendCatalog(cupti::RangeProfilerBackend& b) : backend_(b) {}
   std::string chip() const override { return backend_.chip_name(); }
   bool has(const std::string& full_name) override { return backend_.metric_properties(full_name).has_value(); }
+  std::string dimension(const std::string& full_name) override {
+    auto p = backend_.metric_properties(full_name);
+    return p ? p->dim_unit : "";
+  }
   std::vector<std::string> base_names() override {
     load();
     std::vector<std::string> out;
@@ -83,6 +87,22 @@ std::unique_ptr<PerfworksCatalog> backend_catalog(cupti::RangeProfilerBackend& b
 }
 
 bool looks_like_perfworks(const std::string& name) { return name.find("__") != std::string::npos; }
+
+std::string unit_for_dimension(const std::string& dimension) {
+  const auto slash = dimension.find('/');
+  if (slash != std::string::npos) {
+    const std::string per = dimension.substr(slash + 1);
+    return unit_for_dimension(dimension.substr(0, slash)) + "/" + (per == "second" ? "s" : per);
+  }
+  if (dimension == "percent") return "%";
+  if (dimension == "byte") return "bytes";
+  if (dimension == "nsecond") return "ns";
+  if (dimension == "usecond") return "us";
+  if (dimension == "msecond") return "ms";
+  if (dimension == "second") return "s";
+  if (dimension == "hz") return "Hz";
+  return "count";
+}
 
 void check_perfworks_name(const std::string& name, PerfworksCatalog& catalog) {
   if (catalog.has(name)) return;
@@ -125,8 +145,16 @@ std::vector<MetricRequest> resolve_metric_requests(const std::vector<std::string
       r.source = t->source;
       r.perfworks = t->perfworks;
     } else if (looks_like_perfworks(name)) {
-      if (catalog != nullptr) check_perfworks_name(name, *catalog);
       r.info = metric_info_for(name);
+      if (catalog != nullptr) {
+        check_perfworks_name(name, *catalog);
+        if (std::string dim = catalog->dimension(name); !dim.empty()) {
+          r.info.unit = unit_for_dimension(dim);
+          r.info.higher_is_better = false;  // unknown for raw counters: regressions are reported both ways
+          r.info.deterministic = r.info.unit == "count" && name.size() > 4 &&
+                                 name.compare(name.size() - 4, 4, ".sum") == 0;
+        }
+      }
       r.source = MetricSource::profiler;
       r.perfworks = {name};
     } else {

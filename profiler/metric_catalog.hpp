@@ -32,6 +32,8 @@ class PerfworksCatalog {
   virtual std::string chip() const = 0;
   // True when `full_name` ("dram__bytes_read.sum") is a metric of the chip.
   virtual bool has(const std::string& full_name) = 0;
+  // Perfworks' dimension of the metric's values ("byte", "percent", "nsecond", "warp", ""); "" if unknown.
+  virtual std::string dimension(const std::string& full_name) = 0;
   // Every base metric name ("dram__bytes_read"), all kinds.
   virtual std::vector<std::string> base_names() = 0;
   // The suffixes `base` accepts (".sum", ".avg.pct_of_peak_sustained_active", ".pct", ...).
@@ -44,8 +46,12 @@ std::unique_ptr<PerfworksCatalog> backend_catalog(cupti::RangeProfilerBackend& b
 // True for names gpuperf treats as raw Perfworks names ("unit__counter.rollup").
 bool looks_like_perfworks(const std::string& name);
 
+// gpuperf's unit for a Perfworks dimension: "percent" -> "%", "byte" -> "bytes", "nsecond" -> "ns",
+// "byte/second" -> "bytes/s"; counts of anything else ("warp", "sector", "") -> "count".
+std::string unit_for_dimension(const std::string& dimension);
+
 // Resolves `names` in order, without duplicates. Our names come from the traits table; a raw Perfworks
-// name must exist in `catalog` (skipped when `catalog` is null). Throws InputError for an unknown name
+// name must exist in `catalog` (skipped when `catalog` is null), which also gives its unit. Throws InputError for an unknown name
 // (listing close names), for a timing or derived metric (not the profiler's), and for an empty list.
 std::vector<MetricRequest> resolve_metric_requests(const std::vector<std::string>& names, PerfworksCatalog* catalog);
 

@@ -1,0 +1,217 @@
+// Fakes for the collector's seams: a CUPTI back end that records every call and serves values from a
+// function, device operations that record flushes and synchronisations, and workloads that record their
+// launches. All three write into one shared log, so tests can check the exact order of events.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/benchmark.hpp"
+#include "profiler/cupti/range_backend.hpp"
+#include "profiler/metric_device.hpp"
+
+namespace gpuperf::testing {
+
+struct EventLog {
+  std::vector<std::string> events;
+  std::string joined() const {
+    std::string out;
+    for (const auto& e : events) out += (out.empty() ? "" : " ") + e;
+    return out;
+  }
+  std::size_t count(const std::string& e) const {
+    std::size_t n = 0;
+    for (const auto& x : events) n += x == e;
+    return n;
+  }
+};
+
+class FakeBackend final : public cupti::RangeProfilerBackend {
+ public:
+  explicit FakeBackend(std::shared_ptr<EventLog> log) : log_(std::move(log)) {
+    bases_["dram__bytes_read"] = cupti::MetricKind::counter;
+    bases_["dram__bytes_write"] = cupti::MetricKind::counter;
+    bases_["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld"] = cupti::MetricKind::counter;
+    bases_["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st"] = cupti::MetricKind::counter;
+    bases_["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld"] = cupti::MetricKind::counter;
+    bases_["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st"] = cupti::MetricKind::counter;
+    bases_["sm__warps_active"] = cupti::MetricKind::counter;
+    bases_["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld"] = cupti::MetricKind::ratio;
+    bases_["smsp__sass_average_data_bytes_per_sector_mem_global_op_st"] = cupti::MetricKind::ratio;
+    bases_["gpu__time_duration"] = cupti::MetricKind::counter;
+  }
+
+  // Knobs.
+  std::size_t passes = 2;
+  // Value of `metric` in the range named `range`; default: a number that encodes both.
+  std::function<double(const std::string& range, const std::string& metric)> value =
+      [](const std::string& range, const std::string& metric) {
+        return static_cast<double>(range.size() * 1000 + metric.size());
+      };
+  // Throw BackendError with this CUPTI code from the named call ("begin_session", "end_pass", ...).
+  std::optional<std::pair<std::string, int>> fail;
+  std::size_t drop_last_ranges = 0;  // pretend the counter-data image was too small
+
+  std::vector<std::string> configured;
+
+  std::string chip_name() const override { return "GH100"; }
+  std::vector<std::string> base_metrics(cupti::MetricKind kind) override {
+    std::vector<std::string> out;
+    for (const auto& [n, k] : bases_) {
+      if (k == kind) out.push_back(n);
+    }
+    return out;
+  }
+  std::vector<std::string> sub_metrics(cupti::MetricKind kind, const std::string&) override {
+    if (kind == cupti::MetricKind::ratio) return {".pct", ".ratio", ".max_rate"};
+    return {".sum", ".avg", ".max", ".min", ".avg.pct_of_peak_sustained_active", ".sum.per_second"};
+  }
+  std::optional<cupti::MetricProperties> metric_properties(const std::string& full) override {
+    const auto dot = full.find('.');
+    if (dot == std::string::npos) return std::nullopt;
+    auto it = bases_.find(full.substr(0, dot));
+    if (it == bases_.end()) return std::nullopt;
+    for (const auto& s : sub_metrics(it->second, it->first)) {
+      if (full.substr(dot) != s) continue;
+      std::string dim = it->first.find("bytes") != std::string::npos ? "byte" : "";
+      if (s == ".pct" || s.find("pct_of_peak") != std::string::npos) dim = "percent";
+      if (it->first == "gpu__time_duration") dim = "nsecond";
+      if (s.find("per_second") != std::string::npos) dim += "/second";
+      return cupti::MetricProperties{"", "", dim, it->second};
+    }
+    return std::nullopt;
+  }
+  std::size_t configure(const std::vector<std::string>& metrics) override {
+    maybe_fail("configure");
+    configured = metrics;
+    log_->events.push_back("configure:" + std::to_string(metrics.size()));
+    return passes;
+  }
+  void begin_session(cupti::SessionReplay replay, std::size_t max_ranges) override {
+    log_->events.push_back(std::string("begin:") + (replay == cupti::SessionReplay::user ? "user" : "kernel") + ":" +
+                           std::to_string(max_ranges));
+    maybe_fail("begin_session");
+    replay_ = replay;
+    open_ = true;
+    pass_ = 0;
+    ranges_.clear();
+  }
+  void start_pass() override {
+    log_->events.push_back("start");
+    maybe_fail("start_pass");
+    launches_in_pass_ = 0;
+  }
+  void push_range(const std::string& name) override {
+    log_->events.push_back("push:" + name);
+    if (pass_ == 0) ranges_.push_back(name);
+  }
+  void pop_range() override { log_->events.push_back("pop"); }
+  bool end_pass() override {
+    log_->events.push_back("end_pass");
+    maybe_fail("end_pass");
+    if (replay_ == cupti::SessionReplay::kernel) {
+      // Auto range: one range per kernel launched in the pass, named by launch order.
+      for (std::size_t i = 0; i < kernel_launches_; ++i) ranges_.push_back(std::to_string(i));
+      kernel_launches_ = 0;
+      return true;  // kernel replay: CUPTI replays inside the pass
+    }
+    return ++pass_ >= passes;
+  }
+  std::size_t decode() override {
+    log_->events.push_back("decode");
+    maybe_fail("decode");
+    const std::size_t drop = std::min(drop_last_ranges, ranges_.size());
+    ranges_.resize(ranges_.size() - drop);
+    return drop;
+  }
+  std::vector<cupti::RangeValues> evaluate() override {
+    log_->events.push_back("evaluate");
+    std::vector<cupti::RangeValues> out;
+    for (const auto& r : ranges_) {
+      cupti::RangeValues rv{r, {}};
+      for (const auto& m : configured) rv.values.push_back(value(r, m));
+      out.push_back(rv);
+    }
+    return out;
+  }
+  void end_session() override {
+    if (!open_) return;
+    open_ = false;
+    log_->events.push_back("end_session");
+  }
+
+  // Called by FakeWorkload so kernel replay can name ranges by launch order.
+  void note_kernel_launch() {
+    if (open_ && replay_ == cupti::SessionReplay::kernel) ++kernel_launches_;
+  }
+
+ private:
+  void maybe_fail(const std::string& call) {
+    if (fail && fail->first == call) {
+      throw cupti::BackendError(cupti::classify_cupti_result(fail->second), call, fail->second,
+                                call + " failed at fake.cpp:1: CUPTI_ERROR_" + std::to_string(fail->second));
+    }
+  }
+  std::shared_ptr<EventLog> log_;
+  std::map<std::string, cupti::MetricKind> bases_;
+  cupti::SessionReplay replay_ = cupti::SessionReplay::user;
+  bool open_ = false;
+  std::size_t pass_ = 0;
+  std::size_t launches_in_pass_ = 0;
+  std::size_t kernel_launches_ = 0;
+  std::vector<std::string> ranges_;
+};
+
+class FakeDevice final : public DeviceOps {
+ public:
+  explicit FakeDevice(std::shared_ptr<EventLog> log) : log_(std::move(log)) {}
+  StaticAttributes attrs{40, 2048, 0, 0, 6, 2048, 32};
+  bool fail_static = false;
+  void* cu_context() override { return this; }
+  std::string device_name() override { return "Fake H200"; }
+  void flush_l2(StreamHandle) override { log_->events.push_back("flush"); }
+  void synchronize(StreamHandle) override { log_->events.push_back("sync"); }
+  void nvtx_push(const std::string&) override {}
+  void nvtx_pop() override {}
+  StaticAttributes static_attributes(const void*, const LaunchShape& shape) override {
+    if (fail_static) throw std::runtime_error("cudaFuncGetAttributes failed: cudaErrorInvalidDeviceFunction");
+    StaticAttributes a = attrs;
+    a.threads_per_block = static_cast<int>(shape.threads_per_block());
+    return a;
+  }
+
+ private:
+  std::shared_ptr<EventLog> log_;
+};
+
+class FakeWorkload final : public Workload {
+ public:
+  FakeWorkload(std::shared_ptr<EventLog> log, std::string name, FakeBackend* backend)
+      : log_(std::move(log)), name_(std::move(name)), backend_(backend) {}
+  bool throw_on_launch = false;
+  void launch(StreamHandle) override {
+    log_->events.push_back("launch:" + name_);
+    if (throw_on_launch) throw std::runtime_error("an illegal memory access was encountered");
+    if (backend_ != nullptr) backend_->note_kernel_launch();
+  }
+  void poison_outputs(StreamHandle) override {}
+  Verification verify(StreamHandle) override { return {true, "", 0}; }
+  const void* kernel_function() const override { return this; }
+  LaunchShape launch_shape() const override {
+    LaunchShape s;
+    s.block[0] = 256;
+    return s;
+  }
+
+ private:
+  std::shared_ptr<EventLog> log_;
+  std::string name_;
+  FakeBackend* backend_;
+};
+
+}  // namespace gpuperf::testing

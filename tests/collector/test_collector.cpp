@@ -1,0 +1,312 @@
+// The collector's logic against a fake CUPTI back end: pass loop, ranges, replay modes, evaluation,
+// statuses and the environment failures that stop profiling.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "profiler/collector.hpp"
+#include "profiler/model/errors.hpp"
+#include "tests/collector/fakes.hpp"
+
+namespace gpuperf {
+namespace {
+
+using testing::EventLog;
+using testing::FakeBackend;
+using testing::FakeDevice;
+using testing::FakeWorkload;
+
+Benchmark bench(const std::string& name, bool idempotent) {
+  Benchmark b;
+  b.name = name;
+  b.idempotent = idempotent;
+  return b;
+}
+
+struct Rig {
+  std::shared_ptr<EventLog> log = std::make_shared<EventLog>();
+  FakeBackend* backend = nullptr;  // owned by the collector
+  FakeDevice* device = nullptr;
+  std::unique_ptr<MetricCollector> collector;
+
+  explicit Rig(CollectorOptions options = {}, std::function<void(FakeBackend&)> setup = {}) {
+    auto b = std::make_unique<FakeBackend>(log);
+    auto d = std::make_unique<FakeDevice>(log);
+    backend = b.get();
+    device = d.get();
+    if (setup) setup(*b);
+    collector = make_collector(std::move(b), std::move(d), options);
+    log->events.clear();
+  }
+};
+
+const Measurement& find(const std::vector<Measurement>& ms, const std::string& name) {
+  for (const auto& m : ms) {
+    if (m.metric.name == name) return m;
+  }
+  throw std::runtime_error("no measurement " + name);
+}
+
+TEST(Collector, DefaultMetricsConfigureOnceAndSumBankConflicts) {
+  auto log = std::make_shared<EventLog>();
+  auto b = std::make_unique<FakeBackend>(log);
+  FakeBackend* backend = b.get();
+  backend->value = [](const std::string&, const std::string& m) {
+    if (m == "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum") return 7.0;
+    if (m == "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum") return 5.0;
+    if (m == "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct") return 12.5;
+    return 1.0;
+  };
+  auto collector = make_collector(std::move(b), std::make_unique<FakeDevice>(log), {});
+  EXPECT_EQ(log->joined(), "configure:9");  // 8 profiler metrics, bank conflicts = 2 counters
+  EXPECT_EQ(collector->passes(), 2u);
+  ASSERT_EQ(collector->metric_names().size(), 12u);  // 8 profiler + 4 static
+
+  Benchmark copy = bench("memory_access/strided", true);
+  InstanceRef ref{&copy, {{"stride", std::int64_t{32}}}};
+  FakeWorkload w(log, "strided", backend);
+  auto ms = collector->collect(ref, w, nullptr);
+  ASSERT_EQ(ms.size(), 12u);
+  EXPECT_EQ(ms[0].metric.name, "gld_efficiency");
+  EXPECT_EQ(ms[0].metric.unit, "%");
+  EXPECT_TRUE(ms[0].metric.higher_is_better);
+  EXPECT_DOUBLE_EQ(ms[0].summary.median, 12.5);
+  const Measurement& bank = find(ms, "shared_bank_conflicts");
+  EXPECT_EQ(bank.status, Status::ok);
+  ASSERT_EQ(bank.samples.size(), 1u);
+  EXPECT_DOUBLE_EQ(bank.samples[0], 12.0);
+  EXPECT_EQ(bank.summary.n, 1u);
+  EXPECT_FALSE(bank.metric.higher_is_better);
+}
+
+TEST(Collector, UserReplayRepeatsEveryLaunchOncePerPassInNamedRanges) {
+  Rig rig;
+  rig.backend->value = [](const std::string& range, const std::string&) {
+    return range == "copy/coalesced[n=16]" ? 16.0 : range == "copy/coalesced[n=32]" ? 32.0 : -1.0;
+  };
+  Benchmark a = bench("copy/coalesced", true);
+  InstanceRef ra{&a, {{"n", std::int64_t{16}}}}, rb{&a, {{"n", std::int64_t{32}}}};
+  FakeWorkload wa(rig.log, "a", rig.backend), wb(rig.log, "b", rig.backend);
+  auto out = rig.collector->collect_batch({{&ra, &wa}, {&rb, &wb}}, nullptr);
+  const std::string pass =
+      "start flush sync push:copy/coalesced[n=16] launch:a sync pop flush sync push:copy/coalesced[n=32] launch:b sync "
+      "pop end_pass";
+  EXPECT_EQ(rig.log->joined(), "begin:user:2 " + pass + " " + pass + " decode evaluate end_session");
+  ASSERT_EQ(out.size(), 2u);
+  // Each instance gets its own range's values.
+  EXPECT_DOUBLE_EQ(find(out[0], "dram_bytes_read").samples.at(0), 16.0);
+  EXPECT_DOUBLE_EQ(find(out[1], "dram_bytes_read").samples.at(0), 32.0);
+  EXPECT_EQ(find(out[1], "dram_bytes_read").status, Status::ok);
+}
+
+TEST(Collector, NotIdempotentBenchmarksUseKernelReplayOneSessionEach) {
+  Rig rig;
+  Benchmark safe = bench("a/safe", true), unsafe = bench("a/inplace", false);
+  InstanceRef r1{&safe, {}}, r2{&unsafe, {}}, r3{&unsafe, {{"n", std::int64_t{2}}}};
+  FakeWorkload w1(rig.log, "1", rig.backend), w2(rig.log, "2", rig.backend), w3(rig.log, "3", rig.backend);
+  auto out = rig.collector->collect_batch({{&r1, &w1}, {&r2, &w2}, {&r3, &w3}}, nullptr);
+  const std::string user_pass = "start flush sync push:a/safe launch:1 sync pop end_pass";
+  EXPECT_EQ(rig.log->joined(),
+            "begin:user:1 " + user_pass + " " + user_pass + " decode evaluate end_session " +
+                "begin:kernel:1 flush sync start launch:2 sync end_pass decode evaluate end_session " +
+                "begin:kernel:1 flush sync start launch:3 sync end_pass decode evaluate end_session");
+  for (const auto& ms : out) {
+    for (const auto& m : ms) EXPECT_EQ(m.status, Status::ok) << m.metric.name << ": " << m.message;
+  }
+}
+
+TEST(Collector, ReplayModeKernelForcesKernelReplay) {
+  CollectorOptions o;
+  o.replay = ReplayMode::kernel;
+  o.metrics = {"dram_bytes_read"};
+  Rig rig(o);
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  auto ms = rig.collector->collect(r, w, nullptr);
+  EXPECT_EQ(rig.log->count("begin:kernel:1"), 1u);
+  EXPECT_EQ(rig.log->count("push:a/b"), 0u);
+  ASSERT_EQ(ms.size(), 1u);
+  EXPECT_EQ(ms[0].status, Status::ok);
+}
+
+TEST(Collector, BatchesLargerThanTheSessionLimitAreSplit) {
+  CollectorOptions o;
+  o.metrics = {"dram_bytes_read"};
+  o.max_ranges_per_session = 2;
+  Rig rig(o);
+  Benchmark a = bench("a/b", true);
+  std::vector<InstanceRef> refs;
+  std::vector<std::unique_ptr<FakeWorkload>> ws;
+  for (int i = 0; i < 5; ++i) refs.push_back(InstanceRef{&a, {{"i", std::int64_t{i}}}});
+  std::vector<ProfileTarget> targets;
+  for (int i = 0; i < 5; ++i) {
+    ws.push_back(std::make_unique<FakeWorkload>(rig.log, std::to_string(i), rig.backend));
+    targets.push_back({&refs[static_cast<std::size_t>(i)], ws.back().get()});
+  }
+  auto out = rig.collector->collect_batch(targets, nullptr);
+  EXPECT_EQ(rig.log->count("begin:user:2"), 2u);
+  EXPECT_EQ(rig.log->count("begin:user:1"), 1u);
+  ASSERT_EQ(out.size(), 5u);
+  for (const auto& ms : out) EXPECT_EQ(ms.at(0).status, Status::ok);
+}
+
+TEST(Collector, MissingPermissionStopsProfilingWithTheRemedy) {
+  Rig rig({}, [](FakeBackend& b) { b.fail = std::make_pair(std::string("begin_session"), 35); });
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  auto ms = rig.collector->collect(r, w, nullptr);
+  EXPECT_NE(rig.collector->environment_error().find("NVreg_RestrictProfilingToAdminUsers=0"), std::string::npos);
+  EXPECT_NE(rig.collector->environment_error().find("root"), std::string::npos);
+  const Measurement& gld = find(ms, "gld_efficiency");
+  EXPECT_EQ(gld.status, Status::failed);
+  EXPECT_TRUE(gld.samples.empty());
+  EXPECT_EQ(gld.message, rig.collector->environment_error());
+  // Static attributes do not need the counters.
+  EXPECT_EQ(find(ms, "registers").status, Status::ok);
+  EXPECT_DOUBLE_EQ(find(ms, "registers").samples.at(0), 40);
+
+  // Later instances fail at once, without touching CUPTI again.
+  rig.log->events.clear();
+  auto again = rig.collector->collect(r, w, nullptr);
+  EXPECT_EQ(rig.log->joined(), "");
+  EXPECT_EQ(find(again, "dram_bytes_read").status, Status::failed);
+}
+
+TEST(Collector, AnotherProfilerHoldingTheCountersIsAnEnvironmentFailure) {
+  Rig rig({}, [](FakeBackend& b) { b.fail = std::make_pair(std::string("start_pass"), 39); });
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  rig.collector->collect(r, w, nullptr);
+  EXPECT_NE(rig.collector->environment_error().find("another profiler"), std::string::npos);
+  EXPECT_EQ(rig.log->count("end_session"), 1u);  // the session is closed even though it failed
+}
+
+TEST(Collector, OtherCuptiFailuresFailOnlyThatSession) {
+  Rig rig({}, [](FakeBackend& b) { b.fail = std::make_pair(std::string("decode"), 999); });
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  auto ms = rig.collector->collect(r, w, nullptr);
+  EXPECT_EQ(rig.collector->environment_error(), "");
+  EXPECT_EQ(find(ms, "dram_bytes_read").status, Status::failed);
+  EXPECT_NE(find(ms, "dram_bytes_read").message.find("decode"), std::string::npos);
+  EXPECT_EQ(rig.log->count("end_session"), 1u);
+  rig.backend->fail.reset();
+  auto ok = rig.collector->collect(r, w, nullptr);
+  EXPECT_EQ(find(ok, "dram_bytes_read").status, Status::ok);
+}
+
+TEST(Collector, AFailingLaunchFailsItsSessionAndClosesIt) {
+  Rig rig;
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  w.throw_on_launch = true;
+  auto ms = rig.collector->collect(r, w, nullptr);
+  EXPECT_EQ(find(ms, "gld_efficiency").status, Status::failed);
+  EXPECT_NE(find(ms, "gld_efficiency").message.find("illegal memory access"), std::string::npos);
+  EXPECT_EQ(rig.log->count("end_session"), 1u);
+  EXPECT_EQ(rig.collector->environment_error(), "");
+}
+
+TEST(Collector, DroppedRangesFailOnlyTheirInstances) {
+  CollectorOptions o;
+  o.metrics = {"dram_bytes_read"};
+  Rig rig(o, [](FakeBackend& b) { b.drop_last_ranges = 1; });
+  Benchmark a = bench("a/b", true);
+  InstanceRef r1{&a, {{"i", std::int64_t{1}}}}, r2{&a, {{"i", std::int64_t{2}}}};
+  FakeWorkload w1(rig.log, "1", rig.backend), w2(rig.log, "2", rig.backend);
+  auto out = rig.collector->collect_batch({{&r1, &w1}, {&r2, &w2}}, nullptr);
+  EXPECT_EQ(out[0][0].status, Status::ok);
+  EXPECT_EQ(out[1][0].status, Status::failed);
+  EXPECT_NE(out[1][0].message.find("1 range(s) dropped"), std::string::npos) << out[1][0].message;
+}
+
+TEST(Collector, UndefinedRatiosAreSkippedNotZero) {
+  CollectorOptions o;
+  o.metrics = {"gst_efficiency", "dram_bytes_written"};
+  Rig rig(o, [](FakeBackend& b) {
+    b.value = [](const std::string&, const std::string& m) {
+      return m.find("global_op_st") != std::string::npos ? std::nan("") : 4096.0;
+    };
+  });
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  auto ms = rig.collector->collect(r, w, nullptr);
+  EXPECT_EQ(ms[0].status, Status::skipped);
+  EXPECT_NE(ms[0].message.find("not applicable"), std::string::npos);
+  EXPECT_EQ(ms[1].status, Status::ok);
+  EXPECT_DOUBLE_EQ(ms[1].samples.at(0), 4096.0);
+}
+
+TEST(Collector, StaticMetricsComeFromTheDeviceWithoutCupti) {
+  CollectorOptions o;
+  o.metrics = {"registers", "static_shared_bytes", "local_bytes", "theoretical_occupancy"};
+  auto log = std::make_shared<EventLog>();
+  auto collector = make_collector(nullptr, std::make_unique<FakeDevice>(log), o);
+  EXPECT_EQ(collector->passes(), 0u);
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(log, "w", nullptr);
+  auto ms = collector->collect(r, w, nullptr);
+  ASSERT_EQ(ms.size(), 4u);
+  EXPECT_DOUBLE_EQ(ms[0].samples.at(0), 40);
+  EXPECT_EQ(ms[0].metric.unit, "count");
+  EXPECT_DOUBLE_EQ(ms[1].samples.at(0), 2048);
+  EXPECT_EQ(ms[1].metric.unit, "bytes");
+  EXPECT_DOUBLE_EQ(ms[2].samples.at(0), 0);
+  // 6 blocks of 256 threads = 48 warps of 64.
+  EXPECT_DOUBLE_EQ(ms[3].samples.at(0), 75.0);
+  EXPECT_TRUE(ms[3].metric.deterministic);
+  EXPECT_EQ(log->joined(), "");  // neither a launch nor CUPTI is needed for static attributes
+}
+
+TEST(Collector, StaticAttributeFailureIsRecordedPerMetric) {
+  CollectorOptions o;
+  o.metrics = {"registers", "dram_bytes_read"};
+  auto log = std::make_shared<EventLog>();
+  auto backend = std::make_unique<FakeBackend>(log);
+  FakeBackend* b = backend.get();
+  auto device = std::make_unique<FakeDevice>(log);
+  device->fail_static = true;
+  auto collector = make_collector(std::move(backend), std::move(device), o);
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(log, "w", b);
+  auto ms = collector->collect(r, w, nullptr);
+  EXPECT_EQ(ms[0].status, Status::failed);
+  EXPECT_NE(ms[0].message.find("cudaErrorInvalidDeviceFunction"), std::string::npos);
+  EXPECT_EQ(ms[1].status, Status::ok);
+}
+
+TEST(Collector, RawPerfworksNamesAreCheckedAgainstTheChip) {
+  CollectorOptions o;
+  o.metrics = {"dram__bytes_read.sum", "sm__warps_active.avg.pct_of_peak_sustained_active"};
+  Rig rig(o);
+  EXPECT_EQ(rig.collector->metric_names(), o.metrics);
+  EXPECT_EQ(rig.backend->configured, o.metrics);
+
+  o.metrics = {"dram__bytes_red.sum"};
+  auto log = std::make_shared<EventLog>();
+  try {
+    make_collector(std::make_unique<FakeBackend>(log), std::make_unique<FakeDevice>(log), o);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dram__bytes_read.sum"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("GH100"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Collector, SharedCountersAreConfiguredOnce) {
+  CollectorOptions o;
+  o.metrics = {"shared_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"};
+  Rig rig(o);
+  EXPECT_EQ(rig.backend->configured.size(), 2u);
+}
+
+}  // namespace
+}  // namespace gpuperf

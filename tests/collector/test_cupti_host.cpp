@@ -1,0 +1,75 @@
+// The real CUPTI back end's host side (libgpuperf_cupti.so + libcupti), which needs no GPU: the H200's
+// chip GH100 must know every Perfworks name in gpuperf's traits table, and the default set must fit in the
+// pass count measured on the H200.
+#include <gtest/gtest.h>
+
+#include "profiler/cupti/range_backend.hpp"
+#include "profiler/cupti/range_backend_loader.hpp"
+#include "profiler/metric_catalog.hpp"
+#include "profiler/metric_plan.hpp"
+#include "profiler/model/errors.hpp"
+#include "profiler/model/metrics.hpp"
+
+namespace gpuperf {
+namespace {
+
+std::unique_ptr<cupti::RangeProfilerBackend> gh100() { return cupti::load_backend().open_host("GH100"); }
+
+TEST(CuptiHost, EveryPerfworksNameOfTheTraitsTableExistsOnGH100) {
+  auto backend = gh100();
+  for (const auto& t : known_metrics()) {
+    for (const auto& name : t.perfworks) {
+      auto props = backend->metric_properties(name);
+      ASSERT_TRUE(props.has_value()) << name;
+      if (t.info.unit == "%") {
+        EXPECT_EQ(props->dim_unit, "percent") << name;
+      }
+      if (t.info.unit == "bytes") {
+        EXPECT_EQ(props->dim_unit, "byte") << name;
+      }
+    }
+  }
+  EXPECT_FALSE(backend->metric_properties("dram__bytes_read.total").has_value());
+}
+
+TEST(CuptiHost, DefaultSetNeedsFewPasses) {
+  auto backend = gh100();
+  auto catalog = backend_catalog(*backend);
+  auto plan = plan_metrics(resolve_metric_requests(default_profile_metrics(), catalog.get()));
+  const std::size_t passes = backend->configure(plan.perfworks);
+  // Measured on GH100 with CUPTI 13.0: SASS-patched metrics never share a pass with hardware counters.
+  EXPECT_GE(passes, 2u);
+  EXPECT_LE(passes, 4u);
+  // A single hardware counter fits in one pass; configure() replaces the earlier configuration.
+  EXPECT_EQ(backend->configure({"dram__bytes_read.sum"}), 1u);
+}
+
+TEST(CuptiHost, TyposGetCloseNamesFromTheChip) {
+  auto backend = gh100();
+  auto catalog = backend_catalog(*backend);
+  try {
+    check_perfworks_name("dram__bytes_red.sum", *catalog);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dram__bytes_read.sum"), std::string::npos) << e.what();
+  }
+  try {
+    check_perfworks_name("sm__warps_active.avg.pct_of_peak_sustained_actve", *catalog);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("sm__warps_active.avg.pct_of_peak_sustained_active"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CuptiHost, AChipCuptiDoesNotKnowIsAnUnsupportedDevice) {
+  try {
+    auto b = cupti::load_backend().open_host("GX999");
+    FAIL() << "expected BackendError";
+  } catch (const cupti::BackendError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuptiProfilerHostInitialize"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gpuperf
