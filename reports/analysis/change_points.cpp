@@ -132,11 +132,10 @@ class SegmentTester {
 
 }  // namespace
 
-std::vector<double> replace_outliers(const std::vector<double>& values, double threshold, std::size_t* replaced) {
+std::vector<bool> find_outliers(const std::vector<double>& values, double threshold) {
   const std::size_t n = values.size();
-  std::vector<double> out(values);
-  if (replaced != nullptr) *replaced = 0;
-  if (n < 5) return out;
+  std::vector<bool> out(n, false);
+  if (n < 5 || !(threshold > 0)) return out;
   // Noise from successive differences: a level shift moves one difference only, so the MAD of the
   // differences sees the noise and not the steps. sd(x_i - x_{i-1}) = sqrt(2) sd(x).
   std::vector<double> diffs;
@@ -147,13 +146,9 @@ std::vector<double> replace_outliers(const std::vector<double>& values, double t
   for (std::size_t i = 0; i < n; ++i) {
     // Window of 2 * kHalfWindow + 1 points, shifted inwards at the ends.
     std::size_t a = i >= kHalfWindow ? i - kHalfWindow : 0;
-    std::size_t b = std::min(n, a + 2 * kHalfWindow + 1);
+    const std::size_t b = std::min(n, a + 2 * kHalfWindow + 1);
     a = b - std::min(n, 2 * kHalfWindow + 1);
-    const double local = segment_median(values, a, b);
-    if (std::fabs(values[i] - local) > threshold * sigma) {
-      out[i] = local;
-      if (replaced != nullptr) ++*replaced;
-    }
+    out[i] = std::fabs(values[i] - segment_median(values, a, b)) > threshold * sigma;
   }
   return out;
 }
@@ -185,8 +180,15 @@ double best_split_p_value(const std::vector<double>& values, std::size_t min_seg
 }
 
 std::vector<Split> find_change_points(const std::vector<double>& raw, const SegmentationOptions& options) {
-  const std::vector<double> values =
-      options.outlier_threshold > 0 ? replace_outliers(raw, options.outlier_threshold, nullptr) : raw;
+  // Outliers leave the search; `kept[i]` is the position in `raw` of the i-th point searched.
+  const std::vector<bool> outlier = find_outliers(raw, options.outlier_threshold);
+  std::vector<double> values;
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (outlier[i]) continue;
+    values.push_back(raw[i]);
+    kept.push_back(i);
+  }
   const std::size_t n = values.size();
   const std::size_t min_segment = std::max<std::size_t>(options.min_segment, 1);
   if (n < 2 * min_segment) return {};
@@ -250,10 +252,10 @@ std::vector<Split> find_change_points(const std::vector<double>& raw, const Segm
     const std::size_t a = i == 0 ? 0 : cuts[i - 1];
     const std::size_t b = i + 1 == cuts.size() ? n : cuts[i + 1];
     Split s;
-    s.index = cuts[i];
+    s.index = kept[cuts[i]];
     s.p_value = tester.test(a, b).first;
-    s.before = segment_median(raw, a, cuts[i]);
-    s.after = segment_median(raw, cuts[i], b);
+    s.before = segment_median(values, a, cuts[i]);
+    s.after = segment_median(values, cuts[i], b);
     out.push_back(s);
   }
   return out;

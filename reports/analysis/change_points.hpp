@@ -25,31 +25,33 @@ struct SegmentationOptions {
   std::size_t permutations = 1999; // upper bound per test; stops early once the answer is clear
   double min_effect_pct = 1.0;     // |after/before - 1| a change must reach, in percent
   std::uint64_t seed = 1;          // the permutations are seeded: same input, same answer
-  // Points further than this many noise sigmas from the median of their 7 neighbours are replaced by that
-  // median before the search (0: off). See replace_outliers().
+  // Points further than this many noise sigmas from the median of the 7 points around them leave the
+  // search (0: keep all). See find_outliers().
   double outlier_threshold = 5.0;
 };
 
 struct Split {
-  std::size_t index = 0;  // first point of the new segment
+  std::size_t index = 0;  // first point of the new segment (positions count outliers too)
   double p_value = 1;     // permutation p-value against its neighbouring segments
   double before = 0;      // median of the segment before
   double after = 0;       // median of the segment after
 };
 
-// Change points of `values` (in order), oldest first. Fewer than 2 * min_segment values: none.
+// Change points of `values` (in order), oldest first. Fewer than 2 * min_segment values (outliers not
+// counted): none. Levels are medians of the segments without their outliers.
 std::vector<Split> find_change_points(const std::vector<double>& values, const SegmentationOptions& options);
 
 // Deterministic series: every place where the value moves by more than `tolerance_pct` of the previous
 // level, with p = 0. A one-run blip is two changes: a deterministic counter does not blip without cause.
 std::vector<Split> find_level_changes(const std::vector<double>& values, double tolerance_pct);
 
-// A Hampel filter: each point further than `threshold` sigmas from the median of the 7-point window around it
-// is replaced by that median. Sigma is estimated from the median absolute successive difference, which a
-// level shift does not inflate; a window of 7 keeps a step of 4 or more runs intact (its median is the
-// point's own level). Without it a single slow run among the 8 after a change costs a rank test most of its
-// power and pulls the split towards itself. `replaced` receives the count.
-std::vector<double> replace_outliers(const std::vector<double>& values, double threshold, std::size_t* replaced);
+// A Hampel filter: true for each point further than `threshold` sigmas from the median of the 7-point
+// window around it. Sigma is estimated from the median absolute successive difference, which a level shift
+// does not inflate; a window of 7 leaves a step of 4 or more runs alone (the window's median is the point's
+// own level). Without it one slow run among the 8 after a change costs a rank test most of its power, and
+// pulls the split towards itself. Outliers are dropped rather than replaced: a replacement takes the
+// window's median, which next to a step may be the other level's.
+std::vector<bool> find_outliers(const std::vector<double>& values, double threshold);
 
 // The permutation p-value of the best split of `values` (both sides >= min_segment), with that split's
 // index in `best_index`. Exposed for tests.
