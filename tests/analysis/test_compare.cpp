@@ -1,0 +1,245 @@
+// Every verdict of compare, direction handling, deterministic counters and clock confirmation, on fake
+// samples with known statistics.
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "profiler/model/errors.hpp"
+#include "profiler/model/metrics.hpp"
+#include "reports/analysis/compare.hpp"
+
+namespace gpuperf::analysis {
+namespace {
+
+// `n` samples around `level` with relative noise `cv`, optionally each with an SM clock.
+Measurement samples(const std::string& metric, double level, double cv, std::size_t n, std::uint64_t seed,
+                    double clock_mhz = 0) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0, cv);
+  Measurement m;
+  m.metric = metric_info_for(metric);
+  for (std::size_t i = 0; i < n; ++i) {
+    m.samples.push_back(level * (1 + noise(rng)));
+    if (clock_mhz > 0) m.sm_clock_mhz.push_back(clock_mhz);
+  }
+  m.summary = summarize(m.samples);
+  return m;
+}
+
+Measurement value(const std::string& metric, double v) {
+  Measurement m;
+  m.metric = metric_info_for(metric);
+  m.samples = {v};
+  m.summary = summarize(m.samples);
+  return m;
+}
+
+CompareRow cmp(const Measurement& b, const Measurement& c, const CompareOptions& o = {}) {
+  return compare_measurement(&b, Status::ok, &c, Status::ok, o);
+}
+
+TEST(Compare, SameOnARerun) {
+  const CompareRow r = cmp(samples("duration", 277e3, 0.01, 60, 1), samples("duration", 277e3, 0.01, 60, 2));
+  EXPECT_EQ(r.verdict, Verdict::same);
+  EXPECT_FALSE(is_regression(r));
+  EXPECT_NEAR(r.change_pct, 0, 0.6);
+  EXPECT_LT(r.ci_low_pct, 0.6);
+  EXPECT_GT(r.ci_high_pct, -0.6);
+}
+
+TEST(Compare, SlowerAndFasterDuration) {
+  CompareRow r = cmp(samples("duration", 1e5, 0.01, 50, 3), samples("duration", 1.1e5, 0.01, 50, 4));
+  EXPECT_EQ(r.verdict, Verdict::slower);
+  EXPECT_TRUE(is_regression(r));
+  EXPECT_NEAR(r.change_pct, 10, 1);
+  EXPECT_LT(r.p_value, 1e-10);
+  EXPECT_GT(r.ci_low_pct, 8);
+  EXPECT_LT(r.ci_high_pct, 12);
+  r = cmp(samples("duration", 1e5, 0.01, 50, 5), samples("duration", 0.9e5, 0.01, 50, 6));
+  EXPECT_EQ(r.verdict, Verdict::faster);
+  EXPECT_FALSE(is_regression(r));
+}
+
+TEST(Compare, DirectionFromHigherIsBetter) {
+  // GB/s up is better: "faster"; down is worse: "slower".
+  EXPECT_EQ(cmp(samples("gbps", 3000, 0.01, 30, 7), samples("gbps", 3300, 0.01, 30, 8)).verdict, Verdict::faster);
+  EXPECT_EQ(cmp(samples("gbps", 3000, 0.01, 30, 9), samples("gbps", 2700, 0.01, 30, 10)).verdict, Verdict::slower);
+}
+
+TEST(Compare, RealButBelowTheFloorIsSame) {
+  // 1% slower, measured precisely: significant, but under the 2% duration floor.
+  const CompareRow r = cmp(samples("duration", 1e5, 0.001, 100, 11), samples("duration", 1.01e5, 0.001, 100, 12));
+  EXPECT_LT(r.p_value, 1e-6);
+  EXPECT_EQ(r.verdict, Verdict::same);
+  EXPECT_EQ(r.min_effect_pct, 2.0);
+}
+
+TEST(Compare, AmbiguousWithoutEvidence) {
+  // Three noisy samples a side: a 6% difference that no test can back (3 vs 3 cannot reach p < 0.01).
+  Measurement b = value("duration", 0), c = value("duration", 0);
+  b.samples = {100, 108, 95};
+  c.samples = {106, 112, 101};
+  b.summary = summarize(b.samples);
+  c.summary = summarize(c.samples);
+  const CompareRow r = cmp(b, c);
+  EXPECT_EQ(r.verdict, Verdict::ambiguous);
+  EXPECT_FALSE(is_regression(r));
+  EXPECT_NE(r.note.find("not significant"), std::string::npos);
+}
+
+TEST(Compare, ThresholdOverride) {
+  CompareOptions o;
+  o.thresholds.apply("duration=15%");
+  const CompareRow r = cmp(samples("duration", 1e5, 0.01, 50, 13), samples("duration", 1.1e5, 0.01, 50, 14), o);
+  EXPECT_EQ(r.verdict, Verdict::same);  // the whole interval (about +9..+11%) lies inside +-15%
+  EXPECT_EQ(r.min_effect_pct, 15.0);
+  EXPECT_THROW(o.thresholds.apply("duration"), InputError);
+  EXPECT_THROW(o.thresholds.apply("duration=fast"), InputError);
+  EXPECT_THROW(o.thresholds.apply("=3"), InputError);
+  o.thresholds.apply("*=4");
+  EXPECT_EQ(o.thresholds.min_effect_for(metric_info_for("achieved_occupancy")), 3.0);  // named default stays
+  EXPECT_EQ(o.thresholds.min_effect_for(metric_info_for("my_custom.avg")), 4.0);
+}
+
+TEST(Compare, NewMissingFailed) {
+  const Measurement m = samples("duration", 1e5, 0.01, 20, 15);
+  EXPECT_EQ(compare_measurement(nullptr, Status::ok, &m, Status::ok, {}).verdict, Verdict::new_);
+  EXPECT_EQ(compare_measurement(&m, Status::ok, nullptr, Status::ok, {}).verdict, Verdict::missing);
+
+  Measurement bad = m;
+  bad.message = "max abs error 3.2e-1 at element 17";
+  CompareRow r = compare_measurement(&m, Status::ok, &bad, Status::incorrect, {});
+  EXPECT_EQ(r.verdict, Verdict::failed);
+  EXPECT_TRUE(is_regression(r));  // it used to give the right answer
+  EXPECT_NE(r.note.find("candidate incorrect: max abs error"), std::string::npos);
+  // A base that failed and a candidate that works: "failed", but not a regression.
+  r = compare_measurement(&bad, Status::failed, &m, Status::ok, {});
+  EXPECT_EQ(r.verdict, Verdict::failed);
+  EXPECT_FALSE(is_regression(r));
+  // A metric that failed on its own (the instance was fine).
+  Measurement metric_failed = m;
+  metric_failed.status = Status::unsupported;
+  r = compare_measurement(&m, Status::ok, &metric_failed, Status::ok, {});
+  EXPECT_EQ(r.verdict, Verdict::failed);
+  EXPECT_EQ(r.candidate_status, Status::unsupported);
+}
+
+TEST(Compare, DeterministicCounters) {
+  CompareRow r = cmp(value("gld_efficiency", 100), value("gld_efficiency", 50));
+  EXPECT_EQ(r.verdict, Verdict::slower);  // efficiency down is worse
+  EXPECT_EQ(r.change_pct, -50);
+  EXPECT_EQ(r.p_value, 1);
+  EXPECT_EQ(cmp(value("registers", 32), value("registers", 40)).verdict, Verdict::slower);
+  EXPECT_EQ(cmp(value("registers", 40), value("registers", 32)).verdict, Verdict::faster);
+  EXPECT_EQ(cmp(value("shared_load_transactions", 50.4e6), value("shared_load_transactions", 50.4e6 + 1)).verdict,
+            Verdict::same);  // 2e-8 relative: rounding
+  EXPECT_EQ(cmp(value("shared_load_transactions", 50.4e6), value("shared_load_transactions", 50.5e6)).verdict,
+            Verdict::slower);  // 0.2%: small, but a deterministic counter does not move by itself
+  EXPECT_EQ(cmp(value("gld_efficiency", 100), value("gld_efficiency", 100.0000001)).verdict, Verdict::same);
+  EXPECT_EQ(cmp(value("local_bytes", 0), value("local_bytes", 0)).verdict, Verdict::same);
+  EXPECT_EQ(cmp(value("local_bytes", 0), value("local_bytes", 16)).verdict, Verdict::slower);
+}
+
+TEST(Compare, SingleValuesOfNoisyMetrics) {
+  EXPECT_EQ(cmp(value("achieved_occupancy", 80), value("achieved_occupancy", 79)).verdict, Verdict::same);
+  const CompareRow r = cmp(value("achieved_occupancy", 80), value("achieved_occupancy", 60));
+  EXPECT_EQ(r.verdict, Verdict::ambiguous);
+  EXPECT_NE(r.note.find("no test"), std::string::npos);
+}
+
+TEST(Compare, ClockChangeThatExplainsTheSlowdown) {
+  // Same cycles, lower clock: 1980 -> 1755 MHz makes every sample 12.8% longer.
+  const Measurement b = samples("duration", 1e5, 0.005, 50, 16, 1980);
+  const Measurement c = samples("duration", 1e5 * 1980 / 1755, 0.005, 50, 17, 1755);
+  const CompareRow r = cmp(b, c);
+  EXPECT_EQ(r.verdict, Verdict::ambiguous);
+  EXPECT_FALSE(r.confirmed_in_cycles);
+  EXPECT_FALSE(is_regression(r));
+  EXPECT_NEAR(r.change_pct, 12.8, 1);
+  EXPECT_EQ(r.base_clock_mhz, 1980);
+  EXPECT_EQ(r.candidate_clock_mhz, 1755);
+  EXPECT_NE(r.note.find("clock 1980 -> 1755 MHz"), std::string::npos);
+  EXPECT_NE(r.note.find("not confirmed"), std::string::npos);
+}
+
+TEST(Compare, ClockChangeThatDoesNotExplainIt) {
+  // 25% longer on a 11% lower clock: still 11% more cycles.
+  const CompareRow r = cmp(samples("duration", 1e5, 0.005, 50, 18, 1980), samples("duration", 1.25e5, 0.005, 50, 19, 1755));
+  EXPECT_EQ(r.verdict, Verdict::slower);
+  EXPECT_TRUE(r.confirmed_in_cycles);
+  EXPECT_NE(r.note.find("confirmed"), std::string::npos);
+  // Same clock: no cycle check, no clock note.
+  const CompareRow s = cmp(samples("duration", 1e5, 0.005, 50, 20, 1980), samples("duration", 1.25e5, 0.005, 50, 21, 1980));
+  EXPECT_EQ(s.verdict, Verdict::slower);
+  EXPECT_EQ(s.note.find("clock"), std::string::npos);
+}
+
+Run make_run(const std::string& commit) {
+  Run run;
+  run.uuid = "uuid-" + commit;
+  run.commit = commit;
+  run.branch = "main";
+  run.started_at = "2026-11-01T02:00:00Z";
+  run.machine.hostname = "node1";
+  run.machine.gpu_name = "NVIDIA H200";
+  run.machine.gpu_uuid = "GPU-1234";
+  return run;
+}
+
+Result result(const std::string& name, std::int64_t n, std::vector<Measurement> metrics, Status st = Status::ok) {
+  Result r;
+  r.instance = {name, Params{{"n", n}}};
+  r.metrics = std::move(metrics);
+  r.status = st;
+  return r;
+}
+
+TEST(Compare, RunsRowsOrderAndHints) {
+  gpuperf::Run base = make_run("aaaa");
+  gpuperf::Run cand = make_run("bbbb");
+  base.results.push_back(result("matmul/tiled", 1024,
+                                {value("registers", 32), samples("duration", 2.77e5, 0.01, 40, 22),
+                                 value("gld_efficiency", 100)}));
+  cand.results.push_back(result("matmul/tiled", 1024,
+                                {samples("duration", 3.3e5, 0.01, 40, 23), value("gld_efficiency", 50),
+                                 value("registers", 40)}));
+  base.results.push_back(result("copy/gone", 1, {samples("duration", 1e4, 0.01, 20, 24)}));
+  cand.results.push_back(result("copy/new", 1, {samples("duration", 1e4, 0.01, 20, 25)}));
+  base.results.push_back(result("stencil1d/shared", 4096, {samples("duration", 5e4, 0.01, 20, 26)}));
+  Result broken = result("stencil1d/shared", 4096, {}, Status::failed);
+  broken.message = "cudaErrorIllegalAddress";
+  cand.results.push_back(broken);
+
+  const CompareReport rep = compare_runs(base, cand, {}, 7, 9);
+  ASSERT_EQ(rep.rows.size(), 6u);
+  // Instances by name; metrics in the traits table's order (duration, gld_efficiency, ..., registers).
+  EXPECT_EQ(rep.rows[0].instance.name, "copy/gone");
+  EXPECT_EQ(rep.rows[0].verdict, Verdict::missing);
+  EXPECT_EQ(rep.rows[1].instance.name, "copy/new");
+  EXPECT_EQ(rep.rows[1].verdict, Verdict::new_);
+  EXPECT_EQ(rep.rows[2].metric.name, "duration");
+  EXPECT_EQ(rep.rows[2].verdict, Verdict::slower);
+  EXPECT_NE(rep.rows[2].note.find("with gld_efficiency 100% -> 50%, registers 32 -> 40"), std::string::npos);
+  EXPECT_EQ(rep.rows[3].metric.name, "gld_efficiency");
+  EXPECT_EQ(rep.rows[4].metric.name, "registers");
+  EXPECT_EQ(rep.rows[5].instance.name, "stencil1d/shared");
+  EXPECT_EQ(rep.rows[5].verdict, Verdict::failed);
+  EXPECT_NE(rep.rows[5].note.find("cudaErrorIllegalAddress"), std::string::npos);
+  EXPECT_EQ(rep.rows[2].machine, "GPU-1234");
+  EXPECT_TRUE(rep.regression());
+  EXPECT_EQ(rep.base.run_id, 7);
+  EXPECT_EQ(rep.candidate.commit, "bbbb");
+}
+
+TEST(Compare, RunAgainstItselfIsAllSame) {
+  gpuperf::Run base = make_run("aaaa");
+  base.results.push_back(result("matmul/tiled", 1024, {samples("duration", 2.77e5, 0.02, 40, 27), value("registers", 32)}));
+  const CompareReport rep = compare_runs(base, base, {});
+  for (const auto& r : rep.rows) EXPECT_EQ(r.verdict, Verdict::same) << r.metric.name;
+  EXPECT_FALSE(rep.regression());
+}
+
+}  // namespace
+}  // namespace gpuperf::analysis
