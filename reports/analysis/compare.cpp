@@ -90,6 +90,33 @@ void add_note(CompareRow& row, const std::string& text) {
   row.note += text;
 }
 
+// GB/s and GFLOP/s are single values computed from the median duration: no test of their own is possible,
+// but the duration's test is theirs (ratio inverted). Without this they would read "ambiguous" next to
+// a clear duration verdict.
+void follow_duration(std::vector<CompareRow>& rows, std::size_t first) {
+  const CompareRow* d = nullptr;
+  for (std::size_t i = first; i < rows.size(); ++i) {
+    if (rows[i].metric.name == "duration") d = &rows[i];
+  }
+  if (d == nullptr || (d->verdict != Verdict::same && d->verdict != Verdict::slower && d->verdict != Verdict::faster)) {
+    return;
+  }
+  for (std::size_t i = first; i < rows.size(); ++i) {
+    CompareRow& r = rows[i];
+    const MetricTraits* t = find_metric(r.metric.name);
+    if (t == nullptr || t->source != MetricSource::derived || !r.base || !r.candidate || r.base->n != 1 ||
+        r.candidate->n != 1 || (r.verdict != Verdict::ambiguous && r.verdict != Verdict::same)) {
+      continue;
+    }
+    r.verdict = d->verdict == Verdict::same ? Verdict::same : direction(r.candidate->median > r.base->median, r.metric);
+    r.p_value = d->p_value;
+    r.ci_low_pct = pct(1 / (1 + d->ci_high_pct / 100));
+    r.ci_high_pct = pct(1 / (1 + d->ci_low_pct / 100));
+    r.confirmed_in_cycles = d->confirmed_in_cycles;
+    r.note = "from the duration's test";
+  }
+}
+
 }  // namespace
 
 RunSide run_side(const Run& run, std::int64_t run_id) {
@@ -260,6 +287,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
       row.instance = any.instance;
       report.rows.push_back(std::move(row));
     }
+    follow_duration(report.rows, first_row);
     // Root-cause hints: a duration that moved, and what else moved with it.
     for (std::size_t i = first_row; i < report.rows.size(); ++i) {
       CompareRow& d = report.rows[i];

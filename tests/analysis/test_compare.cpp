@@ -233,6 +233,23 @@ TEST(Compare, RunsRowsOrderAndHints) {
   EXPECT_EQ(rep.candidate.commit, "bbbb");
 }
 
+TEST(Compare, DerivedSingleValuesFollowTheDuration) {
+  gpuperf::Run base = make_run("aaaa");
+  gpuperf::Run cand = make_run("bbbb");
+  base.results.push_back(result("copy/coalesced", 1, {samples("duration", 1e5, 0.01, 40, 30), value("gbps", 1342)}));
+  cand.results.push_back(result("copy/coalesced", 1, {samples("duration", 1.2e5, 0.01, 40, 31), value("gbps", 1118)}));
+  base.results.push_back(result("copy/coalesced", 2, {samples("duration", 1e5, 0.01, 40, 32), value("gbps", 1342)}));
+  cand.results.push_back(result("copy/coalesced", 2, {samples("duration", 1e5, 0.01, 40, 33), value("gbps", 1340)}));
+  const CompareReport rep = compare_runs(base, cand, {});
+  ASSERT_EQ(rep.rows.size(), 4u);
+  EXPECT_EQ(rep.rows[0].verdict, Verdict::slower);
+  EXPECT_EQ(rep.rows[1].metric.name, "gbps");
+  EXPECT_EQ(rep.rows[1].verdict, Verdict::slower);  // GB/s down: worse, backed by the duration's test
+  EXPECT_EQ(rep.rows[1].p_value, rep.rows[0].p_value);
+  EXPECT_LT(rep.rows[1].ci_high_pct, -10);
+  EXPECT_EQ(rep.rows[3].verdict, Verdict::same);
+}
+
 TEST(Compare, RunAgainstItselfIsAllSame) {
   gpuperf::Run base = make_run("aaaa");
   base.results.push_back(result("matmul/tiled", 1024, {samples("duration", 2.77e5, 0.02, 40, 27), value("registers", 32)}));
