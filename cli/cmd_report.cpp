@@ -1,10 +1,132 @@
+// gpuperf report: HTML and Markdown trend reports from the store's history.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "db/store.hpp"
+#include "profiler/model/errors.hpp"
+#include "reports/analysis/detect.hpp"
+#include "reports/report_files.hpp"
+#include "reports/report_input.hpp"
+#include "reports/writers.hpp"
+
+#ifndef GPUPERF_VERSION
+#define GPUPERF_VERSION "0.0.0"
+#endif
 
 namespace gpuperf::cli {
+namespace {
 
-// Not built yet: the command is absent from --help until it is.
-void add_report_command(CLI::App& /*app*/, Context& /*ctx*/) {}
+struct ReportArgs {
+  std::string out;
+  std::vector<std::string> formats{"html", "md"};
+  std::string branch, machine, since;
+  std::size_t last = 0;
+  bool timings = false;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int do_report(const Context& ctx, const ReportArgs& args) {
+  bool html = false, md = false;
+  for (const auto& f : args.formats) {
+    if (f == "html") {
+      html = true;
+    } else if (f == "md" || f == "markdown") {
+      md = true;
+    } else {
+      throw InputError("--format: unknown report format '" + f + "' (expected html, md or both: html,md)");
+    }
+  }
+  if (!args.since.empty() &&
+      !std::regex_match(args.since, std::regex(R"(\d{4}(-\d{2}(-\d{2}([T ]\d{2}(:\d{2}(:\d{2})?)?)?)?)?)"))) {
+    throw InputError("--since '" + args.since + "': expected an ISO 8601 date or prefix, e.g. 2026-06 or 2026-06-01");
+  }
+
+  reports::ReportQuery query;
+  if (!args.branch.empty()) query.branch = args.branch;
+  if (!args.machine.empty()) query.machine = args.machine;
+  if (!args.since.empty()) query.since = args.since;
+  if (args.last > 0) query.last = args.last;
+
+  // Stage timings for --timings: where a slow report spends its time.
+  std::vector<std::pair<const char*, double>> stages;
+  auto t0 = std::chrono::steady_clock::now();
+  db::Store store(ctx.db_path, db::Access::read_only);
+  double detect_s = 0;
+  reports::ReportInput input =
+      reports::load_report_input(store, query, [&detect_s](const std::vector<db::Series>& series) {
+        const auto t = std::chrono::steady_clock::now();
+        auto changes = analysis::detect_changes(series);
+        detect_s = seconds_since(t);
+        return changes;
+      });
+  stages.emplace_back("read the store (runs, history, baselines)", seconds_since(t0) - detect_s);
+  stages.emplace_back("detect change points", detect_s);
+  input.tool_version = GPUPERF_VERSION;
+  t0 = std::chrono::steady_clock::now();
+  const reports::ReportModel model = reports::build_report_model(std::move(input));
+  stages.emplace_back("build the report model", seconds_since(t0));
+
+  const std::filesystem::path dir(args.out);
+  std::vector<std::string> written;
+  if (html) {
+    const auto path = dir / "report.html";
+    t0 = std::chrono::steady_clock::now();
+    const std::string text = reports::render_html(model);
+    stages.emplace_back("render HTML", seconds_since(t0));
+    t0 = std::chrono::steady_clock::now();
+    reports::write_file_atomically(path, text);
+    stages.emplace_back("write report.html", seconds_since(t0));
+    written.push_back(path.string());
+  }
+  if (md) {
+    reports::MarkdownOptions options;
+    options.html_link = html ? "report.html" : "";
+    const auto path = dir / "report.md";
+    t0 = std::chrono::steady_clock::now();
+    const std::string text = reports::render_markdown(model, options);
+    stages.emplace_back("render Markdown", seconds_since(t0));
+    reports::write_file_atomically(path, text);
+    written.push_back(path.string());
+  }
+  if (args.timings) {
+    for (const auto& [what, s] : stages) std::fprintf(stderr, "gpuperf report: %8.3f s  %s\n", s, what);
+  }
+  if (!ctx.quiet) {
+    std::fprintf(stderr, "gpuperf report: %zu runs on %zu machine%s, %zu regression%s, %zu improvement%s\n",
+                 model.total_runs(), model.machines.size(), model.machines.size() == 1 ? "" : "s",
+                 model.total_regressions(), model.total_regressions() == 1 ? "" : "s", model.total_improvements(),
+                 model.total_improvements() == 1 ? "" : "s");
+  }
+  for (const auto& w : written) std::printf("%s\n", w.c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_report_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Write trend reports (HTML with charts, Markdown for PR comments and job summaries)");
+  cmd->add_option("--out", args->out, "Directory for report.html and report.md (created if missing)")->required();
+  cmd->add_option("--format", args->formats, "Formats to write: html, md (default both)")->delimiter(',');
+  cmd->add_option("--branch", args->branch, "Only runs of this branch (default: all branches)");
+  cmd->add_option("--machine", args->machine, "Only this machine: fingerprint, hostname or id (default: all)");
+  cmd->add_option("--since", args->since, "Only runs started at or after this ISO 8601 date (e.g. 2026-06-01)");
+  cmd->add_option("--last", args->last, "Only each machine's newest N runs")->check(CLI::PositiveNumber);
+  cmd->add_flag("--timings", args->timings, "Print how long each stage took (to standard error)");
+  cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_report(ctx, *args); }; });
+}
 
 }  // namespace gpuperf::cli

@@ -132,8 +132,7 @@ std::string md_escape(std::string_view s) {
           case '\n':
           case '\t': out += ' '; break;
           case '&': out += "&amp;"; break;
-          case '<': out += "&lt;"; break;
-          case '>': out += "&gt;"; break;
+          case '<': out += "&lt;"; break;  // no tag can open; a lone '>' mid-line is plain text
           // CommonMark lets any ASCII punctuation be backslash-escaped. These start emphasis, code, links,
           // images, strikethrough, table cells or issue references anywhere in a line; the writers never put
           // a user string at the start of a line, so block markers (-, +, 1.) need nothing.

@@ -16,7 +16,7 @@ std::string html_escape(std::string_view s);
 std::string json_string(std::string_view s);
 
 // One cell of a GitHub-flavoured Markdown table, or inline text: newlines become spaces, the table pipe,
-// backticks and the inline Markdown punctuation are backslash-escaped, & < > become entities (no raw HTML gets
+// backticks and the inline Markdown punctuation are backslash-escaped, & and < become entities (no raw HTML gets
 // through). Never put its result at the start of a line.
 std::string md_escape(std::string_view s);
 

@@ -52,6 +52,7 @@ svg.chart .axis { stroke: #8a949e; fill: none; }
 svg.chart .ticks line { stroke: #8a949e; }
 svg.chart .ticks.y text, svg.chart .unit { text-anchor: end; fill: var(--muted); }
 svg.chart .ticks.x text, svg.chart .caption { text-anchor: middle; fill: var(--muted); }
+svg.chart .ticks.x text.last { text-anchor: end; }
 svg.chart .line { fill: none; stroke-width: 1.6; stroke-linejoin: round; }
 svg.chart .band { stroke: none; opacity: .18; }
 svg.chart .level { stroke: #6b747d; stroke-width: 1; stroke-dasharray: 5 3; }
@@ -127,7 +128,9 @@ std::string script() {
     function show(ev) {
       var pt = svg.createSVGPoint();
       pt.x = ev.clientX; pt.y = ev.clientY;
-      var p = pt.matrixTransform(svg.getScreenCTM().inverse());
+      var ctm = svg.getScreenCTM();
+      if (!ctm) return;
+      var p = pt.matrixTransform(ctm.inverse());
       var i = n <= 1 ? 0 : Math.round((p.x - L) / (R - L) * (n - 1));
       i = Math.max(0, Math.min(n - 1, i));
       for (var d = 0; d < n && !has(i); ++d) {  // the nearest run with a value
@@ -158,6 +161,13 @@ std::string script() {
   window.addEventListener('beforeprint', function () {
     Array.prototype.forEach.call(document.querySelectorAll('details'), function (d) { d.open = true; });
   });
+  // The browser test opens the page at #selftest: hover the first chart's last run and keep the tooltip.
+  if (location.hash === '#selftest' && charts.length > 0) {
+    var hr = charts[0].querySelector('rect.hover').getBoundingClientRect();
+    charts[0].querySelector('rect.hover').dispatchEvent(new MouseEvent('mousemove',
+        {clientX: hr.right - 1, clientY: hr.top + hr.height / 2, bubbles: true}));
+    document.documentElement.setAttribute('data-selftest-tip', tip.textContent);
+  }
   document.documentElement.setAttribute('data-charts-ready', String(charts.length));
 })();
 )JS";

@@ -40,10 +40,19 @@ ChartLine line_of(const TrendSeries& s, const std::string& label, int color, boo
   return line;
 }
 
+// The change points of `s` as chart markers, their tooltips naming `who`.
+void add_markers(ChartSpec& spec, const TrendSeries& s, const std::string& who) {
+  for (std::size_t k = 0; k < s.changes.size(); ++k) {
+    const auto& cp = s.changes[k];
+    spec.markers.push_back({s.change_runs[k], cp.kind == analysis::ChangeKind::regression,
+                            who + " " + cp.metric.name + ": " + change_title(cp)});
+  }
+}
+
 std::string figure(const std::string& caption_html, const std::string& svg, const std::string& css_class = "") {
   std::string o = "<figure";
   if (!css_class.empty()) o += " class=\"" + css_class + "\"";
-  o += "><figcaption>" + caption_html + "</figcaption>" + svg + "</figure>";
+  o += "><figcaption>" + caption_html + "</figcaption>\n" + svg + "</figure>\n";
   return o;
 }
 
@@ -162,6 +171,8 @@ std::string pair_figures(const MachineReport& m, std::size_t machine_index, cons
     spec.runs = &m.runs;
     spec.lines.push_back(line_of(*sb, variant_of(b.instance.name), 1, false));
     spec.lines.push_back(line_of(*sv, variant_of(v.instance.name), 0, false));
+    add_markers(spec, *sb, variant_of(b.instance.name));
+    add_markers(spec, *sv, variant_of(v.instance.name));
     spec.aria_label = metric + " of " + v.instance.display_name() + " and " + b.instance.display_name();
     spec.hover_index = hover.add(machine_index, spec);
     const std::string caption = "<span class=\"metric\">" + html_escape(metric) + "</span> <span class=\"latest\">" +
@@ -183,6 +194,9 @@ std::string pair_figures(const MachineReport& m, std::size_t machine_index, cons
     for (const auto& r : pair.ratio) line.points.emplace_back(r.run, r.value);
     spec.lines.push_back(std::move(line));
     spec.reference = 1.0;
+    // The ratio moves when either side's duration does: show both sides' change points.
+    if (const TrendSeries* d = b.find("duration")) add_markers(spec, *d, variant_of(b.instance.name));
+    if (const TrendSeries* d = v.find("duration")) add_markers(spec, *d, variant_of(v.instance.name));
     spec.aria_label = "duration ratio " + ratio_label(m, pair);
     spec.hover_index = hover.add(machine_index, spec);
     const std::string caption = "<span class=\"metric\">" + html_escape(ratio_label(m, pair)) +

@@ -59,19 +59,19 @@ std::string summary(const MachineReport& m) {
   fact("Host", m.machine.hostname);
   fact("Fingerprint", m.fingerprint);
   if (m.latest) fact("Latest run", m.latest->uuid);
-  o += "</dl>";
+  o += "</dl>\n";
   return o;
 }
 
 std::string change_table(const MachineReport& m, std::size_t mi, const std::vector<ChangeRow>& rows, bool regression) {
   if (rows.empty()) {
     return std::string("<p class=\"muted\">No ") + (regression ? "regressions" : "improvements") +
-           " detected in this window.</p>";
+           " detected in this window.</p>\n";
   }
   std::string o =
       "<table><thead><tr><th>Benchmark</th><th>Metric</th><th class=\"num\">Change</th><th class=\"num\">Before</th>"
       "<th class=\"num\">After</th><th>Commits</th><th>First run at new level</th><th class=\"num\">Confidence</th>"
-      "<th>Root-cause hints</th></tr></thead><tbody>";
+      "<th>Root-cause hints</th></tr></thead><tbody>\n";
   for (const auto& row : rows) {
     const auto& cp = row.change;
     const auto& unit = cp.metric.unit;
@@ -88,24 +88,24 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
       for (const auto& h : cp.hints) o += "<li>" + esc(h) + "</li>";
       o += "</ul>";
     }
-    o += "</td></tr>";
+    o += "</td></tr>\n";
   }
-  o += "</tbody></table>";
+  o += "</tbody></table>\n";
   return o;
 }
 
 std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
   if (m.families.empty()) {
-    return "<p class=\"muted\">No variant pairs: no benchmark in this window names a family baseline.</p>";
+    return "<p class=\"muted\">No variant pairs: no benchmark in this window names a family baseline.</p>\n";
   }
   std::string o;
   for (const auto& f : m.families) {
-    o += "<h4>" + esc(f.family) + "</h4>";
+    o += "<h4>" + esc(f.family) + "</h4>\n";
     for (const auto& pair : f.pairs) {
       const auto& v = m.instances[pair.variant].instance;
       const auto& b = m.instances[pair.baseline].instance;
       o += "<div class=\"pair\"><h5>" + esc(v.display_name()) + " <span class=\"muted\">vs</span> " +
-           esc(b.display_name()) + "</h5>";
+           esc(b.display_name()) + "</h5>\n";
       if (!pair.ratio.empty()) {
         const std::string label = html::ratio_label(m, pair);
         o += "<p>" + esc(label) + " duration ratio: <strong>" + esc(format_ratio(pair.ratio.back().value)) + "</strong> now";
@@ -113,9 +113,9 @@ std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
           o += ", " + esc(format_ratio(pair.ratio.front().value)) + " at the start of the window";
         }
         if (!pair.key_metric.empty()) o += "; key hardware metric: " + esc(pair.key_metric);
-        o += ".</p>";
+        o += ".</p>\n";
       }
-      o += "<div class=\"charts\">" + html::pair_figures(m, mi, pair, hover) + "</div></div>";
+      o += "<div class=\"charts\">" + html::pair_figures(m, mi, pair, hover) + "</div></div>\n";
     }
   }
   return o;
@@ -137,7 +137,7 @@ std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
       o += " <span class=\"badge good\">" + std::to_string(inst.improvements) +
            (inst.improvements == 1 ? " improvement" : " improvements") + "</span>";
     }
-    o += "</summary><div class=\"charts\">";
+    o += "</summary>\n<div class=\"charts\">";
     std::string flat;
     for (const auto& s : inst.series) {
       if (s.constant() && s.changes.empty() && s.points.size() > 1) {
@@ -148,7 +148,7 @@ std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
     }
     o += "</div>";
     if (!flat.empty()) o += "<p class=\"constant\">Unchanged in all " + std::to_string(m.runs.size()) + " runs: " + flat + "</p>";
-    o += "</details>";
+    o += "</details>\n";
   }
   return o;
 }
@@ -160,7 +160,7 @@ std::string render_html(const ReportModel& model) {
   std::string title = "gpuperf report";
   if (model.machines.size() == 1) title += " \xE2\x80\x94 " + model.machines.front().title();
 
-  std::string body = "<header><h1>gpuperf trend report</h1><p class=\"scope\">" + scope_line(model) + "</p></header>";
+  std::string body = "<header><h1>gpuperf trend report</h1><p class=\"scope\">" + scope_line(model) + "</p></header>\n";
   if (model.machines.empty()) {
     body += "<div class=\"empty\"><p><strong>No runs to report.</strong> The database has no results for these filters. "
             "Record runs with <code>gpuperf run</code> or load them with <code>gpuperf import</code>.</p></div>";
@@ -170,8 +170,8 @@ std::string render_html(const ReportModel& model) {
     for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
       body += "<a href=\"#m" + std::to_string(mi) + "\">" + esc(model.machines[mi].title()) + "</a>";
     }
-    body += "</nav><table><thead><tr><th>Machine</th><th>Latest run</th><th>Commit</th><th class=\"num\">Runs</th>"
-            "<th class=\"num\">Regressions</th><th class=\"num\">Improvements</th></tr></thead><tbody>";
+    body += "</nav>\n<table><thead><tr><th>Machine</th><th>Latest run</th><th>Commit</th><th class=\"num\">Runs</th>"
+            "<th class=\"num\">Regressions</th><th class=\"num\">Improvements</th></tr></thead><tbody>\n";
     for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
       const auto& m = model.machines[mi];
       body += "<tr><td class=\"name\"><a href=\"#m" + std::to_string(mi) + "\">" + esc(m.title()) + "</a></td><td>" +
@@ -179,23 +179,23 @@ std::string render_html(const ReportModel& model) {
               (m.latest ? esc(short_commit(m.latest->commit)) : "") + "</code></td><td class=\"num\">" +
               std::to_string(m.runs.size()) + "</td><td class=\"num" + (m.regressions.empty() ? "" : " bad") + "\">" +
               std::to_string(m.regressions.size()) + "</td><td class=\"num" + (m.improvements.empty() ? "" : " good") +
-              "\">" + std::to_string(m.improvements.size()) + "</td></tr>";
+              "\">" + std::to_string(m.improvements.size()) + "</td></tr>\n";
     }
-    body += "</tbody></table>";
+    body += "</tbody></table>\n";
   }
   for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
     const auto& m = model.machines[mi];
-    body += "<section class=\"machine\" id=\"m" + std::to_string(mi) + "\"><h2>" + esc(m.title()) + "</h2>";
+    body += "<section class=\"machine\" id=\"m" + std::to_string(mi) + "\"><h2>" + esc(m.title()) + "</h2>\n";
     body += summary(m);
-    body += "<h3>Regressions</h3>" + change_table(m, mi, m.regressions, true);
-    body += "<h3>Improvements</h3>" + change_table(m, mi, m.improvements, false);
-    body += "<h3>Variant comparisons</h3>" + families(m, mi, hover);
+    body += "<h3>Regressions</h3>\n" + change_table(m, mi, m.regressions, true);
+    body += "<h3>Improvements</h3>\n" + change_table(m, mi, m.improvements, false);
+    body += "<h3>Variant comparisons</h3>\n" + families(m, mi, hover);
     body += "<h3>Trends</h3><p class=\"legend-note\">Each chart: the median of every run; shaded, the samples' "
             "interquartile range; red and green flags, regressions and improvements (hover for the commits and "
             "hints); dashed grey, the level between change points. Hover a chart for each run's exact value, "
-            "commit and date.</p>";
+            "commit and date.</p>\n";
     body += trends(m, mi, hover);
-    body += "</section>";
+    body += "</section>\n";
   }
   body += "<footer>Generated by gpuperf " + esc(model.tool_version) + ". Self-contained page: no network access needed.</footer>";
 

@@ -1,6 +1,7 @@
 // The Markdown report: a summary that fits a PR comment and a CI job summary. It summarises (latest ratios
 // with sparklines, the newest regressions) and points to the HTML report for the charts.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string>
 
@@ -172,8 +173,9 @@ struct Writer {
             std::vector<double> values;
             values.reserve(pair.ratio.size());
             for (const auto& p : pair.ratio) values.push_back(p.value);
-            r += "**" + format_ratio(values.back()) + "** | " + sparkline(values) + " | " + format_ratio(values.front()) +
-                 kArrow + format_ratio(values.back());
+            const auto [start, end] = window_levels(values);
+            r += "**" + format_ratio(values.back()) + "** | " + sparkline(values) + " | " + format_ratio(start) + kArrow +
+                 format_ratio(end);
           } else {
             r += " | | ";
           }
@@ -210,7 +212,8 @@ struct Writer {
       return a.s->changes.size() > b.s->changes.size();
     });
     out += "### Duration trends\n\n<details><summary>" + std::to_string(items.size()) +
-           " benchmarks: latest median, change over the window, trend</summary>\n\n";
+           " benchmarks: latest median, change over the window (level of the last runs against the first), trend"
+           "</summary>\n\n";
     std::string head = several ? "| Machine " : "";
     head += "| Benchmark | Latest | Window | Trend | Change points |\n";
     head += several ? "|---" : "";
@@ -221,7 +224,8 @@ struct Writer {
       values.reserve(it.s->points.size());
       for (const auto& p : it.s->points) values.push_back(p.summary.median);
       std::string r = several ? "| " + md(it.m->machine.hostname.empty() ? it.m->fingerprint : it.m->machine.hostname) + " " : "";
-      const double change = it.s->first() != 0 ? (it.s->latest() / it.s->first() - 1) * 100 : 0;
+      const auto [start, end] = window_levels(values);
+      const double change = start != 0 ? (end / start - 1) * 100 : 0;
       std::string cps;
       for (const auto& cp : it.s->changes) {
         cps += (cps.empty() ? "" : ", ") + format_change_pct(cp.change_pct) + " at " + md_commit(cp.commit);

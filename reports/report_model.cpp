@@ -61,6 +61,14 @@ std::size_t ReportModel::total_improvements() const {
   return n;
 }
 
+std::pair<double, double> window_levels(const std::vector<double>& values) {
+  if (values.empty()) return {0, 0};
+  const std::size_t k = std::clamp<std::size_t>(values.size() / 10, 1, 5);
+  const auto k_diff = static_cast<std::ptrdiff_t>(k);
+  return {median(std::vector<double>(values.begin(), values.begin() + k_diff)),
+          median(std::vector<double>(values.end() - k_diff, values.end()))};
+}
+
 std::size_t metric_rank(const std::string& name) {
   const auto& table = known_metrics();
   for (std::size_t i = 0; i < table.size(); ++i) {

@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "db/store.hpp"
@@ -124,6 +125,10 @@ struct ReportInput {
 };
 
 ReportModel build_report_model(ReportInput input);
+
+// The level at each end of a window of values, oldest first: the median of its first and of its last k values
+// (k = n/10, between 1 and 5), so one noisy run does not make a trend. {0, 0} for no values.
+std::pair<double, double> window_levels(const std::vector<double>& values);
 
 // Display rank of a metric: the traits table's order; unknown metrics after it.
 std::size_t metric_rank(const std::string& name);

@@ -162,9 +162,11 @@ std::string render_chart(const ChartSpec& spec) {
   o += "<g class=\"ticks x\">";
   for (std::size_t i : x_tick_runs(n, several_years ? 4 : 6)) {
     const double x = x_of(i);
+    // The last label ends at its tick so it stays inside the chart.
+    const char* anchor = (n > 1 && i == n - 1) ? " class=\"last\"" : "";
     o += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(G::top + kPlotH) + "\" y2=\"" +
          num(G::top + kPlotH + 4) + "\"/>";
-    o += "<text x=\"" + num(x) + "\" y=\"" + num(G::top + kPlotH + 15) + "\">" +
+    o += "<text x=\"" + num(x) + "\" y=\"" + num(G::top + kPlotH + 15) + "\"" + anchor + ">" +
          html_escape(tick_date(runs[i].started_at, several_years)) + "</text>";
   }
   o += "</g><path class=\"axis\" d=\"M" + num(G::left) + " " + num(G::top) + "V" + num(G::top + kPlotH) + "H" +

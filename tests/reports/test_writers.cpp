@@ -96,7 +96,8 @@ TEST(HtmlWriter, DrawsChartsForPairsAndTrends) {
   // Pair: duration, gld_efficiency, ratio. Trends: the variant's duration; the base's duration (noisy samples,
   // same median every run), the flat gld and the flat hostile metric are listed as unchanged, not drawn.
   EXPECT_EQ(count(html, "<svg class=\"chart\""), 4u);
-  EXPECT_EQ(count(html, "class=\"marker regression\""), 1u);
+  // The regression is flagged on its trend chart, the pair's duration chart and the ratio chart.
+  EXPECT_EQ(count(html, "class=\"marker regression\""), 3u);
   EXPECT_NE(html.find("Unchanged in all 12 runs"), std::string::npos);
   EXPECT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
   EXPECT_EQ(html.find("http://") == std::string::npos || html.find("http://www.w3.org/2000/svg") != std::string::npos, true);
