@@ -50,15 +50,18 @@ std::string environment_message(const cupti::BackendError& e) {
 
 class Collector final : public MetricCollector {
  public:
+  // `unavailable`: why profiling is impossible in this process (then `backend` is null and only static
+  // metrics are measured).
   Collector(std::unique_ptr<cupti::RangeProfilerBackend> backend, std::unique_ptr<DeviceOps> device,
-            const CollectorOptions& options)
-      : backend_(std::move(backend)), device_(std::move(device)), options_(options) {
+            const CollectorOptions& options, std::string unavailable = "")
+      : backend_(std::move(backend)), device_(std::move(device)), options_(options),
+        environment_error_(std::move(unavailable)) {
     std::vector<std::string> names = options.metrics.empty() ? default_collector_metrics() : options.metrics;
     std::unique_ptr<PerfworksCatalog> catalog;
     if (backend_) catalog = backend_catalog(*backend_);
     plan_ = plan_metrics(resolve_metric_requests(names, catalog.get()));
     for (const auto& r : plan_.requests) names_.push_back(r.name);
-    if (plan_.needs_profiler()) {
+    if (plan_.needs_profiler() && environment_error_.empty()) {
       if (!backend_) throw EnvironmentError("profiler metrics requested but no CUPTI back end is loaded");
       try {
         passes_ = backend_->configure(plan_.perfworks);
@@ -227,10 +230,10 @@ class Collector final : public MetricCollector {
   std::unique_ptr<cupti::RangeProfilerBackend> backend_;
   std::unique_ptr<DeviceOps> device_;
   CollectorOptions options_;
+  std::string environment_error_;
   MetricPlan plan_;
   std::vector<std::string> names_;
   std::size_t passes_ = 0;
-  std::string environment_error_;
 };
 
 }  // namespace
@@ -245,19 +248,46 @@ std::unique_ptr<MetricCollector> make_cupti_collector(const CollectorOptions& op
   const std::vector<std::string> names = options.metrics.empty() ? default_collector_metrics() : options.metrics;
   const MetricPlan plan = plan_metrics(resolve_metric_requests(names, nullptr));
 
-  auto device = make_cuda_device_ops(options.device);
+  auto device = make_cuda_device_ops(options.device);  // no GPU: nothing can be measured, throw
   std::unique_ptr<cupti::RangeProfilerBackend> backend;
+  std::string unavailable;
   if (plan.needs_profiler()) {
-    const cupti::BackendFactory& factory = cupti::load_backend();
     try {
+      const cupti::BackendFactory& factory = cupti::load_backend();
       backend = factory.open_device(options.device, device->cu_context());
     } catch (const cupti::BackendError& e) {
-      if (is_environment_failure(e.kind())) throw EnvironmentError(environment_message(e));
-      throw EnvironmentError("cannot start CUPTI on device " + std::to_string(options.device) + " (" +
-                             device->device_name() + "): " + e.what());
+      unavailable = is_environment_failure(e.kind())
+                        ? environment_message(e)
+                        : "cannot start CUPTI on device " + std::to_string(options.device) + " (" +
+                              device->device_name() + "): " + e.what();
+    } catch (const EnvironmentError& e) {  // libcupti or the back-end module missing
+      unavailable = e.what();
     }
   }
+  if (!unavailable.empty()) {
+    // Raw names cannot be checked against the chip without CUPTI; they fail with the reason instead.
+    return std::make_unique<Collector>(nullptr, std::move(device), options, unavailable);
+  }
   return make_collector(std::move(backend), std::move(device), options);
+}
+
+std::vector<std::string> list_chip_metrics(const std::string& chip, const std::string& filter) {
+  try {
+    auto backend = cupti::load_backend().open_host(chip);
+    auto catalog = backend_catalog(*backend);
+    return list_perfworks_metrics(*catalog, filter);
+  } catch (const cupti::BackendError& e) {
+    throw EnvironmentError("cannot list the metrics of chip '" + chip + "': " + e.what());
+  }
+}
+
+std::string device_chip_name(int device) {
+  auto ops = make_cuda_device_ops(device);
+  try {
+    return cupti::load_backend().open_device(device, ops->cu_context())->chip_name();
+  } catch (const cupti::BackendError& e) {
+    throw EnvironmentError(is_environment_failure(e.kind()) ? environment_message(e) : e.what());
+  }
 }
 
 std::unique_ptr<MetricCollector> make_cupti_collector(int device, std::vector<std::string> metric_names) {

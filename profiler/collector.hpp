@@ -82,9 +82,12 @@ class MetricCollector {
 
 // The CUPTI collector for GPU `options.device`.
 // Throws InputError for an unknown metric name (the message lists close names; raw Perfworks names are
-// checked against the chip's own metric list) and EnvironmentError when profiling is impossible here: no
-// GPU, libcupti or the back-end module missing, an unsupported device. Permission problems show up at the
-// first collect() (CUPTI reports them only when the profiler is enabled on a context).
+// checked against the chip's own metric list) and EnvironmentError when there is no usable GPU.
+// When profiling is impossible but the GPU works (libcupti or the back-end module missing, an unsupported
+// device, another profiler holding the counters) it still returns a collector: environment_error() says
+// why, its profiler metrics come back failed with that reason and static attributes are still measured,
+// so `gpuperf run` keeps its timings. Permission problems appear at the first collect() (CUPTI reports
+// them only when the profiler is enabled on a context).
 std::unique_ptr<MetricCollector> make_cupti_collector(const CollectorOptions& options);
 std::unique_ptr<MetricCollector> make_cupti_collector(int device, std::vector<std::string> metric_names);
 
@@ -92,6 +95,12 @@ std::unique_ptr<MetricCollector> make_cupti_collector(int device, std::vector<st
 // `backend` may be null when only static metrics are requested. Throws InputError as above.
 std::unique_ptr<MetricCollector> make_collector(std::unique_ptr<cupti::RangeProfilerBackend> backend,
                                                 std::unique_ptr<DeviceOps> device, const CollectorOptions& options);
+
+// Every Perfworks metric of `chip` ("GH100") whose full name contains `filter`, sorted; only the base
+// names when `filter` is empty. Needs libcupti (the host API), not a GPU. Throws EnvironmentError.
+std::vector<std::string> list_chip_metrics(const std::string& chip, const std::string& filter);
+// CUPTI's chip name for CUDA device `device` ("GH100" on an H100 or H200). Throws EnvironmentError.
+std::string device_chip_name(int device);
 
 // The metrics `gpuperf run` collects by default: default_profile_metrics() plus the static attributes
 // (registers, static_shared_bytes, local_bytes, theoretical_occupancy).

@@ -1,0 +1,165 @@
+#include "profiler/metric_profile.hpp"
+
+#include <cuda_profiler_api.h>
+#include <cuda_runtime_api.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include <chrono>
+#include <memory>
+#include <utility>
+
+#include "profiler/model/errors.hpp"
+
+namespace gpuperf {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    throw EnvironmentError(std::string(what) + " failed: " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+  }
+}
+
+void select(int device) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    throw EnvironmentError(std::string("no GPU: ") + (e == cudaSuccess ? "no CUDA device" : cudaGetErrorString(e)));
+  }
+  if (device < 0 || device >= count) throw InputError("--device " + std::to_string(device) + " does not exist");
+  check(cudaSetDevice(device), "cudaSetDevice");
+}
+
+class OwnedStream {
+ public:
+  OwnedStream() { check(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"); }
+  ~OwnedStream() { (void)cudaStreamDestroy(s_); }  // teardown
+  OwnedStream(const OwnedStream&) = delete;
+  OwnedStream& operator=(const OwnedStream&) = delete;
+  StreamHandle get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+// make -> poison -> launch -> verify. Returns the live workload, or null with `r` saying why.
+std::unique_ptr<Workload> prepare(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream, Result& r) {
+  r.instance = ref.instance();
+  r.baseline = ref.benchmark->baseline;
+  const std::string name = r.instance.display_name();
+  const char* stage = "setting up the workload";
+  try {
+    auto w = ref.benchmark->make(ref.params, seed);
+    if (!w) throw Error("the benchmark's factory returned no workload", kExitUsage);
+    stage = "the verification launch";
+    w->poison_outputs(stream);
+    nvtxRangePushA(name.c_str());
+    try {
+      w->launch(stream);
+    } catch (...) {
+      nvtxRangePop();
+      throw;
+    }
+    nvtxRangePop();
+    stage = "verification";
+    const Verification v = w->verify(stream);
+    if (!v.ok) {
+      r.status = Status::incorrect;
+      r.message = (v.message.empty() ? std::string("output does not match the CPU reference") : v.message) +
+                  " (input seed " + std::to_string(seed) + ")";
+      return nullptr;
+    }
+    return w;
+  } catch (const std::exception& e) {
+    r.status = Status::failed;
+    r.message = std::string(stage) + " failed: " + e.what();
+    return nullptr;
+  }
+}
+
+bool memory_low(double min_free_fraction) {
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess || total == 0) return true;
+  return static_cast<double>(free) < min_free_fraction * static_cast<double>(total);
+}
+
+}  // namespace
+
+ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const ProfileOptions& options) {
+  ProfileReport report;
+  select(options.collector.device);
+  auto collector = make_cupti_collector(options.collector);
+  report.environment_error = collector->environment_error();
+  report.metric_names = collector->metric_names();
+  report.passes = collector->passes();
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, options.collector.device), "cudaGetDeviceProperties");
+  report.device_name = prop.name;
+  OwnedStream stream;
+
+  report.results.resize(instances.size());
+  std::vector<std::unique_ptr<Workload>> live;
+  std::vector<std::size_t> live_index;
+  auto flush_group = [&] {
+    if (live.empty()) return;
+    std::vector<ProfileTarget> targets;
+    for (std::size_t k = 0; k < live.size(); ++k) targets.push_back({&instances[live_index[k]], live[k].get()});
+    if (options.progress) options.progress("profiling " + std::to_string(targets.size()) + " instance(s)");
+    const auto t0 = Clock::now();
+    auto measured = collector->collect_batch(targets, stream.get());
+    report.collect_seconds += seconds_since(t0);
+    ++report.sessions;
+    for (std::size_t k = 0; k < live.size(); ++k) report.results[live_index[k]].metrics = std::move(measured[k]);
+    live.clear();
+    live_index.clear();
+  };
+
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    if (!live.empty() && (live.size() >= options.collector.max_ranges_per_session ||
+                          memory_low(options.min_free_memory_fraction))) {
+      flush_group();
+    }
+    const auto t0 = Clock::now();
+    if (options.progress) options.progress("verifying " + instances[i].instance().display_name());
+    auto w = prepare(instances[i], options.seed, stream.get(), report.results[i]);
+    report.setup_seconds += seconds_since(t0);
+    if (w) {
+      live.push_back(std::move(w));
+      live_index.push_back(i);
+    }
+  }
+  flush_group();
+  // A profile whose environment failed part-way (permissions appear at the first session) says so too.
+  report.environment_error = collector->environment_error();
+  return report;
+}
+
+std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& instances, int device,
+                                               std::uint64_t seed,
+                                               const std::function<void(const std::string&)>& progress) {
+  select(device);
+  OwnedStream stream;
+  std::vector<std::string> names;
+  for (const auto& ref : instances) {
+    Result r;
+    auto w = prepare(ref, seed, stream.get(), r);
+    if (!w) {
+      if (progress) progress("skipped " + r.instance.display_name() + ": " + r.message);
+      continue;
+    }
+    check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
+    const std::string name = r.instance.display_name();
+    check(cudaProfilerStart(), "cudaProfilerStart");
+    nvtxRangePushA(name.c_str());
+    w->launch(stream.get());
+    check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
+    nvtxRangePop();
+    check(cudaProfilerStop(), "cudaProfilerStop");
+    names.push_back(name);
+  }
+  return names;
+}
+
+}  // namespace gpuperf

@@ -1,0 +1,49 @@
+// `gpuperf profile`'s engine: verify the selected instances, keep as many live as the device's memory
+// allows, and profile each group in one collector session. Also the launch-only mode bench/ncu_compare.sh
+// runs under ncu: the same instances, each launched once inside cudaProfilerStart/Stop, no CUPTI of ours.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kernels/benchmark.hpp"
+#include "profiler/collector.hpp"
+#include "profiler/model/result.hpp"
+
+namespace gpuperf {
+
+struct ProfileOptions {
+  CollectorOptions collector;
+  std::uint64_t seed = 1;  // input seed for every workload
+  // A group is profiled (and its workloads freed) before the next workload would leave less than this
+  // fraction of device memory free.
+  double min_free_memory_fraction = 0.25;
+  std::function<void(const std::string& line)> progress;  // optional
+};
+
+struct ProfileReport {
+  std::string device_name;
+  std::string environment_error;        // non-empty: profiling was impossible (see MetricCollector)
+  std::vector<std::string> metric_names;
+  std::size_t passes = 0;                // per session, from CUPTI
+  std::size_t sessions = 0;              // collector sessions run (groups of live instances)
+  std::vector<Result> results;           // one per instance, in order; incorrect ones carry no metrics
+  double setup_seconds = 0;              // making, poisoning, launching and verifying workloads
+  double collect_seconds = 0;            // inside the collector: replay passes, decoding, evaluation
+};
+
+// Throws InputError (metric names), EnvironmentError (no GPU). Instance failures are in the results.
+ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const ProfileOptions& options);
+
+// For an external profiler: verifies every instance, then launches each once between cudaProfilerStart
+// and cudaProfilerStop (ncu --profile-from-start off sees exactly one kernel per instance, in order) with
+// an NVTX range named after it. Returns the instances in launch order; incorrect ones are skipped and
+// reported through `progress`. Throws EnvironmentError (no GPU).
+std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& instances, int device,
+                                               std::uint64_t seed,
+                                               const std::function<void(const std::string&)>& progress);
+
+}  // namespace gpuperf
