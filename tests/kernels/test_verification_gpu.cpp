@@ -1,0 +1,95 @@
+// On a GPU: every instance of the default suite fails verification while its output is still poison and
+// passes after one launch (twice: launches are idempotent); deliberately broken kernels are recorded as
+// incorrect and never timed. Skips without a GPU.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/benchmark.hpp"
+#include "profiler/runner.hpp"
+#include "tests/kernels/broken_kernels.hpp"
+
+namespace gpuperf {
+namespace {
+
+bool gpu_available() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+class OnGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!gpu_available()) GTEST_SKIP() << "no CUDA GPU on this machine";
+    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
+  }
+  void TearDown() override {
+    if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  }
+  cudaStream_t stream_ = nullptr;
+};
+
+TEST_F(OnGpu, EveryDefaultSuiteInstanceVerifiesAndItsPoisonIsCaught) {
+  Registry r;
+  register_builtin_benchmarks(r);
+  const auto instances = r.instances();
+  ASSERT_EQ(instances.size(), 33u);
+  for (const auto& ref : instances) {
+    const std::string name = ref.instance().display_name();
+    SCOPED_TRACE(name);
+    auto w = ref.benchmark->make(ref.params, 20261122);
+    ASSERT_NE(w, nullptr);
+    w->poison_outputs(stream_);
+    const Verification untouched = w->verify(stream_);
+    EXPECT_FALSE(untouched.ok) << "verification passed on poisoned output";
+    EXPECT_NE(untouched.message.find("nan"), std::string::npos) << untouched.message;
+    for (int round = 0; round < 2; ++round) {
+      w->poison_outputs(stream_);
+      w->launch(stream_);
+      const Verification v = w->verify(stream_);
+      EXPECT_TRUE(v.ok) << "round " << round << ": " << v.message;
+    }
+    EXPECT_NE(w->kernel_function(), nullptr);
+    EXPECT_GT(w->launch_shape().threads_per_block(), 0u);
+  }
+}
+
+// A timer that must never run: an incorrect kernel is not timed.
+class MustNotTime : public SampleTimer {
+ public:
+  int calls = 0;
+  TimingResult time(Workload&, StreamHandle, const std::string&, const TimingOptions&) override {
+    ++calls;
+    TimingResult t;
+    t.duration_ns = {1000.0};
+    return t;
+  }
+};
+
+TEST_F(OnGpu, BrokenKernelsAreRecordedIncorrectAndNeverTimed) {
+  using testing::Bug;
+  for (Bug bug : {Bug::skips_last, Bug::off_by_one, Bug::one_element_off}) {
+    Benchmark b;
+    b.name = "broken/copy";
+    b.make = [bug](const Params&, std::uint64_t seed) { return testing::make_buggy_copy(bug, 1u << 20, seed); };
+    const InstanceRef ref{&b, {}};
+    MustNotTime timer;
+    const Result r = measure_instance(ref, 7, stream_, timer, TimingOptions{});
+    EXPECT_EQ(r.status, Status::incorrect) << static_cast<int>(bug);
+    EXPECT_EQ(timer.calls, 0);
+    EXPECT_TRUE(r.metrics.empty());
+    EXPECT_NE(r.message.find("out["), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("input seed 7"), std::string::npos) << r.message;
+  }
+  // The control: the same workload without a bug verifies and is timed.
+  Benchmark ok;
+  ok.name = "broken/none";
+  ok.make = [](const Params&, std::uint64_t seed) { return testing::make_buggy_copy(testing::Bug::none, 1u << 20, seed); };
+  MustNotTime timer;
+  const Result r = measure_instance(InstanceRef{&ok, {}}, 7, stream_, timer, TimingOptions{});
+  EXPECT_EQ(r.status, Status::ok) << r.message;
+  EXPECT_EQ(timer.calls, 1);
+}
+
+}  // namespace
+}  // namespace gpuperf
