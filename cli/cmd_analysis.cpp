@@ -1,10 +1,347 @@
+// gpuperf compare | check | detect: regressions between two runs, before a merge, and over history
+// (README.md, "Regressions: compare, check, detect"). The statistics live in reports/analysis/.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "db/store.hpp"
+#include "kernels/benchmark.hpp"
+#include "profiler/collector.hpp"
+#include "profiler/gpu/device_info.hpp"
+#include "profiler/model/errors.hpp"
+#include "profiler/runner.hpp"
+#include "reports/analysis/compare.hpp"
+#include "reports/analysis/detect.hpp"
+#include "reports/analysis/render.hpp"
+#include "reports/analysis/run_refs.hpp"
 
 namespace gpuperf::cli {
+namespace {
 
-// Not built yet: the command is absent from --help until it is.
-void add_analysis_commands(CLI::App& /*app*/, Context& /*ctx*/) {}
+using analysis::Format;
+
+// What compare and check share: thresholds, row selection and output.
+struct VerdictArgs {
+  std::string format = "text";
+  std::string junit;
+  bool all = false;
+  std::vector<std::string> thresholds;
+  double alpha = 0.01;
+  std::string filter;
+  std::vector<std::string> metrics;
+};
+
+struct CompareArgs {
+  std::string base, candidate;
+  VerdictArgs out;
+};
+
+struct CheckArgs {
+  std::string baseline;
+  int device = 0;
+  std::string filter;  // benchmark instances to run (also narrows the rows)
+  bool quick = false, hot = false;
+  std::string metrics = "default";
+  std::string commit, branch, label;
+  std::uint64_t seed = 0;
+  VerdictArgs out;
+};
+
+struct DetectArgs {
+  std::string branch = "main";
+  std::string machine, since, filter;
+  std::vector<std::string> metrics;
+  std::size_t last = 0, recent = 0, min_segment = 4;
+  std::vector<std::string> thresholds;
+  double alpha = 0.005;
+  bool no_hints = false;
+  bool fail_on_regression = false;
+  std::string format = "text";
+  std::string junit;
+};
+
+std::regex make_regex(const std::string& pattern) {
+  try {
+    return std::regex(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw InputError("--filter '" + pattern + "' is not a valid regular expression: " + e.what());
+  }
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw EnvironmentError("cannot write " + tmp);
+    f << text;
+    f.close();
+    if (!f) throw EnvironmentError("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw EnvironmentError("cannot move " + tmp + " to " + path);
+  }
+}
+
+analysis::CompareOptions compare_options(const VerdictArgs& a) {
+  analysis::CompareOptions o;
+  if (!(a.alpha > 0 && a.alpha < 1)) throw InputError("--alpha must lie in (0, 1)");
+  o.thresholds.alpha = a.alpha;
+  for (const auto& spec : a.thresholds) o.thresholds.apply(spec);
+  return o;
+}
+
+// Keeps the rows the user asked for (--filter on the instance name, --metric).
+void select_rows(analysis::CompareReport& report, const VerdictArgs& a) {
+  if (a.filter.empty() && a.metrics.empty()) return;
+  const std::regex re = make_regex(a.filter);
+  std::vector<analysis::CompareRow> kept;
+  for (auto& r : report.rows) {
+    if (!a.filter.empty() && !std::regex_search(r.instance.display_name(), re)) continue;
+    if (!a.metrics.empty() && std::find(a.metrics.begin(), a.metrics.end(), r.metric.name) == a.metrics.end()) {
+      continue;
+    }
+    kept.push_back(std::move(r));
+  }
+  report.rows.swap(kept);
+}
+
+int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
+  const Format format = analysis::parse_format(a.format);
+  select_rows(report, a);
+  analysis::write_compare(std::cout, report, format, a.all);
+  std::cout.flush();
+  if (!a.junit.empty()) {
+    std::ostringstream junit;
+    analysis::write_compare_junit(junit, report);
+    write_file_atomically(a.junit, junit.str());
+  }
+  return report.regression() ? kExitRegression : kExitOk;
+}
+
+int do_compare(const Context& ctx, const CompareArgs& a) {
+  const analysis::CompareOptions options = compare_options(a.out);
+  analysis::parse_format(a.out.format);  // a bad format fails before any work
+  db::Store store(ctx.db_path, db::Access::read_only);
+  // A specific run fixes the machine; a moving reference (branch:, label:) then means its latest run on
+  // that machine. Two moving references: the candidate's machine decides.
+  const bool base_moves = analysis::is_moving_ref(store, a.base);
+  db::RunInfo base, cand;
+  if (base_moves) {
+    cand = analysis::resolve_run_ref(store, a.candidate);
+    base = analysis::resolve_run_ref(store, a.base, cand.machine_id);
+  } else {
+    base = analysis::resolve_run_ref(store, a.base);
+    cand = analysis::resolve_run_ref(store, a.candidate,
+                                     analysis::is_moving_ref(store, a.candidate) ? std::optional(base.machine_id)
+                                                                                 : std::nullopt);
+  }
+  if (base.machine_id != cand.machine_id) {
+    std::fprintf(stderr, "gpuperf: warning: comparing runs of two machines (%s, %s): timings are not comparable\n",
+                 base.fingerprint.c_str(), cand.fingerprint.c_str());
+  }
+  for (const auto* r : {&base, &cand}) {
+    if (r->excluded) {
+      std::fprintf(stderr, "gpuperf: warning: run %s is excluded (%s)\n", r->uuid.c_str(), r->exclude_reason.c_str());
+    }
+  }
+  analysis::CompareReport report = analysis::compare_runs(store.load_run(base.id, true), store.load_run(cand.id, true),
+                                                          options, base.id, cand.id);
+  return emit_compare(report, a.out);
+}
+
+void print_progress(const ProgressEvent& e) {
+  if (e.phase != ProgressEvent::Phase::starting) return;
+  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", e.index + 1, e.total, e.instance->instance().display_name().c_str());
+  std::fflush(stderr);
+}
+
+int do_check(const Context& ctx, const CheckArgs& a) {
+  const analysis::CompareOptions options = compare_options(a.out);
+  analysis::parse_format(a.out.format);
+  const MetricSelection metrics = parse_metrics_option(a.metrics);
+  {
+    // The baseline must exist (on some machine) before the suite spends minutes on the GPU.
+    db::Store store(ctx.db_path, db::Access::read_only);
+    analysis::resolve_run_ref(store, a.baseline);
+  }
+  Registry& registry = Registry::global();
+  register_builtin_benchmarks(registry);
+  const auto instances = registry.instances(a.filter);
+  if (instances.empty()) throw InputError("no benchmark instance matches --filter '" + a.filter + "' (see `gpuperf list`)");
+  gpu::select_device(a.device);  // exit 3 on a machine without a GPU
+
+  std::unique_ptr<MetricCollector> collector;
+  if (metrics.enabled) {
+    CollectorOptions copts;
+    copts.device = a.device;
+    copts.metrics = metrics.names;
+    collector = make_cupti_collector(copts);
+  }
+  RunOptions ro;
+  ro.device = a.device;
+  ro.timing = a.quick ? TimingOptions::quick() : TimingOptions{};
+  if (a.hot) ro.timing.mode = TimingMode::hot;
+  ro.seed = a.seed;
+  ro.commit = a.commit;
+  ro.branch = a.branch;
+  ro.label = a.label.empty() ? "check" : a.label;
+  ro.tool_version = GPUPERF_VERSION;
+  if (collector) {
+    ro.collect = [&collector](const InstanceRef& ref, Workload& w, StreamHandle s) { return collector->collect(ref, w, s); };
+  }
+  const bool progress = ctx.progress_enabled();
+  if (progress) ro.progress = print_progress;
+  const Run run = run_benchmarks(instances, ro);
+  if (progress) std::fprintf(stderr, "\r\033[K");
+
+  db::Store store(ctx.db_path, db::Access::read_write);
+  const db::InsertOutcome stored = store.insert_run(run);
+  if (!ctx.quiet) {
+    std::fprintf(stderr, "stored run %s (id %lld) in %s\n", run.uuid.c_str(), static_cast<long long>(stored.run_id),
+                 ctx.db_path.c_str());
+  }
+  const auto info = store.find_run(std::to_string(stored.run_id));
+  const db::RunInfo base = analysis::resolve_run_ref(
+      store, a.baseline, analysis::is_moving_ref(store, a.baseline) ? std::optional(info->machine_id) : std::nullopt);
+  if (base.id == stored.run_id) throw InputError("--baseline '" + a.baseline + "' resolves to the run just made");
+
+  VerdictArgs out = a.out;
+  if (out.filter.empty()) out.filter = a.filter;
+  analysis::CompareReport report =
+      analysis::compare_runs(store.load_run(base.id, true), run, options, base.id, stored.run_id);
+  const int verdict = emit_compare(report, out);
+  const int incorrect = exit_code_for(run);
+  if (incorrect != kExitOk) return incorrect;  // a wrong answer outranks a slowdown
+  if (collector && !collector->environment_error().empty()) {
+    std::fprintf(stderr, "gpuperf: warning: profiling failed: %s\n", collector->environment_error().c_str());
+  }
+  return verdict;
+}
+
+int do_detect(const Context& ctx, const DetectArgs& a) {
+  const Format format = analysis::parse_format(a.format);
+  analysis::DetectOptions options;
+  if (!(a.alpha > 0 && a.alpha < 1)) throw InputError("--alpha must lie in (0, 1)");
+  options.thresholds.alpha = a.alpha;
+  for (const auto& spec : a.thresholds) options.thresholds.apply(spec);
+  if (a.min_segment < 2) throw InputError("--min-segment must be at least 2");
+  options.min_segment = a.min_segment;
+  if (a.recent > 0) options.recent = a.recent;
+  options.hints = !a.no_hints;
+  if (!a.filter.empty()) make_regex(a.filter);
+
+  db::Store store(ctx.db_path, db::Access::read_only);
+  db::HistoryFilter f;
+  f.branch = a.branch;
+  if (!a.since.empty()) f.since = a.since;
+  if (a.last > 0) f.last_runs = a.last;
+  f.metrics = a.metrics;
+  f.benchmark_regex = a.filter;
+  if (!a.machine.empty()) {
+    auto m = store.find_machine(a.machine);
+    if (!m) throw InputError("--machine '" + a.machine + "' matches no machine (an id, a fingerprint or a hostname)");
+    f.machine_id = m->id;
+  }
+  {
+    db::RunFilter rf;
+    rf.branch = a.branch;
+    rf.last = 1;
+    if (store.runs(rf).empty()) throw InputError("branch '" + a.branch + "' has no runs (give --branch NAME)");
+  }
+  const std::vector<db::Series> series = store.history(f);
+  const auto changes = analysis::detect_changes(series, options);
+  analysis::write_changes(std::cout, changes, format);
+  std::cout.flush();
+  if (!a.junit.empty()) {
+    std::ostringstream junit;
+    analysis::write_changes_junit(junit, changes, series.size());
+    write_file_atomically(a.junit, junit.str());
+  }
+  if (a.fail_on_regression) {
+    for (const auto& c : changes) {
+      if (c.kind == analysis::ChangeKind::regression) return kExitRegression;
+    }
+  }
+  return kExitOk;
+}
+
+void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
+  cmd->add_option("--format", a.format, "text, md (GitHub-flavoured, for a PR comment) or json")
+      ->check(CLI::IsMember({"text", "md", "markdown", "json"}));
+  cmd->add_option("--junit", a.junit, "Also write JUnit XML here (one test case per row)");
+  cmd->add_flag("--all", a.all, "List every row in text and md, also those that are the same");
+  cmd->add_option("--threshold", a.thresholds,
+                  "Minimum effect per metric, METRIC=PERCENT (repeatable; '*=PCT' for the other noisy metrics). "
+                  "Defaults: duration, gbps, gflops 2; achieved_occupancy 3; dram bytes 1; deterministic "
+                  "counters 0.01 (rounding)");
+  cmd->add_option("--alpha", a.alpha, "Significance level of the Mann-Whitney test (default 0.01)");
+  cmd->add_option("--metric", a.metrics, "Only these metrics (repeatable)");
+}
+
+}  // namespace
+
+void add_analysis_commands(CLI::App& app, Context& ctx) {
+  auto cmp = std::make_shared<CompareArgs>();
+  CLI::App* compare = app.add_subcommand(
+      "compare", "Compare two runs per benchmark instance and metric: same, faster, slower, ambiguous, new, "
+                 "missing or failed; exit 1 on a regression");
+  compare->add_option("base", cmp->base, "Base: run id, uuid (prefix), commit, branch:NAME, label:NAME or a branch")
+      ->required();
+  compare->add_option("candidate", cmp->candidate, "Candidate, in the same forms")->required();
+  add_verdict_options(compare, cmp->out);
+  compare->add_option("--filter", cmp->out.filter, "ECMAScript regex on instance names: only matching rows");
+  compare->callback([&ctx, cmp] { ctx.action = [&ctx, cmp] { return do_compare(ctx, *cmp); }; });
+
+  auto chk = std::make_shared<CheckArgs>();
+  CLI::App* check = app.add_subcommand(
+      "check", "Pre-merge check: run the suite on this GPU, store the run, compare it with the latest run of "
+               "--baseline on this machine; exit 1 on a regression, 4 on a wrong answer");
+  check->add_option("--baseline", chk->baseline, "Baseline: branch:NAME, label:NAME, a branch, a run id or commit")
+      ->required();
+  check->add_option("--filter", chk->filter, "ECMAScript regex: the instances to run (and compare)");
+  check->add_option("--device", chk->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  check->add_flag("--quick", chk->quick, "Fewer samples: smoke tests");
+  check->add_flag("--hot", chk->hot, "Warm caches (default: flush L2 before each sample)");
+  check->add_option("--metrics", chk->metrics, "Hardware metrics: none, default, all, or a comma-separated list");
+  check->add_option("--commit", chk->commit, "Commit to record (default: git rev-parse HEAD)");
+  check->add_option("--branch", chk->branch, "Branch to record (default: the checkout's branch)");
+  check->add_option("--label", chk->label, "Label of the stored run (default: check)");
+  check->add_option("--seed", chk->seed, "Input seed (default: fresh random)");
+  add_verdict_options(check, chk->out);
+  check->callback([&ctx, chk] { ctx.action = [&ctx, chk] { return do_check(ctx, *chk); }; });
+
+  auto det = std::make_shared<DetectArgs>();
+  CLI::App* detect = app.add_subcommand(
+      "detect", "Change points in the history of a branch, per machine, instance and metric (excluded runs "
+                "skipped), with root-cause hints for duration changes");
+  detect->add_option("--branch", det->branch, "Branch whose history to read (default main)");
+  detect->add_option("--machine", det->machine, "Only this machine: id, fingerprint or hostname");
+  detect->add_option("--filter", det->filter, "ECMAScript regex on instance names");
+  detect->add_option("--metric", det->metrics, "Only these metrics (repeatable)");
+  detect->add_option("--since", det->since, "Only runs started at or after this ISO 8601 time");
+  detect->add_option("--last", det->last, "Only each machine's newest N runs");
+  detect->add_option("--recent", det->recent, "Report only changes that start within the newest N runs of a series");
+  detect->add_option("--min-segment", det->min_segment, "Runs needed on each side of a change (default 4)");
+  detect->add_option("--threshold", det->thresholds,
+                     "Minimum change per metric, METRIC=PERCENT (repeatable; '*=PCT' for all noisy metrics, "
+                     "default 1)");
+  detect->add_option("--alpha", det->alpha, "Significance of the permutation test per split (default 0.005)");
+  detect->add_flag("--no-hints", det->no_hints, "No root-cause hints");
+  detect->add_flag("--fail-on-regression", det->fail_on_regression, "Exit 1 when a regression is found");
+  detect->add_option("--format", det->format, "text, md or json")->check(CLI::IsMember({"text", "md", "markdown", "json"}));
+  detect->add_option("--junit", det->junit, "Also write JUnit XML here (a regression is a failure)");
+  detect->callback([&ctx, det] { ctx.action = [&ctx, det] { return do_detect(ctx, *det); }; });
+}
 
 }  // namespace gpuperf::cli

@@ -1,0 +1,30 @@
+// What `compare BASE CANDIDATE` and `check --baseline REF` accept as a side, resolved against the store.
+//
+//   42, 3f2a1c9e, 3f2a1c9e-...     a run id, a uuid or a unique uuid prefix (>= 8 characters)
+//   abc1234                        a commit (prefix of >= 7): that commit's latest run
+//   branch:NAME                    the latest run of branch NAME (excluded runs skipped)
+//   label:NAME                     the latest run carrying label NAME, e.g. a release baseline
+//   NAME                           a branch name, when nothing above matches it
+//
+// Named baselines are labels: `gpuperf run --label release-1.2` makes `label:release-1.2` one, no
+// extra table needed. Latest-run lookups prefer `machine_id` when given and fall back to nothing: a
+// baseline from another GPU is not a baseline.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "db/store.hpp"
+
+namespace gpuperf::analysis {
+
+// Throws InputError naming the reference when it matches nothing (or nothing on `machine_id`).
+db::RunInfo resolve_run_ref(const db::Store& store, const std::string& ref,
+                            std::optional<std::int64_t> machine_id = std::nullopt);
+
+// True for references that name "the latest run of something" (branch:, label:, a bare branch name) and
+// so depend on the machine; false for a specific run (id, uuid, commit).
+bool is_moving_ref(const db::Store& store, const std::string& ref);
+
+}  // namespace gpuperf::analysis
