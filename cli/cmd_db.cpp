@@ -1,10 +1,104 @@
+// gpuperf db info | check | migrate: the database itself.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
+#include "db/store.hpp"
 
 namespace gpuperf::cli {
+namespace {
 
-// Not built yet: the command is absent from --help until it is.
-void add_db_commands(CLI::App& /*app*/, Context& /*ctx*/) {}
+std::string human_bytes(std::int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+int do_info(const Context& ctx, const std::string& format) {
+  db::Store store(ctx.db_path, db::Access::read_only);
+  const db::DbInfo d = store.info();
+  if (format == "json") {
+    nlohmann::ordered_json j{{"path", d.path},         {"schema_version", d.schema_version},
+                             {"supported_version", d.supported_version},
+                             {"journal_mode", d.journal_mode}, {"file_bytes", d.file_bytes},
+                             {"machines", d.machines}, {"runs", d.runs}, {"benchmarks", d.benchmarks},
+                             {"metrics", d.metrics},   {"results", d.results}, {"samples", d.samples}};
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  std::printf("path            %s\n", d.path.c_str());
+  std::printf("schema version  %d (this gpuperf writes %d)\n", d.schema_version, d.supported_version);
+  std::printf("journal mode    %s\n", d.journal_mode.c_str());
+  std::printf("size            %s (%lld bytes)\n", human_bytes(d.file_bytes).c_str(),
+              static_cast<long long>(d.file_bytes));
+  std::printf("machines        %lld\n", static_cast<long long>(d.machines));
+  std::printf("runs            %lld\n", static_cast<long long>(d.runs));
+  std::printf("benchmarks      %lld instances\n", static_cast<long long>(d.benchmarks));
+  std::printf("metrics         %lld\n", static_cast<long long>(d.metrics));
+  std::printf("results         %lld\n", static_cast<long long>(d.results));
+  std::printf("samples         %lld\n", static_cast<long long>(d.samples));
+  for (const auto& m : store.machines()) {
+    std::printf("machine %-7lld %s  %s  %s  driver %s  CUDA %s\n", static_cast<long long>(m.id),
+                m.fingerprint.c_str(), m.machine.hostname.c_str(), m.machine.gpu_name.c_str(),
+                m.machine.driver.c_str(), m.machine.cuda.c_str());
+  }
+  return kExitOk;
+}
+
+int do_check(const Context& ctx) {
+  db::Store store(ctx.db_path, db::Access::read_only);
+  const db::CheckReport r = store.check();
+  if (r.ok) {
+    std::printf("%s: ok (integrity_check and foreign_key_check found nothing)\n", ctx.db_path.c_str());
+    return kExitOk;
+  }
+  for (const auto& p : r.problems) std::printf("%s\n", p.c_str());
+  std::fprintf(stderr, "gpuperf: error: %s: %zu problem%s found; restore it from a backup or a `gpuperf export`\n",
+               ctx.db_path.c_str(), r.problems.size(), r.problems.size() == 1 ? "" : "s");
+  return kExitUsage;
+}
+
+int do_migrate(const Context& ctx) {
+  db::Store store(ctx.db_path, db::Access::read_write);  // opening read-write migrates
+  const int from = store.opened_version(), to = store.schema_version();
+  if (from == to) {
+    std::printf("%s: already at schema version %d\n", ctx.db_path.c_str(), to);
+  } else {
+    std::printf("%s: schema version %d -> %d\n", ctx.db_path.c_str(), from, to);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_db_commands(CLI::App& app, Context& ctx) {
+  CLI::App* db = app.add_subcommand("db", "The results database: info, check, migrate");
+  db->require_subcommand(1);
+
+  auto format = std::make_shared<std::string>("text");
+  CLI::App* info = db->add_subcommand("info", "Path, schema version, journal mode, size and row counts (read-only)");
+  info->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  info->callback([&ctx, format] { ctx.action = [&ctx, format] { return do_info(ctx, *format); }; });
+
+  CLI::App* check = db->add_subcommand(
+      "check", "SQLite integrity_check and foreign_key_check (read-only); exit 2 when anything is wrong");
+  check->callback([&ctx] { ctx.action = [&ctx] { return do_check(ctx); }; });
+
+  CLI::App* migrate = db->add_subcommand(
+      "migrate", "Bring the database to this gpuperf's schema version (creates it when missing)");
+  migrate->callback([&ctx] { ctx.action = [&ctx] { return do_migrate(ctx); }; });
+}
 
 }  // namespace gpuperf::cli

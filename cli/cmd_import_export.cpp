@@ -1,10 +1,94 @@
+// gpuperf import | export: runs in and out of the database in the interchange format (README "Database").
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "db/import_export.hpp"
+#include "db/store.hpp"
 
 namespace gpuperf::cli {
+namespace {
 
-// Not built yet: the command is absent from --help until it is.
-void add_import_export_commands(CLI::App& /*app*/, Context& /*ctx*/) {}
+struct ExportArgs {
+  std::vector<std::string> runs;
+  std::string branch, machine, since, output;
+};
+
+int do_import(const Context& ctx, const std::vector<std::string>& files) {
+  // Every file is read and validated before the database is opened: a bad file leaves no trace, not even
+  // a new empty database.
+  const db::ParsedFiles parsed = db::read_interchange_files(files);
+  db::Store store(ctx.db_path, db::Access::read_write);
+  const db::ImportReport r = db::import_runs(store, parsed);
+  if (!ctx.quiet) {
+    std::printf("imported %zu run%s into %s: %zu new, %zu skipped (already there); %zu results, %zu samples "
+                "from %zu file%s\n",
+                r.runs, r.runs == 1 ? "" : "s", ctx.db_path.c_str(), r.inserted, r.skipped, r.results, r.samples,
+                r.files, r.files == 1 ? "" : "s");
+  }
+  return kExitOk;
+}
+
+int do_export(const Context& ctx, const ExportArgs& a) {
+  db::Store store(ctx.db_path, db::Access::read_only);
+  db::RunFilter f;
+  if (!a.branch.empty()) f.branch = a.branch;
+  if (!a.since.empty()) f.since = a.since;
+  if (!a.machine.empty()) {
+    auto m = store.find_machine(a.machine);
+    if (!m) throw InputError("no machine matches '" + a.machine + "' (give an id, a fingerprint or a hostname)");
+    f.machine_id = m->id;
+  }
+  std::vector<std::int64_t> ids;
+  const auto matching = store.runs(f);  // excluded runs too: their flag travels with them
+  if (a.runs.empty()) {
+    for (const auto& r : matching) ids.push_back(r.id);
+  } else {
+    for (const auto& ref : a.runs) {
+      auto r = store.find_run(ref);
+      if (!r) throw InputError("no run matches '" + ref + "' (see `gpuperf runs`)");
+      bool passes = false;
+      for (const auto& m : matching) passes = passes || m.id == r->id;
+      if (passes && std::find(ids.begin(), ids.end(), r->id) == ids.end()) ids.push_back(r->id);
+    }
+  }
+  std::size_t n = 0;
+  if (a.output.empty() || a.output == "-") {
+    n = db::export_runs(store, ids, std::cout);
+  } else {
+    n = db::export_runs_to_file(store, ids, a.output);
+  }
+  if (!ctx.quiet && (ctx.progress_enabled() || !a.output.empty() || n == 0)) {
+    std::fprintf(stderr, "exported %zu run%s%s%s\n", n, n == 1 ? "" : "s", a.output.empty() ? "" : " to ",
+                 a.output.c_str());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_import_export_commands(CLI::App& app, Context& ctx) {
+  auto files = std::make_shared<std::vector<std::string>>();
+  CLI::App* imp = app.add_subcommand(
+      "import", "Add runs from gpuperf-results JSON files; all files in one transaction, runs already present "
+                "(same uuid) skipped");
+  imp->add_option("FILE", *files, "Interchange files; - reads standard input")->required();
+  imp->callback([&ctx, files] { ctx.action = [&ctx, files] { return do_import(ctx, *files); }; });
+
+  auto args = std::make_shared<ExportArgs>();
+  CLI::App* exp = app.add_subcommand("export", "Write runs as gpuperf-results JSON (read-only; default: every run)");
+  exp->add_option("--run", args->runs, "A run: id, uuid (or prefix of 8+), or commit (7+); repeatable");
+  exp->add_option("--branch", args->branch, "Only runs of this branch");
+  exp->add_option("--machine", args->machine, "Only runs of this machine: id, fingerprint or hostname");
+  exp->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time");
+  exp->add_option("-o,--output", args->output,
+                  "Write here (atomically: a temporary file renamed into place) instead of standard output");
+  exp->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_export(ctx, *args); }; });
+}
 
 }  // namespace gpuperf::cli

@@ -1,10 +1,154 @@
+// gpuperf runs [exclude|include]: list the stored runs, and keep a bad run out of baselines and trends.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
+#include "db/store.hpp"
 
 namespace gpuperf::cli {
+namespace {
 
-// Not built yet: the command is absent from --help until it is.
-void add_runs_commands(CLI::App& /*app*/, Context& /*ctx*/) {}
+struct RunsArgs {
+  std::string branch, machine, since;
+  std::size_t last = 0;  // 0: all
+  std::string format = "table";
+};
+
+struct ExcludeArgs {
+  std::string run, reason;
+};
+
+db::RunFilter make_filter(const db::Store& store, const RunsArgs& a) {
+  db::RunFilter f;
+  if (!a.branch.empty()) f.branch = a.branch;
+  if (!a.since.empty()) f.since = a.since;
+  if (a.last > 0) f.last = a.last;
+  if (!a.machine.empty()) {
+    auto m = store.find_machine(a.machine);
+    if (!m) throw InputError("no machine matches '" + a.machine + "' (give an id, a fingerprint or a hostname; see `gpuperf db info`)");
+    f.machine_id = m->id;
+  }
+  return f;
+}
+
+db::RunInfo resolve_run(const db::Store& store, const std::string& ref) {
+  auto r = store.find_run(ref);
+  if (!r) {
+    throw InputError("no run matches '" + ref + "' (give a run id, a uuid or a unique prefix of 8+ characters, " +
+                     "or a commit sha of 7+; see `gpuperf runs`)");
+  }
+  return *r;
+}
+
+// A plain text table: columns as wide as their widest cell, two spaces apart.
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width;
+  for (const auto& row : rows) {
+    width.resize(std::max(width.size(), row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::cout << line << "\n";
+  }
+}
+
+int do_list(const Context& ctx, const RunsArgs& a) {
+  db::Store store(ctx.db_path, db::Access::read_only);
+  const auto runs = store.runs(make_filter(store, a));
+  if (a.format == "json") {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& r : runs) {
+      out.push_back({{"id", r.id},
+                     {"uuid", r.uuid},
+                     {"started_at", r.started_at},
+                     {"finished_at", r.finished_at},
+                     {"commit", r.commit},
+                     {"branch", r.branch},
+                     {"label", r.label},
+                     {"tool_version", r.tool_version},
+                     {"machine", {{"id", r.machine_id}, {"fingerprint", r.fingerprint}, {"hostname", r.hostname},
+                                  {"gpu_name", r.gpu_name}}},
+                     {"instances", r.instance_count},
+                     {"status", to_string(r.status)},
+                     {"excluded", r.excluded},
+                     {"exclude_reason", r.exclude_reason}});
+    }
+    std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+    return kExitOk;
+  }
+  if (runs.empty()) {
+    std::fprintf(stderr, "no runs%s in %s\n", a.branch.empty() && a.machine.empty() && a.since.empty() ? "" : " match",
+                 ctx.db_path.c_str());
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> rows{
+      {"id", "uuid", "started", "commit", "branch", "label", "machine", "instances", "status", "excluded"}};
+  for (const auto& r : runs) {
+    rows.push_back({std::to_string(r.id), r.uuid.substr(0, 8), r.started_at, r.commit.substr(0, 10), r.branch,
+                    r.label, r.hostname + " (" + r.gpu_name + ")", std::to_string(r.instance_count),
+                    to_string(r.status), r.excluded ? "yes: " + r.exclude_reason : ""});
+  }
+  print_table(rows);
+  return kExitOk;
+}
+
+int do_exclude(const Context& ctx, const ExcludeArgs& a, bool exclude) {
+  db::Store store(ctx.db_path, db::Access::read_write);
+  const db::RunInfo r = resolve_run(store, a.run);
+  store.set_excluded(r.id, exclude, a.reason);
+  if (!ctx.quiet) {
+    if (exclude) {
+      std::printf("excluded run %lld (%s, %s): %s\n", static_cast<long long>(r.id), r.uuid.c_str(),
+                  r.started_at.c_str(), a.reason.c_str());
+    } else {
+      std::printf("included run %lld (%s, %s) again\n", static_cast<long long>(r.id), r.uuid.c_str(),
+                  r.started_at.c_str());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_runs_commands(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<RunsArgs>();
+  CLI::App* runs = app.add_subcommand("runs", "List stored runs, oldest first (read-only); exclude or include one");
+  runs->add_option("--branch", args->branch, "Only runs of this branch");
+  runs->add_option("--machine", args->machine, "Only runs of this machine: id, fingerprint or hostname");
+  runs->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time (prefix compare)");
+  runs->add_option("--last", args->last, "Only the newest N runs");
+  runs->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  runs->require_subcommand(0, 1);
+
+  auto ex = std::make_shared<ExcludeArgs>();
+  CLI::App* exclude = runs->add_subcommand(
+      "exclude", "Keep a run out of baselines, comparisons and trends (its data stays; `runs include` undoes it)");
+  exclude->add_option("RUN", ex->run, "Run id, uuid (or prefix of 8+), or commit (7+)")->required();
+  exclude->add_option("--reason", ex->reason, "Why, e.g. 'GPU shared with another job'")->required();
+  exclude->callback([&ctx, ex] { ctx.action = [&ctx, ex] { return do_exclude(ctx, *ex, true); }; });
+
+  auto in = std::make_shared<ExcludeArgs>();
+  CLI::App* include = runs->add_subcommand("include", "Undo `runs exclude`");
+  include->add_option("RUN", in->run, "Run id, uuid (or prefix of 8+), or commit (7+)")->required();
+  include->callback([&ctx, in] { ctx.action = [&ctx, in] { return do_exclude(ctx, *in, false); }; });
+
+  // Subcommand callbacks run before their parent's: the listing only when no subcommand was given.
+  runs->callback([&ctx, args, runs] {
+    if (runs->get_subcommands().empty()) ctx.action = [&ctx, args] { return do_list(ctx, *args); };
+  });
+}
 
 }  // namespace gpuperf::cli

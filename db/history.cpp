@@ -1,9 +1,12 @@
 // Store::history: series of (machine, benchmark instance, metric) over runs, for the analysis layer.
 //
-// One query reads every matching result row already in series order (the index result_by_series and the
-// run indexes keep it fast: a year of nightly runs, ~40 instances x ~12 metrics, is ~175k rows); raw
-// samples are read only on request, one indexed range per point.
+// One query reads every matching result row (a year of nightly runs, ~40 instances x ~12 metrics, is ~175k
+// rows); they are grouped into series and sorted here. Raw samples are read only on request.
+#include <algorithm>
+#include <map>
 #include <regex>
+#include <tuple>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -31,12 +34,53 @@ std::string matching_benchmarks_json(const Connection& c, const std::string& pat
 
 std::string names_json(const std::vector<std::string>& names) { return nlohmann::json(names).dump(); }
 
+// Fills the points' samples and clocks. Few points: one indexed range each. Many (a large part of all
+// results): one pass over the whole sample table in key order, which beats 100k separate look-ups.
+void load_samples(const Connection& c, std::vector<Series>& out, std::size_t points) {
+  const auto all_results = static_cast<std::size_t>(query_int(c, "SELECT count(*) FROM result"));
+  if (points * 4 < all_results) {
+    Statement samples(c, "SELECT value, sm_clock_mhz FROM sample WHERE result_id = ?1 ORDER BY idx");
+    for (auto& series : out) {
+      for (auto& p : series.points) {
+        samples.bind(1, p.result_id);
+        while (samples.step()) {
+          p.samples.push_back(samples.real(0));
+          if (!samples.is_null(1)) p.sm_clock_mhz.push_back(samples.real(1));
+        }
+        samples.reset();
+      }
+    }
+    return;
+  }
+  std::unordered_map<std::int64_t, SeriesPoint*> by_result;
+  by_result.reserve(points);
+  for (auto& series : out) {
+    for (auto& p : series.points) by_result.emplace(p.result_id, &p);
+  }
+  Statement scan(c, "SELECT result_id, value, sm_clock_mhz FROM sample ORDER BY result_id, idx");
+  std::int64_t last_id = -1;
+  SeriesPoint* cur = nullptr;
+  while (scan.step()) {
+    std::int64_t id = scan.int64(0);
+    if (id != last_id) {
+      auto it = by_result.find(id);
+      cur = it == by_result.end() ? nullptr : it->second;
+      last_id = id;
+    }
+    if (cur == nullptr) continue;
+    cur->samples.push_back(scan.real(1));
+    if (!scan.is_null(2)) cur->sm_clock_mhz.push_back(scan.real(2));
+  }
+}
+
 }  // namespace
 
 std::vector<Series> Store::history(const HistoryFilter& f) const {
   const Connection& c = impl_->conn;
   // ?1 branch, ?2 machine, ?3 since, ?4 include excluded, ?5 newest N runs per machine,
-  // ?6 metric names (JSON array), ?7 benchmark ids (JSON array), ?8 include failed
+  // ?6 metric names (JSON array), ?7 benchmark ids (JSON array), ?8 include failed.
+  // No ORDER BY: sorting ~175k wide rows in SQLite costs several times the query itself, so rows are
+  // grouped into series here and each series sorted on its own.
   Statement s(c, R"sql(
 WITH chosen AS (
   SELECT id FROM (
@@ -45,8 +89,8 @@ WITH chosen AS (
     WHERE (?1 IS NULL OR branch = ?1) AND (?2 IS NULL OR machine_id = ?2) AND (?3 IS NULL OR started_at >= ?3)
       AND (?4 OR excluded = 0))
   WHERE ?5 IS NULL OR newest <= ?5)
-SELECT r.machine_id, m.fingerprint, res.benchmark_id, b.name, b.params_json,
-       mt.name, mt.unit, mt.higher_is_better, mt.deterministic,
+SELECT r.machine_id, m.fingerprint, res.benchmark_id, b.name, b.params_json, b.params_key,
+       res.metric_id, mt.name, mt.unit, mt.higher_is_better, mt.deterministic,
        r.id, res.id, r.uuid, r.commit_sha, r.branch, r.started_at, o.status, res.status, r.excluded,
        res.n, res.median, res.mean, res.min, res.max, res.q1, res.q3, res.stdev
 FROM chosen
@@ -59,7 +103,6 @@ JOIN metric mt ON mt.id = res.metric_id
 WHERE (?6 IS NULL OR mt.name IN (SELECT value FROM json_each(?6)))
   AND (?7 IS NULL OR res.benchmark_id IN (SELECT value FROM json_each(?7)))
   AND (?8 OR (o.status = 'ok' AND res.status = 'ok'))
-ORDER BY m.fingerprint, b.name, b.params_key, mt.name, r.started_at, r.id
 )sql");
   if (f.branch) s.bind(1, *f.branch);
   if (f.machine_id) s.bind(2, *f.machine_id);
@@ -70,52 +113,59 @@ ORDER BY m.fingerprint, b.name, b.params_key, mt.name, r.started_at, r.id
   if (!f.benchmark_regex.empty()) s.bind(7, matching_benchmarks_json(c, f.benchmark_regex));
   s.bind(8, f.include_failed);
 
-  std::vector<Series> out;
-  std::int64_t cur_machine = -1, cur_bench = -1;
-  std::string cur_metric;
+  struct Slot {
+    Series series;
+    std::string params_key;  // sort key
+  };
+  std::vector<Slot> slots;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::size_t> slot_of;  // machine, bench, metric
+  std::size_t points = 0;
   while (s.step()) {
-    std::int64_t machine_id = s.int64(0), bench_id = s.int64(2);
-    std::string metric = s.text(5);
-    if (out.empty() || machine_id != cur_machine || bench_id != cur_bench || metric != cur_metric) {
-      Series series;
-      series.key.machine_id = machine_id;
-      series.key.fingerprint = s.text(1);
-      series.key.benchmark_id = bench_id;
-      series.key.instance = BenchmarkInstance{s.text(3), params_from_json(s.text(4))};
-      series.key.metric = MetricInfo{metric, s.text(6), s.int64(7) != 0, s.int64(8) != 0};
-      out.push_back(std::move(series));
-      cur_machine = machine_id;
-      cur_bench = bench_id;
-      cur_metric = metric;
+    const auto key = std::make_tuple(s.int64(0), s.int64(2), s.int64(6));
+    auto it = slot_of.find(key);
+    if (it == slot_of.end()) {
+      Slot slot;
+      SeriesKey& k = slot.series.key;
+      k.machine_id = s.int64(0);
+      k.fingerprint = s.text(1);
+      k.benchmark_id = s.int64(2);
+      k.instance = BenchmarkInstance{s.text(3), params_from_json(s.text(4))};
+      slot.params_key = s.text(5);
+      k.metric = MetricInfo{s.text(7), s.text(8), s.int64(9) != 0, s.int64(10) != 0};
+      it = slot_of.emplace(key, slots.size()).first;
+      slots.push_back(std::move(slot));
     }
     SeriesPoint p;
-    p.run_id = s.int64(9);
-    p.result_id = s.int64(10);
-    p.run_uuid = s.text(11);
-    p.commit = s.text(12);
-    p.branch = s.text(13);
-    p.started_at = s.text(14);
+    p.run_id = s.int64(11);
+    p.result_id = s.int64(12);
+    p.run_uuid = s.text(13);
+    p.commit = s.text(14);
+    p.branch = s.text(15);
+    p.started_at = s.text(16);
     // The instance's disposition outranks its metric's: an incorrect kernel's duration is not a point.
-    Status instance_status = status_from_string(s.text(15));
-    p.status = instance_status != Status::ok ? instance_status : status_from_string(s.text(16));
-    p.excluded = s.int64(17) != 0;
-    p.summary = read_summary(s, 18);
-    out.back().points.push_back(std::move(p));
+    Status instance_status = status_from_string(s.text(17));
+    p.status = instance_status != Status::ok ? instance_status : status_from_string(s.text(18));
+    p.excluded = s.int64(19) != 0;
+    p.summary = read_summary(s, 20);
+    slots[it->second].series.points.push_back(std::move(p));
+    ++points;
   }
 
-  if (f.with_samples) {
-    Statement samples(c, "SELECT value, sm_clock_mhz FROM sample WHERE result_id = ?1 ORDER BY idx");
-    for (auto& series : out) {
-      for (auto& p : series.points) {
-        samples.bind(1, p.result_id);
-        while (samples.step()) {
-          p.samples.push_back(samples.real(0));
-          if (!samples.is_null(1)) p.sm_clock_mhz.push_back(samples.real(1));
-        }
-        samples.reset();
-      }
-    }
+  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+    const SeriesKey &x = a.series.key, &y = b.series.key;
+    return std::tie(x.fingerprint, x.instance.name, a.params_key, x.metric.name) <
+           std::tie(y.fingerprint, y.instance.name, b.params_key, y.metric.name);
+  });
+  std::vector<Series> out;
+  out.reserve(slots.size());
+  for (Slot& slot : slots) {
+    auto& pts = slot.series.points;
+    std::sort(pts.begin(), pts.end(), [](const SeriesPoint& a, const SeriesPoint& b) {
+      return std::tie(a.started_at, a.run_id) < std::tie(b.started_at, b.run_id);
+    });
+    out.push_back(std::move(slot.series));
   }
+  if (f.with_samples && points > 0) load_samples(c, out, points);
   return out;
 }
 

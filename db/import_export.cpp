@@ -13,28 +13,37 @@
 
 namespace gpuperf::db {
 
-ImportReport import_files(Store& store, const std::vector<std::string>& paths) {
-  ImportReport report;
-  std::vector<Run> all;
+ParsedFiles read_interchange_files(const std::vector<std::string>& paths) {
+  ParsedFiles parsed;
   for (const std::string& p : paths) {
     std::vector<Run> runs = read_interchange_file(p);
-    report.files += 1;
-    for (Run& r : runs) all.push_back(std::move(r));
+    parsed.files += 1;
+    for (Run& r : runs) parsed.runs.push_back(std::move(r));
   }
-  report.runs = all.size();
-  std::vector<InsertOutcome> outcomes = store.insert_runs(all);
+  return parsed;
+}
+
+ImportReport import_runs(Store& store, const ParsedFiles& parsed) {
+  ImportReport report;
+  report.files = parsed.files;
+  report.runs = parsed.runs.size();
+  std::vector<InsertOutcome> outcomes = store.insert_runs(parsed.runs);
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (!outcomes[i].inserted) {
       report.skipped += 1;
       continue;
     }
     report.inserted += 1;
-    for (const Result& res : all[i].results) {
+    for (const Result& res : parsed.runs[i].results) {
       report.results += res.metrics.size();
       for (const Measurement& m : res.metrics) report.samples += m.samples.size();
     }
   }
   return report;
+}
+
+ImportReport import_files(Store& store, const std::vector<std::string>& paths) {
+  return import_runs(store, read_interchange_files(paths));
 }
 
 std::size_t export_runs(const Store& store, const std::vector<std::int64_t>& run_ids, std::ostream& out) {

@@ -19,8 +19,18 @@ struct ImportReport {
   std::size_t samples = 0;   // raw samples of the inserted runs
 };
 
-// Reads and validates every file ("-" is standard input) first, then writes all their runs in one
-// transaction: a bad file anywhere means nothing is written. Throws InputError naming the file and path.
+struct ParsedFiles {
+  std::size_t files = 0;
+  std::vector<Run> runs;
+};
+
+// Reads and validates every file ("-" is standard input). Throws InputError naming the file and path.
+ParsedFiles read_interchange_files(const std::vector<std::string>& paths);
+
+// Writes all the runs in one transaction (runs whose uuid is already stored are skipped).
+ImportReport import_runs(Store& store, const ParsedFiles& parsed);
+
+// Both: a bad file anywhere means nothing is written.
 ImportReport import_files(Store& store, const std::vector<std::string>& paths);
 
 // Writes the runs with these ids, in this order, as one document. Returns the number written.

@@ -154,7 +154,7 @@ Store::Store(const std::string& path, Access access) : path_(path) {
     if (version < latest) schema::migrate(c);
     enable_wal(c);
   }
-  impl_ = std::make_unique<Impl>(Impl{std::move(c), access, path});
+  impl_ = std::make_unique<Impl>(Impl{std::move(c), access, path, version});
 }
 
 Store::~Store() = default;
@@ -164,6 +164,7 @@ Store& Store::operator=(Store&&) noexcept = default;
 sqlite3* Store::handle() const { return impl_->conn.get(); }
 
 int Store::schema_version() const { return schema::current_version(impl_->conn); }
+int Store::opened_version() const { return impl_->opened_version; }
 
 void Store::set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) {
   Transaction tx(impl_->conn);

@@ -128,6 +128,8 @@ class Store {
 
   const std::string& path() const { return path_; }
   int schema_version() const;
+  // The schema version the file had when this Store opened it (0 for a new file): `db migrate` reports it.
+  int opened_version() const;
 
   // ---- writes: each is one BEGIN IMMEDIATE transaction, all or nothing ----
   InsertOutcome insert_run(const Run& run);

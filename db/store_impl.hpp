@@ -12,6 +12,7 @@ struct Store::Impl {
   Connection conn;
   Access access;
   std::string path;
+  int opened_version = 0;
 };
 
 // Reads a summary from columns n, median, mean, min, max, q1, q3, stdev starting at `first`.

@@ -87,6 +87,20 @@ TEST(History, SamplesAndClocksOnDemand) {
   EXPECT_EQ(tiled->points[3].sm_clock_mhz, (std::vector<double>{1980, 1980, 1755}));
   const Series* naive = find(all, "matmul/naive[n=1024]", "duration");
   EXPECT_TRUE(naive->points[0].sm_clock_mhz.empty());
+  EXPECT_EQ(naive->points[0].samples, (std::vector<double>{100, 102, 98, 101}));
+
+  // A few points out of many results take the other path (one look-up per point): same answer.
+  HistoryFilter one;
+  one.branch = "main";
+  one.last_runs = 1;
+  one.metrics = {"duration"};
+  one.benchmark_regex = "tiled";
+  one.with_samples = true;
+  auto few = store.history(one);
+  ASSERT_EQ(few.size(), 1u);
+  ASSERT_EQ(few[0].points.size(), 1u);
+  EXPECT_EQ(few[0].points[0].samples, (std::vector<double>{100, 102, 98}));
+  EXPECT_EQ(few[0].points[0].sm_clock_mhz, (std::vector<double>{1980, 1980, 1755}));
 }
 
 TEST(History, ExcludedAndFailedPointsOnlyWhenAsked) {
