@@ -35,10 +35,12 @@ struct ProfileArgs {
   bool launch_only = false;
 };
 
-// An exact display name first (names hold '[' and ']', which a regex reads as a class), else a regex.
+// An exact display name first (names hold '[' and ']', which a regex reads as a class), else a regex;
+// no pattern: the default suite.
 std::vector<InstanceRef> select(const std::string& pattern) {
   Registry& registry = Registry::global();
   register_builtin_benchmarks(registry);
+  if (pattern.empty()) return registry.instances("");
   for (auto& ref : registry.instances(".*")) {
     if (ref.instance().display_name() == pattern) return {ref};
   }
@@ -125,7 +127,6 @@ int do_profile(const Context& ctx, const ProfileArgs& args) {
     for (const auto& name : list_chip_metrics(chip, args.pattern)) std::printf("%s\n", name.c_str());
     return kExitOk;
   }
-  if (args.pattern.empty()) throw InputError("gpuperf profile needs an instance name or a regex (see `gpuperf list`)");
   const MetricSelection metrics = parse_metrics_option(args.metrics);
   if (!metrics.enabled) throw InputError("--metrics '" + args.metrics + "' leaves nothing to profile");
   const auto instances = select(args.pattern);
@@ -181,8 +182,8 @@ void add_profile_command(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "profile", "Print every hardware metric of the matching instances (CUPTI; nothing is stored)");
   cmd->add_option("instance", args->pattern,
-                  "An instance's exact name ('matmul/tiled[n=1024,tile=16]') or an ECMAScript regex; with "
-                  "--list-metrics, text the listed metric names must contain");
+                  "An instance's exact name ('matmul/tiled[n=1024,tile=16]') or an ECMAScript regex (default: "
+                  "the default suite); with --list-metrics, text the listed metric names must contain");
   cmd->add_option("--metrics", args->metrics,
                   "all (default), default, or a comma-separated list of gpuperf and Perfworks names "
                   "(gld_efficiency,dram__bytes_read.sum)");

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Compares `gpuperf profile --format json` with ncu's raw CSV for the same instances (bench/ncu_compare.sh).
+
+Prints a Markdown table per instance and metric (both values, difference, verdict), the wall times, the
+reference-value checks for the canonical kernels, and a summary last. Exit status 0 when everything passes.
+Percentages must agree within 0.5 points, counts and bytes within 1% (or 1 unit, for tiny counts).
+"""
+import argparse
+import csv
+import json
+import sys
+
+PCT_TOLERANCE = 0.5   # points
+REL_TOLERANCE = 0.01  # of the larger value
+SPEEDUP_REQUIRED = 5.0
+
+# The canonical kernels (GPU-MACHINE.md, DESIGN.md): instance -> {metric: (expected, tolerance)}.
+REFERENCE = {
+    "memory/coalesced": {"gld_efficiency": (100.0, 0.01)},
+    "memory/strided[stride=32]": {"gld_efficiency": (12.5, 0.01)},
+    "matmul/naive[n=1024]": {"gld_efficiency": (56.25, 1.0), "shared_load_transactions": (0.0, 0.0)},
+    "matmul/tiled[n=1024,tile=16]": {"gld_efficiency": (100.0, 0.01)},
+}
+
+
+def number(text):
+    text = (text or "").strip().replace(",", "")
+    if text in ("", "n/a", "N/A", "nan"):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def read_ncu(path):
+    """Kernel rows of ncu's `--page raw --csv` output, in ID order: [{metric: value, "Kernel Name": ...}]."""
+    with open(path, newline="") as f:
+        lines = [line for line in f if not line.startswith("==")]
+    rows = list(csv.reader(lines))
+    header_at = next(i for i, r in enumerate(rows) if r and r[0] == "ID")
+    header = rows[header_at]
+    kernels = []
+    for r in rows[header_at + 1:]:
+        if not r or not r[0].strip().isdigit():
+            continue  # the units row, blank lines
+        kernels.append((int(r[0]), dict(zip(header, r))))
+    kernels.sort(key=lambda k: k[0])
+    return [k for _, k in kernels]
+
+
+def agree(unit, ours, theirs):
+    diff = ours - theirs
+    if unit == "%":
+        return abs(diff) <= PCT_TOLERANCE
+    return abs(diff) <= max(REL_TOLERANCE * max(abs(ours), abs(theirs)), 1.0)
+
+
+def fmt(v, unit):
+    if v is None:
+        return "-"
+    if unit == "%":
+        return f"{v:.2f}"
+    return f"{v:.0f}" if abs(v) >= 1 or v == 0 else f"{v:.4g}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpuperf", required=True)
+    ap.add_argument("--ncu", required=True)
+    ap.add_argument("--order", required=True, help="instances in the order ncu profiled them")
+    ap.add_argument("--times", nargs=5, type=float, required=True,
+                    help="timestamps: before launch-only, before gpuperf, after gpuperf, before ncu, after ncu")
+    a = ap.parse_args()
+
+    ours = json.load(open(a.gpuperf))
+    order = [line.strip() for line in open(a.order) if line.strip()]
+    kernels = read_ncu(a.ncu)
+    failures = []
+    if len(kernels) != len(order):
+        failures.append(f"ncu profiled {len(kernels)} kernels for {len(order)} instances")
+    theirs = {name: kernels[i] for i, name in enumerate(order) if i < len(kernels)}
+
+    print("| instance | metric | gpuperf | ncu | difference | |")
+    print("|---|---|---:|---:|---:|---|")
+    compared = 0
+    for r in ours["results"]:
+        name = r["instance"]
+        if r["status"] != "ok":
+            failures.append(f"{name}: gpuperf status {r['status']}: {r.get('message', '')}")
+            continue
+        ncu_row = theirs.get(name)
+        for metric, m in r["metrics"].items():
+            if not m.get("perfworks"):
+                continue  # static attributes: no ncu counterpart in this comparison
+            unit = m["unit"]
+            mine = m.get("value")
+            parts = [number(ncu_row.get(p)) if ncu_row else None for p in m["perfworks"]]
+            other = None if any(p is None for p in parts) else sum(parts)
+            if mine is None or other is None:
+                verdict = "missing"
+                failures.append(f"{name} {metric}: gpuperf {mine} ({m.get('message', '')}), ncu {other}")
+            else:
+                compared += 1
+                verdict = "ok" if agree(unit, mine, other) else "MISMATCH"
+                if verdict != "ok":
+                    failures.append(f"{name} {metric}: gpuperf {mine:.6g}, ncu {other:.6g}")
+            diff = "-" if mine is None or other is None else fmt(mine - other, unit)
+            print(f"| {name} | {metric} | {fmt(mine, unit)} | {fmt(other, unit)} | {diff} | {verdict} |")
+
+    t0, t1, t2, t3, t4 = a.times
+    launch, gp, ncu = t1 - t0, t2 - t1, t4 - t3
+    # Process noise can make gpuperf's difference smaller than its own measured profiler time: take the larger.
+    gp_collect = max(gp - launch, float(ours.get("collect_seconds", 0)))
+    ncu_collect = ncu - launch
+    ratio = ncu_collect / gp_collect if gp_collect > 0 else float("inf")
+    print()
+    print("| wall time (s) | process | collection (process - launch-only) |")
+    print("|---|---:|---:|")
+    print(f"| launch only, no profiler | {launch:.2f} | |")
+    print(f"| gpuperf profile | {gp:.2f} | {gp_collect:.2f} (in the profiler: {ours.get('collect_seconds', 0):.2f}, "
+          f"{ours.get('passes')} passes, {ours.get('sessions')} sessions) |")
+    print(f"| ncu | {ncu:.2f} | {ncu_collect:.2f} |")
+    print(f"| ncu / gpuperf | {ncu / gp:.1f}x | {ratio:.1f}x (required: {SPEEDUP_REQUIRED:.0f}x) |")
+    if ratio < SPEEDUP_REQUIRED:
+        failures.append(f"gpuperf's collection is only {ratio:.1f}x faster than ncu's")
+
+    print()
+    print("| reference check | expected | gpuperf | |")
+    print("|---|---:|---:|---|")
+    by_name = {r["instance"]: r for r in ours["results"]}
+    for inst, checks in REFERENCE.items():
+        for metric, (want, tol) in checks.items():
+            got = by_name.get(inst, {}).get("metrics", {}).get(metric, {}).get("value")
+            ok = got is not None and abs(got - want) <= tol
+            print(f"| {inst} {metric} | {want:g} | {fmt(got, '%' if 'efficiency' in metric else '')} | "
+                  f"{'ok' if ok else 'FAIL'} |")
+            if not ok:
+                failures.append(f"reference {inst} {metric}: expected {want}, got {got}")
+    tiled = by_name.get("matmul/tiled[n=1024,tile=16]", {}).get("metrics", {})
+    shared = tiled.get("shared_load_transactions", {}).get("value")
+    ok = shared is not None and shared > 0
+    print(f"| matmul/tiled[n=1024,tile=16] shared_load_transactions | > 0 | {fmt(shared, '')} | "
+          f"{'ok' if ok else 'FAIL'} |")
+    if not ok:
+        failures.append("tiled matmul has no shared-memory load transactions")
+
+    print()
+    print(f"{compared} values compared over {len(ours['results'])} instances; {len(failures)} problem(s)")
+    for f in failures:
+        print(f"  - {f}")
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+// The collector on a real GPU (label gpu; skips without one): the canonical kernels' reference values
+// (../shared/GPU-MACHINE.md, measured with ncu on an H200), batch vs one-at-a-time sessions, kernel vs user
+// replay, and a kernel that is not idempotent.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "kernels/benchmark.hpp"
+#include "profiler/collector.hpp"
+#include "profiler/model/metrics.hpp"
+#include "tests/collector/probe_inplace.hpp"
+
+namespace gpuperf {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char* const kCanonical[] = {"memory/coalesced", "memory/strided[stride=32]", "matmul/naive[n=1024]",
+                                  "matmul/tiled[n=1024,tile=16]"};
+
+struct Live {
+  InstanceRef ref;
+  std::unique_ptr<Workload> workload;
+};
+
+class CollectorGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!testing::gpu_available()) GTEST_SKIP() << "no CUDA device";
+  }
+
+  static Live prepare(const std::string& display_name) {
+    Registry& registry = Registry::global();
+    register_builtin_benchmarks(registry);
+    for (auto& ref : registry.instances(".*")) {
+      if (ref.instance().display_name() != display_name) continue;
+      Live l{ref, ref.benchmark->make(ref.params, 7)};
+      l.workload->poison_outputs(nullptr);
+      l.workload->launch(nullptr);
+      const Verification v = l.workload->verify(nullptr);
+      EXPECT_TRUE(v.ok) << display_name << ": " << v.message;
+      return l;
+    }
+    ADD_FAILURE() << "no instance " << display_name;
+    return {};
+  }
+
+  static std::map<std::string, double> values(const std::vector<Measurement>& ms) {
+    std::map<std::string, double> out;
+    for (const auto& m : ms) {
+      EXPECT_EQ(m.status, Status::ok) << m.metric.name << ": " << m.message;
+      if (m.status == Status::ok) out[m.metric.name] = m.samples.at(0);
+    }
+    return out;
+  }
+};
+
+TEST_F(CollectorGpu, CanonicalKernelsMatchTheReferenceValues) {
+  std::vector<Live> live;
+  for (const char* name : kCanonical) live.push_back(prepare(name));
+  std::vector<ProfileTarget> targets;
+  for (auto& l : live) targets.push_back({&l.ref, l.workload.get()});
+  auto collector = make_cupti_collector(0, default_collector_metrics());
+  ASSERT_EQ(collector->environment_error(), "");
+  const auto t0 = Clock::now();
+  auto out = collector->collect_batch(targets, nullptr);
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::printf("batch of %zu instances, %zu passes: %.3f s\n", targets.size(), collector->passes(), s);
+
+  std::vector<std::map<std::string, double>> v;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    v.push_back(values(out[i]));
+    std::printf("%-30s", kCanonical[i]);
+    for (const auto& [k, x] : v.back()) std::printf(" %s=%.6g", k.c_str(), x);
+    std::printf("\n");
+  }
+  EXPECT_NEAR(v[0]["gld_efficiency"], 100.0, 0.01);
+  EXPECT_NEAR(v[1]["gld_efficiency"], 12.5, 0.01);
+  EXPECT_NEAR(v[2]["gld_efficiency"], 56.25, 1.0);
+  EXPECT_NEAR(v[3]["gld_efficiency"], 100.0, 0.01);
+  EXPECT_EQ(v[2]["shared_load_transactions"], 0.0);
+  EXPECT_GT(v[3]["shared_load_transactions"], 1e6);
+  EXPECT_GT(v[3]["shared_store_transactions"], 1e5);
+  // A 64 MiB copy reads and writes at least 64 MiB of DRAM, and not much more (cold L2 before each launch).
+  EXPECT_NEAR(v[0]["dram_bytes_read"], 67108864.0, 0.05 * 67108864.0);
+  EXPECT_NEAR(v[0]["dram_bytes_written"], 67108864.0, 0.05 * 67108864.0);
+  for (const auto& m : v) {
+    EXPECT_GT(m.at("registers"), 0);
+    EXPECT_GT(m.at("theoretical_occupancy"), 0);
+    EXPECT_LE(m.at("theoretical_occupancy"), 100);
+    EXPECT_GT(m.at("achieved_occupancy"), 10);
+    EXPECT_LE(m.at("achieved_occupancy"), m.at("theoretical_occupancy") + 0.5);
+  }
+  EXPECT_GT(v[3]["static_shared_bytes"], 0);
+  EXPECT_EQ(v[2]["static_shared_bytes"], 0);
+}
+
+TEST_F(CollectorGpu, OneInstanceAtATimeGivesTheBatchsCounters) {
+  std::vector<Live> live;
+  for (const char* name : kCanonical) live.push_back(prepare(name));
+  std::vector<ProfileTarget> targets;
+  for (auto& l : live) targets.push_back({&l.ref, l.workload.get()});
+  auto collector = make_cupti_collector(0, default_profile_metrics());
+  auto batch = collector->collect_batch(targets, nullptr);
+  for (std::size_t i = 0; i < live.size(); ++i) {
+    const auto t0 = Clock::now();
+    auto single = values(collector->collect(live[i].ref, *live[i].workload, nullptr));
+    std::printf("%-30s one session: %.3f s\n", kCanonical[i],
+                std::chrono::duration<double>(Clock::now() - t0).count());
+    auto b = values(batch[i]);
+    EXPECT_NEAR(single["gld_efficiency"], b["gld_efficiency"], 1e-6) << kCanonical[i];
+    EXPECT_EQ(single["shared_load_transactions"], b["shared_load_transactions"]) << kCanonical[i];
+    EXPECT_EQ(single["shared_store_transactions"], b["shared_store_transactions"]) << kCanonical[i];
+    EXPECT_NEAR(single["dram_bytes_read"], b["dram_bytes_read"], 0.01 * b["dram_bytes_read"] + 4096) << kCanonical[i];
+  }
+}
+
+TEST_F(CollectorGpu, KernelReplayAgreesWithUserReplay) {
+  std::vector<Live> live;
+  for (const char* name : {kCanonical[1], kCanonical[3]}) live.push_back(prepare(name));
+  std::vector<ProfileTarget> targets;
+  for (auto& l : live) targets.push_back({&l.ref, l.workload.get()});
+  CollectorOptions o;
+  o.metrics = default_profile_metrics();
+  auto user = make_cupti_collector(o);
+  o.replay = ReplayMode::kernel;
+  auto kernel = make_cupti_collector(o);
+  auto u = user->collect_batch(targets, nullptr);
+  auto k = kernel->collect_batch(targets, nullptr);
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    auto vu = values(u[i]), vk = values(k[i]);
+    for (const char* exact : {"gld_efficiency", "gst_efficiency", "shared_load_transactions", "shared_store_transactions"}) {
+      EXPECT_NEAR(vu[exact], vk[exact], 1e-6) << exact;
+    }
+    EXPECT_NEAR(vu["dram_bytes_read"], vk["dram_bytes_read"], 0.02 * vk["dram_bytes_read"] + 4096);
+  }
+}
+
+TEST_F(CollectorGpu, KernelReplayRestoresMemoryForBenchmarksThatAreNotIdempotent) {
+  Benchmark b;
+  b.name = "probe/inplace";
+  b.idempotent = false;
+  InstanceRef ref{&b, {}};
+  constexpr unsigned kN = 1u << 22;
+  auto w = testing::make_inplace_workload(kN);
+  w->launch(nullptr);
+  ASSERT_EQ(testing::inplace_first_value(*w), 1.0f);
+
+  auto collector = make_cupti_collector(0, {"dram_bytes_read", "gld_efficiency", "registers"});
+  auto v = values(collector->collect(ref, *w, nullptr));
+  EXPECT_EQ(testing::inplace_first_value(*w), 2.0f) << "kernel replay must leave exactly one launch's effect";
+  EXPECT_NEAR(v["gld_efficiency"], 100.0, 0.01);
+  EXPECT_NEAR(v["dram_bytes_read"], 4.0 * kN, 0.05 * 4.0 * kN);
+
+  // Forcing user replay on it shows why the distinction exists: every pass adds one.
+  CollectorOptions o;
+  o.metrics = {"dram_bytes_read", "gld_efficiency"};
+  o.replay = ReplayMode::user;
+  auto user = make_cupti_collector(o);
+  user->collect(ref, *w, nullptr);
+  EXPECT_EQ(testing::inplace_first_value(*w), 2.0f + static_cast<float>(user->passes()));
+}
+
+TEST_F(CollectorGpu, RawPerfworksNamesAreCollected) {
+  Live l = prepare(kCanonical[0]);
+  auto collector = make_cupti_collector(0, {"smsp__inst_executed.sum", "dram__bytes_read.sum"});
+  auto out = collector->collect(l.ref, *l.workload, nullptr);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].status, Status::ok) << out[0].message;
+  EXPECT_GT(out[0].samples.at(0), 1e5);
+  EXPECT_EQ(out[0].metric.unit, "count");
+  EXPECT_EQ(out[1].metric.unit, "bytes");
+}
+
+}  // namespace
+}  // namespace gpuperf
