@@ -142,13 +142,16 @@ std::vector<bool> find_outliers(const std::vector<double>& values, double thresh
   for (std::size_t i = 1; i < n; ++i) diffs.push_back(std::fabs(values[i] - values[i - 1]));
   const double sigma = 1.4826 * median(diffs) / std::sqrt(2.0);
   if (!(sigma > 0)) return out;  // mostly repeated values: nothing to measure outliers against
-  constexpr std::size_t kHalfWindow = 3;
+  // A point is an outlier when it is far from the level on its left AND from the level on its right (the
+  // medians of up to 3 neighbours each side). A point next to a step sits at one of the two levels;
+  // a centred window would straddle the step, and with one outlier in it take that outlier's value.
+  constexpr std::size_t kSide = 3;
   for (std::size_t i = 0; i < n; ++i) {
-    // Window of 2 * kHalfWindow + 1 points, shifted inwards at the ends.
-    std::size_t a = i >= kHalfWindow ? i - kHalfWindow : 0;
-    const std::size_t b = std::min(n, a + 2 * kHalfWindow + 1);
-    a = b - std::min(n, 2 * kHalfWindow + 1);
-    out[i] = std::fabs(values[i] - segment_median(values, a, b)) > threshold * sigma;
+    const std::size_t left = std::min(i, kSide), right = std::min(n - 1 - i, kSide);
+    const double limit = threshold * sigma;
+    const bool far_left = left == 0 || std::fabs(values[i] - segment_median(values, i - left, i)) > limit;
+    const bool far_right = right == 0 || std::fabs(values[i] - segment_median(values, i + 1, i + 1 + right)) > limit;
+    out[i] = far_left && far_right;
   }
   return out;
 }

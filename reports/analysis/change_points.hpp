@@ -45,12 +45,12 @@ std::vector<Split> find_change_points(const std::vector<double>& values, const S
 // level, with p = 0. A one-run blip is two changes: a deterministic counter does not blip without cause.
 std::vector<Split> find_level_changes(const std::vector<double>& values, double tolerance_pct);
 
-// A Hampel filter: true for each point further than `threshold` sigmas from the median of the 7-point
-// window around it. Sigma is estimated from the median absolute successive difference, which a level shift
-// does not inflate; a window of 7 leaves a step of 4 or more runs alone (the window's median is the point's
-// own level). Without it one slow run among the 8 after a change costs a rank test most of its power, and
-// pulls the split towards itself. Outliers are dropped rather than replaced: a replacement takes the
-// window's median, which next to a step may be the other level's.
+// Outliers, in the spirit of a Hampel filter: true for each point further than `threshold` sigmas from the
+// median of the 3 points before it and from the median of the 3 points after it. Sigma is estimated from
+// the median absolute successive difference, which a level shift does not inflate. A point next to a step
+// is close to one of the two sides, so steps are left alone. Without this, one slow run among the 8 after
+// a change costs a rank test most of its power and pulls the split towards itself. Outliers are dropped
+// from the search rather than replaced.
 std::vector<bool> find_outliers(const std::vector<double>& values, double threshold);
 
 // The permutation p-value of the best split of `values` (both sides >= min_segment), with that split's
