@@ -69,6 +69,11 @@ std::string format_change_pct(double pct) {
   return s;
 }
 
+std::string format_change(double before, double after, double pct) {
+  if (before == 0 && after != 0) return "new (was 0)";
+  return format_change_pct(pct);
+}
+
 std::string format_ratio(double r) {
   if (!std::isfinite(r)) return "n/a";
   char buf[64];

@@ -21,6 +21,9 @@ std::string format_number(double v, int significant = 4);
 std::string format_value(double v, const std::string& unit);
 // "+12.3%", "-4.0%", "+0.0%" for a relative change given in percent.
 std::string format_change_pct(double pct);
+// A change from `before` to `after` as the writers show it: format_change_pct of `pct`, or "new (was 0)"
+// when `before` is 0 and a percentage means nothing.
+std::string format_change(double before, double after, double pct);
 // "4.29×" for a ratio.
 std::string format_ratio(double r);
 

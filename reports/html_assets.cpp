@@ -34,7 +34,8 @@ table { border-collapse: collapse; margin: 6px 0 12px; width: 100%; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--bg-soft); font-weight: 600; font-size: 13px; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-td.name { overflow-wrap: anywhere; }
+td.name { overflow-wrap: break-word; min-width: 12em; }
+td.nowrap { white-space: nowrap; }
 td ul { margin: 0; padding-left: 16px; }
 .bad { color: var(--bad); } .good { color: var(--good); }
 .badge { display: inline-block; border-radius: 9px; padding: 0 7px; font-size: 12px; font-weight: 600; color: #fff; }
@@ -69,7 +70,7 @@ svg.chart .cursor { stroke: #39424b; stroke-width: 1; pointer-events: none; }
 .c3 .line, .line.c3, .c3 .swatch, .band.c3 { stroke: var(--c3); fill: var(--c3); } .c3 circle { fill: var(--c3); }
 svg.chart polyline.line { fill: none; }
 details.instance { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; padding: 0 12px; }
-details.instance > summary { cursor: pointer; padding: 8px 0; font-weight: 600; overflow-wrap: anywhere; }
+details.instance > summary { cursor: pointer; padding: 8px 0; font-weight: 600; overflow-wrap: break-word; }
 details.instance[open] > summary { border-bottom: 1px solid var(--line); margin-bottom: 8px; }
 .pair { border-top: 1px solid var(--line); padding-top: 6px; margin-top: 8px; }
 .constant { font-size: 13px; color: var(--muted); }

@@ -106,7 +106,7 @@ std::string instance_anchor(std::size_t machine_index, std::size_t instance_inde
 
 std::string change_title(const analysis::ChangePoint& cp) {
   std::string t = std::string(cp.kind == analysis::ChangeKind::regression ? "Regression " : "Improvement ") +
-                  format_change_pct(cp.change_pct) + ": " + format_value(cp.before, cp.metric.unit) + " \xE2\x86\x92 " +
+                  format_change(cp.before, cp.after, cp.change_pct) + ": " + format_value(cp.before, cp.metric.unit) + " \xE2\x86\x92 " +
                   format_value(cp.after, cp.metric.unit);
   t += "\ncommits " + short_commit(cp.previous_commit) + ".." + short_commit(cp.commit) + ", " +
        format_datetime(cp.started_at);
@@ -143,7 +143,7 @@ std::string trend_figure(const MachineReport& m, std::size_t machine_index, cons
   for (const auto& cp : series.changes) {
     const bool bad = cp.kind == analysis::ChangeKind::regression;
     caption += std::string(" <span class=\"badge ") + (bad ? "bad" : "good") + "\">" +
-               html_escape(format_change_pct(cp.change_pct)) + "</span>";
+               html_escape(format_change(cp.before, cp.after, cp.change_pct)) + "</span>";
   }
   return figure(caption, render_chart(spec));
 }

@@ -14,6 +14,18 @@ using html::HoverData;
 
 std::string esc(const std::string& s) { return html_escape(s); }
 
+// A benchmark instance's display name, escaped, with line-break opportunities before its parameters and
+// after each comma, so a long name wraps between parameters rather than inside one.
+std::string name_html(const BenchmarkInstance& inst) {
+  std::string out;
+  for (char c : esc(inst.display_name())) {
+    if (c == '[') out += "<wbr>";
+    out += c;
+    if (c == ',') out += "<wbr>";
+  }
+  return out;
+}
+
 std::string scope_line(const ReportModel& model) {
   const auto& q = model.query;
   std::string s = "Branch: " + esc(q.branch.value_or("all")) + " \xC2\xB7 Machine: " + esc(q.machine.value_or("all"));
@@ -76,12 +88,12 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
     const auto& cp = row.change;
     const auto& unit = cp.metric.unit;
     o += "<tr><td class=\"name\"><a href=\"#" + html::instance_anchor(mi, row.instance) + "\">" +
-         esc(m.instances[row.instance].instance.display_name()) + "</a></td><td>" + esc(cp.metric.name) + "</td>";
-    o += std::string("<td class=\"num ") + (regression ? "bad" : "good") + "\">" + esc(format_change_pct(cp.change_pct)) +
+         name_html(m.instances[row.instance].instance) + "</a></td><td>" + esc(cp.metric.name) + "</td>";
+    o += std::string("<td class=\"num ") + (regression ? "bad" : "good") + "\">" + esc(format_change(cp.before, cp.after, cp.change_pct)) +
          "</td><td class=\"num\">" + esc(format_value(cp.before, unit)) + "</td><td class=\"num\">" +
          esc(format_value(cp.after, unit)) + "</td>";
-    o += "<td><code>" + esc(short_commit(cp.previous_commit)) + "</code>..<code>" + esc(short_commit(cp.commit)) +
-         "</code></td><td>" + esc(format_datetime(cp.started_at)) + "</td><td class=\"num\">" +
+    o += "<td class=\"nowrap\"><code>" + esc(short_commit(cp.previous_commit)) + "</code>..<code>" + esc(short_commit(cp.commit)) +
+         "</code></td><td class=\"nowrap\">" + esc(format_datetime(cp.started_at)) + "</td><td class=\"num\">" +
          std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) + "%</td><td>";
     if (!cp.hints.empty()) {
       o += "<ul>";
@@ -104,8 +116,8 @@ std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
     for (const auto& pair : f.pairs) {
       const auto& v = m.instances[pair.variant].instance;
       const auto& b = m.instances[pair.baseline].instance;
-      o += "<div class=\"pair\"><h5>" + esc(v.display_name()) + " <span class=\"muted\">vs</span> " +
-           esc(b.display_name()) + "</h5>\n";
+      o += "<div class=\"pair\"><h5>" + name_html(v) + " <span class=\"muted\">vs</span> " + name_html(b) +
+           "</h5>\n";
       if (!pair.ratio.empty()) {
         const std::string label = html::ratio_label(m, pair);
         o += "<p>" + esc(label) + " duration ratio: <strong>" + esc(format_ratio(pair.ratio.back().value)) + "</strong> now";
@@ -128,7 +140,7 @@ std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
     const auto& inst = m.instances[ii];
     const bool changed = inst.regressions + inst.improvements > 0;
     o += "<details class=\"instance\" id=\"" + html::instance_anchor(mi, ii) + "\"" +
-         (open_all || changed ? " open" : "") + "><summary>" + esc(inst.instance.display_name());
+         (open_all || changed ? " open" : "") + "><summary>" + name_html(inst.instance);
     if (inst.regressions > 0) {
       o += " <span class=\"badge bad\">" + std::to_string(inst.regressions) +
            (inst.regressions == 1 ? " regression" : " regressions") + "</span>";

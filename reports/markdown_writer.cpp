@@ -128,7 +128,7 @@ struct Writer {
         std::string hints;
         for (const auto& h : cp.hints) hints += (hints.empty() ? "" : "; ") + md(h);
         r += "| " + md(m.instances[row.instance].instance.display_name()) + " | " + md(cp.metric.name) + " | " +
-             (regression ? "**" + format_change_pct(cp.change_pct) + "**" : format_change_pct(cp.change_pct)) + " | " +
+             (regression ? "**" + format_change(cp.before, cp.after, cp.change_pct) + "**" : format_change(cp.before, cp.after, cp.change_pct)) + " | " +
              md(format_value(cp.before, cp.metric.unit)) + kArrow + md(format_value(cp.after, cp.metric.unit)) + " | " +
              md_commit(cp.previous_commit) + ".." + md_commit(cp.commit) + " | " + md(format_date(cp.started_at)) +
              " | " + hints + " |\n";
@@ -228,7 +228,7 @@ struct Writer {
       const double change = start != 0 ? (end / start - 1) * 100 : 0;
       std::string cps;
       for (const auto& cp : it.s->changes) {
-        cps += (cps.empty() ? "" : ", ") + format_change_pct(cp.change_pct) + " at " + md_commit(cp.commit);
+        cps += (cps.empty() ? "" : ", ") + format_change(cp.before, cp.after, cp.change_pct) + " at " + md_commit(cp.commit);
       }
       r += "| " + md(it.inst->instance.display_name()) + " | " + md(format_value(it.s->latest(), it.s->metric.unit)) +
            " | " + format_change_pct(change) + " | " + sparkline(values) + " | " + cps + " |\n";

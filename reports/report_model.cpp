@@ -87,6 +87,9 @@ bool run_before(const RunRef& a, const RunRef& b) {
 void sort_changes(std::vector<ChangeRow>& rows, const std::vector<InstanceTrends>& instances) {
   std::sort(rows.begin(), rows.end(), [&](const ChangeRow& a, const ChangeRow& b) {
     if (a.run != b.run) return a.run > b.run;
+    // Within a run, duration first: it is what users feel, and its hints name the counters listed after it.
+    const bool a_dur = a.change.metric.name == "duration", b_dur = b.change.metric.name == "duration";
+    if (a_dur != b_dur) return a_dur;
     const double ca = std::fabs(a.change.change_pct), cb = std::fabs(b.change.change_pct);
     if (ca != cb) return ca > cb;
     const auto& na = instances[a.instance].instance.display_name();

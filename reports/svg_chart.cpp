@@ -81,14 +81,19 @@ AxisTicks nice_ticks(double lo, double hi, int target) {
 
 std::vector<std::size_t> x_tick_runs(std::size_t run_count, std::size_t max_ticks) {
   std::vector<std::size_t> out;
-  if (run_count == 0) return out;
+  if (run_count == 0 || max_ticks == 0) return out;
   if (run_count <= max_ticks) {
     for (std::size_t i = 0; i < run_count; ++i) out.push_back(i);
     return out;
   }
-  for (std::size_t k = 0; k < max_ticks; ++k) {
-    const std::size_t i = (k * (run_count - 1) + (max_ticks - 1) / 2) / (max_ticks - 1);
-    if (out.empty() || out.back() != i) out.push_back(i);
+  // Evenly spaced from the first run; the last run gets a tick too unless it would crowd the one before.
+  const std::size_t last = run_count - 1;
+  const std::size_t step = (last + max_ticks - 2) / (max_ticks - 1);
+  for (std::size_t i = 0; i < last; i += step) out.push_back(i);
+  if (2 * (last - out.back()) >= step) {
+    out.push_back(last);
+  } else {
+    out.back() = last;
   }
   return out;
 }

@@ -1,0 +1,114 @@
+// The HTML report in a real browser: headless Chromium loads the fixture's report offline, runs its script
+// without errors, draws every chart, shows a hover tooltip, and leaves a screenshot for people to look at
+// (<build>/tests/reports/artifacts/report.png, kept by CI). Skips only when no Chromium is installed.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "tests/reports/cli_fixture.hpp"
+
+namespace gpuperf::reports {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace testing;
+
+std::string find_chromium() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
+  for (const char* name : {"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}) {
+    std::size_t start = 0;
+    while (start <= dirs.size()) {
+      const std::size_t end = dirs.find(':', start);
+      const fs::path candidate = fs::path(dirs.substr(start, end - start)) / name;
+      if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
+  }
+  return "";
+}
+
+// Headless, offline, no profile state: every flag keeps Chromium from reaching out or remembering.
+std::string chromium_command(const std::string& chromium, const fs::path& profile, const std::string& what) {
+  return "timeout 120 " + sh_quote(chromium) +
+         " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
+         " --disable-component-update --disable-sync --disable-extensions --hide-scrollbars"
+         " --enable-logging=stderr --v=0 --user-data-dir=" + sh_quote(profile.string()) + " " + what;
+}
+
+std::size_t count(const std::string& s, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto pos = s.find(needle); pos != std::string::npos; pos = s.find(needle, pos + 1)) ++n;
+  return n;
+}
+
+// Console errors from the page (Chromium logs them as INFO:CONSOLE lines on stderr).
+std::string page_errors(const std::string& log) {
+  std::string errors;
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find("CONSOLE") != std::string::npos &&
+        (line.find("Uncaught") != std::string::npos || line.find("Error") != std::string::npos)) {
+      errors += line + "\n";
+    }
+  }
+  return errors;
+}
+
+TEST(ReportBrowser, LoadsWithoutErrorsDrawsChartsAndShowsTooltips) {
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "no chromium on PATH (Debian: apt-get install chromium; ci/setup.sh --test)";
+
+  const fs::path dir = fresh_dir("browser");
+  ASSERT_EQ(gpuperf(dir / "fixture.db", "--quiet import " + sh_quote(GPUPERF_REPORT_FIXTURE)).exit_code, 0);
+  const CommandResult rep = gpuperf(dir / "fixture.db", "--quiet report --out " + sh_quote((dir / "out").string()));
+  ASSERT_EQ(rep.exit_code, 0) << rep.output;
+  const fs::path html = fs::absolute(dir / "out" / "report.html");
+  const std::string page = read_file(html);
+  const std::size_t charts = count(page, "<svg class=\"chart\"");
+  ASSERT_GT(charts, 10u);
+
+  // The DOM after the page's script ran, with the self-test hover of the first chart.
+  const CommandResult dom = run_command(chromium_command(chromium, dir / "profile-dom",
+                                                         "--dump-dom " + sh_quote("file://" + html.string() + "#selftest")));
+  ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
+  EXPECT_EQ(page_errors(dom.output), "");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(dom.output, m, std::regex("data-charts-ready=\"(\\d+)\"")))
+      << "the page's script did not finish";
+  EXPECT_EQ(std::stoul(m[1].str()), charts);
+  ASSERT_TRUE(std::regex_search(dom.output, m, std::regex("data-selftest-tip=\"([^\"]*)\"")));
+  const std::string tip = m[1].str();
+  // The first chart is matmul's duration pair; its last run is 2026-10-12 at commit b181f3489d.
+  EXPECT_NE(tip.find("2026-10-12 02:00"), std::string::npos) << tip;
+  EXPECT_NE(tip.find("commit b181f3489d"), std::string::npos) << tip;
+  EXPECT_NE(tip.find("tiled: 329."), std::string::npos) << tip;
+  EXPECT_NE(tip.find(" ns)"), std::string::npos) << tip;  // the exact value in the metric's unit
+  // The hostile benchmark name is still text in the live DOM, and no injected element exists.
+  EXPECT_EQ(count(dom.output, "<img"), 0u);
+  EXPECT_EQ(count(dom.output, "<script>alert"), 0u);
+
+  // The screenshot: a tall window shows the summary, the regressions, the pairs and the first trends.
+  const fs::path artifacts = fs::path(GPUPERF_TEST_WORK_DIR) / "artifacts";
+  fs::create_directories(artifacts);
+  const fs::path png = artifacts / "report.png";
+  fs::remove(png);
+  const CommandResult shot = run_command(chromium_command(
+      chromium, dir / "profile-shot",
+      "--window-size=1280,3200 --screenshot=" + sh_quote(png.string()) + " " + sh_quote("file://" + html.string())));
+  ASSERT_EQ(shot.exit_code, 0) << shot.output.substr(0, 2000);
+  EXPECT_EQ(page_errors(shot.output), "");
+  ASSERT_TRUE(fs::exists(png));
+  EXPECT_EQ(read_file(png).substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_GT(fs::file_size(png), 50000u);  // a drawn page, not a blank one
+}
+
+}  // namespace
+}  // namespace gpuperf::reports

@@ -1,0 +1,120 @@
+// Reading a report's window from a real SQLite store filled by the import that `gpuperf import` runs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include <unistd.h>
+
+#include "db/import_export.hpp"
+#include "profiler/model/errors.hpp"
+#include "reports/report_input.hpp"
+#include "reports/writers.hpp"
+
+#ifndef GPUPERF_REPORT_FIXTURE
+#error "GPUPERF_REPORT_FIXTURE must name tests/reports/fixture_history.json"
+#endif
+
+namespace gpuperf::reports {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ReportInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gpuperf-report-input-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  db::Store imported() {
+    db::Store store((dir_ / "fixture.db").string());
+    db::import_files(store, {GPUPERF_REPORT_FIXTURE});
+    return store;
+  }
+  fs::path dir_;
+};
+
+TEST_F(ReportInputTest, ReadsRunsHistoryAndBaselines) {
+  db::Store store = imported();
+  std::size_t detector_series = 0;
+  ReportInput in = load_report_input(store, {}, [&](const std::vector<db::Series>& s) {
+    detector_series = s.size();
+    return std::vector<analysis::ChangePoint>{};
+  });
+  EXPECT_EQ(in.machines.size(), 2u);
+  EXPECT_EQ(in.runs.size(), 16u);
+  EXPECT_EQ(detector_series, in.series.size());
+  EXPECT_EQ(in.baselines.at("matmul/tiled"), "matmul/naive");
+  EXPECT_EQ(in.baselines.at("memory/strided"), "memory/coalesced");
+  EXPECT_EQ(in.baselines.at("stencil1d/shared"), "stencil1d/global");
+  EXPECT_EQ(in.baselines.count("matmul/naive"), 0u);
+  for (const auto& s : in.series) EXPECT_TRUE(s.points.front().samples.empty());  // summaries only
+
+  // The failed run of the hostile benchmark leaves a gap, not a point.
+  ReportModel model = build_report_model(in);
+  ASSERT_EQ(model.machines.size(), 2u);
+  const MachineReport& h200 = model.machines[0];
+  EXPECT_EQ(h200.machine.hostname, "ci-h200-01");
+  EXPECT_EQ(h200.runs.size(), 12u);
+  for (const auto& inst : h200.instances) {
+    if (inst.instance.name.rfind("user/", 0) == 0) {
+      EXPECT_EQ(inst.find("duration")->points.size(), 11u);
+      EXPECT_EQ(inst.find("duration")->at(3), nullptr);
+    }
+  }
+  ASSERT_EQ(h200.families.size(), 3u);
+}
+
+TEST_F(ReportInputTest, FiltersByMachineBranchSinceAndLast) {
+  db::Store store = imported();
+  ReportQuery q;
+  q.machine = "ci-h200-01";
+  EXPECT_EQ(load_report_input(store, q, nullptr).runs.size(), 12u);
+  q.machine = "GPU-0a1b2c3d-4e5f-4061-8273-000000000007";  // a fingerprint
+  EXPECT_EQ(load_report_input(store, q, nullptr).runs.size(), 4u);
+  q = {};
+  q.last = 3;
+  ReportInput last3 = load_report_input(store, q, nullptr);
+  EXPECT_EQ(last3.runs.size(), 6u);  // three per machine
+  std::set<std::int64_t> run_ids;
+  for (const auto& s : last3.series) {
+    for (const auto& p : s.points) run_ids.insert(p.run_id);
+  }
+  EXPECT_EQ(run_ids.size(), 6u);
+  q = {};
+  q.branch = "main";
+  q.since = "2026-10-10";
+  ReportInput since = load_report_input(store, q, nullptr);
+  ASSERT_EQ(since.runs.size(), 3u);  // Oct 10, 11, 12
+  EXPECT_EQ(since.runs.front().started_at, "2026-10-10T02:00:00Z");
+}
+
+TEST_F(ReportInputTest, UnknownMachineIsAnInputErrorListingTheKnownOnes) {
+  db::Store store = imported();
+  ReportQuery q;
+  q.machine = "no-such-host";
+  try {
+    load_report_input(store, q, nullptr);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("no-such-host"), std::string::npos);
+    EXPECT_NE(what.find("ci-h200-01"), std::string::npos);
+    EXPECT_NE(what.find("dev-h100-07"), std::string::npos);
+  }
+}
+
+TEST_F(ReportInputTest, EmptyDatabaseGivesAnEmptyReport) {
+  db::Store store((dir_ / "empty.db").string());
+  ReportInput in = load_report_input(store, {}, nullptr);
+  EXPECT_TRUE(in.runs.empty());
+  ReportModel model = build_report_model(in);
+  EXPECT_NE(render_html(model).find("No runs to report."), std::string::npos);
+  EXPECT_NE(render_markdown(model).find("No runs to report."), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuperf::reports
