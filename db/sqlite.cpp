@@ -163,7 +163,16 @@ int Statement::column_count() const { return sqlite3_column_count(stmt_); }
 // ---- Transaction ----
 
 Transaction::Transaction(Connection& c, Mode mode) : c_(&c) {
-  c.exec(mode == Mode::immediate ? "BEGIN IMMEDIATE" : "BEGIN");
+  try {
+    c.exec(mode == Mode::immediate ? "BEGIN IMMEDIATE" : "BEGIN");
+  } catch (const SqliteError& e) {
+    const int code = e.primary_code();
+    if (code != SQLITE_CANTOPEN && code != SQLITE_READONLY && code != SQLITE_PERM) throw;
+    // The usual cause: the file or its directory is not writable, so the WAL cannot be created.
+    throw SqliteError("database '" + c.path() + "' cannot be written here: SQLite needs write access to the file " +
+                          "and to its directory (for the -wal and -shm files next to it). " + e.what(),
+                      e.extended_code());
+  }
 }
 
 Transaction::~Transaction() {

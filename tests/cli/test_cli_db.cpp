@@ -1,0 +1,136 @@
+// gpuperf db / runs / import / export as a user runs them: the real executable, real files.
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_fixture.hpp"
+
+namespace gpuperf::testing {
+namespace {
+
+TEST_F(CliTest, HelpListsTheStoreCommands) {
+  CliResult r = gp({"--help"});
+  EXPECT_EQ(r.code, 0);
+  for (const char* cmd : {"import", "export", "runs", "db"}) EXPECT_NE(r.out.find(cmd), std::string::npos) << cmd;
+  for (auto args : std::vector<std::vector<std::string>>{{"db", "--help"}, {"runs", "exclude", "--help"},
+                                                         {"import", "--help"}, {"export", "--help"}}) {
+    EXPECT_EQ(gp(args).code, 0) << args[0];
+  }
+  EXPECT_EQ(gp({"db"}).code, 2);  // a subcommand is required
+}
+
+TEST_F(CliTest, ImportThenListAndInfo) {
+  write("a.json", runs_file(1, 3));
+  EXPECT_CLI(gp({"import", "a.json"}), 0, "3 new, 0 skipped");
+  EXPECT_CLI(gp({"import", "a.json"}), 0, "0 new, 3 skipped");
+
+  CliResult list = gp({"runs"});
+  EXPECT_EQ(list.code, 0);
+  EXPECT_EQ(list.out.rfind("id  uuid      started", 0), 0u) << list.out;
+  EXPECT_NE(list.out.find("00000003  2026-10-03T02:00:00Z"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("gpu-node-1 (NVIDIA H200)"), std::string::npos);
+
+  CliResult json = gp({"runs", "--last", "2", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j[0]["uuid"], run_uuid(2));
+  EXPECT_EQ(j[1]["instances"], 2);
+  EXPECT_EQ(j[1]["machine"]["fingerprint"], "GPU-1111");
+
+  CliResult info = gp({"db", "info", "--format", "json"});
+  ASSERT_EQ(info.code, 0) << info.err;
+  auto i = nlohmann::json::parse(info.out);
+  EXPECT_EQ(i["runs"], 3);
+  EXPECT_EQ(i["samples"], 3 * 8);
+  EXPECT_EQ(i["journal_mode"], "wal");
+  EXPECT_EQ(i["schema_version"], 1);
+  EXPECT_CLI(gp({"db", "info"}), 0, "schema version  1");
+  EXPECT_CLI(gp({"db", "check"}), 0, "ok");
+  EXPECT_CLI(gp({"db", "migrate"}), 0, "already at schema version 1");
+}
+
+TEST_F(CliTest, FiltersByBranchAndMachine) {
+  write("a.json", runs_file(1, 2));
+  write("b.json", runs_file(5, 1, "feature"));
+  ASSERT_EQ(gp({"import", "a.json", "b.json"}).code, 0);
+  auto count = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "runs");
+    args.push_back("--format");
+    args.push_back("json");
+    CliResult r = gp(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out).size();
+  };
+  EXPECT_EQ(count({}), 3u);
+  EXPECT_EQ(count({"--branch", "feature"}), 1u);
+  EXPECT_EQ(count({"--machine", "gpu-node-1"}), 3u);
+  EXPECT_EQ(count({"--since", "2026-10-02"}), 2u);
+  EXPECT_CLI(gp({"runs", "--machine", "nope"}), 2, "no machine matches 'nope'");
+}
+
+TEST_F(CliTest, ExcludeAndInclude) {
+  seed();
+  EXPECT_CLI(gp({"runs", "exclude", run_uuid(2).substr(0, 8), "--reason", "GPU shared with another job"}), 0,
+             "excluded run 2");
+  CliResult j = gp({"runs", "--format", "json"});
+  auto runs = nlohmann::json::parse(j.out);
+  EXPECT_EQ(runs[1]["excluded"], true);
+  EXPECT_EQ(runs[1]["exclude_reason"], "GPU shared with another job");
+  EXPECT_NE(gp({"runs"}).out.find("yes: GPU shared with another job"), std::string::npos);
+  EXPECT_CLI(gp({"runs", "include", "2"}), 0, "included run 2");
+  EXPECT_EQ(nlohmann::json::parse(gp({"runs", "--format", "json"}).out)[1]["excluded"], false);
+  EXPECT_CLI(gp({"runs", "exclude", "99", "--reason", "x"}), 2, "no run matches '99'");
+  EXPECT_EQ(gp({"runs", "exclude", "2"}).code, 2);  // --reason is required
+}
+
+TEST_F(CliTest, ExportImportRoundTripIsByteIdentical) {
+  const std::string original = runs_file(1, 3);
+  write("a.json", original);
+  ASSERT_EQ(gp({"import", "a.json"}).code, 0);
+  CliResult out = gp({"export"});
+  ASSERT_EQ(out.code, 0) << out.err;
+  EXPECT_EQ(out.out, original);
+  EXPECT_CLI(gp({"export", "-o", "b.json"}), 0, "exported 3 runs");
+  EXPECT_EQ(bytes("b.json"), original);
+  ASSERT_EQ(gp({"--db", "second.db", "import", "b.json"}).code, 0);
+  EXPECT_EQ(gp({"--db", "second.db", "export"}).out, original);
+
+  CliResult one = gp({"export", "--run", run_uuid(2), "--run", "1"});
+  auto j = nlohmann::json::parse(one.out);
+  ASSERT_EQ(j["runs"].size(), 2u);
+  EXPECT_EQ(j["runs"][0]["uuid"], run_uuid(2));  // in the order asked
+  EXPECT_EQ(nlohmann::json::parse(gp({"export", "--branch", "nope"}).out)["runs"].size(), 0u);
+  EXPECT_CLI(gp({"export", "--run", "nope-nope"}), 2, "no run matches 'nope-nope'");
+}
+
+TEST_F(CliTest, ImportFromStandardInput) {
+  EXPECT_CLI(gp({"import", "-"}, runs_file(1, 2)), 0, "2 new");
+  EXPECT_CLI(gp({"import", "-"}, "{\"format\": 1}"), 2, "<stdin>: format: expected \"gpuperf-results\", got 1");
+}
+
+TEST_F(CliTest, DbMigrateCreatesAndReports) {
+  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version 0 -> 1");
+  EXPECT_TRUE(exists("gpuperf.db"));
+  EXPECT_CLI(gp({"runs"}), 0, "no runs");
+}
+
+// Two `gpuperf import` processes into one database at once: both succeed, nothing is lost.
+TEST_F(CliTest, TwoImportsAtOnceBothLand) {
+  seed();
+  write("x.json", runs_file(10, 10, "x"));
+  write("y.json", runs_file(20, 10, "y"));
+  CliResult rx, ry;
+  std::thread tx([&] { rx = gp({"import", "x.json"}); });
+  std::thread ty([&] { ry = gp({"import", "y.json"}); });
+  tx.join();
+  ty.join();
+  EXPECT_CLI(rx, 0, "10 new");
+  EXPECT_CLI(ry, 0, "10 new");
+  auto runs = nlohmann::json::parse(gp({"runs", "--format", "json"}).out);
+  EXPECT_EQ(runs.size(), 23u);
+  EXPECT_CLI(gp({"db", "check"}), 0, "ok");
+}
+
+}  // namespace
+}  // namespace gpuperf::testing
