@@ -77,9 +77,14 @@ TEST_F(TimingOnGpu, CuptiDurationsAgreeWithCudaEvents) {
     const TimingResult t = loop.time(*w, stream_, name, TimingOptions{});
     const double cupti_ns = median(t.duration_ns);
     const double events_ns = event_median_ns(*w, device, stream_, 41);
-    std::printf("%-28s CUPTI %10.0f ns  events %10.0f ns  (%+.2f%%)  n=%zu  clock %.0f MHz\n", name, cupti_ns,
-                events_ns, 100.0 * (cupti_ns / events_ns - 1.0), t.duration_ns.size(),
-                t.sm_clock_mhz.empty() ? 0.0 : median(t.sm_clock_mhz));
+    // The same events with CUPTI's kernel tracing on: shows what the tracing itself adds to a kernel.
+    activity.enable();
+    const double traced_events_ns = event_median_ns(*w, device, stream_, 41);
+    activity.disable();
+    std::printf("%-28s CUPTI %10.0f ns  events %10.0f ns (%+.2f%%)  events while tracing %10.0f ns  n=%zu  "
+                "clock %.0f MHz\n",
+                name, cupti_ns, events_ns, 100.0 * (cupti_ns / events_ns - 1.0), traced_events_ns,
+                t.duration_ns.size(), t.sm_clock_mhz.empty() ? 0.0 : median(t.sm_clock_mhz));
     // Events also count the launch's own start-up on the GPU (a few us at most).
     EXPECT_NEAR(cupti_ns, events_ns, 0.03 * events_ns + 3000.0);
     EXPECT_GE(t.duration_ns.size(), TimingOptions{}.stop.min_samples);
