@@ -1,0 +1,157 @@
+// The real gpuperf executable on an imported fixture (fixtures/history.json, written by
+// fixtures/make_fixture.py): compare, detect and their exit codes, formats and JUnit files.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_runner.hpp"
+#include "tests/db/fixtures.hpp"
+
+namespace gpuperf::testing {
+namespace {
+
+using nlohmann::json;
+
+class AnalysisCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const CliResult r = gpuperf({"import", std::string(ANALYSIS_FIXTURES) + "/history.json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+  }
+  CliResult gpuperf(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--db", dir_.file("gp.db")});
+    return run_gpuperf(args, dir_.path().string());
+  }
+  TempDir dir_;
+};
+
+TEST_F(AnalysisCli, RerunOfTheSameBinaryFlagsNothing) {
+  // A/A: the last nightly against the same binary measured again an hour later.
+  const CliResult r = gpuperf({"compare", "aa000000-0000-4000-8000-000000000023", "label:rerun", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_FALSE(j["regression"].get<bool>());
+  ASSERT_EQ(j["rows"].size(), 10u);
+  for (const auto& row : j["rows"]) EXPECT_EQ(row["verdict"], "same") << row.dump();
+}
+
+TEST_F(AnalysisCli, RegressionExitsOneInEveryFormat) {
+  for (const char* format : {"text", "md", "json"}) {
+    const CliResult r = gpuperf({"compare", "branch:main", "branch:feature", "--format", format});
+    EXPECT_EQ(r.code, 1) << format << ": " << r.err;
+  }
+  const CliResult text = gpuperf({"compare", "branch:main", "branch:feature"});
+  EXPECT_NE(text.out.find("slower"), std::string::npos);
+  EXPECT_NE(text.out.find("with registers 40 -> 48"), std::string::npos);
+  EXPECT_NE(text.out.find("REGRESSION"), std::string::npos);
+  const CliResult md = gpuperf({"compare", "branch:main", "branch:feature", "--format", "md"});
+  EXPECT_NE(md.out.find("| matmul/tiled\\[n=1024,tile=16\\] | duration |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("**slower**"), std::string::npos);
+
+  // The JSON rows carry the names detect uses, plus the verdict.
+  const json j = json::parse(gpuperf({"compare", "branch:main", "branch:feature", "--format", "json"}).out);
+  EXPECT_TRUE(j["regression"].get<bool>());
+  const json* dur = nullptr;
+  for (const auto& row : j["rows"]) {
+    if (row["benchmark"] == "matmul/tiled" && row["metric"] == "duration") dur = &row;
+  }
+  ASSERT_NE(dur, nullptr);
+  for (const char* key : {"machine", "benchmark", "params", "metric", "commit", "previous_commit", "run", "kind",
+                          "change_pct", "before", "after", "confidence", "verdict"}) {
+    EXPECT_TRUE(dur->contains(key)) << key;
+  }
+  EXPECT_EQ((*dur)["verdict"], "slower");
+  EXPECT_EQ((*dur)["kind"], "regression");
+  EXPECT_EQ((*dur)["params"]["tile"], 16);
+  EXPECT_EQ((*dur)["run"], "cc000000-0000-4000-8000-000000000001");
+  EXPECT_NEAR((*dur)["change_pct"].get<double>(), 15, 1.5);
+}
+
+TEST_F(AnalysisCli, ReverseDirectionIsAnImprovement) {
+  const CliResult r = gpuperf({"compare", "branch:feature", "branch:main"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("faster"), std::string::npos);
+}
+
+TEST_F(AnalysisCli, JUnitFile) {
+  const std::string path = dir_.file("compare.xml");
+  const CliResult r = gpuperf({"compare", "branch:main", "branch:feature", "--junit", path});
+  EXPECT_EQ(r.code, 1);
+  const std::string xml = read_bytes(path);
+  EXPECT_NE(xml.find("<testsuites name=\"gpuperf compare\" tests=\"10\" failures=\"2\" errors=\"0\""), std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("<failure type=\"regression\""), std::string::npos);
+}
+
+TEST_F(AnalysisCli, BadReferencesAndUsageExitTwo) {
+  CliResult r = gpuperf({"compare", "no-such-run", "branch:main"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'no-such-run' matches no run"), std::string::npos) << r.err;
+  r = gpuperf({"compare", "branch:nope", "branch:main"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("branches with runs: feature, main"), std::string::npos) << r.err;
+  EXPECT_EQ(gpuperf({"compare", "branch:main"}).code, 2);  // one side missing
+  EXPECT_EQ(gpuperf({"compare", "branch:main", "branch:feature", "--threshold", "duration"}).code, 2);
+  EXPECT_EQ(gpuperf({"compare", "branch:main", "branch:feature", "--format", "xml"}).code, 2);
+  EXPECT_EQ(gpuperf({"detect", "--branch", "nope"}).code, 2);
+  EXPECT_EQ(gpuperf({"detect", "--filter", "("}).code, 2);
+  // A database that does not exist is not created by a read-only command.
+  const CliResult missing = run_gpuperf({"--db", dir_.file("none.db"), "detect"}, dir_.path().string());
+  EXPECT_EQ(missing.code, 2) << missing.err;
+}
+
+TEST_F(AnalysisCli, ThresholdOverrideSilencesTheRegression) {
+  const CliResult r = gpuperf({"compare", "branch:main", "branch:feature", "--threshold", "duration=25",
+                               "--metric", "duration"});
+  EXPECT_EQ(r.code, 0) << r.out;
+}
+
+TEST_F(AnalysisCli, DetectFindsTheChangesWithHints) {
+  const CliResult r = gpuperf({"detect", "--branch", "main", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json changes = json::parse(r.out)["changes"];
+  const json* tiled = nullptr;
+  const json* strided = nullptr;
+  for (const auto& c : changes) {
+    if (c["metric"] != "duration") continue;
+    if (c["benchmark"] == "matmul/tiled") tiled = &c;
+    if (c["benchmark"] == "memory_access/strided") strided = &c;
+    for (const char* key : {"machine", "benchmark", "params", "metric", "commit", "previous_commit", "run", "kind",
+                            "change_pct", "before", "after", "confidence"}) {
+      EXPECT_TRUE(c.contains(key)) << key;
+    }
+  }
+  ASSERT_NE(tiled, nullptr) << r.out;
+  ASSERT_NE(strided, nullptr) << r.out;
+  // Night 16 (run uuid ...016) is the first slow one; the excluded night 20 is skipped.
+  EXPECT_EQ((*tiled)["run"], "aa000000-0000-4000-8000-000000000016");
+  EXPECT_EQ((*tiled)["kind"], "regression");
+  EXPECT_NEAR((*tiled)["change_pct"].get<double>(), 18, 1.5);
+  EXPECT_GT((*tiled)["confidence"].get<double>(), 0.99);
+  EXPECT_EQ((*tiled)["hints"], json({"gld_efficiency 100% -> 50%", "registers 32 -> 40"}));
+  EXPECT_EQ((*strided)["run"], "aa000000-0000-4000-8000-000000000012");
+  EXPECT_EQ((*strided)["kind"], "improvement");
+  // Only those two durations change (the wild excluded night raises nothing).
+  std::size_t durations = 0;
+  for (const auto& c : changes) durations += c["metric"] == "duration" ? 1 : 0;
+  EXPECT_EQ(durations, 2u);
+}
+
+TEST_F(AnalysisCli, DetectFailOnRegressionAndRecent) {
+  EXPECT_EQ(gpuperf({"detect"}).code, 0);
+  EXPECT_EQ(gpuperf({"detect", "--fail-on-regression"}).code, 1);
+  // Both changes are older than the newest 5 runs: nothing new to fail on.
+  const CliResult recent = gpuperf({"detect", "--fail-on-regression", "--recent", "5", "--format", "json"});
+  EXPECT_EQ(recent.code, 0) << recent.out;
+  EXPECT_TRUE(json::parse(recent.out)["changes"].empty());
+  const std::string path = dir_.file("detect.xml");
+  EXPECT_EQ(gpuperf({"detect", "--metric", "duration", "--junit", path}).code, 0);
+  const std::string xml = read_bytes(path);
+  EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("matmul/tiled[n=1024,tile=16]"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuperf::testing
