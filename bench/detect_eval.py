@@ -4,6 +4,7 @@
     python3 bench/detect_eval.py --gpuperf build/cli/gpuperf            # generate, import, detect, score
     python3 bench/detect_eval.py generate --out eval.json --truth truth.json
     python3 bench/detect_eval.py score --truth truth.json --changes changes.json
+    python3 bench/detect_eval.py --gpuperf build/cli/gpuperf aa       # A/A and A/B of `gpuperf compare`
 
 The generator writes one run per night in the interchange format (the runs of one synthetic machine on
 branch main); each benchmark instance "eval/series[id=N]" is one duration series with known truth:
@@ -99,6 +100,97 @@ def generate(seed, n_step, n_none, n_short):
         truth["series"].append(t)
     doc = {"format": "gpuperf-results", "version": 1, "runs": runs}
     return doc, truth
+
+
+# ---------------------------------------------------------------------------------------------- A/A, A/B
+
+AA_INSTANCES = 30
+
+
+def real_shaped_timing(rng, level, spread, n, clock=1980.0):
+    """Durations (ns) as a GPU gives them: a normal core, a slow tail, SM clock readings per sample."""
+    samples, clocks = [], []
+    for _ in range(n):
+        tail = 3 if rng.random() < 0.05 else 1
+        samples.append(round(level * (1 + abs(rng.gauss(0, spread)) * tail + rng.gauss(0, spread / 2)), 1))
+        clocks.append(clock - 15 if rng.random() < 0.1 else clock)
+    return {"unit": "ns", "samples": samples, "sm_clock_mhz": clocks}
+
+
+def aa_runs(seed, pairs):
+    """`pairs` pairs of runs of one binary on one GPU, per scenario, plus their known truth."""
+    rng = random.Random(seed)
+    instances = []
+    for i in range(AA_INSTANCES):
+        instances.append({"id": i, "level": rng.choice([8e3, 4.2e4, 1.6e5, 2.8e5, 1.1e6, 9.5e6]),
+                          "spread": rng.choice([0.002, 0.005, 0.01, 0.02]), "n": rng.choice([10, 40, 200])})
+    scenarios = [
+        # (name, candidate factor, candidate clock, duration scale from the clock)
+        ("A/A: rerun of the same binary", 1.0, 1980.0, 1.0),
+        ("A/A: rerun on a throttled GPU (1755 MHz)", 1.0, 1755.0, 1980.0 / 1755.0),
+        ("A/B: candidate 5% slower", 1.05, 1980.0, 1.0),
+        ("A/B: candidate 10% faster", 0.90, 1980.0, 1.0),
+    ]
+    runs, plan = [], []
+    k = 0
+    for name, factor, clock, clock_scale in scenarios:
+        for p in range(pairs):
+            pair = []
+            for side in ("base", "cand"):
+                results = []
+                for inst in instances:
+                    # Run-to-run jitter of the level (0.3%): what a rerun on the same GPU shows.
+                    level = inst["level"] * (1 + rng.gauss(0, 0.003))
+                    c = 1980.0
+                    if side == "cand":
+                        level *= factor * clock_scale
+                        c = clock
+                    t = real_shaped_timing(rng, level, inst["spread"], inst["n"], c)
+                    results.append({"benchmark": "aa/kernel", "params": {"id": inst["id"]}, "status": "ok",
+                                    "metrics": {"duration": t}})
+                uuid = f"aa{k:06d}-0000-4000-8000-{seed:012d}"
+                k += 1
+                day = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1767225600 + 3600 * k))
+                runs.append({"uuid": uuid, "started_at": day, "commit": hashlib.sha1(uuid.encode()).hexdigest(),
+                             "branch": "aa", "label": side, "results": results,
+                             "machine": {"hostname": "aa-host", "gpu_name": "Synthetic H200", "gpu_uuid": "GPU-aa"}})
+                pair.append(uuid)
+            plan.append((name, pair[0], pair[1]))
+    return {"format": "gpuperf-results", "version": 1, "runs": runs}, plan, [s[0] for s in scenarios]
+
+
+def run_aa(args):
+    doc, plan, scenarios = aa_runs(args.seed, args.pairs)
+    counts = {s: {} for s in scenarios}
+    with tempfile.TemporaryDirectory(prefix="compare-aa-") as tmp:
+        data, db = os.path.join(tmp, "aa.json"), os.path.join(tmp, "aa.db")
+        with open(data, "w") as f:
+            json.dump(doc, f)
+        subprocess.run([args.gpuperf, "--db", db, "-q", "import", data], check=True)
+        exit_codes = {s: {} for s in scenarios}
+        for name, base, cand in plan:
+            out = subprocess.run([args.gpuperf, "--db", db, "compare", base, cand, "--format", "json"],
+                                 capture_output=True, text=True)
+            exit_codes[name][out.returncode] = exit_codes[name].get(out.returncode, 0) + 1
+            for row in json.loads(out.stdout)["rows"]:
+                counts[name][row["verdict"]] = counts[name].get(row["verdict"], 0) + 1
+    print(f"gpuperf compare on real-shaped samples: {AA_INSTANCES} instances per run (10-200 samples, "
+          f"0.2-2% spread, 5% slow tail, 0.3% run-to-run jitter), {args.pairs} run pairs per scenario")
+    print()
+    verdicts = ["same", "slower", "faster", "ambiguous"]
+    print(f"{'scenario':<42} {'rows':>5} " + " ".join(f"{v:>9}" for v in verdicts) + "   exit codes")
+    ok = True
+    for name in scenarios:
+        c = counts[name]
+        total = sum(c.values())
+        cells = " ".join(f"{c.get(v, 0):>9}" for v in verdicts)
+        codes = ", ".join(f"{code}: {n}" for code, n in sorted(exit_codes[name].items()))
+        print(f"{name:<42} {total:>5} {cells}   {codes}")
+        if name.startswith("A/A") and (c.get("slower", 0) or c.get("faster", 0)):
+            ok = False
+    print()
+    print("A/A flags nothing (no faster/slower row, every exit 0):", "YES" if ok else "NO")
+    return ok
 
 
 # ---------------------------------------------------------------------------------------------- scoring
@@ -226,6 +318,8 @@ def main():
     g = sub.add_parser("generate", help="write the interchange file and the truth only")
     g.add_argument("--out", required=True)
     g.add_argument("--truth", required=True)
+    a = sub.add_parser("aa", help="A/A and A/B of gpuperf compare on real-shaped samples")
+    a.add_argument("--pairs", type=int, default=25)
     s = sub.add_parser("score", help="score detections (gpuperf detect --format json) against a truth file")
     s.add_argument("--truth", required=True)
     s.add_argument("--changes", required=True)
@@ -243,6 +337,8 @@ def main():
         with open(args.changes) as f:
             detected = json.load(f)
         return 0 if print_table(score(truth, detected)) else 1
+    if args.cmd == "aa":
+        return 0 if run_aa(args) else 1
     return 0 if run_all(args) else 1
 
 
