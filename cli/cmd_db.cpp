@@ -1,4 +1,4 @@
-// gpuperf db info | check | migrate: the database itself.
+// gpuperf db info | check | migrate | backup: the database itself.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -50,9 +50,13 @@ int do_info(const Context& ctx, const std::string& format) {
   std::printf("results         %lld\n", static_cast<long long>(d.results));
   std::printf("samples         %lld\n", static_cast<long long>(d.samples));
   for (const auto& m : store.machines()) {
-    std::printf("machine %-7lld %s  %s  %s  driver %s  CUDA %s\n", static_cast<long long>(m.id),
-                m.fingerprint.c_str(), m.machine.hostname.c_str(), m.machine.gpu_name.c_str(),
-                m.machine.driver.c_str(), m.machine.cuda.c_str());
+    std::string line = "machine " + std::to_string(m.id) + "       " + m.fingerprint;
+    for (const std::string& part : {m.machine.hostname, m.machine.gpu_name}) {
+      if (!part.empty() && part != m.fingerprint) line += "  " + part;
+    }
+    if (!m.machine.driver.empty()) line += "  driver " + m.machine.driver;
+    if (!m.machine.cuda.empty()) line += "  CUDA " + m.machine.cuda;
+    std::printf("%s\n", line.c_str());
   }
   return kExitOk;
 }
@@ -81,10 +85,17 @@ int do_migrate(const Context& ctx) {
   return kExitOk;
 }
 
+int do_backup(const Context& ctx, const std::string& dest) {
+  db::Store store(ctx.db_path, db::Access::read_only);
+  store.backup_to(dest);
+  if (!ctx.quiet) std::printf("%s: copied to %s\n", ctx.db_path.c_str(), dest.c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_db_commands(CLI::App& app, Context& ctx) {
-  CLI::App* db = app.add_subcommand("db", "The results database: info, check, migrate");
+  CLI::App* db = app.add_subcommand("db", "The results database: info, check, migrate, backup");
   db->require_subcommand(1);
 
   auto format = std::make_shared<std::string>("text");
@@ -99,6 +110,12 @@ void add_db_commands(CLI::App& app, Context& ctx) {
   CLI::App* migrate = db->add_subcommand(
       "migrate", "Bring the database to this gpuperf's schema version (creates it when missing)");
   migrate->callback([&ctx] { ctx.action = [&ctx] { return do_migrate(ctx); }; });
+
+  auto dest = std::make_shared<std::string>();
+  CLI::App* backup = db->add_subcommand(
+      "backup", "Write a consistent, compacted copy to a new file (VACUUM INTO; safe while others write)");
+  backup->add_option("FILE", *dest, "Destination; must not exist")->required();
+  backup->callback([&ctx, dest] { ctx.action = [&ctx, dest] { return do_backup(ctx, *dest); }; });
 }
 
 }  // namespace gpuperf::cli

@@ -52,4 +52,20 @@ inline CliResult run_gpuperf(const std::vector<std::string>& args, const std::st
   return r;
 }
 
+// Starts `gpuperf args...` in `cwd` without waiting (output discarded); returns its pid.
+inline pid_t spawn_gpuperf(const std::vector<std::string>& args, const std::string& cwd) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  int null = open("/dev/null", O_RDWR);
+  if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 || chdir(cwd.c_str()) != 0) _exit(126);
+  unsetenv("GPUPERF_DB");
+  std::vector<std::string> copy = args;
+  std::string exe = GPUPERF_EXE;
+  std::vector<char*> argv{exe.data()};
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv(exe.c_str(), argv.data());
+  _exit(127);
+}
+
 }  // namespace gpuperf::testing

@@ -1,4 +1,7 @@
 // gpuperf db / runs / import / export as a user runs them: the real executable, real files.
+#include <signal.h>
+
+#include <chrono>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -130,6 +133,41 @@ TEST_F(CliTest, TwoImportsAtOnceBothLand) {
   auto runs = nlohmann::json::parse(gp({"runs", "--format", "json"}).out);
   EXPECT_EQ(runs.size(), 23u);
   EXPECT_CLI(gp({"db", "check"}), 0, "ok");
+}
+
+// An import killed at any moment leaves the database as it was or with every run of the file: never part.
+TEST_F(CliTest, KilledImportIsAllOrNothing) {
+  seed();
+  std::size_t expected = 3;
+  for (int delay_ms : {30, 120, 300, 600, 1200}) {
+    SCOPED_TRACE(delay_ms);
+    std::vector<gpuperf::Run> runs;
+    for (int i = 0; i < 4; ++i) {
+      gpuperf::Run r = make_run(run_uuid(delay_ms * 10 + i), "2026-10-20T02:00:00Z");
+      r.results[0].metrics[0].samples.assign(50000, 100.0);
+      r.results[0].metrics[0].samples[7] = 99.0;
+      runs.push_back(r);
+    }
+    write("big.json", db::to_interchange(runs));
+    pid_t pid = spawn_gpuperf({"import", "big.json"}, path(""));
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    auto now = nlohmann::json::parse(gp({"runs", "--format", "json"}).out).size();
+    EXPECT_TRUE(now == expected || now == expected + 4) << now << " runs after a kill; expected " << expected
+                                                        << " or " << expected + 4;
+    expected = now;
+    EXPECT_CLI(gp({"db", "check"}), 0, "ok");
+  }
+}
+
+TEST_F(CliTest, BackupIsAConsistentCopy) {
+  seed();
+  EXPECT_CLI(gp({"db", "backup", "copy.db"}), 0, "copied to copy.db");
+  EXPECT_EQ(gp({"--db", "copy.db", "export"}).out, gp({"export"}).out);
+  EXPECT_CLI(gp({"db", "backup", "copy.db"}), 2, "already exists");
 }
 
 }  // namespace
