@@ -10,6 +10,7 @@
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/mann_whitney.hpp"
 #include "reports/analysis/ratio_ci.hpp"
+#include "reports/analysis/welch.hpp"
 
 namespace gpuperf::analysis {
 namespace {
@@ -202,6 +203,7 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
     return row;
   }
 
+  row.welch_p_value = welch_t_test(base->samples, candidate->samples).p_value;
   std::string why;
   row.verdict = noisy_verdict(base->samples, candidate->samples, row.metric, min_effect,
                               options.thresholds.alpha, row, &why);

@@ -171,6 +171,7 @@ json row_json(const CompareRow& r, const CompareReport& report) {
   j["confidence"] = 1 - r.p_value;
   j["verdict"] = to_string(r.verdict);
   j["p_value"] = r.p_value;
+  j["welch_p_value"] = r.welch_p_value;
   j["ci_low_pct"] = number_or_null(r.ci_low_pct);
   j["ci_high_pct"] = number_or_null(r.ci_high_pct);
   j["min_effect_pct"] = r.min_effect_pct;

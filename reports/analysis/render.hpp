@@ -18,7 +18,8 @@ Format parse_format(const std::string& name);
 // `all_rows`: text and Markdown list every row; otherwise the rows whose verdict is not "same" and a count.
 // JSON always has every row: {"base": {...}, "candidate": {...}, "regression": bool, "summary": {...},
 // "rows": [{"machine", "benchmark", "params", "metric", "unit", "commit", "previous_commit", "run",
-// "kind", "change_pct", "before", "after", "confidence", "verdict", "p_value", "ci_low_pct", "ci_high_pct",
+// "kind", "change_pct", "before", "after", "confidence", "verdict", "p_value", "welch_p_value", "ci_low_pct",
+// "ci_high_pct",
 // "n_before", "n_after", "confirmed_in_cycles", "note"}]}.
 void write_compare(std::ostream& out, const CompareReport& report, Format format, bool all_rows = false);
 // JSON: {"changes": [{"machine", "benchmark", "params", "metric", "unit", "commit", "previous_commit",

@@ -34,6 +34,7 @@ struct CompareRow {
   Status base_status = Status::ok, candidate_status = Status::ok;  // the instance's or metric's status
   double min_effect_pct = 0;         // the threshold the verdict used
   double base_clock_mhz = 0, candidate_clock_mhz = 0;  // median SM clock of each side; 0 when unknown
+  double welch_p_value = 1;          // Welch's t-test on the same samples, for reference (the verdict uses U)
 };
 
 // One change point of `gpuperf detect` in a series (machine, instance, metric).

@@ -55,6 +55,7 @@ TEST(Compare, SlowerAndFasterDuration) {
   EXPECT_TRUE(is_regression(r));
   EXPECT_NEAR(r.change_pct, 10, 1);
   EXPECT_LT(r.p_value, 1e-10);
+  EXPECT_LT(r.welch_p_value, 1e-10);
   EXPECT_GT(r.ci_low_pct, 8);
   EXPECT_LT(r.ci_high_pct, 12);
   r = cmp(samples("duration", 1e5, 0.01, 50, 5), samples("duration", 0.9e5, 0.01, 50, 6));
