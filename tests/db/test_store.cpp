@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 #include "db/sqlite.hpp"
 #include "db/store.hpp"
 #include "tests/db/fixtures.hpp"
@@ -36,9 +39,24 @@ TEST(Store, FileUsesWalForeignKeysAndBusyTimeout) {
   Statement fk(store.handle(), "PRAGMA foreign_keys");
   ASSERT_TRUE(fk.step());
   EXPECT_EQ(fk.int64(0), 1);
-  // sqlite3_busy_timeout returns the previous value.
-  EXPECT_EQ(sqlite3_busy_timeout(store.handle(), 10000), SQLITE_OK);
   EXPECT_EQ(store.info().journal_mode, "wal");
+}
+
+TEST(Store, WriterWaitsForAnotherWritersTransaction) {
+  TempDir dir;
+  Store store(dir.file("g.db"));
+  Connection other(dir.file("g.db"), SQLITE_OPEN_READWRITE);
+  other.exec("BEGIN IMMEDIATE");  // holds the write lock
+  std::thread release([&other] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    other.exec("COMMIT");
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  // Without the busy timeout this would fail at once with SQLITE_BUSY.
+  EXPECT_NO_THROW(store.insert_run(make_run("11111111-aaaa-4aaa-8aaa-000000000001", "2026-11-01T02:00:00Z")));
+  release.join();
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(250));
+  EXPECT_EQ(store.runs().size(), 1u);
 }
 
 TEST(Store, InsertIsIdempotentOnUuid) {
