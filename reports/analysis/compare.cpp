@@ -32,6 +32,17 @@ Summary summary_of(const Measurement& m) {
   return summarize(m.samples);
 }
 
+// True when the median of either side lies within the 10-90% quantile range of the other.
+bool overlapping(std::vector<double> base, std::vector<double> cand) {
+  std::sort(base.begin(), base.end());
+  std::sort(cand.begin(), cand.end());
+  const double mb = quantile_sorted(base, 0.5), mc = quantile_sorted(cand, 0.5);
+  const auto inside = [](double v, const std::vector<double>& sorted) {
+    return v >= quantile_sorted(sorted, 0.1) && v <= quantile_sorted(sorted, 0.9);
+  };
+  return inside(mc, base) || inside(mb, cand);
+}
+
 // The statistical verdict of noisy samples; fills p, the interval and change_pct of `row`.
 Verdict noisy_verdict(const std::vector<double>& base, const std::vector<double>& cand, const MetricInfo& metric,
                       double min_effect, double alpha, CompareRow& row, std::string* why) {
@@ -43,8 +54,19 @@ Verdict noisy_verdict(const std::vector<double>& base, const std::vector<double>
   const bool significant = mw.p_value < alpha;
   const bool above = row.ci_low_pct > min_effect, below = row.ci_high_pct < -min_effect;
   const bool inside = row.ci_low_pct >= -min_effect && row.ci_high_pct <= min_effect;
-  char buf[160];
-  if (significant && (above || below)) return direction(above, metric);
+  char buf[200];
+  if (significant && (above || below)) {
+    // The samples within one run are not independent: GPUs switch between clock, memory and cache regimes
+    // for stretches of samples, so one kernel can show two modes a few percent apart, and which one
+    // dominates differs from run to run (transpose/padded on an H200: 34.1 and 35.4 us). A change must
+    // move the typical value out of what the other run itself produced: neither median may lie inside
+    // the other side's 10-90% range.
+    if (!overlapping(base, cand)) return direction(above, metric);
+    std::snprintf(buf, sizeof buf, "significant, but each median lies inside the other run's 10-90%% range "
+                  "(two modes, or noisy samples)");
+    if (why != nullptr) *why = buf;
+    return Verdict::ambiguous;
+  }
   if (inside) return Verdict::same;
   if (std::fabs(row.change_pct) < min_effect) return Verdict::same;
   std::snprintf(buf, sizeof buf, "%s; %.0f%% CI [%+.1f%%, %+.1f%%] reaches inside the %.3g%% floor",
@@ -135,7 +157,8 @@ RunSide run_side(const Run& run, std::int64_t run_id) {
 
 bool is_regression(const CompareRow& row) {
   if (row.verdict == Verdict::slower) return true;
-  return row.verdict == Verdict::failed && row.candidate_status != Status::ok;
+  return row.verdict == Verdict::failed && row.candidate_status != Status::ok && row.base &&
+         row.base_status == Status::ok;
 }
 
 bool CompareReport::regression() const {
@@ -160,6 +183,11 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
   const bool cand_bad = candidate != nullptr && candidate_status != Status::ok;
   if (base_bad || cand_bad) {
     row.verdict = Verdict::failed;
+    if (cand_bad && base_bad && candidate_status == base_status && candidate->message == base->message) {
+      add_note(row, std::string("both ") + to_string(candidate_status) +
+                        (candidate->message.empty() ? "" : ": " + candidate->message));
+      return row;
+    }
     if (cand_bad) {
       add_note(row, std::string("candidate ") + to_string(candidate_status) +
                         (candidate->message.empty() ? "" : ": " + candidate->message));

@@ -3,8 +3,9 @@
 //
 // Noisy metrics: Mann-Whitney U on the raw samples, the Hodges-Lehmann interval of the ratio of medians at
 // 1 - alpha, and a minimum effect size. A change needs p < alpha AND the whole interval beyond the effect
-// floor in one direction; an interval inside the floor is "same"; a large estimate without that evidence
-// is "ambiguous". Where the two sides' median SM clocks differ by more than 1%, a duration change must also
+// floor in one direction AND neither median inside the other side's 10-90% range (samples of one run are
+// not independent: a kernel may sit in one of two modes for a whole run); an interval inside the floor is
+// "same"; a large estimate without that evidence is "ambiguous". Where the two sides' median SM clocks differ by more than 1%, a duration change must also
 // hold in cycles (duration x clock), else it is "ambiguous" with confirmed_in_cycles = false.
 // Deterministic metrics: any relative difference above the rounding tolerance is a change.
 #pragma once
@@ -47,7 +48,8 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
 CompareReport compare_runs(const Run& base, const Run& candidate, const CompareOptions& options,
                            std::int64_t base_run_id = 0, std::int64_t candidate_run_id = 0);
 
-// slower, or failed where the candidate side failed (a kernel that used to work no longer does).
+// slower, or failed where the candidate failed and the base was fine (a kernel that used to work no
+// longer does). A metric that failed on both sides is "failed" but not a regression.
 bool is_regression(const CompareRow& row);
 
 }  // namespace gpuperf::analysis

@@ -69,6 +69,27 @@ TEST(Compare, DirectionFromHigherIsBetter) {
   EXPECT_EQ(cmp(samples("gbps", 3000, 0.01, 30, 9), samples("gbps", 2700, 0.01, 30, 10)).verdict, Verdict::slower);
 }
 
+TEST(Compare, TwoModesOfOneKernelAreNotAChange) {
+  // transpose/padded[n=4096] on an H200, one binary run twice (ns): the first run sits mostly in a 35.4 us
+  // mode, the second in a 34.1 us mode. Mann-Whitney sees -3.3% with p ~ 1e-6, but the first run itself
+  // produced the second's level.
+  Measurement b = value("duration", 0), c = value("duration", 0);
+  b.samples = {33920, 35232, 35295, 35263, 35264, 35520, 35457, 35488, 35360, 35456, 35424, 35552, 35456, 35296, 35327, 35296, 35392,
+               35615, 33983, 34400, 34272, 33984, 34112, 34112, 34176, 35392, 35489, 35392, 35680, 35456, 35583, 35360, 33952};
+  c.samples = {35295, 34240, 33984, 34176, 34272, 34272, 34048, 34239, 34399, 34112, 34176, 34176, 34208,
+               34240, 34208, 34143, 34111, 34048, 34016, 34079, 34336, 34144, 34272, 34207, 34239};
+  b.summary = summarize(b.samples);
+  c.summary = summarize(c.samples);
+  const CompareRow r = cmp(b, c);
+  EXPECT_LT(r.p_value, 1e-4);
+  EXPECT_LT(r.change_pct, -3);
+  EXPECT_EQ(r.verdict, Verdict::ambiguous);
+  EXPECT_NE(r.note.find("10-90% range"), std::string::npos) << r.note;
+  // A noisy kernel (2% spread) that really moves 5%: still "slower".
+  EXPECT_EQ(cmp(samples("duration", 1e5, 0.02, 40, 40), samples("duration", 1.05e5, 0.02, 40, 41)).verdict,
+            Verdict::slower);
+}
+
 TEST(Compare, RealButBelowTheFloorIsSame) {
   // 1% slower, measured precisely: significant, but under the 2% duration floor.
   const CompareRow r = cmp(samples("duration", 1e5, 0.001, 100, 11), samples("duration", 1.01e5, 0.001, 100, 12));
@@ -115,6 +136,13 @@ TEST(Compare, NewMissingFailed) {
   EXPECT_EQ(r.verdict, Verdict::failed);
   EXPECT_TRUE(is_regression(r));  // it used to give the right answer
   EXPECT_NE(r.note.find("candidate incorrect: max abs error"), std::string::npos);
+  // Failed on both sides (e.g. a profiler error): "failed", not a regression, one note.
+  r = compare_measurement(&bad, Status::incorrect, &bad, Status::incorrect, {});
+  EXPECT_EQ(r.verdict, Verdict::failed);
+  EXPECT_FALSE(is_regression(r));
+  EXPECT_EQ(r.note, "both incorrect: max abs error 3.2e-1 at element 17");
+  // A new instance that fails: "failed", and not a regression of compare (check exits 4 on it).
+  EXPECT_FALSE(is_regression(compare_measurement(nullptr, Status::ok, &bad, Status::incorrect, {})));
   // A base that failed and a candidate that works: "failed", but not a regression.
   r = compare_measurement(&bad, Status::failed, &m, Status::ok, {});
   EXPECT_EQ(r.verdict, Verdict::failed);
