@@ -24,12 +24,19 @@ common=(--branch main --commit "$COMMIT" --metrics "$METRICS")
 echo "== run 1 (label nightly)"
 start=$(date +%s)
 "${G[@]}" -q run "${common[@]}" --label nightly > "$OUT/run1.txt" 2> "$OUT/run1.err"; echo "exit $? ($(( $(date +%s) - start )) s)"
-echo "== run 2: the same binary again (label rerun)"
-"${G[@]}" -q run "${common[@]}" --label rerun > "$OUT/run2.txt" 2> "$OUT/run2.err"; echo "exit $?"
-echo "== compare label:nightly label:rerun (A/A)"
-"${G[@]}" compare label:nightly label:rerun --all --junit "$OUT/aa.xml" | tee "$OUT/compare_aa.txt"
-echo "compare exit ${PIPESTATUS[0]}"
-"${G[@]}" compare label:nightly label:rerun --format json > "$OUT/compare_aa.json"
+RERUNS=${RERUNS:-3}
+for i in $(seq 1 "$RERUNS"); do
+  echo "== rerun $i: the same binary again (label rerun$i)"
+  "${G[@]}" -q run "${common[@]}" --label "rerun$i" > "$OUT/rerun$i.txt" 2> "$OUT/rerun$i.err"; echo "exit $?"
+done
+for i in $(seq 1 "$RERUNS"); do
+  echo "== compare label:nightly label:rerun$i (A/A)"
+  "${G[@]}" compare label:nightly "label:rerun$i" --junit "$OUT/aa$i.xml" > "$OUT/compare_aa$i.txt"
+  echo "compare exit $?"
+  tail -2 "$OUT/compare_aa$i.txt"
+  "${G[@]}" compare label:nightly "label:rerun$i" --format json > "$OUT/compare_aa$i.json"
+done
+"${G[@]}" compare label:nightly label:rerun1 --all > "$OUT/compare_aa_all.txt"
 echo "== check --baseline label:nightly (the pre-merge job, same binary)"
 check=(--baseline label:nightly --branch feature --commit "$COMMIT" --metrics "$METRICS")
 [ -n "$FILTER" ] && check+=(--filter "$FILTER")
