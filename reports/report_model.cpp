@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -163,7 +164,14 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
   }
 
   // Change points join their series by (machine, instance, metric) and their run by id; a change whose run is
-  // outside the window is not shown.
+  // outside the window is not shown. A derived metric (GB/s, GFLOP/s) that changes with the duration at the
+  // same run is the same fact: it is flagged on its chart but not listed or counted a second time.
+  std::set<std::pair<std::string, std::int64_t>> duration_changes;
+  for (const auto& cp : input.change_points) {
+    if (cp.machine == m.fingerprint && cp.metric.name == "duration") {
+      duration_changes.emplace(cp.instance.display_name(), cp.run_id);
+    }
+  }
   for (const auto& cp : input.change_points) {
     if (cp.machine != m.fingerprint) continue;
     auto inst = instance_of.find(cp.instance.display_name());
@@ -178,6 +186,11 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
     if (ts == nullptr) continue;
     ts->changes.push_back(cp);
     ts->change_runs.push_back(run->second);
+    const MetricTraits* traits = find_metric(cp.metric.name);
+    if (traits != nullptr && traits->source == MetricSource::derived &&
+        duration_changes.count({cp.instance.display_name(), cp.run_id}) > 0) {
+      continue;
+    }
     ChangeRow row{inst->second, run->second, cp};
     if (cp.kind == analysis::ChangeKind::regression) {
       m.regressions.push_back(std::move(row));

@@ -39,16 +39,16 @@ void expect_golden(const fs::path& actual, const std::string& golden_name) {
   }
 }
 
+// Each test imports into its own directory: ctest runs the tests of this suite in parallel processes.
 class ReportGolden : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = fresh_dir("golden");
+  void SetUp() override {
+    dir_ = fresh_dir(std::string("golden-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     const CommandResult imp = gpuperf(dir_ / "fixture.db", "--quiet import " + sh_quote(GPUPERF_REPORT_FIXTURE));
     ASSERT_EQ(imp.exit_code, 0) << imp.output;
   }
-  static fs::path dir_;
+  fs::path dir_;
 };
-fs::path ReportGolden::dir_;
 
 TEST_F(ReportGolden, BothFormatsOfTheWholeHistory) {
   const fs::path out = dir_ / "all";

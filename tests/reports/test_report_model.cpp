@@ -97,6 +97,30 @@ TEST(ReportModel, ChangePointsJoinTheirSeriesAndSortNewestFirst) {
   EXPECT_EQ(model.total_regressions(), 1u);
 }
 
+TEST(ReportModel, DerivedMetricChangingWithTheDurationIsNotListedTwice) {
+  Fixture f;
+  auto inst = instance("vector_add/basic", {{"block", std::int64_t{64}}});
+  std::vector<double> d = flat(10, 1000), g = flat(10, 500), occ = flat(10, 90);
+  for (int i = 5; i < 10; ++i) {
+    d[i] = 1250;
+    g[i] = 400;
+    occ[i] = 70;
+  }
+  f.add(inst, "duration", d);
+  f.add(inst, "gbps", g);
+  f.add(inst, "achieved_occupancy", occ);
+  f.in.change_points.push_back(change(f.in.series[0], 5, 1000, 1250));
+  f.in.change_points.push_back(change(f.in.series[1], 5, 500, 400));
+  f.in.change_points.push_back(change(f.in.series[2], 5, 90, 70));
+  ReportModel model = build_report_model(f.in);
+  const MachineReport& mr = model.machines[0];
+  ASSERT_EQ(mr.regressions.size(), 2u);  // duration, then achieved_occupancy; GB/s only on its chart
+  EXPECT_EQ(mr.regressions[0].change.metric.name, "duration");
+  EXPECT_EQ(mr.regressions[1].change.metric.name, "achieved_occupancy");
+  EXPECT_EQ(mr.instances[0].find("gbps")->changes.size(), 1u);
+  EXPECT_EQ(mr.instances[0].regressions, 2u);
+}
+
 TEST(FamilyPairs, SharedAxesDecideThePairing) {
   EXPECT_TRUE(same_shared_axes({{"n", std::int64_t{1024}}, {"tile", std::int64_t{16}}}, {{"n", std::int64_t{1024}}}));
   EXPECT_FALSE(same_shared_axes({{"n", std::int64_t{1024}}}, {{"n", std::int64_t{2048}}}));
