@@ -61,16 +61,27 @@ TimingResult SampleLoop::time(Workload& workload, StreamHandle stream, const std
     }
   } disable_on_exit{activity_};
 
-  // Warm-up: untagged, so its records are ignored.
-  for (std::size_t i = 0; i < options.warmup_launches; ++i) {
-    if (cold) device_.flush_l2(stream);
-    nvtxRangePushA(range_name.c_str());
-    workload.launch(stream);
-    nvtxRangePop();
+  // Warm-up: untagged launches (their records are dropped) in growing chunks until both the minimum
+  // count and the minimum time are reached.
+  constexpr std::size_t kMaxWarmup = 100000;
+  const auto w0 = std::chrono::steady_clock::now();
+  std::size_t warm = 0;
+  std::size_t chunk = std::max<std::size_t>(1, options.warmup_launches);
+  for (;;) {
+    for (std::size_t i = 0; i < chunk; ++i) {
+      if (cold) device_.flush_l2(stream);
+      nvtxRangePushA(range_name.c_str());
+      workload.launch(stream);
+      nvtxRangePop();
+    }
+    warm += chunk;
+    device_.synchronize(stream);
+    (void)activity_.collect();  // drop the warm-up's records
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    if ((warm >= options.warmup_launches && elapsed >= options.warmup_min_s) || warm >= kMaxWarmup) break;
+    chunk = std::min<std::size_t>(2 * chunk, 1024);
   }
-  device_.synchronize(stream);
-  (void)activity_.collect();  // drop the warm-up's records
-  result.warmup_launches = options.warmup_launches;
+  result.warmup_launches = warm;
 
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {

@@ -36,11 +36,23 @@ double median_relative_spread(std::vector<double> samples) {
   return (hi - lo) / (2.0 * med);
 }
 
+double median_drift(const std::vector<double>& samples) {
+  const std::size_t n = samples.size();
+  if (n < 2) return std::numeric_limits<double>::infinity();
+  const double all = median(samples);
+  if (!(all > 0)) return std::numeric_limits<double>::infinity();
+  const std::vector<double> older(samples.begin(), samples.begin() + static_cast<long>(n / 2));
+  const std::vector<double> newer(samples.end() - static_cast<long>(n / 2), samples.end());
+  return std::fabs(median(older) - median(newer)) / all;
+}
+
 StopReason should_stop(const std::vector<double>& samples, double elapsed_s, const StoppingCriteria& c) {
   const std::size_t n = samples.size();
   if (n >= c.max_samples) return StopReason::max_samples;
   if (n < c.min_samples) return StopReason::not_yet;
-  if (median_relative_spread(samples) < c.target_rel_spread) return StopReason::converged;
+  if (median_relative_spread(samples) < c.target_rel_spread && median_drift(samples) < 2.0 * c.target_rel_spread) {
+    return StopReason::converged;
+  }
   if (elapsed_s >= c.max_time_s) return StopReason::time_cap;
   return StopReason::not_yet;
 }

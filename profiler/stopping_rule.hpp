@@ -5,8 +5,10 @@
 // target. The interval comes from order statistics (the ranks n/2 - 0.98 sqrt(n) and 1 + n/2 + 0.98 sqrt(n), the normal
 // approximation of the binomial with p = 1/2), so it needs no assumption about the shape of the
 // distribution: kernel durations are skewed, with a long right tail, and a stdev-based rule would be
-// dominated by that tail. A minimum count guards against stopping on a lucky handful; a time cap and a
-// maximum count bound a noisy instance.
+// dominated by that tail. A tight interval is not enough when the process drifts (a level shift while
+// sampling, e.g. a power state settling), so the medians of the older and the newer half of the samples
+// must also agree within twice the target. A minimum count guards against stopping on a lucky handful; a
+// time cap and a maximum count bound a noisy instance.
 #pragma once
 
 #include <cstddef>
@@ -24,7 +26,7 @@ struct StoppingCriteria {
 
 enum class StopReason {
   not_yet,      // keep sampling
-  converged,    // the median's relative spread is under the target
+  converged,    // the median's relative spread is under the target and it no longer drifts
   max_samples,  // the sample cap was reached before convergence
   time_cap,     // the time cap was reached before convergence
 };
@@ -34,6 +36,10 @@ const char* to_string(StopReason r);
 // (x_(hi) - x_(lo)) / (2 * median), with ranks lo = floor(n/2 - 0.98 sqrt(n)), hi = ceil(1 + n/2 + 0.98 sqrt(n))
 // clamped to the sample. Returns +infinity for fewer than 2 samples or a median of 0.
 double median_relative_spread(std::vector<double> samples);
+
+// |median(first half) - median(second half)| / median(all), the halves in measurement order (the middle
+// sample of an odd count goes to neither). +infinity for fewer than 2 samples or a median of 0.
+double median_drift(const std::vector<double>& samples);
 
 // The decision after a batch of samples, `elapsed_s` wall seconds after sampling began. The minimum count
 // wins over the time cap: an instance slower than the cap still gets min_samples samples.

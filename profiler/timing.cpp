@@ -9,6 +9,7 @@ const char* to_string(TimingMode m) { return m == TimingMode::hot ? "hot" : "col
 TimingOptions TimingOptions::quick() {
   TimingOptions o;
   o.warmup_launches = 1;
+  o.warmup_min_s = 0.01;
   o.stop.min_samples = 5;
   o.stop.max_samples = 50;
   o.stop.target_rel_spread = 0.02;

@@ -22,14 +22,19 @@ const char* to_string(TimingMode m);
 
 struct TimingOptions {
   TimingMode mode = TimingMode::cold;
-  std::size_t warmup_launches = 3;  // untimed launches first (module load, TLB, clocks ramping up)
+  // Untimed launches first, at least this many and for at least this long: the host's set-up of an
+  // instance leaves the GPU idle for a while, and its clocks and memory power state take milliseconds to
+  // come back (seen on an H200: the first ~2 ms of samples 4% slow after a 3-launch warm-up).
+  std::size_t warmup_launches = 3;
+  double warmup_min_s = 0.05;
   StoppingCriteria stop;
   std::size_t hot_batch = 16;       // hot mode: launches per batch between clock readings
   // A sample is flagged throttled when the SM clock read with it is below this fraction of the reference
   // clock (the highest SM clock the device reports it can run at, else the highest seen in the run).
   double throttle_fraction = 0.90;
 
-  // Fewer samples, for smoke tests (`gpuperf run --quick`): 5..50 samples, 2% target, 0.1 s cap.
+  // Fewer samples, for smoke tests (`gpuperf run --quick`): 10 ms warm-up, 5..50 samples, 2% target,
+  // 0.1 s cap.
   static TimingOptions quick();
 };
 

@@ -14,6 +14,7 @@ using testing::FakeWorkload;
 TimingOptions small_cold() {
   TimingOptions o;
   o.warmup_launches = 3;
+  o.warmup_min_s = 0;  // the fake GPU is instant: count only
   o.stop.min_samples = 10;
   o.stop.max_samples = 200;
   o.stop.max_time_s = 60;

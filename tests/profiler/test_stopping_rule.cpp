@@ -65,6 +65,26 @@ TEST(ShouldStop, ConvergesOnceTheSpreadIsUnderTarget) {
   EXPECT_LT(v.size(), 250u);
 }
 
+TEST(MedianDrift, ComparesTheOlderAndNewerHalves) {
+  EXPECT_DOUBLE_EQ(median_drift({100, 100, 100, 100}), 0.0);
+  EXPECT_DOUBLE_EQ(median_drift({100, 100, 7, 96, 96}), 4.0 / 96.0);  // middle sample in neither half
+  EXPECT_TRUE(std::isinf(median_drift({1.0})));
+}
+
+TEST(ShouldStop, ALevelShiftWhileSamplingIsNotConvergence) {
+  // 30 samples at 100 then 10 at 96 (a power state settling): the interval around the median (100) is
+  // tight, but the newer half's median is 98, 2% away.
+  StoppingCriteria c;
+  c.min_samples = 10;
+  std::vector<double> v(30, 100.0);
+  v.insert(v.end(), 10, 96.0);
+  EXPECT_LT(median_relative_spread(v), c.target_rel_spread);
+  EXPECT_EQ(should_stop(v, 0.0, c), StopReason::not_yet);
+  v.insert(v.end(), 160, 96.0);  // once the new level holds in both halves, the rule settles on it
+  EXPECT_EQ(should_stop(v, 0.0, c), StopReason::converged);
+  EXPECT_DOUBLE_EQ(median(v), 96.0);
+}
+
 TEST(ShouldStop, TimeCapAndSampleCapStopANoisyInstance) {
   StoppingCriteria c;
   c.min_samples = 5;

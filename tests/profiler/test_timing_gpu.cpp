@@ -14,6 +14,7 @@
 #include "profiler/model/stats.hpp"
 #include "profiler/runner.hpp"
 #include "profiler/sample_loop.hpp"
+#include "tests/kernels/broken_kernels.hpp"
 
 namespace gpuperf {
 namespace {
@@ -88,6 +89,33 @@ TEST_F(TimingOnGpu, CuptiDurationsAgreeWithCudaEvents) {
     // Events also count the launch's own start-up on the GPU (a few us at most).
     EXPECT_NEAR(cupti_ns, events_ns, 0.03 * events_ns + 3000.0);
     EXPECT_GE(t.duration_ns.size(), TimingOptions{}.stop.min_samples);
+  }
+}
+
+// Cold really is cold: a 4 MB copy that fits in L2 runs clearly slower after a flush than back to back,
+// with either flush method. Also prints what the two methods give for suite kernels.
+TEST_F(TimingOnGpu, FlushEvictsTheWorkingSet) {
+  cupti::CuptiActivitySource activity;
+  for (gpu::FlushMethod method : {gpu::FlushMethod::read, gpu::FlushMethod::write}) {
+    const char* label = method == gpu::FlushMethod::read ? "read flush" : "write flush";
+    gpu::CudaTimingDevice device(256, method);
+    SampleLoop loop(activity, device);
+    auto small = testing::make_buggy_copy(testing::Bug::none, 1u << 20, 5);
+    TimingOptions cold;
+    TimingOptions hot;
+    hot.mode = TimingMode::hot;
+    const double cold_ns = median(loop.time(*small, stream_, "small", cold).duration_ns);
+    const double hot_ns = median(loop.time(*small, stream_, "small", hot).duration_ns);
+    std::printf("%s: 4 MB copy cold %.0f ns, hot %.0f ns\n", label, cold_ns, hot_ns);
+    EXPECT_GT(cold_ns, 1.2 * hot_ns) << label;
+    for (const char* name : {"memory/coalesced", "memory/broadcast", "memory/strided[stride=8]", "transpose/shared[n=4096]",
+                             "matmul/tiled[n=1024,tile=16]"}) {
+      const InstanceRef ref = instance(name);
+      auto w = ref.benchmark->make(ref.params, 3);
+      const TimingResult t = loop.time(*w, stream_, name, TimingOptions{});
+      std::printf("%s: %-28s median %10.0f ns  spread %.2f%%  n=%zu\n", label, name, median(t.duration_ns),
+                  100.0 * median_relative_spread(t.duration_ns), t.duration_ns.size());
+    }
   }
 }
 
