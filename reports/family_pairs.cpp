@@ -42,7 +42,8 @@ std::string key_metric(const InstanceTrends& a, const InstanceTrends& b) {
     const double top = std::max(std::fabs(va), std::fabs(vb));
     if (top == 0) continue;
     const double score = std::fabs(va - vb) / top;
-    if (score > 1e-9) candidates.push_back({metric_rank(sa.metric.name), sa.metric.name, score});
+    // Below 5% the two variants do the same thing on this counter; noise must not be called the key.
+    if (score >= 0.05) candidates.push_back({metric_rank(sa.metric.name), sa.metric.name, score});
   }
   if (candidates.empty()) return "";
   double best = 0;

@@ -15,7 +15,7 @@ bool same_shared_axes(const Params& a, const Params& b);
 
 // The profiler metric whose latest values differ most between the two instances, relative to the larger
 // (|a - b| / max(|a|, |b|)); within 0.05 of the best, the earlier metric in the traits table wins, so the
-// efficiency metrics come first. "" when they share no differing profiler metric.
+// efficiency metrics come first. "" when no shared profiler metric differs by 5% or more.
 std::string key_metric(const InstanceTrends& a, const InstanceTrends& b);
 
 // Pairs every instance that names a baseline with the baseline's instances sharing its axes, grouped by family.

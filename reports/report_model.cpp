@@ -150,8 +150,9 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
     m.instances[it->second].series.push_back(std::move(ts));
     ++m.series_count;
   }
+  // By name, then by parameters compared as values (n=512 before n=1024).
   std::sort(m.instances.begin(), m.instances.end(), [](const InstanceTrends& a, const InstanceTrends& b) {
-    return a.instance.display_name() < b.instance.display_name();
+    return std::tie(a.instance.name, a.instance.params) < std::tie(b.instance.name, b.instance.params);
   });
   instance_of.clear();
   for (std::size_t i = 0; i < m.instances.size(); ++i) {

@@ -98,7 +98,7 @@ struct MachineReport {
   std::vector<ChangeRow> regressions;       // newest first, then the largest change first
   std::vector<ChangeRow> improvements;      // same order
   std::vector<FamilyPanel> families;        // by family name
-  std::vector<InstanceTrends> instances;    // by display name
+  std::vector<InstanceTrends> instances;    // by name, then parameter values (n=512 before n=1024)
   std::size_t series_count = 0;
 
   std::string title() const;  // "host · NVIDIA H200"

@@ -174,6 +174,25 @@ TEST(FamilyPairs, PairsVariantsWithTheirBaselineAndOrientsTheRatio) {
   EXPECT_DOUBLE_EQ(mm.ratio.back().value, 4.5);
 }
 
+TEST(FamilyPairs, NoiseIsNotAKeyMetricAndParamsSortAsValues) {
+  Fixture f(4);
+  auto base = instance("memory/coalesced", {{"n", std::int64_t{1024}}});
+  auto v512 = instance("memory/strided", {{"n", std::int64_t{1024}}, {"stride", std::int64_t{512}}});
+  auto v64 = instance("memory/strided", {{"n", std::int64_t{1024}}, {"stride", std::int64_t{64}}});
+  for (const auto* inst : {&base, &v512, &v64}) {
+    f.add(*inst, "duration", flat(4, inst == &base ? 100 : 300));
+    f.add(*inst, "achieved_occupancy", flat(4, inst == &base ? 88 : 89));  // 1% apart: noise
+  }
+  f.in.baselines = {{"memory/strided", "memory/coalesced"}};
+  ReportModel model = build_report_model(f.in);
+  const MachineReport& mr = model.machines[0];
+  ASSERT_EQ(mr.instances.size(), 3u);
+  EXPECT_EQ(mr.instances[1].instance.display_name(), "memory/strided[n=1024,stride=64]");  // 64 before 512
+  ASSERT_EQ(mr.families.size(), 1u);
+  ASSERT_EQ(mr.families[0].pairs.size(), 2u);
+  EXPECT_EQ(mr.families[0].pairs[0].key_metric, "");
+}
+
 TEST(ReportModel, SeveralMachinesEachKeepTheirOwnAxis) {
   db::MachineRow a = machine_row(1, "zeta"), b = machine_row(2, "alpha", "NVIDIA H100");
   std::vector<db::RunInfo> ra = {run_info(a, 1, 0), run_info(a, 2, 1), run_info(a, 3, 2)};
