@@ -1,10 +1,47 @@
+// gpuperf merge: combine the databases of several runners (or several nights) into one history.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "db/merge.hpp"
+#include "db/store.hpp"
 
 namespace gpuperf::cli {
+namespace {
 
-// Not built yet: the command is absent from --help until it is.
-void add_merge_command(CLI::App& /*app*/, Context& /*ctx*/) {}
+struct MergeArgs {
+  std::vector<std::string> sources;
+  std::string into;
+};
+
+int do_merge(const Context& ctx, const MergeArgs& a) {
+  // Sources are read in full before the target is opened: a bad source leaves the target untouched
+  // (not even created).
+  const db::ParsedFiles parsed = db::read_databases(a.sources);
+  db::Store into(a.into, db::Access::read_write);
+  const db::ImportReport r = db::import_runs(into, parsed);
+  if (!ctx.quiet) {
+    std::printf("merged %zu run%s from %zu database%s into %s: %zu new, %zu skipped (already there); "
+                "%zu results, %zu samples\n",
+                r.runs, r.runs == 1 ? "" : "s", parsed.files, parsed.files == 1 ? "" : "s", a.into.c_str(),
+                r.inserted, r.skipped, r.results, r.samples);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_merge_command(CLI::App& app, Context& ctx) {
+  auto args = std::make_shared<MergeArgs>();
+  CLI::App* merge = app.add_subcommand(
+      "merge", "Combine databases from several runners into one (idempotent on run uuid; machines kept apart)");
+  merge->add_option("SOURCE", args->sources, "Databases to read (read-only)")->required();
+  merge->add_option("--into", args->into, "Database to merge into (created if missing)")->required();
+  merge->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_merge(ctx, *args); }; });
+}
 
 }  // namespace gpuperf::cli

@@ -1,0 +1,73 @@
+// gpuperf merge: several runners' databases into one history, idempotent on run uuid, machines kept apart.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "db/merge.hpp"
+#include "db/store.hpp"
+#include "tests/cli/cli_fixture.hpp"
+
+namespace gpuperf::testing {
+namespace {
+
+class MergeTest : public CliTest {
+ protected:
+  // a.db: runs 1-3 on GPU-1111 (node-1); b.db: runs 4-5 on GPU-2222 (node-2), one of them excluded.
+  void SetUp() override {
+    write("a.json", runs_file(1, 3));
+    ASSERT_EQ(gp({"--db", "a.db", "import", "a.json"}).code, 0);
+    std::vector<gpuperf::Run> runs = {make_run(run_uuid(4), "2026-10-04T02:00:00Z", "main", 1.1, h200("node-2", "GPU-2222")),
+                             make_run(run_uuid(5), "2026-10-05T02:00:00Z", "main", 1.2, h200("node-2", "GPU-2222"))};
+    runs[1].excluded = true;
+    runs[1].exclude_reason = "shared GPU";
+    write("b.json", db::to_interchange(runs));
+    ASSERT_EQ(gp({"--db", "b.db", "import", "b.json"}).code, 0);
+  }
+};
+
+TEST_F(MergeTest, CombinesRunnersAndKeepsMachinesApart) {
+  CliResult r = gp({"merge", "a.db", "b.db", "--into", "all.db"});
+  EXPECT_CLI(r, 0, "5 new, 0 skipped");
+  db::Store all(path("all.db"), db::Access::read_only);
+  EXPECT_EQ(all.runs().size(), 5u);
+  ASSERT_EQ(all.machines().size(), 2u);
+  // Each GPU keeps its own series: three points on GPU-1111, two on GPU-2222.
+  db::HistoryFilter f;
+  f.metrics = {"duration"};
+  f.include_excluded = true;
+  std::map<std::string, std::size_t> points;
+  for (const auto& s : all.history(f)) {
+    if (s.key.instance.name == "matmul/naive") points[s.key.fingerprint] = s.points.size();
+  }
+  EXPECT_EQ(points["GPU-1111"], 3u);
+  EXPECT_EQ(points["GPU-2222"], 2u);
+  // Every run arrives whole: samples, clocks, flags.
+  db::Store b(path("b.db"), db::Access::read_only);
+  for (const auto& info : b.runs()) {
+    auto merged = all.find_run(info.uuid);
+    ASSERT_TRUE(merged.has_value());
+    expect_same_run(b.load_run(info.id), all.load_run(merged->id));
+  }
+}
+
+TEST_F(MergeTest, MergingTheSameFileTwiceChangesNothing) {
+  ASSERT_EQ(gp({"merge", "a.db", "--into", "all.db"}).code, 0);
+  const std::string before = gp({"--db", "all.db", "export"}).out;
+  EXPECT_CLI(gp({"merge", "a.db", "a.db", "--into", "all.db"}), 0, "0 new, 6 skipped");
+  EXPECT_CLI(gp({"merge", "all.db", "--into", "all.db"}), 0, "0 new, 3 skipped");
+  EXPECT_EQ(gp({"--db", "all.db", "export"}).out, before);
+}
+
+TEST_F(MergeTest, ABadSourceWritesNothing) {
+  ASSERT_EQ(gp({"merge", "a.db", "--into", "all.db"}).code, 0);
+  write("junk.db", "this is not a database, just some text that is long enough to have a header");
+  EXPECT_CLI(gp({"merge", "b.db", "junk.db", "--into", "all.db"}), 2, "junk.db");
+  EXPECT_CLI(gp({"merge", "b.db", "missing.db", "--into", "all.db"}), 2, "missing.db");
+  db::Store all(path("all.db"), db::Access::read_only);
+  EXPECT_EQ(all.runs().size(), 3u);  // b.db's runs did not sneak in
+  EXPECT_CLI(gp({"merge", "missing.db", "--into", "new.db"}), 2, "no such database");
+  EXPECT_FALSE(exists("new.db"));
+}
+
+}  // namespace
+}  // namespace gpuperf::testing
