@@ -97,9 +97,14 @@ def main():
                 names.append(k)
     print()
     print("Stages of the both-formats run (gpuperf report --timings), seconds:")
-    print("%-44s" % "stage" + "".join("%10s" % ("%d runs" % r) for r, _ in stages))
+    # Growth per run from the smallest to the largest history: 1.0 is linear, 2.0 at 4x the runs is quadratic.
+    print("%-44s" % "stage" + "".join("%10s" % ("%d runs" % r) for r, _ in stages) + "  per-run growth")
+    r0, st0 = stages[0]
+    r1, st1 = stages[-1]
     for name in names:
-        print("%-44s" % name + "".join("%10.3f" % st.get(name, 0) for _, st in stages))
+        a, b = st0.get(name, 0), st1.get(name, 0)
+        growth = "%.2fx" % ((b / r1) / (a / r0)) if a > 0.005 else "-"
+        print("%-44s" % name + "".join("%10.3f" % st.get(name, 0) for _, st in stages) + "%16s" % growth)
     first, last = rows[0], rows[-1]
     growth = (last[7] / last[0]) / (first[7] / first[0])
     print()
