@@ -151,8 +151,10 @@ def aa_runs(seed, pairs):
                 uuid = f"aa{k:06d}-0000-4000-8000-{seed:012d}"
                 k += 1
                 day = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1767225600 + 3600 * k))
+                # Bases on main (their history is what compare --history reads), candidates on a branch.
+                branch = "main" if side == "base" else f"candidate-{k}"
                 runs.append({"uuid": uuid, "started_at": day, "commit": hashlib.sha1(uuid.encode()).hexdigest(),
-                             "branch": "aa", "label": side, "results": results,
+                             "branch": branch, "label": side, "results": results,
                              "machine": {"hostname": "aa-host", "gpu_name": "Synthetic H200", "gpu_uuid": "GPU-aa"}})
                 pair.append(uuid)
             plan.append((name, pair[0], pair[1]))

@@ -39,6 +39,7 @@ struct VerdictArgs {
   double alpha = 0.01;
   std::string filter;
   std::vector<std::string> metrics;
+  std::size_t history = 10;
 };
 
 struct CompareArgs {
@@ -98,7 +99,18 @@ analysis::CompareOptions compare_options(const VerdictArgs& a) {
   if (!(a.alpha > 0 && a.alpha < 1)) throw InputError("--alpha must lie in (0, 1)");
   o.thresholds.alpha = a.alpha;
   for (const auto& spec : a.thresholds) o.thresholds.apply(spec);
+  o.history_runs = a.history;
   return o;
+}
+
+// The base branch's series on the candidate's machine, for CompareOptions::history_runs (summaries only).
+std::vector<db::Series> base_history(const db::Store& store, const db::RunInfo& base, std::int64_t machine_id,
+                                     const VerdictArgs& a) {
+  if (a.history == 0 || base.branch.empty()) return {};
+  db::HistoryFilter f;
+  f.branch = base.branch;
+  f.machine_id = machine_id;
+  return store.history(f);
 }
 
 // Keeps the rows the user asked for (--filter on the instance name, --metric).
@@ -155,8 +167,9 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
       std::fprintf(stderr, "gpuperf: warning: run %s is excluded (%s)\n", r->uuid.c_str(), r->exclude_reason.c_str());
     }
   }
+  const std::vector<db::Series> history = base_history(store, base, cand.machine_id, a.out);
   analysis::CompareReport report = analysis::compare_runs(store.load_run(base.id, true), store.load_run(cand.id, true),
-                                                          options, base.id, cand.id);
+                                                          options, base.id, cand.id, &history);
   return emit_compare(report, a.out);
 }
 
@@ -218,8 +231,9 @@ int do_check(const Context& ctx, const CheckArgs& a) {
 
   VerdictArgs out = a.out;
   if (out.filter.empty()) out.filter = a.filter;
+  const std::vector<db::Series> history = base_history(store, base, info->machine_id, out);
   analysis::CompareReport report =
-      analysis::compare_runs(store.load_run(base.id, true), run, options, base.id, stored.run_id);
+      analysis::compare_runs(store.load_run(base.id, true), run, options, base.id, stored.run_id, &history);
   const int verdict = emit_compare(report, out);
   const int incorrect = exit_code_for(run);
   if (incorrect != kExitOk) return incorrect;  // a wrong answer outranks a slowdown
@@ -283,10 +297,13 @@ void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
   cmd->add_flag("--all", a.all, "List every row in text and md, also those that are the same");
   cmd->add_option("--threshold", a.thresholds,
                   "Minimum effect per metric, METRIC=PERCENT (repeatable; '*=PCT' for the other noisy metrics). "
-                  "Defaults: duration, gbps, gflops 2; achieved_occupancy 3; dram bytes 1; deterministic "
-                  "counters 0.01 (rounding)");
+                  "Defaults: duration, gbps, gflops 2; achieved_occupancy, dram bytes 5; shared transactions 1; "
+                  "bank conflicts 10; other deterministic counters 0.01 (rounding)");
   cmd->add_option("--alpha", a.alpha, "Significance level of the Mann-Whitney test (default 0.01)");
   cmd->add_option("--metric", a.metrics, "Only these metrics (repeatable)");
+  cmd->add_option("--history", a.history,
+                  "A noisy change whose candidate median lies within the range of the base branch's last N runs "
+                  "on this machine is ambiguous, not a change (default 10; 0: off)");
 }
 
 }  // namespace

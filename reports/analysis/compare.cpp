@@ -116,15 +116,15 @@ void add_note(CompareRow& row, const std::string& text) {
 // GB/s and GFLOP/s are single values computed from the median duration: no test of their own is possible,
 // but the duration's test is theirs (ratio inverted). Without this they would read "ambiguous" next to
 // a clear duration verdict.
-void follow_duration(std::vector<CompareRow>& rows, std::size_t first) {
+void follow_duration(std::vector<CompareRow>& rows, std::size_t first, std::size_t end) {
   const CompareRow* d = nullptr;
-  for (std::size_t i = first; i < rows.size(); ++i) {
+  for (std::size_t i = first; i < end; ++i) {
     if (rows[i].metric.name == "duration") d = &rows[i];
   }
   if (d == nullptr || (d->verdict != Verdict::same && d->verdict != Verdict::slower && d->verdict != Verdict::faster)) {
     return;
   }
-  for (std::size_t i = first; i < rows.size(); ++i) {
+  for (std::size_t i = first; i < end; ++i) {
     CompareRow& r = rows[i];
     const MetricTraits* t = find_metric(r.metric.name);
     if (t == nullptr || t->source != MetricSource::derived || !r.base || !r.candidate || r.base->n != 1 ||
@@ -137,6 +137,41 @@ void follow_duration(std::vector<CompareRow>& rows, std::size_t first) {
     r.ci_high_pct = pct(1 / (1 + d->ci_low_pct / 100));
     r.confirmed_in_cycles = d->confirmed_in_cycles;
     r.note = "from the duration's test";
+  }
+}
+
+// A faster/slower noisy row whose candidate median lies within the range of the same series' last runs
+// (the base branch on this machine, the candidate's own run left out) is not a new level: GPUs move some
+// kernels between run-to-run regimes (two modes a few percent apart) that one run's samples cannot show.
+void within_history(CompareRow& row, const std::vector<db::Series>& history, const Run& candidate,
+                    std::int64_t candidate_run_id, const CompareOptions& options) {
+  if ((row.verdict != Verdict::slower && row.verdict != Verdict::faster) || row.metric.deterministic ||
+      !row.candidate || options.history_runs == 0) {
+    return;
+  }
+  const std::string key = params_key(row.instance.params);
+  for (const db::Series& s : history) {
+    if (s.key.metric.name != row.metric.name || s.key.instance.name != row.instance.name ||
+        params_key(s.key.instance.params) != key) {
+      continue;
+    }
+    std::vector<double> levels;
+    for (const db::SeriesPoint& p : s.points) {
+      if (p.excluded || p.status != Status::ok || p.summary.n == 0 || p.run_id == candidate_run_id ||
+          p.run_uuid == candidate.uuid || (!candidate.started_at.empty() && p.started_at > candidate.started_at)) {
+        continue;
+      }
+      levels.push_back(p.summary.median);
+    }
+    if (levels.size() > options.history_runs) levels.erase(levels.begin(), levels.end() - static_cast<std::ptrdiff_t>(options.history_runs));
+    if (levels.size() < 3) return;
+    const auto [lo, hi] = std::minmax_element(levels.begin(), levels.end());
+    const double c = row.candidate->median;
+    if (c < *lo || c > *hi) return;
+    row.verdict = Verdict::ambiguous;
+    add_note(row, "within the last " + std::to_string(levels.size()) + " runs' range (" +
+                      format_value(*lo, row.metric.unit) + " to " + format_value(*hi, row.metric.unit) + ")");
+    return;
   }
 }
 
@@ -214,6 +249,10 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
 
   const double b = row.base->median, c = row.candidate->median;
   row.change_pct = change_pct_of(b, c);
+  if (options.thresholds.below_absolute_floor(row.metric, b, c)) {
+    row.verdict = Verdict::same;
+    return row;
+  }
   if (row.metric.deterministic) {
     // Any difference beyond rounding is real: the same code on the same GPU gives the same counter.
     const double scale = std::max(std::fabs(b), std::fabs(c));
@@ -265,7 +304,8 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
 }
 
 CompareReport compare_runs(const Run& base, const Run& candidate, const CompareOptions& options,
-                           std::int64_t base_run_id, std::int64_t candidate_run_id) {
+                           std::int64_t base_run_id, std::int64_t candidate_run_id,
+                           const std::vector<db::Series>* history) {
   CompareReport report;
   report.base = run_side(base, base_run_id);
   report.candidate = run_side(candidate, candidate_run_id);
@@ -287,6 +327,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
     return std::make_pair(table.size(), name);
   };
 
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // each instance's rows: [first, end)
   for (const auto& [key, unused] : keys) {
     const auto bi = b_results.find(key);
     const auto ci = c_results.find(key);
@@ -317,16 +358,22 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
       row.instance = any.instance;
       report.rows.push_back(std::move(row));
     }
-    follow_duration(report.rows, first_row);
+    if (report.rows.size() > first_row) ranges.emplace_back(first_row, report.rows.size());
+  }
+  if (history != nullptr) {
+    for (CompareRow& row : report.rows) within_history(row, *history, candidate, candidate_run_id, options);
+  }
+  for (const auto& [first_row, end_row] : ranges) {
+    follow_duration(report.rows, first_row, end_row);
     // Root-cause hints: a duration that moved, and what else moved with it.
-    for (std::size_t i = first_row; i < report.rows.size(); ++i) {
+    for (std::size_t i = first_row; i < end_row; ++i) {
       CompareRow& d = report.rows[i];
       if (d.metric.name != "duration" || (d.verdict != Verdict::slower && d.verdict != Verdict::faster &&
                                           d.verdict != Verdict::ambiguous)) {
         continue;
       }
       std::string with;
-      for (std::size_t j = first_row; j < report.rows.size(); ++j) {
+      for (std::size_t j = first_row; j < end_row; ++j) {
         const CompareRow& o = report.rows[j];
         if (j == i || (o.verdict != Verdict::slower && o.verdict != Verdict::faster) || !o.base || !o.candidate) {
           continue;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "db/store.hpp"
 #include "profiler/model/result.hpp"
 #include "reports/analysis/thresholds.hpp"
 #include "reports/analysis/types.hpp"
@@ -23,6 +24,10 @@ namespace gpuperf::analysis {
 struct CompareOptions {
   Thresholds thresholds = Thresholds::for_compare();
   double clock_tolerance_pct = 1.0;  // median SM clocks further apart than this need cycle confirmation
+  // With a history (compare_runs), a noisy change whose candidate median lies within the range of the
+  // series' last `history_runs` run medians is "ambiguous": the machine has produced that level before.
+  // 0 turns it off.
+  std::size_t history_runs = 10;
 };
 
 // One side of a comparison, for headers and JSON.
@@ -44,9 +49,12 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
                                Status candidate_status, const CompareOptions& options);
 
 // Every instance and metric of either run; duration rows that changed get hints in `note` naming the
-// other metrics of the same instance that changed ("gld_efficiency 100% -> 50%").
+// other metrics of the same instance that changed ("gld_efficiency 100% -> 50%"). `history`, when given,
+// is the base branch's series on the candidate's machine (db::Store::history); runs after the candidate
+// and the candidate's own run are ignored.
 CompareReport compare_runs(const Run& base, const Run& candidate, const CompareOptions& options,
-                           std::int64_t base_run_id = 0, std::int64_t candidate_run_id = 0);
+                           std::int64_t base_run_id = 0, std::int64_t candidate_run_id = 0,
+                           const std::vector<db::Series>* history = nullptr);
 
 // slower, or failed where the candidate failed and the base was fine (a kernel that used to work no
 // longer does). A metric that failed on both sides is "failed" but not a regression.
