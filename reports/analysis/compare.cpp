@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <tuple>
 
 #include "profiler/model/metrics.hpp"
 #include "reports/analysis/detect.hpp"
@@ -163,7 +162,9 @@ void within_history(CompareRow& row, const std::vector<db::Series>& history, con
       }
       levels.push_back(p.summary.median);
     }
-    if (levels.size() > options.history_runs) levels.erase(levels.begin(), levels.end() - static_cast<std::ptrdiff_t>(options.history_runs));
+    if (levels.size() > options.history_runs) {
+      levels.erase(levels.begin(), levels.end() - static_cast<std::ptrdiff_t>(options.history_runs));
+    }
     if (levels.size() < 3) return;
     const auto [lo, hi] = std::minmax_element(levels.begin(), levels.end());
     const double c = row.candidate->median;

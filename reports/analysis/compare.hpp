@@ -4,10 +4,13 @@
 // Noisy metrics: Mann-Whitney U on the raw samples, the Hodges-Lehmann interval of the ratio of medians at
 // 1 - alpha, and a minimum effect size. A change needs p < alpha AND the whole interval beyond the effect
 // floor in one direction AND neither median inside the other side's 10-90% range (samples of one run are
-// not independent: a kernel may sit in one of two modes for a whole run); an interval inside the floor is
-// "same"; a large estimate without that evidence is "ambiguous". Where the two sides' median SM clocks differ by more than 1%, a duration change must also
-// hold in cycles (duration x clock), else it is "ambiguous" with confirmed_in_cycles = false.
-// Deterministic metrics: any relative difference above the rounding tolerance is a change.
+// not independent: a kernel may sit in one of two modes for a stretch of samples); an interval inside the
+// floor is "same"; a large estimate without that evidence is "ambiguous". Where the two sides' median SM
+// clocks differ by more than 1%, a duration change must also hold in cycles (duration x clock), else it is
+// "ambiguous" with confirmed_in_cycles = false. With history, a level the machine produced in its last
+// runs is "ambiguous" too (CompareOptions::history_runs).
+// Deterministic metrics: any relative difference above the rounding tolerance (per-metric for the nearly
+// deterministic shared-memory counters) is a change.
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <tuple>
 
 #include "profiler/model/metrics.hpp"
 #include "reports/analysis/change_points.hpp"
