@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The nightly job: build, back up the history, measure the suite on every GPU, detect changes, write the
+# HTML and Markdown reports and a JUnit file into an artifacts folder. Exit 0: fine; 1: a regression appeared
+# tonight that the history did not show before; 3: no GPU / environment; 4: a kernel gave a wrong answer.
+#
+# Safe to rerun after a crash: the pre-run backup of the night is kept, a GPU that already stored tonight's
+# run for this commit is not measured again (run keys), imports are idempotent, reports are replaced whole.
+#
+# Usage: ci/nightly.sh [--db PATH] [--artifacts DIR] [--branch NAME] [--device all|N[,M...]]
+#                      [--filter REGEX] [--quick] [--night YYYY-MM-DD] [--gpuperf BIN]
+#                      [--import FILE]...   # imported-data mode: no measuring, no GPU needed
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+db=${GPUPERF_DB:-$PWD/gpuperf.db}
+artifacts=$PWD/artifacts
+branch=""
+devices=all
+filter=""
+quick=()
+night=$(date -u +%F)
+gpuperf=${GPUPERF_BIN:-}
+imports=()
+
+die() { echo "nightly: $*" >&2; exit 2; }
+while (($#)); do
+  case "$1" in
+    --db) db=${2:?--db needs a path}; shift 2 ;;
+    --artifacts) artifacts=${2:?--artifacts needs a folder}; shift 2 ;;
+    --branch) branch=${2:?--branch needs a name}; shift 2 ;;
+    --device) devices=${2:?--device needs all or a list}; shift 2 ;;
+    --filter) filter=${2:?--filter needs a regex}; shift 2 ;;
+    --quick) quick=(--quick); shift ;;
+    --night) night=${2:?--night needs a date}; shift 2 ;;
+    --gpuperf) gpuperf=${2:?--gpuperf needs a path}; shift 2 ;;
+    --import) imports+=("${2:?--import needs a file}"); shift 2 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[[ $night =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}$ ]] || die "--night '$night' is not YYYY-MM-DD"
+
+log() { echo "[nightly $(date -u +%H:%M:%S)] $*" >&2; }
+start_s=$(date +%s)
+mkdir -p "$artifacts" "$(dirname "$db")"
+db=$(cd "$(dirname "$db")" && pwd)/$(basename "$db")
+artifacts=$(cd "$artifacts" && pwd)
+
+# 1. Build in Release (unless a binary was given).
+if [[ -z $gpuperf ]]; then
+  log "building gpuperf (Release)"
+  bash "$repo/ci/setup.sh"
+  cmake -S "$repo" -B "$repo/build-nightly" -DCMAKE_BUILD_TYPE=Release -DGPUPERF_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$repo/build-nightly" -j "$(nproc)" --target gpuperf >/dev/null
+  gpuperf=$repo/build-nightly/cli/gpuperf
+fi
+[[ -x $gpuperf ]] || die "gpuperf binary '$gpuperf' is missing or not executable"
+gp() { "$gpuperf" --db "$db" "$@"; }
+
+if [[ -z $branch ]]; then
+  branch=$(git -C "$repo" rev-parse --abbrev-ref HEAD 2>/dev/null || true)
+  [[ -n $branch && $branch != HEAD ]] || branch=main
+fi
+commit=$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)
+
+# 2. Back up the history as it was before tonight. A rerun keeps the first backup of the night: it is the
+#    state the new-regression check compares against.
+backup=$artifacts/gpuperf-before-$night.db
+if [[ -f $db && ! -f $backup ]]; then
+  log "backing up $db to $backup"
+  rm -f "$backup.partial"
+  gp --quiet db backup "$backup.partial"
+  mv "$backup.partial" "$backup"
+fi
+
+# 3. Measure every GPU (or import). Exit 4 (a wrong answer) is remembered; the run is stored and reported.
+wrong_answer=0
+if ((${#imports[@]})); then
+  log "importing ${imports[*]}"
+  gp import "${imports[@]}"
+else
+  log "running the suite on device(s) $devices, branch $branch, commit ${commit:0:12}"
+  args=(run --device "$devices" --branch "$branch" --commit "$commit" --label nightly
+        --run-key "nightly/$night/$commit" "${quick[@]}")
+  [[ -n $filter ]] && args+=(--filter "$filter")
+  rc=0
+  gp "${args[@]}" >"$artifacts/run.txt" || rc=$?
+  cat "$artifacts/run.txt"
+  case $rc in
+    0) ;;
+    4) wrong_answer=1; log "a kernel gave a wrong answer (stored as incorrect)" ;;
+    *) log "gpuperf run failed with exit $rc"; exit "$rc" ;;
+  esac
+fi
+
+# 4. Change points over the history, before and after tonight.
+log "detecting change points on $branch"
+gp detect --branch "$branch" --format json >"$artifacts/changes.json"
+gp detect --branch "$branch" --format md --junit "$artifacts/junit.xml" >"$artifacts/changes.md"
+if [[ -f $backup ]]; then
+  "$gpuperf" --db "$backup" detect --branch "$branch" --format json >"$artifacts/changes-before.json"
+else
+  echo '{"changes": []}' >"$artifacts/changes-before.json"
+fi
+
+# 5. Reports.
+log "writing reports to $artifacts"
+gp report --out "$artifacts" --branch "$branch" --format html,md
+
+# 6. What is new tonight.
+new_rc=0
+python3 "$repo/ci/new_regressions.py" "$artifacts/changes-before.json" "$artifacts/changes.json" \
+  --markdown "$artifacts/new-regressions.md" || new_rc=$?
+((new_rc <= 1)) || exit "$new_rc"
+if [[ -f $artifacts/report.md ]]; then
+  { cat "$artifacts/new-regressions.md"; echo; cat "$artifacts/report.md"; } >"$artifacts/summary.md"
+fi
+
+log "done in $(($(date +%s) - start_s)) s"
+if ((wrong_answer)); then exit 4; fi
+exit "$new_rc"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# ci/nightly.sh end to end in imported-data mode (no GPU): night after night into one database, a step that
+# becomes detectable exactly once, a rerun after a "crash" that changes nothing, and the artifacts it promises.
+#   test_nightly.sh GPUPERF_BIN
+set -euo pipefail
+gpuperf=$(realpath "$1")
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+python3 "$repo/tests/ci/make_nights.py" "$work/nights" 20 9
+nightly() {  # nightly NIGHT -> exit code of ci/nightly.sh
+  local n=$1 rc=0
+  bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "$work/history.db" --artifacts "$work/art-$n" \
+    --branch main --night "2026-10-$n" --import "$work/nights/night-$n.json" >"$work/log-$n" 2>&1 || rc=$?
+  echo "$rc"
+}
+
+# Twenty nights with a 25% step at night 9. The detector needs several runs after a step before it can tell
+# it from noise, so the regression surfaces some nights later: exactly once, as new, and never again.
+flagged=""
+for i in $(seq 1 20); do
+  n=$(printf %02d "$i")
+  rc=$(nightly "$n")
+  case $rc in
+    0) ;;
+    1) [[ -z $flagged ]] || fail "night $n reported a new regression again (first on night $flagged)"
+       flagged=$n ;;
+    *) cat "$work/log-$n"; fail "night $n exited $rc" ;;
+  esac
+  if [[ $n == 02 ]]; then
+    for f in report.html report.md junit.xml changes.json summary.md new-regressions.md; do
+      [[ -s $work/art-02/$f ]] || fail "night 02 did not write $f"
+    done
+    # The backup holds the history before tonight; the second night's report has two points per series.
+    runs=$("$gpuperf" --db "$work/art-02/gpuperf-before-2026-10-02.db" runs --format json | grep -c '"uuid"')
+    [[ $runs == 1 ]] || fail "the backup of night 02 holds $runs runs, expected night 01 alone"
+    grep -q "memory/strided" "$work/art-02/report.md" || fail "night 02's report does not mention memory/strided"
+    grep -q "2 runs" "$work/art-02/report.md" || fail "night 02's report does not count 2 runs"
+  fi
+done
+[[ -n $flagged ]] || fail "the 25% step at night 9 was never reported"
+((10#$flagged >= 12)) || fail "night $flagged reported the step with too few runs after it to be sure"
+grep -q "memory/strided" "$work/art-$flagged/new-regressions.md" || fail "the new regression is not named"
+grep -q 'failures="[1-9]' "$work/art-$flagged/junit.xml" || fail "junit.xml has no failure for the regression"
+grep -q "No new regressions" "$work/art-20/new-regressions.md" || fail "night 20 should report nothing new"
+
+# A rerun of the flagged night (as after a crash) gives the same answer and stores nothing twice.
+rm -rf "$work/art-$flagged/report.html"
+rc=$(nightly "$flagged")
+[[ $rc == 1 ]] || fail "the rerun of night $flagged exited $rc, expected 1 again"
+[[ -s $work/art-$flagged/report.html ]] || fail "the rerun did not rewrite the report"
+runs=$("$gpuperf" --db "$work/history.db" runs --format json | grep -c '"uuid"')
+[[ $runs == 20 ]] || fail "the history holds $runs runs after the rerun, expected 20"
+
+# Bad usage is exit 2 and touches nothing.
+rc=0
+bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "$work/history.db" --night "yesterday" >/dev/null 2>&1 || rc=$?
+[[ $rc == 2 ]] || fail "a bad --night exited $rc, expected 2"
+echo "nightly: 20 nights, the step of night 9 reported once (night $flagged), rerun idempotent: ok"
