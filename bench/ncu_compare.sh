@@ -5,14 +5,20 @@
 #   bench/ncu_compare.sh [GPUPERF] [PATTERN] [OUTDIR]
 #
 # GPUPERF defaults to build/cli/gpuperf; PATTERN selects instances as `gpuperf profile` does (default: the
-# default suite); OUTDIR (default ./ncu_compare.out) receives gpuperf.json, ncu.csv, the launch order and
-# the table. Exit status 0 when every value agrees (percentages within 0.5 points, counts within 1%),
-# gpuperf's collection takes at most 1/5 of ncu's and the canonical kernels give their reference values.
+# default suite); OUTDIR (default ./ncu_compare.out) receives every file and table.md. Extra arguments for
+# `gpuperf profile` may be given in $GPUPERF_PROFILE_ARGS (e.g. --separate-sass).
 #
+# ncu runs (all --clock-control none, default cache control: caches flushed before every pass):
+#   ncu        every metric at once: the timed run, and the reference for the deterministic metrics
+#   ncu_dram   the DRAM counters alone: one pass, so no save/restore between passes. ncu's multi-pass
+#              replay writes back 2-3 MB of its own (restored memory) inside the kernel's range on H200,
+#              which a single-pass run does not; gpuperf flushes L2 before every launch and sees neither.
+#   ncu_rep*   occupancy and bank conflicts again: these counters differ between ncu runs by more than the
+#              stated tolerances, so the table also shows ncu's own range over three runs.
 # Timing: three processes over the same instances doing the same setup work (make, poison, verify):
-#   launch   gpuperf profile --launch-only            setup + one launch per instance, no profiler
-#   ncu      ncu ... gpuperf profile --launch-only    the same under ncu (kernel replay, cache flush)
-#   gpuperf  gpuperf profile --metrics default        setup + in-process CUPTI collection
+#   launch   gpuperf profile --launch-only          setup + one launch per instance, no profiler
+#   ncu      ncu ... gpuperf profile --launch-only  the same under ncu (kernel replay, cache flush)
+#   gpuperf  gpuperf profile --metrics default      setup + in-process CUPTI collection
 # Collection time = a process's wall time minus the launch-only one (gpuperf also reports its own).
 set -euo pipefail
 
@@ -20,6 +26,7 @@ GPUPERF=${1:-build/cli/gpuperf}
 PATTERN=${2:-}
 OUT=${3:-ncu_compare.out}
 NCU=${NCU:-ncu}
+read -r -a extra <<<"${GPUPERF_PROFILE_ARGS:-}"
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$OUT"
 [[ -x "$GPUPERF" ]] || { echo "ncu_compare: $GPUPERF is not an executable" >&2; exit 2; }
@@ -28,11 +35,18 @@ command -v "$NCU" >/dev/null || { echo "ncu_compare: ncu not found (set NCU=/pat
 pattern=()
 [[ -n "$PATTERN" ]] && pattern=("$PATTERN")
 now() { date +%s.%N; }
+# ncu TAG METRICS [ncu options...]: ncu's raw CSV in $OUT/TAG.csv, the launch order in $OUT/TAG_order.txt.
+run_ncu() {
+  local tag=$1 metrics=$2
+  shift 2
+  "$NCU" --clock-control none --profile-from-start off --metrics "$metrics" --csv --page raw --print-units base \
+    "$@" --log-file "$OUT/$tag.csv" "$GPUPERF" -q profile "${pattern[@]}" --launch-only >"$OUT/${tag}_order.txt"
+}
 
 t0=$(now)
 "$GPUPERF" -q profile "${pattern[@]}" --launch-only >"$OUT/launch_order.txt"
 t1=$(now)
-"$GPUPERF" -q profile "${pattern[@]}" --metrics default --format json >"$OUT/gpuperf.json"
+"$GPUPERF" -q profile "${pattern[@]}" "${extra[@]}" --metrics default --format json >"$OUT/gpuperf.json"
 t2=$(now)
 # The Perfworks names behind gpuperf's metrics, for ncu to collect the same.
 metrics=$(python3 -c '
@@ -45,10 +59,15 @@ for r in json.load(open(sys.argv[1]))["results"]:
                 names.append(p)
 print(",".join(names))' "$OUT/gpuperf.json")
 t3=$(now)
-"$NCU" --clock-control none --profile-from-start off --metrics "$metrics" --csv --page raw --print-units base \
-  --log-file "$OUT/ncu.csv" "$GPUPERF" -q profile "${pattern[@]}" --launch-only >"$OUT/ncu_launch_order.txt"
+run_ncu ncu "$metrics"
 t4=$(now)
+run_ncu ncu_dram dram__bytes_read.sum,dram__bytes_write.sum
+noisy=sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+run_ncu ncu_rep1 "$noisy"
+run_ncu ncu_rep2 "$noisy"
 
-python3 "$here/ncu_compare.py" --gpuperf "$OUT/gpuperf.json" --ncu "$OUT/ncu.csv" \
-  --order "$OUT/ncu_launch_order.txt" --times "$t0" "$t1" "$t2" "$t3" "$t4" | tee "$OUT/table.md"
+python3 "$here/ncu_compare.py" --gpuperf "$OUT/gpuperf.json" --ncu "$OUT/ncu.csv" "$OUT/ncu_order.txt" \
+  --ncu-dram "$OUT/ncu_dram.csv" "$OUT/ncu_dram_order.txt" \
+  --ncu-repeat "$OUT/ncu_rep1.csv" "$OUT/ncu_rep1_order.txt" --ncu-repeat "$OUT/ncu_rep2.csv" "$OUT/ncu_rep2_order.txt" \
+  --times "$t0" "$t1" "$t2" "$t3" "$t4" | tee "$OUT/table.md"
 exit "${PIPESTATUS[0]}"

@@ -30,6 +30,7 @@ struct ProfileArgs {
   int device = 0;
   std::uint64_t seed = 1;
   bool no_flush = false;
+  bool separate_sass = false;
   bool list_metrics = false;
   std::string chip;
   bool launch_only = false;
@@ -89,6 +90,7 @@ nlohmann::json to_json(const ProfileReport& report, const ProfileArgs& args) {
   j["passes"] = report.passes;
   j["sessions"] = report.sessions;
   j["setup_seconds"] = report.setup_seconds;
+  j["init_seconds"] = report.init_seconds;
   j["collect_seconds"] = report.collect_seconds;
   if (!report.environment_error.empty()) j["environment_error"] = report.environment_error;
   j["results"] = nlohmann::json::array();
@@ -148,6 +150,7 @@ int do_profile(const Context& ctx, const ProfileArgs& args) {
   options.collector.metrics = metrics.names;
   options.collector.replay = replay_mode_from_string(args.replay);
   options.collector.flush_l2 = !args.no_flush;
+  options.collector.separate_sass = args.separate_sass;
   options.seed = args.seed;
   options.progress = progress;
   const ProfileReport report = profile_instances(instances, options);
@@ -160,9 +163,9 @@ int do_profile(const Context& ctx, const ProfileArgs& args) {
   }
   std::cout.flush();
   if (!ctx.quiet) {
-    std::fprintf(stderr, "profiled %zu instance(s) on %s: %zu metric(s), %zu pass(es), %zu session(s), %.3f s in the profiler\n",
+    std::fprintf(stderr, "profiled %zu instance(s) on %s: %zu metric(s), %zu pass(es), %zu session(s), %.3f s in the profiler (%.3f s starting it)\n",
                  report.results.size(), report.device_name.c_str(), report.metric_names.size(), report.passes,
-                 report.sessions, report.collect_seconds);
+                 report.sessions, report.init_seconds + report.collect_seconds, report.init_seconds);
   }
 
   bool incorrect = false;
@@ -194,6 +197,9 @@ void add_profile_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--device", args->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", args->seed, "Input seed of every workload");
   cmd->add_flag("--no-flush", args->no_flush, "Do not flush L2 before each profiled launch (warm-cache counters)");
+  cmd->add_flag("--separate-sass", args->separate_sass,
+                "Profile SASS-patched metrics (the efficiencies) in sessions of their own, so hardware counters "
+                "are read from unpatched kernels");
   cmd->add_flag("--list-metrics", args->list_metrics,
                 "List the GPU's Perfworks metrics (base names; full names when TEXT is given)");
   cmd->add_option("--chip", args->chip, "With --list-metrics: a chip name (GH100) instead of the GPU's; no GPU needed");

@@ -59,12 +59,16 @@ class Collector final : public MetricCollector {
     std::vector<std::string> names = options.metrics.empty() ? default_collector_metrics() : options.metrics;
     std::unique_ptr<PerfworksCatalog> catalog;
     if (backend_) catalog = backend_catalog(*backend_);
-    plan_ = plan_metrics(resolve_metric_requests(names, catalog.get()));
+    plan_ = plan_metrics(resolve_metric_requests(names, catalog.get()), options.separate_sass);
     for (const auto& r : plan_.requests) names_.push_back(r.name);
     if (plan_.needs_profiler() && environment_error_.empty()) {
       if (!backend_) throw EnvironmentError("profiler metrics requested but no CUPTI back end is loaded");
       try {
-        passes_ = backend_->configure(plan_.perfworks);
+        for (const auto& configuration : plan_.configurations) {
+          std::vector<std::string> metrics;
+          for (std::size_t i : configuration) metrics.push_back(plan_.perfworks[i]);
+          passes_ += backend_->add_configuration(metrics);
+        }
       } catch (const cupti::BackendError& e) {
         if (e.kind() == cupti::FailureKind::invalid_metric) throw InputError(e.what());
         throw EnvironmentError("cannot configure CUPTI for " + std::to_string(plan_.perfworks.size()) +
@@ -89,20 +93,24 @@ class Collector final : public MetricCollector {
   std::vector<std::vector<Measurement>> collect_batch(const std::vector<ProfileTarget>& targets,
                                                       StreamHandle stream) override {
     const std::size_t n = targets.size();
-    std::vector<std::vector<double>> values(n);
-    std::vector<bool> have_values(n, false);
-    std::vector<std::string> profiler_failure(n);
-    std::vector<Status> profiler_status(n, Status::failed);
+    Outcome outcome;
+    outcome.values.assign(n, std::vector<double>(plan_.perfworks.size(), 0.0));
+    outcome.failed.assign(n, false);
+    outcome.failure.assign(n, "");
+    outcome.status.assign(n, Status::failed);
 
     if (plan_.needs_profiler()) {
       std::vector<bool> idempotent(n);
       for (std::size_t i = 0; i < n; ++i) idempotent[i] = targets[i].ref->benchmark->idempotent;
-      for (const SessionPlan& session : plan_sessions(idempotent, options_.replay, options_.max_ranges_per_session)) {
-        if (!environment_error_.empty()) {
-          for (std::size_t t : session.targets) profiler_failure[t] = environment_error_;
-          continue;
+      const auto sessions = plan_sessions(idempotent, options_.replay, options_.max_ranges_per_session);
+      for (std::size_t c = 0; c < plan_.configurations.size(); ++c) {
+        for (const SessionPlan& session : sessions) {
+          if (!environment_error_.empty()) {
+            for (std::size_t t : session.targets) outcome.fail(t, environment_error_, Status::failed);
+            continue;
+          }
+          run_session(c, session, targets, stream, outcome);
         }
-        run_session(session, targets, stream, values, have_values, profiler_failure, profiler_status);
       }
     }
 
@@ -120,8 +128,8 @@ class Collector final : public MetricCollector {
           static_failure = e.what();
         }
       }
-      out.push_back(evaluate_target(plan_, have_values[i] ? &values[i] : nullptr, profiler_status[i],
-                                    profiler_failure[i], have_statics ? &statics : nullptr, static_failure));
+      out.push_back(evaluate_target(plan_, outcome.failed[i] ? nullptr : &outcome.values[i], outcome.status[i],
+                                    outcome.failure[i], have_statics ? &statics : nullptr, static_failure));
     }
     return out;
   }
@@ -131,24 +139,36 @@ class Collector final : public MetricCollector {
   std::string environment_error() const override { return environment_error_; }
 
  private:
-  void run_session(const SessionPlan& session, const std::vector<ProfileTarget>& targets, StreamHandle stream,
-                   std::vector<std::vector<double>>& values, std::vector<bool>& have_values,
-                   std::vector<std::string>& failure, std::vector<Status>& status) {
+  // What the sessions of one batch found, per target: every Perfworks value of the plan, or why not.
+  struct Outcome {
+    std::vector<std::vector<double>> values;  // [target][plan_.perfworks index]
+    std::vector<bool> failed;
+    std::vector<std::string> failure;         // the first failure's reason
+    std::vector<Status> status;
+    void fail(std::size_t t, const std::string& why, Status s) {
+      if (failed[t]) return;
+      failed[t] = true;
+      failure[t] = why;
+      status[t] = s;
+    }
+  };
+
+  // Profiles `session`'s targets with configuration `configuration` (indices into plan_.perfworks).
+  void run_session(std::size_t configuration, const SessionPlan& session, const std::vector<ProfileTarget>& targets,
+                   StreamHandle stream, Outcome& outcome) {
+    const std::vector<std::size_t>& metric_index = plan_.configurations[configuration];
     const bool user = session.replay == cupti::SessionReplay::user;
     std::vector<std::string> display;
     for (std::size_t t : session.targets) display.push_back(targets[t].ref->instance().display_name());
     const std::vector<std::string> range_names = unique_range_names(display);
     auto fail_all = [&](const std::string& why, Status s) {
-      for (std::size_t t : session.targets) {
-        failure[t] = why;
-        status[t] = s;
-      }
+      for (std::size_t t : session.targets) outcome.fail(t, why, s);
     };
 
     std::vector<cupti::RangeValues> ranges;
     std::size_t dropped = 0;
     try {
-      backend_->begin_session(session.replay, session.targets.size());
+      backend_->begin_session(configuration, session.replay, session.targets.size());
       bool done = false;
       for (std::size_t pass = 0; !done; ++pass) {
         if (pass == kMaxPasses) {
@@ -208,15 +228,15 @@ class Collector final : public MetricCollector {
       } else if (by_order && k < ranges.size() && ranges.size() == session.targets.size()) {
         r = &ranges[k];
       }
-      if (r == nullptr || r->values.size() != plan_.perfworks.size()) {
-        failure[t] = "CUPTI returned no range for " + range_names[k] +
-                     (dropped > 0 ? " (" + std::to_string(dropped) + " range(s) dropped)" : std::string()) +
-                     (!user ? " (kernel replay: did launch() start exactly one kernel?)" : std::string());
-        status[t] = Status::failed;
+      if (r == nullptr || r->values.size() != metric_index.size()) {
+        outcome.fail(t,
+                     "CUPTI returned no range for " + range_names[k] +
+                         (dropped > 0 ? " (" + std::to_string(dropped) + " range(s) dropped)" : std::string()) +
+                         (!user ? " (kernel replay: did launch() start exactly one kernel?)" : std::string()),
+                     Status::failed);
         continue;
       }
-      values[t] = r->values;
-      have_values[t] = true;
+      for (std::size_t j = 0; j < metric_index.size(); ++j) outcome.values[t][metric_index[j]] = r->values[j];
     }
   }
 

@@ -48,6 +48,9 @@ struct CollectorOptions {
   bool flush_l2 = true;
   // Most instances profiled in one session (one range each per pass).
   std::size_t max_ranges_per_session = 64;
+  // Profile SASS-patched metrics (smsp__sass_*: the efficiencies) in sessions of their own, so hardware
+  // counters (occupancy, DRAM, shared memory) are read while kernels run unpatched. Costs one more session.
+  bool separate_sass = false;
 };
 
 // One instance to profile in a batch; both pointers must outlive the call.

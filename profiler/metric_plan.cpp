@@ -10,7 +10,11 @@ bool MetricPlan::needs_static() const {
                      [](const MetricRequest& r) { return r.source == MetricSource::static_attr; });
 }
 
-MetricPlan plan_metrics(std::vector<MetricRequest> requests) {
+bool is_sass_metric(const std::string& name) {
+  return name.rfind("smsp__sass_", 0) == 0 || name.rfind("sm__sass_", 0) == 0;
+}
+
+MetricPlan plan_metrics(std::vector<MetricRequest> requests, bool separate_sass) {
   MetricPlan plan;
   std::map<std::string, std::size_t> index;
   for (const auto& r : requests) {
@@ -25,6 +29,16 @@ MetricPlan plan_metrics(std::vector<MetricRequest> requests) {
     plan.terms.push_back(std::move(terms));
   }
   plan.requests = std::move(requests);
+  std::vector<std::size_t> sass, hardware, all;
+  for (std::size_t i = 0; i < plan.perfworks.size(); ++i) {
+    (is_sass_metric(plan.perfworks[i]) ? sass : hardware).push_back(i);
+    all.push_back(i);
+  }
+  if (separate_sass && !sass.empty() && !hardware.empty()) {
+    plan.configurations = {hardware, sass};
+  } else if (!all.empty()) {
+    plan.configurations = {all};
+  }
   return plan;
 }
 

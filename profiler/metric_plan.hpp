@@ -19,15 +19,24 @@ namespace gpuperf {
 
 struct MetricPlan {
   std::vector<MetricRequest> requests;          // in output order
-  std::vector<std::string> perfworks;           // unique full names, the configuration's metric list
+  std::vector<std::string> perfworks;           // unique full names of all requests
   std::vector<std::vector<std::size_t>> terms;  // per request: indices into `perfworks` summed (profiler)
+  // The CUPTI configurations, each a list of indices into `perfworks`; each batch is profiled once per
+  // configuration. One configuration unless SASS metrics are kept apart (see plan_metrics).
+  std::vector<std::vector<std::size_t>> configurations;
   bool needs_profiler() const { return !perfworks.empty(); }
   bool needs_static() const;
 };
 
+// True for metrics CUPTI collects by patching the kernel's SASS (smsp__sass_*, sm__sass_*).
+bool is_sass_metric(const std::string& perfworks_name);
+
 // Deduplicates the Perfworks names of all requests (shared_bank_conflicts and a raw
-// l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum share one counter).
-MetricPlan plan_metrics(std::vector<MetricRequest> requests);
+// l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum share one counter). With `separate_sass`,
+// SASS-patched metrics get a configuration (so a session) of their own, and hardware counters are read
+// while the kernels run unpatched; otherwise everything shares one configuration (CUPTI still puts SASS
+// metrics in passes of their own).
+MetricPlan plan_metrics(std::vector<MetricRequest> requests, bool separate_sass = false);
 
 struct SessionPlan {
   cupti::SessionReplay replay = cupti::SessionReplay::user;

@@ -90,7 +90,9 @@ bool memory_low(double min_free_fraction) {
 ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const ProfileOptions& options) {
   ProfileReport report;
   select(options.collector.device);
+  const auto t_init = Clock::now();
   auto collector = make_cupti_collector(options.collector);
+  report.init_seconds = seconds_since(t_init);
   report.environment_error = collector->environment_error();
   report.metric_names = collector->metric_names();
   report.passes = collector->passes();

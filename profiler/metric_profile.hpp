@@ -32,6 +32,7 @@ struct ProfileReport {
   std::size_t sessions = 0;              // collector sessions run (groups of live instances)
   std::vector<Result> results;           // one per instance, in order; incorrect ones carry no metrics
   double setup_seconds = 0;              // making, poisoning, launching and verifying workloads
+  double init_seconds = 0;               // starting the collector: CUPTI, counter availability, configuration
   double collect_seconds = 0;            // inside the collector: replay passes, decoding, evaluation
 };
 

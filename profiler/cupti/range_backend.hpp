@@ -96,14 +96,15 @@ class RangeProfilerBackend {
   virtual std::vector<std::string> sub_metrics(MetricKind kind, const std::string& base) = 0;
   // nullopt when `full_name` is not a metric of this chip.
   virtual std::optional<MetricProperties> metric_properties(const std::string& full_name) = 0;
-  // Builds the configuration image for `metrics` (full names) and returns the passes it needs.
-  // Replaces any earlier configuration. Throws BackendError (invalid_metric) for a name CUPTI rejects.
-  virtual std::size_t configure(const std::vector<std::string>& metrics) = 0;
+  // Builds a configuration image for `metrics` (full names) and returns the passes it needs; the
+  // configurations are numbered 0, 1, ... in the order they are added. Throws BackendError
+  // (invalid_metric) for a name CUPTI rejects.
+  virtual std::size_t add_configuration(const std::vector<std::string>& metrics) = 0;
 
   // ---- Device side: needs the back end opened on a device. ----
   // Enables the range profiler on the device's context, sizes a counter-data image for `max_ranges`
-  // ranges and sets the configuration.
-  virtual void begin_session(SessionReplay replay, std::size_t max_ranges) = 0;
+  // ranges and sets configuration `configuration`.
+  virtual void begin_session(std::size_t configuration, SessionReplay replay, std::size_t max_ranges) = 0;
   virtual void start_pass() = 0;
   virtual void push_range(const std::string& name) = 0;  // user replay only
   virtual void pop_range() = 0;
@@ -111,6 +112,7 @@ class RangeProfilerBackend {
   virtual bool end_pass() = 0;
   // Decodes the collected passes; returns the number of ranges dropped (counter-data image too small).
   virtual std::size_t decode() = 0;
+  // One value per metric of the session's configuration, in its order.
   virtual std::vector<RangeValues> evaluate() = 0;
   // Disables the range profiler (kernels run unpatched again). Safe to call when no session is open.
   virtual void end_session() = 0;

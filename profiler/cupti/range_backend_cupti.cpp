@@ -82,7 +82,7 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
   // Host only: `availability` may be empty (then CUPTI assumes every counter of the chip is free).
   CuptiRangeBackend(std::string chip, std::vector<std::uint8_t> availability, CUcontext ctx, bool initialized)
       : chip_(std::move(chip)), availability_(std::move(availability)), ctx_(ctx), profiler_initialized_(initialized) {
-    init_host();
+    if (ctx_ == nullptr) host_ = new_host();  // host only: fail now for a chip CUPTI does not know
   }
 
   ~CuptiRangeBackend() override {
@@ -92,7 +92,8 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
       p.pRangeProfilerObject = range_profiler_;
       (void)cuptiRangeProfilerDisable(&p);  // teardown: nothing useful to do with a failure here
     }
-    deinit_host();
+    for (auto& c : configs_) release_host(c.host);
+    release_host(host_);
     if (profiler_initialized_) {
       auto p = params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
       (void)cuptiProfilerDeInitialize(&p);  // teardown, as above
@@ -103,7 +104,7 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
 
   std::vector<std::string> base_metrics(MetricKind kind) override {
     auto p = params<CUpti_Profiler_Host_GetBaseMetrics_Params>(CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE);
-    p.pHostObject = host_;
+    p.pHostObject = catalog_host();
     p.metricType = metric_type(kind);
     GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetBaseMetrics(&p));
     std::vector<std::string> out;
@@ -114,7 +115,7 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
 
   std::vector<std::string> sub_metrics(MetricKind kind, const std::string& base) override {
     auto p = params<CUpti_Profiler_Host_GetSubMetrics_Params>(CUpti_Profiler_Host_GetSubMetrics_Params_STRUCT_SIZE);
-    p.pHostObject = host_;
+    p.pHostObject = catalog_host();
     p.metricType = metric_type(kind);
     p.pMetricName = base.c_str();
     GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetSubMetrics(&p));
@@ -126,7 +127,7 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
 
   std::optional<MetricProperties> metric_properties(const std::string& full_name) override {
     auto p = params<CUpti_Profiler_Host_GetMetricProperties_Params>(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
-    p.pHostObject = host_;
+    p.pHostObject = catalog_host();
     p.pMetricName = full_name.c_str();
     CUptiResult r = cuptiProfilerHostGetMetricProperties(&p);
     if (r == CUPTI_ERROR_INVALID_METRIC_NAME) return std::nullopt;
@@ -141,51 +142,56 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
     return out;
   }
 
-  std::size_t configure(const std::vector<std::string>& metrics) override {
-    if (configured_) {  // a host object only accumulates metrics: start from a fresh one
-      deinit_host();
-      init_host();
-    }
-    metrics_ = metrics;
-    auto names = c_strings(metrics_);
+  std::size_t add_configuration(const std::vector<std::string>& metrics) override {
+    // A host object accumulates every metric added to it, so each configuration gets its own; it also
+    // evaluates that configuration's counter data.
+    Configuration c;
+    c.host = new_host();
+    configs_.push_back(std::move(c));  // owned from here on, released by the destructor
+    Configuration& cfg = configs_.back();
+    cfg.metrics = metrics;
+    auto names = c_strings(cfg.metrics);
     auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-    add.pHostObject = host_;
+    add.pHostObject = cfg.host;
     add.ppMetricNames = names.data();
     add.numMetrics = names.size();
     GPUPERF_CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
 
     auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-    size.pHostObject = host_;
+    size.pHostObject = cfg.host;
     GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
-    config_.assign(size.configImageSize, 0);
+    cfg.image.assign(size.configImageSize, 0);
     auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-    image.pHostObject = host_;
-    image.configImageSize = config_.size();
-    image.pConfigImage = config_.data();
+    image.pHostObject = cfg.host;
+    image.configImageSize = cfg.image.size();
+    image.pConfigImage = cfg.image.data();
     GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&image));
 
     auto passes = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-    passes.configImageSize = config_.size();
-    passes.pConfigImage = config_.data();
+    passes.configImageSize = cfg.image.size();
+    passes.pConfigImage = cfg.image.data();
     GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetNumOfPasses(&passes));
-    configured_ = true;
     return passes.numOfPasses;
   }
 
-  void begin_session(SessionReplay replay, std::size_t max_ranges) override {
+  void begin_session(std::size_t configuration, SessionReplay replay, std::size_t max_ranges) override {
     if (ctx_ == nullptr) {
       throw BackendError(FailureKind::no_device, "begin_session", 0,
                          "the CUPTI back end was opened for chip " + chip_ + " only, without a device");
     }
-    if (!configured_) throw BackendError(FailureKind::other, "begin_session", 0, "begin_session before configure");
+    if (configuration >= configs_.size()) {
+      throw BackendError(FailureKind::other, "begin_session", 0,
+                         "configuration " + std::to_string(configuration) + " was never added");
+    }
     end_session();
-    replay_ = replay;
+    active_ = configuration;
+    const Configuration& cfg = configs_[active_];
     auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
     enable.ctx = ctx_;
     GPUPERF_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
     range_profiler_ = enable.pRangeProfilerObject;
 
-    auto names = c_strings(metrics_);
+    auto names = c_strings(cfg.metrics);
     auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     size.pRangeProfilerObject = range_profiler_;
     size.pMetricNames = names.data();
@@ -203,8 +209,8 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
 
     auto set = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
     set.pRangeProfilerObject = range_profiler_;
-    set.configSize = config_.size();
-    set.pConfig = config_.data();
+    set.configSize = cfg.image.size();
+    set.pConfig = cfg.image.data();
     set.counterDataImageSize = counter_data_.size();
     set.pCounterDataImage = counter_data_.data();
     set.range = replay == SessionReplay::user ? CUPTI_UserRange : CUPTI_AutoRange;
@@ -256,7 +262,8 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
     info.counterDataImageSize = counter_data_.size();
     GPUPERF_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
 
-    auto names = c_strings(metrics_);
+    const Configuration& cfg = configs_.at(active_);
+    auto names = c_strings(cfg.metrics);
     std::vector<RangeValues> out;
     out.reserve(info.numTotalRanges);
     for (std::size_t i = 0; i < info.numTotalRanges; ++i) {
@@ -271,7 +278,7 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
       rv.name = range.rangeName != nullptr ? range.rangeName : std::to_string(i);
       rv.values.assign(names.size(), 0.0);
       auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-      eval.pHostObject = host_;
+      eval.pHostObject = cfg.host;
       eval.pCounterDataImage = counter_data_.data();
       eval.counterDataImageSize = counter_data_.size();
       eval.rangeIndex = i;
@@ -293,21 +300,33 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
   }
 
  private:
-  void init_host() {
+  struct Configuration {
+    CUpti_Profiler_Host_Object* host = nullptr;
+    std::vector<std::string> metrics;
+    std::vector<std::uint8_t> image;
+  };
+
+  CUpti_Profiler_Host_Object* new_host() {
     auto p = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = chip_.c_str();
     p.pCounterAvailabilityImage = availability_.empty() ? nullptr : availability_.data();
     GPUPERF_CUPTI_CHECK(cuptiProfilerHostInitialize(&p));
-    host_ = p.pHostObject;
-    configured_ = false;
+    return p.pHostObject;
   }
 
-  void deinit_host() {
-    if (host_ == nullptr) return;
+  // The host object that answers metric-list questions, made on first use (about 0.1 s): a collector
+  // asked only for gpuperf's own metrics never needs it.
+  CUpti_Profiler_Host_Object* catalog_host() {
+    if (host_ == nullptr) host_ = new_host();
+    return host_;
+  }
+
+  static void release_host(CUpti_Profiler_Host_Object*& host) {
+    if (host == nullptr) return;
     auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-    p.pHostObject = host_;
-    host_ = nullptr;
+    p.pHostObject = host;
+    host = nullptr;
     (void)cuptiProfilerHostDeinitialize(&p);  // teardown of a host object: a failure leaves nothing to undo
   }
 
@@ -322,13 +341,11 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
   std::vector<std::uint8_t> availability_;
   CUcontext ctx_ = nullptr;
   bool profiler_initialized_ = false;
-  CUpti_Profiler_Host_Object* host_ = nullptr;
-  bool configured_ = false;
-  std::vector<std::string> metrics_;
-  std::vector<std::uint8_t> config_;
+  CUpti_Profiler_Host_Object* host_ = nullptr;  // for the metric catalog
+  std::vector<Configuration> configs_;
+  std::size_t active_ = 0;                       // the open session's configuration
   std::vector<std::uint8_t> counter_data_;
   CUpti_RangeProfiler_Object* range_profiler_ = nullptr;
-  SessionReplay replay_ = SessionReplay::user;
 };
 
 class CuptiBackendFactory final : public BackendFactory {

@@ -57,7 +57,8 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
   std::optional<std::pair<std::string, int>> fail;
   std::size_t drop_last_ranges = 0;  // pretend the counter-data image was too small
 
-  std::vector<std::string> configured;
+  std::vector<std::string> configured;                  // every configuration's metrics, concatenated
+  std::vector<std::vector<std::string>> configurations;
 
   std::string chip_name() const override { return "GH100"; }
   std::vector<std::string> base_metrics(cupti::MetricKind kind) override {
@@ -86,16 +87,18 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
     }
     return std::nullopt;
   }
-  std::size_t configure(const std::vector<std::string>& metrics) override {
+  std::size_t add_configuration(const std::vector<std::string>& metrics) override {
     maybe_fail("configure");
-    configured = metrics;
+    configured.insert(configured.end(), metrics.begin(), metrics.end());
+    configurations.push_back(metrics);
     log_->events.push_back("configure:" + std::to_string(metrics.size()));
     return passes;
   }
-  void begin_session(cupti::SessionReplay replay, std::size_t max_ranges) override {
-    log_->events.push_back(std::string("begin:") + (replay == cupti::SessionReplay::user ? "user" : "kernel") + ":" +
-                           std::to_string(max_ranges));
+  void begin_session(std::size_t configuration, cupti::SessionReplay replay, std::size_t max_ranges) override {
+    log_->events.push_back(std::string("begin:") + (configurations.size() > 1 ? std::to_string(configuration) + ":" : "") +
+                           (replay == cupti::SessionReplay::user ? "user" : "kernel") + ":" + std::to_string(max_ranges));
     maybe_fail("begin_session");
+    active_ = configuration;
     replay_ = replay;
     open_ = true;
     pass_ = 0;
@@ -134,7 +137,7 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
     std::vector<cupti::RangeValues> out;
     for (const auto& r : ranges_) {
       cupti::RangeValues rv{r, {}};
-      for (const auto& m : configured) rv.values.push_back(value(r, m));
+      for (const auto& m : configurations.at(active_)) rv.values.push_back(value(r, m));
       out.push_back(rv);
     }
     return out;
@@ -160,6 +163,7 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
   std::shared_ptr<EventLog> log_;
   std::map<std::string, cupti::MetricKind> bases_;
   cupti::SessionReplay replay_ = cupti::SessionReplay::user;
+  std::size_t active_ = 0;
   bool open_ = false;
   std::size_t pass_ = 0;
   std::size_t launches_in_pass_ = 0;

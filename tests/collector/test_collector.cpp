@@ -301,6 +301,44 @@ TEST(Collector, RawPerfworksNamesAreCheckedAgainstTheChip) {
   }
 }
 
+TEST(Collector, SeparateSassRunsOneSessionPerConfigurationAndMergesTheValues) {
+  CollectorOptions o;
+  o.metrics = {"gld_efficiency", "dram_bytes_read", "gst_efficiency"};
+  o.separate_sass = true;
+  Rig rig(o, [](FakeBackend& b) {
+    b.value = [](const std::string&, const std::string& m) { return m.find("_op_ld.pct") != std::string::npos ? 50.0 : m.find("_op_st.pct") != std::string::npos ? 75.0 : 1024.0; };
+  });
+  ASSERT_EQ(rig.backend->configurations.size(), 2u);
+  EXPECT_EQ(rig.backend->configurations[0], std::vector<std::string>{"dram__bytes_read.sum"});
+  EXPECT_EQ(rig.backend->configurations[1].size(), 2u);
+  EXPECT_EQ(rig.collector->passes(), 4u);  // 2 per configuration in the fake
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  auto ms = rig.collector->collect(r, w, nullptr);
+  EXPECT_EQ(rig.log->count("begin:0:user:1"), 1u);
+  EXPECT_EQ(rig.log->count("begin:1:user:1"), 1u);
+  EXPECT_EQ(rig.log->count("launch:w"), 4u);
+  EXPECT_DOUBLE_EQ(ms[0].samples.at(0), 50.0);
+  EXPECT_DOUBLE_EQ(ms[1].samples.at(0), 1024.0);
+  EXPECT_DOUBLE_EQ(ms[2].samples.at(0), 75.0);
+}
+
+TEST(Collector, AFailureInOneConfigurationFailsTheInstancesProfilerMetrics) {
+  CollectorOptions o;
+  o.metrics = {"gld_efficiency", "dram_bytes_read", "registers"};
+  o.separate_sass = true;
+  Rig rig(o);
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  rig.backend->fail = std::make_pair(std::string("decode"), 999);
+  auto ms = rig.collector->collect(r, w, nullptr);
+  EXPECT_EQ(ms[0].status, Status::failed);
+  EXPECT_EQ(ms[1].status, Status::failed);
+  EXPECT_EQ(ms[2].status, Status::ok);
+}
+
 TEST(Collector, SharedCountersAreConfiguredOnce) {
   CollectorOptions o;
   o.metrics = {"shared_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"};

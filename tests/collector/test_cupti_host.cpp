@@ -36,12 +36,22 @@ TEST(CuptiHost, DefaultSetNeedsFewPasses) {
   auto backend = gh100();
   auto catalog = backend_catalog(*backend);
   auto plan = plan_metrics(resolve_metric_requests(default_profile_metrics(), catalog.get()));
-  const std::size_t passes = backend->configure(plan.perfworks);
+  const std::size_t passes = backend->add_configuration(plan.perfworks);
   // Measured on GH100 with CUPTI 13.0: SASS-patched metrics never share a pass with hardware counters.
   EXPECT_GE(passes, 2u);
   EXPECT_LE(passes, 4u);
-  // A single hardware counter fits in one pass; configure() replaces the earlier configuration.
-  EXPECT_EQ(backend->configure({"dram__bytes_read.sum"}), 1u);
+  // Configurations are independent: a single hardware counter fits in one pass.
+  EXPECT_EQ(backend->add_configuration({"dram__bytes_read.sum"}), 1u);
+  // Kept apart, the SASS metrics and the hardware counters need no more passes in total.
+  auto split = plan_metrics(resolve_metric_requests(default_profile_metrics(), catalog.get()), true);
+  ASSERT_EQ(split.configurations.size(), 2u);
+  std::size_t split_passes = 0;
+  for (const auto& c : split.configurations) {
+    std::vector<std::string> names;
+    for (std::size_t i : c) names.push_back(split.perfworks[i]);
+    split_passes += backend->add_configuration(names);
+  }
+  EXPECT_EQ(split_passes, passes);
 }
 
 TEST(CuptiHost, TyposGetCloseNamesFromTheChip) {

@@ -133,6 +133,22 @@ TEST(PlanMetrics, DeduplicatesSharedCountersAndKeepsRequestOrder) {
   EXPECT_FALSE(plan_metrics(resolve_metric_requests({"registers"}, nullptr)).needs_profiler());
 }
 
+TEST(PlanMetrics, SassMetricsCanGetAConfigurationOfTheirOwn) {
+  auto requests = resolve_metric_requests({"gld_efficiency", "dram_bytes_read", "gst_efficiency"}, nullptr);
+  auto one = plan_metrics(requests);
+  ASSERT_EQ(one.configurations.size(), 1u);
+  EXPECT_EQ(one.configurations[0], (std::vector<std::size_t>{0, 1, 2}));
+  auto two = plan_metrics(requests, true);
+  ASSERT_EQ(two.configurations.size(), 2u);
+  EXPECT_EQ(two.configurations[0], std::vector<std::size_t>{1});        // hardware counters first
+  EXPECT_EQ(two.configurations[1], (std::vector<std::size_t>{0, 2}));   // then the SASS-patched ones
+  // Nothing to separate: one configuration.
+  EXPECT_EQ(plan_metrics(resolve_metric_requests({"gld_efficiency"}, nullptr), true).configurations.size(), 1u);
+  EXPECT_TRUE(plan_metrics(resolve_metric_requests({"registers"}, nullptr), true).configurations.empty());
+  EXPECT_TRUE(is_sass_metric("smsp__sass_inst_executed_op_shared_ld.sum"));
+  EXPECT_FALSE(is_sass_metric("sm__warps_active.avg.pct_of_peak_sustained_active"));
+}
+
 TEST(PlanSessions, IdempotentTogetherOthersAloneAndCapped) {
   using R = cupti::SessionReplay;
   auto s = plan_sessions({true, false, true, true, false}, ReplayMode::automatic, 2);
