@@ -11,12 +11,12 @@ namespace gpuperf::analysis {
 namespace {
 
 // Counters marked deterministic that still move between runs of one binary on an H200 (measured with
-// bench/detect_eval_gpu.sh, 5 runs): shared load/store wavefronts by up to 0.7%, bank conflicts by up to
-// 10% of a small count. Real changes of these (a tile size, padding) are 2x and more.
+// bench/detect_eval_gpu.sh, 13 runs): shared load/store wavefronts by up to 1.2% (13303..13468 store
+// wavefronts of matvec/shared), bank conflicts by up to 15% where the count is small (832..960). Real changes of these (a tile size, padding) are 2x and more.
 void nearly_deterministic(Thresholds& t) {
-  t.min_effect_pct["shared_load_transactions"] = 1.0;
-  t.min_effect_pct["shared_store_transactions"] = 1.0;
-  t.min_effect_pct["shared_bank_conflicts"] = 10.0;
+  t.min_effect_pct["shared_load_transactions"] = 2.0;
+  t.min_effect_pct["shared_store_transactions"] = 2.0;
+  t.min_effect_pct["shared_bank_conflicts"] = 25.0;
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ struct Thresholds {
   double deterministic_tolerance_pct = 0.01;
 
   // Defaults of `gpuperf compare`/`check`: alpha 0.01; duration/gbps/gflops 2%; achieved_occupancy and dram
-  // bytes 5% (dram also 1 MB); shared transactions 1% and bank conflicts 10% (nearly deterministic).
+  // bytes 5% (dram also 1 MB); shared transactions 2% and bank conflicts 25% (nearly deterministic).
   // One run's samples show only within-run noise, hence the effect floor.
   static Thresholds for_compare();
   // Defaults of `gpuperf detect`: alpha 0.005 per tested segment, noisy metrics 1%, the nearly

@@ -172,7 +172,7 @@ TEST(Compare, DeterministicCounters) {
             Verdict::same);
   EXPECT_EQ(cmp(value("shared_store_transactions", 4.5e6), value("shared_store_transactions", 9e6)).verdict,
             Verdict::slower);
-  EXPECT_EQ(cmp(value("shared_bank_conflicts", 893), value("shared_bank_conflicts", 972)).verdict, Verdict::same);
+  EXPECT_EQ(cmp(value("shared_bank_conflicts", 832), value("shared_bank_conflicts", 960)).verdict, Verdict::same);
   EXPECT_EQ(cmp(value("shared_bank_conflicts", 80e3), value("shared_bank_conflicts", 16.5e6)).verdict,
             Verdict::slower);
   EXPECT_EQ(cmp(value("gld_efficiency", 100), value("gld_efficiency", 100.0000001)).verdict, Verdict::same);
