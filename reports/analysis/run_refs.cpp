@@ -46,11 +46,18 @@ bool branch_exists(const db::Store& store, const std::string& branch) {
   return !store.runs(f).empty();
 }
 
+// True when `ref` named `run` through its commit (not its id or uuid).
+bool by_commit(const std::string& ref, const db::RunInfo& run) {
+  return ref.size() >= 7 && starts_with(run.commit, ref) && !starts_with(run.uuid, ref) &&
+         ref != std::to_string(run.id);
+}
+
 }  // namespace
 
 bool is_moving_ref(const db::Store& store, const std::string& ref) {
   if (starts_with(ref, "branch:") || starts_with(ref, "label:")) return true;
-  return !store.find_run(ref) && branch_exists(store, ref);
+  if (const auto r = store.find_run(ref)) return by_commit(ref, *r);
+  return branch_exists(store, ref);
 }
 
 db::RunInfo resolve_run_ref(const db::Store& store, const std::string& ref, std::optional<std::int64_t> machine_id) {
@@ -67,7 +74,19 @@ db::RunInfo resolve_run_ref(const db::Store& store, const std::string& ref, std:
     if (auto r = latest_with_label(store, label, machine_id)) return *r;
     throw InputError("'" + ref + "': no run labelled '" + label + "'" + where);
   }
-  if (auto r = store.find_run(ref)) return *r;
+  if (auto r = store.find_run(ref)) {
+    if (!machine_id || r->machine_id == *machine_id || !by_commit(ref, *r)) return *r;
+    // A commit: its latest run on this machine.
+    db::RunFilter f;
+    f.machine_id = machine_id;
+    f.include_excluded = false;
+    std::optional<db::RunInfo> best;
+    for (const auto& run : store.runs(f)) {
+      if (run.commit == r->commit && !run.excluded) best = run;
+    }
+    if (best) return *best;
+    throw InputError("'" + ref + "': commit " + r->commit.substr(0, 10) + " has no run" + where);
+  }
   if (branch_exists(store, ref)) {
     if (auto r = store.latest_run(ref, machine_id)) return *r;
     throw InputError("'" + ref + "': branch '" + ref + "' has no run" + where);

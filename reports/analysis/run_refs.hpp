@@ -7,8 +7,8 @@
 //   NAME                           a branch name, when nothing above matches it
 //
 // Named baselines are labels: `gpuperf run --label release-1.2` makes `label:release-1.2` one, no
-// extra table needed. Latest-run lookups prefer `machine_id` when given and fall back to nothing: a
-// baseline from another GPU is not a baseline.
+// extra table needed. Latest-run lookups (branch, label, commit) keep to `machine_id` when given and fall
+// back to nothing: a baseline from another GPU is not a baseline.
 #pragma once
 
 #include <cstdint>
@@ -23,8 +23,8 @@ namespace gpuperf::analysis {
 db::RunInfo resolve_run_ref(const db::Store& store, const std::string& ref,
                             std::optional<std::int64_t> machine_id = std::nullopt);
 
-// True for references that name "the latest run of something" (branch:, label:, a bare branch name) and
-// so depend on the machine; false for a specific run (id, uuid, commit).
+// True for references that name "the latest run of something" (branch:, label:, a bare branch name, a
+// commit) and so depend on the machine; false for a specific run (id, uuid).
 bool is_moving_ref(const db::Store& store, const std::string& ref);
 
 }  // namespace gpuperf::analysis

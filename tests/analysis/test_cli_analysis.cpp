@@ -69,6 +69,18 @@ TEST_F(AnalysisCli, RegressionExitsOneInEveryFormat) {
   EXPECT_NEAR((*dur)["change_pct"].get<double>(), 15, 1.5);
 }
 
+TEST_F(AnalysisCli, CommitReferences) {
+  // Night 23's commit has two runs (the nightly and the rerun): a commit means its latest run.
+  const std::string night22 = "14ee4caf2d";  // sha1("main-22")[:10]
+  const std::string night23 = "73e72a1a2d";  // sha1("main-23")[:10]
+  const CliResult r = gpuperf({"compare", night22, night23, "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["base"]["run"], "aa000000-0000-4000-8000-000000000022");
+  EXPECT_EQ(j["candidate"]["run"], "bb000000-0000-4000-8000-000000000001");
+  EXPECT_EQ(gpuperf({"compare", "deadbeef00", night23}).code, 2);
+}
+
 TEST_F(AnalysisCli, ReverseDirectionIsAnImprovement) {
   const CliResult r = gpuperf({"compare", "branch:feature", "branch:main"});
   EXPECT_EQ(r.code, 0) << r.err;
