@@ -50,7 +50,8 @@ StopReason should_stop(const std::vector<double>& samples, double elapsed_s, con
   const std::size_t n = samples.size();
   if (n >= c.max_samples) return StopReason::max_samples;
   if (n < c.min_samples) return StopReason::not_yet;
-  if (median_relative_spread(samples) < c.target_rel_spread && median_drift(samples) < 2.0 * c.target_rel_spread) {
+  if (elapsed_s >= c.min_time_s && median_relative_spread(samples) < c.target_rel_spread &&
+      median_drift(samples) < 2.0 * c.target_rel_spread) {
     return StopReason::converged;
   }
   if (elapsed_s >= c.max_time_s) return StopReason::time_cap;
@@ -65,6 +66,9 @@ void validate(const StoppingCriteria& c) {
   }
   if (!(c.target_rel_spread > 0)) throw InputError("timing: the target relative spread must be positive");
   if (!(c.max_time_s > 0)) throw InputError("timing: the time cap must be positive");
+  if (!(c.min_time_s >= 0) || c.min_time_s > c.max_time_s) {
+    throw InputError("timing: the minimum sampling time must be between 0 and the time cap");
+  }
 }
 
 }  // namespace gpuperf

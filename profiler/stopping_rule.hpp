@@ -22,6 +22,10 @@ struct StoppingCriteria {
   std::size_t max_samples = 2000;     // always stop at this many
   double target_rel_spread = 0.005;   // stop when the median's relative CI half-width is below this
   double max_time_s = 1.0;            // stop when the instance has been sampled this long (wall seconds)
+  // Never converge before sampling has lasted this long (wall seconds): 25 samples of a short kernel span
+  // only ~2.5 ms, and on an H200 bandwidth-bound kernels showed level shifts of 1-4% lasting milliseconds;
+  // a median over a longer window is not moved by them.
+  double min_time_s = 0.05;
 };
 
 enum class StopReason {
@@ -42,10 +46,12 @@ double median_relative_spread(std::vector<double> samples);
 double median_drift(const std::vector<double>& samples);
 
 // The decision after a batch of samples, `elapsed_s` wall seconds after sampling began. The minimum count
-// wins over the time cap: an instance slower than the cap still gets min_samples samples.
+// wins over the time cap: an instance slower than the cap still gets min_samples samples. Convergence
+// also needs elapsed_s >= min_time_s.
 StopReason should_stop(const std::vector<double>& samples, double elapsed_s, const StoppingCriteria& c);
 
-// Checks the criteria are usable (min <= max, target > 0, cap > 0); throws InputError naming the field.
+// Checks the criteria are usable (min <= max, target > 0, 0 <= min time <= cap); throws InputError naming
+// the field.
 void validate(const StoppingCriteria& c);
 
 }  // namespace gpuperf

@@ -14,6 +14,7 @@ TimingOptions TimingOptions::quick() {
   o.stop.max_samples = 50;
   o.stop.target_rel_spread = 0.02;
   o.stop.max_time_s = 0.1;
+  o.stop.min_time_s = 0;
   return o;
 }
 

@@ -34,7 +34,7 @@ struct TimingOptions {
   double throttle_fraction = 0.90;
 
   // Fewer samples, for smoke tests (`gpuperf run --quick`): 10 ms warm-up, 5..50 samples, 2% target,
-  // 0.1 s cap.
+  // no minimum sampling time, 0.1 s cap.
   static TimingOptions quick();
 };
 

@@ -18,6 +18,7 @@ TimingOptions small_cold() {
   o.stop.min_samples = 10;
   o.stop.max_samples = 200;
   o.stop.max_time_s = 60;
+  o.stop.min_time_s = 0;
   return o;
 }
 

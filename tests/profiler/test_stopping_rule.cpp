@@ -42,6 +42,7 @@ TEST(MedianRelativeSpread, IgnoresATailOfOutliers) {
 TEST(ShouldStop, MinimumCountComesFirst) {
   StoppingCriteria c;
   c.min_samples = 10;
+  c.min_time_s = 0;
   const std::vector<double> identical(9, 50.0);
   EXPECT_EQ(should_stop(identical, 100.0, c), StopReason::not_yet);  // even past the time cap
   EXPECT_EQ(should_stop(std::vector<double>(10, 50.0), 0.0, c), StopReason::converged);
@@ -50,6 +51,7 @@ TEST(ShouldStop, MinimumCountComesFirst) {
 TEST(ShouldStop, ConvergesOnceTheSpreadIsUnderTarget) {
   StoppingCriteria c;
   c.min_samples = 10;
+  c.min_time_s = 0;
   c.target_rel_spread = 0.005;
   std::mt19937 gen(1);
   std::normal_distribution<double> noise(100.0, 2.0);  // 2% noise: the median needs many samples
@@ -76,6 +78,7 @@ TEST(ShouldStop, ALevelShiftWhileSamplingIsNotConvergence) {
   // tight, but the newer half's median is 98, 2% away.
   StoppingCriteria c;
   c.min_samples = 10;
+  c.min_time_s = 0;
   std::vector<double> v(30, 100.0);
   v.insert(v.end(), 10, 96.0);
   EXPECT_LT(median_relative_spread(v), c.target_rel_spread);
@@ -83,6 +86,17 @@ TEST(ShouldStop, ALevelShiftWhileSamplingIsNotConvergence) {
   v.insert(v.end(), 160, 96.0);  // once the new level holds in both halves, the rule settles on it
   EXPECT_EQ(should_stop(v, 0.0, c), StopReason::converged);
   EXPECT_DOUBLE_EQ(median(v), 96.0);
+}
+
+TEST(ShouldStop, ConvergenceWaitsForTheMinimumSamplingTime) {
+  StoppingCriteria c;
+  c.min_samples = 10;
+  c.min_time_s = 0.05;
+  const std::vector<double> steady(40, 80.0);
+  EXPECT_EQ(should_stop(steady, 0.01, c), StopReason::not_yet);
+  EXPECT_EQ(should_stop(steady, 0.05, c), StopReason::converged);
+  c.min_time_s = 2.0;  // beyond the cap
+  EXPECT_THROW(validate(c), InputError);
 }
 
 TEST(ShouldStop, TimeCapAndSampleCapStopANoisyInstance) {
