@@ -23,8 +23,7 @@ const char* to_string(TimingMode m);
 struct TimingOptions {
   TimingMode mode = TimingMode::cold;
   // Untimed launches first, at least this many and for at least this long: the host's set-up of an
-  // instance leaves the GPU idle for a while, and its clocks and memory power state take milliseconds to
-  // come back (seen on an H200: the first ~2 ms of samples 4% slow after a 3-launch warm-up).
+  // instance (random input, CPU reference) leaves the GPU idle for a while before it is timed.
   std::size_t warmup_launches = 3;
   double warmup_min_s = 0.05;
   StoppingCriteria stop;
