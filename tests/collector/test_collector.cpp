@@ -4,7 +4,10 @@
 
 #include <cmath>
 
+#include <cstdlib>
+
 #include "profiler/collector.hpp"
+#include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/model/errors.hpp"
 #include "tests/collector/fakes.hpp"
 
@@ -337,6 +340,22 @@ TEST(Collector, AFailureInOneConfigurationFailsTheInstancesProfilerMetrics) {
   EXPECT_EQ(ms[0].status, Status::failed);
   EXPECT_EQ(ms[1].status, Status::failed);
   EXPECT_EQ(ms[2].status, Status::ok);
+}
+
+TEST(BackendLoader, AMissingModuleIsAnEnvironmentErrorNamingWhereItLooked) {
+  // The only test of this executable that loads the module: load_backend() remembers its first answer.
+  ::setenv("GPUPERF_CUPTI_MODULE", "/nonexistent/libgpuperf_cupti.so", 1);
+  EXPECT_EQ(cupti::backend_module_candidates(), std::vector<std::string>{"/nonexistent/libgpuperf_cupti.so"});
+  try {
+    cupti::load_backend();
+    FAIL() << "expected EnvironmentError";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/libgpuperf_cupti.so: not found"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("GPUPERF_CUPTI_MODULE"), std::string::npos) << e.what();
+    EXPECT_EQ(e.exit_code(), kExitEnvironment);
+  }
+  ::unsetenv("GPUPERF_CUPTI_MODULE");
+  EXPECT_GE(cupti::backend_module_candidates().size(), 2u);  // next to the executable, ../lib, ...
 }
 
 TEST(Collector, SharedCountersAreConfiguredOnce) {
