@@ -1,6 +1,8 @@
 // gpuperf list: the benchmark instances, their declared bytes and FLOPs and baselines (no GPU needed).
 // gpuperf run: verify, time and (optionally) profile the selected instances, store the run, print a summary.
+#include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -10,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/device_workers.hpp"
 #include "db/interchange.hpp"
 #include "db/store.hpp"
 #include "kernels/benchmark.hpp"
@@ -29,7 +32,8 @@ struct ListArgs {
 };
 
 struct RunArgs {
-  int device = 0;
+  std::string devices = "0";
+  std::string run_key;
   std::string filter;
   bool quick = false;
   bool hot = false;
@@ -63,24 +67,42 @@ void print_progress(const ProgressEvent& e) {
   std::fflush(stderr);
 }
 
-int do_run(const Context& ctx, const RunArgs& args) {
+// With --run-key, the run's uuid follows from the key and the GPU: a run already stored under it (a rerun
+// of the same night's job on the same GPU) is not measured again. Returns the uuid ("" without a key).
+std::string keyed_run_uuid(const RunArgs& args, int device) {
+  if (args.run_key.empty()) return "";
+  return keyed_uuid(args.run_key + "\n" + gpu::describe_machine(device).fingerprint());
+}
+
+int do_run_one(const Context& ctx, const RunArgs& args, int device) {
   const MetricSelection metrics = parse_metrics_option(args.metrics);  // bad names fail before any work
   const auto instances = select_instances(args.filter);
   if (instances.empty()) {
     throw InputError("no benchmark instance matches --filter '" + args.filter + "' (see `gpuperf list`)");
   }
-  gpu::select_device(args.device);  // exit 3 here, before anything else, on a machine without a GPU
+  gpu::select_device(device);  // exit 3 here, before anything else, on a machine without a GPU
+  const std::string uuid = keyed_run_uuid(args, device);
+  if (!uuid.empty() && std::filesystem::exists(ctx.db_path)) {
+    const db::Store existing(ctx.db_path, db::Access::read_only);
+    if (const auto stored = existing.find_run(uuid)) {
+      if (!ctx.quiet) {
+        std::fprintf(stderr, "device %d: run key '%s' is already stored as run %s (id %lld): not measured again\n",
+                     device, args.run_key.c_str(), uuid.c_str(), static_cast<long long>(stored->id));
+      }
+      return stored->status == Status::incorrect ? kExitIncorrect : kExitOk;
+    }
+  }
 
   std::unique_ptr<MetricCollector> collector;
   if (metrics.enabled) {
     CollectorOptions copts;
-    copts.device = args.device;
+    copts.device = device;
     copts.metrics = metrics.names;
     collector = make_cupti_collector(copts);
   }
 
   RunOptions options;
-  options.device = args.device;
+  options.device = device;
   options.timing = args.quick ? TimingOptions::quick() : TimingOptions{};
   if (args.hot) options.timing.mode = TimingMode::hot;
   options.seed = args.seed;
@@ -96,7 +118,8 @@ int do_run(const Context& ctx, const RunArgs& args) {
   const bool progress = ctx.progress_enabled();
   if (progress) options.progress = print_progress;
 
-  const Run run = run_benchmarks(instances, options);
+  Run run = run_benchmarks(instances, options);
+  if (!uuid.empty()) run.uuid = uuid;
   if (progress) std::fprintf(stderr, "\r\033[K");
 
   if (args.format == "json") {
@@ -122,6 +145,35 @@ int do_run(const Context& ctx, const RunArgs& args) {
   return kExitOk;
 }
 
+// Several devices: one worker process per GPU (cli/device_workers.hpp), their outputs in device order.
+int do_run(const Context& ctx, const RunArgs& args) {
+  const std::vector<int> devices = parse_device_list(args.devices);
+  if (devices.size() == 1) return do_run_one(ctx, args, devices.front());
+  parse_metrics_option(args.metrics);  // bad input fails once, here, not in every worker
+  if (select_instances(args.filter).empty()) {
+    throw InputError("no benchmark instance matches --filter '" + args.filter + "' (see `gpuperf list`)");
+  }
+  if (!ctx.quiet) std::fprintf(stderr, "running on %zu devices in parallel\n", devices.size());
+  const std::vector<WorkerResult> workers = run_device_workers(ctx.argv, devices);
+
+  int code = kExitOk;
+  std::vector<Run> runs;
+  for (const WorkerResult& w : workers) {
+    // 4 (a wrong answer) outranks 3 (environment), which outranks 2 and 1: the worst news wins.
+    code = std::max(code, w.exit_code);
+    if (args.format == "json") {
+      if (w.exit_code == kExitOk || w.exit_code == kExitIncorrect) {
+        for (Run& r : db::parse_interchange(w.out, "device " + std::to_string(w.device))) runs.push_back(std::move(r));
+      }
+    } else {
+      std::printf("== device %d (exit %d) ==\n%s", w.device, w.exit_code, w.out.c_str());
+    }
+    std::fputs(w.err.c_str(), stderr);
+  }
+  if (args.format == "json") std::cout << db::to_interchange(runs);
+  return code;
+}
+
 }  // namespace
 
 void add_list_run_commands(CLI::App& app, Context& ctx) {
@@ -136,7 +188,12 @@ void add_list_run_commands(CLI::App& app, Context& ctx) {
   auto run_args = std::make_shared<RunArgs>();
   CLI::App* run = app.add_subcommand(
       "run", "Verify, time and profile benchmark instances on a GPU and store the run in the database");
-  run->add_option("--device", run_args->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  run->add_option("--device", run_args->devices,
+                  "CUDA device ordinal, a list (0,1) or all: one worker per GPU in parallel, each its own "
+                  "machine series");
+  run->add_option("--run-key", run_args->run_key,
+                  "Name the run after this key and the GPU (e.g. nightly/2026-11-22/<commit>): a run already "
+                  "stored under it is not measured again");
   run->add_option("--filter", run_args->filter, "ECMAScript regex searched in instance names");
   run->add_flag("--quick", run_args->quick, "Fewer samples (5..50, 0.1 s per instance): smoke tests");
   run->add_flag("--hot", run_args->hot, "Launch back to back with warm caches (default: flush L2 before each sample)");

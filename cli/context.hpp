@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 namespace CLI {
@@ -15,6 +16,7 @@ namespace gpuperf::cli {
 struct Context {
   std::string db_path;  // --db, else $GPUPERF_DB, else ./gpuperf.db
   bool quiet = false;   // --quiet: no progress lines
+  std::vector<std::string> argv;  // the command line as given, for commands that start workers of themselves
   // Set by the chosen subcommand's callback; main() runs it and maps exceptions to exit codes.
   std::function<int()> action;
 

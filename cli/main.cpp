@@ -17,6 +17,7 @@
 int main(int argc, char** argv) {
   using namespace gpuperf;
   cli::Context ctx;
+  ctx.argv.assign(argv, argv + argc);
   if (const char* env = std::getenv("GPUPERF_DB"); env != nullptr && *env != '\0') {
     ctx.db_path = env;
   } else {

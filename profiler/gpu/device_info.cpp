@@ -21,7 +21,7 @@ std::string format_cuda_version(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
 
-void select_device(int device) {
+int device_count() {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || (err == cudaSuccess && count == 0)) {
@@ -34,6 +34,11 @@ void select_device(int device) {
     throw EnvironmentError(std::string("the CUDA runtime cannot reach a GPU: cudaGetDeviceCount failed with ") +
                            cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
   }
+  return count;
+}
+
+void select_device(int device) {
+  const int count = device_count();
   if (device < 0 || device >= count) {
     throw InputError("--device " + std::to_string(device) + ": this machine has " + std::to_string(count) +
                      " CUDA device" + (count == 1 ? "" : "s") + " (0.." + std::to_string(count - 1) + ")");

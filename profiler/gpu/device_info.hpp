@@ -11,6 +11,8 @@ namespace gpuperf::gpu {
 // cudaErrorInsufficientDriver; no device: cudaErrorNoDevice; any other failure) and InputError for an
 // ordinal this machine does not have.
 void select_device(int device);
+// How many CUDA devices this process sees (at least 1); the same EnvironmentError as select_device() when none.
+int device_count();
 
 // GPU name, UUID ("GPU-8c3e...", as nvidia-smi prints it), SM count, compute capability, driver version
 // (NVML's "580.159.04", else the CUDA driver API version), CUDA runtime version and hostname.

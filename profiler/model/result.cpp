@@ -100,18 +100,40 @@ std::string Machine::fingerprint() const {
   return hostname + "/" + gpu_name;
 }
 
-std::string make_uuid() {
-  std::random_device rd;
-  std::mt19937_64 gen((static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
-                      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
-  std::uint64_t a = gen(), b = gen();
-  a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;  // version 4
-  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;  // variant 10
+namespace {
+// 8-4-4-4-12 hex from 128 bits with the given version nibble and the RFC variant bits (10).
+std::string format_uuid(std::uint64_t a, std::uint64_t b, unsigned version) {
+  a = (a & 0xffffffffffff0fffULL) | (static_cast<std::uint64_t>(version & 0xf) << 12);
+  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
   char buf[37];
   std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
                 static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
                 static_cast<unsigned>(b >> 48), static_cast<unsigned long long>(b & 0xffffffffffffULL));
   return buf;
+}
+
+std::uint64_t fnv1a64(const std::string& s, std::uint64_t basis) {
+  std::uint64_t h = basis;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+}  // namespace
+
+std::string make_uuid() {
+  std::random_device rd;
+  std::mt19937_64 gen((static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
+                      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  const std::uint64_t a = gen();
+  const std::uint64_t b = gen();
+  return format_uuid(a, b, 4);
+}
+
+std::string keyed_uuid(const std::string& key) {
+  // Two offset bases, the standard one and its 32-bit halves swapped, give two 64-bit halves.
+  return format_uuid(fnv1a64(key, 0xcbf29ce484222325ULL), fnv1a64(key, 0x84222325cbf29ce4ULL), 8);
 }
 
 std::string now_iso8601() {

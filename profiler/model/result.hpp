@@ -109,6 +109,9 @@ struct Run {
 
 // A fresh random RFC 4122 version-4 UUID.
 std::string make_uuid();
+// A UUID that depends on `key` alone (RFC 9562 version 8, from two 64-bit FNV-1a hashes): the same key
+// always names the same run, which makes a rerun of one night's job on one GPU idempotent.
+std::string keyed_uuid(const std::string& key);
 // The current time as ISO 8601 UTC with seconds.
 std::string now_iso8601();
 

@@ -58,3 +58,21 @@ TEST(Machine, FingerprintPrefersGpuUuid) {
 
 }  // namespace
 }  // namespace gpuperf
+
+namespace gpuperf {
+namespace {
+
+TEST(Uuid, KeyedUuidIsStableVersion8AndKeySensitive) {
+  const std::regex v8("^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$");
+  const std::string a = keyed_uuid("nightly/2026-11-22/abc123\nGPU-1111");
+  EXPECT_TRUE(std::regex_match(a, v8)) << a;
+  EXPECT_EQ(a, keyed_uuid("nightly/2026-11-22/abc123\nGPU-1111"));
+  EXPECT_NE(a, keyed_uuid("nightly/2026-11-22/abc123\nGPU-2222"));
+  EXPECT_NE(a, keyed_uuid("nightly/2026-11-23/abc123\nGPU-1111"));
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) seen.insert(keyed_uuid("key-" + std::to_string(i)));
+  EXPECT_EQ(seen.size(), 1000u);
+}
+
+}  // namespace
+}  // namespace gpuperf
