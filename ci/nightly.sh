@@ -61,7 +61,8 @@ if [[ -z $branch ]]; then
   branch=$(git -C "$repo" rev-parse --abbrev-ref HEAD 2>/dev/null || true)
   [[ -n $branch && $branch != HEAD ]] || branch=main
 fi
-commit=$(git -C "$repo" rev-parse HEAD 2>/dev/null || echo unknown)
+# --verify: outside a git checkout a plain `rev-parse HEAD` prints "HEAD" before failing.
+commit=$(git -C "$repo" rev-parse --verify -q HEAD 2>/dev/null) || commit=""
 
 # 2. Back up the history as it was before tonight. A rerun keeps the first backup of the night: it is the
 #    state the new-regression check compares against.
@@ -79,9 +80,9 @@ if ((${#imports[@]})); then
   log "importing ${imports[*]}"
   gp import "${imports[@]}"
 else
-  log "running the suite on device(s) $devices, branch $branch, commit ${commit:0:12}"
-  args=(run --device "$devices" --branch "$branch" --commit "$commit" --label nightly
-        --run-key "nightly/$night/$commit" "${quick[@]}")
+  log "running the suite on device(s) $devices, branch $branch, commit ${commit:-(none: not a git checkout)}"
+  args=(run --device "$devices" --branch "$branch" --label nightly --run-key "nightly/$night/$commit" "${quick[@]}")
+  [[ -n $commit ]] && args+=(--commit "$commit")
   [[ -n $filter ]] && args+=(--filter "$filter")
   rc=0
   gp "${args[@]}" >"$artifacts/run.txt" || rc=$?

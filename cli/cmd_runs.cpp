@@ -65,6 +65,13 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
   }
 }
 
+// "node1 (NVIDIA H200, GPU-4fc4ff4a)": the fingerprint's start tells apart the GPUs of one host.
+std::string machine_cell(const db::RunInfo& r) {
+  std::string cell = r.hostname + " (" + r.gpu_name;
+  if (r.fingerprint.rfind("GPU-", 0) == 0) cell += ", " + r.fingerprint.substr(0, 12);
+  return cell + ")";
+}
+
 int do_list(const Context& ctx, const RunsArgs& a) {
   db::Store store(ctx.db_path, db::Access::read_only);
   const auto runs = store.runs(make_filter(store, a));
@@ -98,7 +105,7 @@ int do_list(const Context& ctx, const RunsArgs& a) {
       {"id", "uuid", "started", "commit", "branch", "label", "machine", "instances", "status", "excluded"}};
   for (const auto& r : runs) {
     rows.push_back({std::to_string(r.id), r.uuid.substr(0, 8), r.started_at, r.commit.substr(0, 10), r.branch,
-                    r.label, r.hostname + " (" + r.gpu_name + ")", std::to_string(r.instance_count),
+                    r.label, machine_cell(r), std::to_string(r.instance_count),
                     to_string(r.status), r.excluded ? "yes: " + r.exclude_reason : ""});
   }
   print_table(rows);

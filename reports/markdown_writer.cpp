@@ -97,7 +97,7 @@ struct Writer {
     out += "| Machine | GPU | Latest run | Commit | Runs | Regressions | Improvements |\n";
     out += "|---|---|---|---|--:|--:|--:|\n";
     for (const auto& m : model.machines) {
-      out += "| " + md(m.machine.hostname.empty() ? m.fingerprint : m.machine.hostname) + " | " + md(m.machine.gpu_name) +
+      out += "| " + md(m.host) + " | " + md(m.machine.gpu_name) +
              " | " + (m.latest ? md(format_datetime(m.latest->started_at)) : "") + " | " +
              (m.latest ? md_commit(m.latest->commit) : "") + " | " + std::to_string(m.runs.size()) + " | " +
              (m.regressions.empty() ? "0" : "**" + std::to_string(m.regressions.size()) + "**") + " | " +
@@ -124,7 +124,7 @@ struct Writer {
       for (const auto& row : regression ? m.regressions : m.improvements) {
         if (shown >= max_rows) break;
         const auto& cp = row.change;
-        std::string r = several ? "| " + md(m.machine.hostname.empty() ? m.fingerprint : m.machine.hostname) + " " : "";
+        std::string r = several ? "| " + md(m.host) + " " : "";
         std::string hints;
         for (const auto& h : cp.hints) hints += (hints.empty() ? "" : "; ") + md(h);
         r += "| " + md(m.instances[row.instance].instance.display_name()) + " | " + md(cp.metric.name) + " | " +
@@ -159,7 +159,7 @@ struct Writer {
         for (const auto& pair : f.pairs) {
           const auto& v = m.instances[pair.variant];
           const auto& b = m.instances[pair.baseline];
-          std::string r = several ? "| " + md(m.machine.hostname.empty() ? m.fingerprint : m.machine.hostname) + " " : "";
+          std::string r = several ? "| " + md(m.host) + " " : "";
           r += "| " + md(f.family) + " | " + md(ratio_label(m, pair)) + " | " + md(v.instance.display_name()) + " vs " +
                md(b.instance.display_name()) + " | ";
           const TrendSeries* vd = v.find("duration");
@@ -223,7 +223,7 @@ struct Writer {
       std::vector<double> values;
       values.reserve(it.s->points.size());
       for (const auto& p : it.s->points) values.push_back(p.summary.median);
-      std::string r = several ? "| " + md(it.m->machine.hostname.empty() ? it.m->fingerprint : it.m->machine.hostname) + " " : "";
+      std::string r = several ? "| " + md(it.m->host) + " " : "";
       const auto [start, end] = window_levels(values);
       const double change = start != 0 ? (end / start - 1) * 100 : 0;
       std::string cps;

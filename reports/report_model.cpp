@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -39,7 +40,6 @@ const TrendSeries* InstanceTrends::find(const std::string& metric) const {
 }
 
 std::string MachineReport::title() const {
-  std::string host = machine.hostname.empty() ? fingerprint : machine.hostname;
   if (machine.gpu_name.empty()) return host;
   return host + " \xC2\xB7 " + machine.gpu_name;  // ·
 }
@@ -246,6 +246,14 @@ ReportModel build_report_model(ReportInput input) {
     return std::tie(a.machine.hostname, a.fingerprint, a.machine_id) <
            std::tie(b.machine.hostname, b.fingerprint, b.machine_id);
   });
+  std::map<std::pair<std::string, std::string>, int> same_model_on_host;
+  for (const auto& m : model.machines) ++same_model_on_host[{m.machine.hostname, m.machine.gpu_name}];
+  for (auto& m : model.machines) {
+    m.host = m.machine.hostname.empty() ? m.fingerprint : m.machine.hostname;
+    if (!m.machine.hostname.empty() && same_model_on_host[{m.machine.hostname, m.machine.gpu_name}] > 1) {
+      m.host += " " + m.fingerprint.substr(0, std::min<std::size_t>(m.fingerprint.size(), 12));  // "GPU-4fc4ff4a"
+    }
+  }
   return model;
 }
 

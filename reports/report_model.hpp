@@ -100,6 +100,9 @@ struct MachineReport {
   std::vector<FamilyPanel> families;        // by family name
   std::vector<InstanceTrends> instances;    // by name, then parameter values (n=512 before n=1024)
   std::size_t series_count = 0;
+  // The machine's name in tables: its hostname, or its fingerprint without one; when several GPUs of one
+  // model share a host (one series per GPU), the start of the GPU UUID is added to tell them apart.
+  std::string host;
 
   std::string title() const;  // "host · NVIDIA H200"
 };

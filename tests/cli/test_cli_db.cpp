@@ -31,7 +31,7 @@ TEST_F(CliTest, ImportThenListAndInfo) {
   EXPECT_EQ(list.code, 0);
   EXPECT_EQ(list.out.rfind("id  uuid      started", 0), 0u) << list.out;
   EXPECT_NE(list.out.find("00000003  2026-10-03T02:00:00Z"), std::string::npos) << list.out;
-  EXPECT_NE(list.out.find("gpu-node-1 (NVIDIA H200)"), std::string::npos);
+  EXPECT_NE(list.out.find("gpu-node-1 (NVIDIA H200, GPU-1111)"), std::string::npos);
 
   CliResult json = gp({"runs", "--last", "2", "--format", "json"});
   ASSERT_EQ(json.code, 0) << json.err;

@@ -212,5 +212,25 @@ TEST(ReportModel, SeveralMachinesEachKeepTheirOwnAxis) {
   EXPECT_EQ(model.total_runs(), 4u);
 }
 
+TEST(ReportModel, GpusOfOneHostAreToldApartByTheirUuid) {
+  db::MachineRow a = machine_row(1, "node"), b = machine_row(2, "node"), c = machine_row(3, "solo");
+  a.fingerprint = a.machine.gpu_uuid = "GPU-4fc4ff4a-a568-0c56-d6b1-656acd4010e7";
+  b.fingerprint = b.machine.gpu_uuid = "GPU-9b0e1c2d-0000-0000-0000-000000000000";
+  ReportInput in;
+  in.machines = {a, b, c};
+  auto inst = instance("vector_add/basic", {});
+  for (const auto* m : {&a, &b, &c}) {
+    std::vector<db::RunInfo> runs = {run_info(*m, m->id * 10, 0)};
+    in.runs.insert(in.runs.end(), runs.begin(), runs.end());
+    in.series.push_back(series(*m, inst, "duration", runs, {1}));
+  }
+  ReportModel model = build_report_model(in);
+  ASSERT_EQ(model.machines.size(), 3u);
+  EXPECT_EQ(model.machines[0].host, "node GPU-4fc4ff4a");
+  EXPECT_EQ(model.machines[1].host, "node GPU-9b0e1c2d");
+  EXPECT_EQ(model.machines[2].host, "solo");  // alone on its host: the hostname is enough
+  EXPECT_EQ(model.machines[0].title(), "node GPU-4fc4ff4a \xC2\xB7 NVIDIA H200");
+}
+
 }  // namespace
 }  // namespace gpuperf::reports
