@@ -48,7 +48,18 @@ db::RunInfo resolve_run(const db::Store& store, const std::string& ref) {
 }
 
 // A plain text table: columns as wide as their widest cell, two spaces apart.
-void print_table(const std::vector<std::vector<std::string>>& rows) {
+// Control characters in stored strings (a label or commit from an imported file) must not break the table.
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return s;
+}
+
+void print_table(std::vector<std::vector<std::string>> rows) {
+  for (auto& row : rows) {
+    for (auto& cell : row) cell = one_line(std::move(cell));
+  }
   std::vector<std::size_t> width;
   for (const auto& row : rows) {
     width.resize(std::max(width.size(), row.size()));

@@ -245,9 +245,13 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     return;
   }
   out << "### gpuperf compare: " << (regression ? "regression" : "no regression") << "\n\n";
-  out << "Base `" << md(short_commit(report.base.commit)) << "` (" << md(report.base.branch) << ", run "
-      << md(short_uuid(report.base.uuid)) << ") against candidate `" << md(short_commit(report.candidate.commit))
-      << "` (" << md(report.candidate.branch) << ", run " << md(short_uuid(report.candidate.uuid)) << ")";
+  // "`abc1234567` (main, run 4d67a681)"; a run measured outside git has no commit or branch to show.
+  const auto side = [](const RunSide& r) {
+    std::string where = r.branch.empty() ? "" : md(r.branch) + ", ";
+    return (r.commit.empty() ? std::string("no commit") : "`" + md(short_commit(r.commit)) + "`") + " (" + where +
+           "run " + md(short_uuid(r.uuid)) + ")";
+  };
+  out << "Base " << side(report.base) << " against candidate " << side(report.candidate);
   if (!report.candidate.gpu_name.empty()) out << " on " << md(report.candidate.gpu_name);
   out << ".\n\n";
   if (!cells.empty()) {
