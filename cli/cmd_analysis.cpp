@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/measure.hpp"
 #include "db/store.hpp"
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
@@ -50,11 +51,7 @@ struct CompareArgs {
 struct CheckArgs {
   std::string baseline;
   int device = 0;
-  std::string filter;  // benchmark instances to run (also narrows the rows)
-  bool quick = false, hot = false;
-  std::string metrics = "default";
-  std::string commit, branch, label;
-  std::uint64_t seed = 0;
+  MeasureArgs measure;  // its filter also narrows the rows
   VerdictArgs out;
 };
 
@@ -173,50 +170,21 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
   return emit_compare(report, a.out);
 }
 
-void print_progress(const ProgressEvent& e) {
-  if (e.phase != ProgressEvent::Phase::starting) return;
-  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", e.index + 1, e.total, e.instance->instance().display_name().c_str());
-  std::fflush(stderr);
-}
-
 int do_check(const Context& ctx, const CheckArgs& a) {
   const analysis::CompareOptions options = compare_options(a.out);
   analysis::parse_format(a.out.format);
-  const MetricSelection metrics = parse_metrics_option(a.metrics);
+  parse_metrics_option(a.measure.metrics);  // bad names fail before any work
   {
     // The baseline must exist (on some machine) before the suite spends minutes on the GPU.
     db::Store store(ctx.db_path, db::Access::read_only);
     analysis::resolve_run_ref(store, a.baseline);
   }
-  Registry& registry = Registry::global();
-  register_builtin_benchmarks(registry);
-  const auto instances = registry.instances(a.filter);
-  if (instances.empty()) throw InputError("no benchmark instance matches --filter '" + a.filter + "' (see `gpuperf list`)");
+  const auto instances = select_instances(a.measure.filter);
   gpu::select_device(a.device);  // exit 3 on a machine without a GPU
-
-  std::unique_ptr<MetricCollector> collector;
-  if (metrics.enabled) {
-    CollectorOptions copts;
-    copts.device = a.device;
-    copts.metrics = metrics.names;
-    collector = make_cupti_collector(copts);
-  }
-  RunOptions ro;
-  ro.device = a.device;
-  ro.timing = a.quick ? TimingOptions::quick() : TimingOptions{};
-  if (a.hot) ro.timing.mode = TimingMode::hot;
-  ro.seed = a.seed;
-  ro.commit = a.commit;
-  ro.branch = a.branch;
-  ro.label = a.label.empty() ? "check" : a.label;
-  ro.tool_version = GPUPERF_VERSION;
-  if (collector) {
-    ro.collect = [&collector](const InstanceRef& ref, Workload& w, StreamHandle s) { return collector->collect(ref, w, s); };
-  }
-  const bool progress = ctx.progress_enabled();
-  if (progress) ro.progress = print_progress;
-  const Run run = run_benchmarks(instances, ro);
-  if (progress) std::fprintf(stderr, "\r\033[K");
+  MeasureArgs m = a.measure;
+  if (m.label.empty()) m.label = "check";
+  const Measured measured = measure(ctx, m, instances, a.device);
+  const Run& run = measured.run;
 
   db::Store store(ctx.db_path, db::Access::read_write);
   const db::InsertOutcome stored = store.insert_run(run);
@@ -230,15 +198,15 @@ int do_check(const Context& ctx, const CheckArgs& a) {
   if (base.id == stored.run_id) throw InputError("--baseline '" + a.baseline + "' resolves to the run just made");
 
   VerdictArgs out = a.out;
-  if (out.filter.empty()) out.filter = a.filter;
+  if (out.filter.empty()) out.filter = a.measure.filter;
   const std::vector<db::Series> history = base_history(store, base, info->machine_id, out);
   analysis::CompareReport report =
       analysis::compare_runs(store.load_run(base.id, true), run, options, base.id, stored.run_id, &history);
   const int verdict = emit_compare(report, out);
   const int incorrect = exit_code_for(run);
   if (incorrect != kExitOk) return incorrect;  // a wrong answer outranks a slowdown
-  if (collector && !collector->environment_error().empty()) {
-    std::fprintf(stderr, "gpuperf: warning: profiling failed: %s\n", collector->environment_error().c_str());
+  if (!measured.profiling_error.empty()) {
+    std::fprintf(stderr, "gpuperf: warning: profiling failed: %s\n", measured.profiling_error.c_str());
   }
   return verdict;
 }
@@ -326,15 +294,8 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                "--baseline on this machine; exit 1 on a regression, 4 on a wrong answer");
   check->add_option("--baseline", chk->baseline, "Baseline: branch:NAME, label:NAME, a branch, a run id or commit")
       ->required();
-  check->add_option("--filter", chk->filter, "ECMAScript regex: the instances to run (and compare)");
   check->add_option("--device", chk->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
-  check->add_flag("--quick", chk->quick, "Fewer samples: smoke tests");
-  check->add_flag("--hot", chk->hot, "Warm caches (default: flush L2 before each sample)");
-  check->add_option("--metrics", chk->metrics, "Hardware metrics: none, default, all, or a comma-separated list");
-  check->add_option("--commit", chk->commit, "Commit to record (default: git rev-parse HEAD)");
-  check->add_option("--branch", chk->branch, "Branch to record (default: the checkout's branch)");
-  check->add_option("--label", chk->label, "Label of the stored run (default: check)");
-  check->add_option("--seed", chk->seed, "Input seed (default: fresh random)");
+  add_measure_options(check, chk->measure);  // --label defaults to "check" here
   add_verdict_options(check, chk->out);
   check->callback([&ctx, chk] { ctx.action = [&ctx, chk] { return do_check(ctx, *chk); }; });
 

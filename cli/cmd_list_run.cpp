@@ -13,6 +13,7 @@
 
 #include "cli/context.hpp"
 #include "cli/device_workers.hpp"
+#include "cli/measure.hpp"
 #include "db/interchange.hpp"
 #include "db/store.hpp"
 #include "kernels/benchmark.hpp"
@@ -34,37 +35,20 @@ struct ListArgs {
 struct RunArgs {
   std::string devices = "0";
   std::string run_key;
-  std::string filter;
-  bool quick = false;
-  bool hot = false;
-  std::string commit, branch, label;
   std::string format = "text";
-  std::string metrics = "default";
-  std::uint64_t seed = 0;
+  MeasureArgs measure;
 };
 
-std::vector<InstanceRef> select_instances(const std::string& filter) {
+int do_list(const ListArgs& args) {
   Registry& registry = Registry::global();
   register_builtin_benchmarks(registry);
-  return registry.instances(filter);
-}
-
-int do_list(const ListArgs& args) {
-  const auto instances = select_instances(args.filter);
+  const auto instances = registry.instances(args.filter);  // an empty listing is an answer, not an error
   if (args.format == "json") {
     std::cout << format_instance_json(instances);
   } else {
     std::cout << format_instance_table(instances);
   }
   return kExitOk;
-}
-
-// "[ 3/33] matmul/tiled[n=1024,tile=16]" rewritten in place on a terminal.
-void print_progress(const ProgressEvent& e) {
-  if (e.phase != ProgressEvent::Phase::starting) return;
-  std::fprintf(stderr, "\r\033[K[%*zu/%zu] %s", static_cast<int>(std::to_string(e.total).size()), e.index + 1,
-               e.total, e.instance->instance().display_name().c_str());
-  std::fflush(stderr);
 }
 
 // With --run-key, the run's uuid follows from the key and the GPU: a run already stored under it (a rerun
@@ -75,11 +59,8 @@ std::string keyed_run_uuid(const RunArgs& args, int device) {
 }
 
 int do_run_one(const Context& ctx, const RunArgs& args, int device) {
-  const MetricSelection metrics = parse_metrics_option(args.metrics);  // bad names fail before any work
-  const auto instances = select_instances(args.filter);
-  if (instances.empty()) {
-    throw InputError("no benchmark instance matches --filter '" + args.filter + "' (see `gpuperf list`)");
-  }
+  parse_metrics_option(args.measure.metrics);  // bad names fail before any work
+  const auto instances = select_instances(args.measure.filter);
   gpu::select_device(device);  // exit 3 here, before anything else, on a machine without a GPU
   const std::string uuid = keyed_run_uuid(args, device);
   if (!uuid.empty() && std::filesystem::exists(ctx.db_path)) {
@@ -93,34 +74,10 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
     }
   }
 
-  std::unique_ptr<MetricCollector> collector;
-  if (metrics.enabled) {
-    CollectorOptions copts;
-    copts.device = device;
-    copts.metrics = metrics.names;
-    collector = make_cupti_collector(copts);
-  }
-
-  RunOptions options;
-  options.device = device;
-  options.timing = args.quick ? TimingOptions::quick() : TimingOptions{};
-  if (args.hot) options.timing.mode = TimingMode::hot;
-  options.seed = args.seed;
-  options.commit = args.commit;
-  options.branch = args.branch;
-  options.label = args.label;
-  options.tool_version = GPUPERF_VERSION;
-  if (collector) {
-    options.collect = [&collector](const InstanceRef& ref, Workload& w, StreamHandle s) {
-      return collector->collect(ref, w, s);
-    };
-  }
-  const bool progress = ctx.progress_enabled();
-  if (progress) options.progress = print_progress;
-
-  Run run = run_benchmarks(instances, options);
+  Measured measured = measure(ctx, args.measure, instances, device);
+  Run& run = measured.run;
   if (!uuid.empty()) run.uuid = uuid;
-  if (progress) std::fprintf(stderr, "\r\033[K");
+  const bool progress = ctx.progress_enabled();
 
   if (args.format == "json") {
     std::cout << db::to_interchange({run});
@@ -138,8 +95,8 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
 
   const int code = exit_code_for(run);
   if (code != kExitOk) return code;
-  if (collector && !collector->environment_error().empty()) {
-    std::fprintf(stderr, "gpuperf: error: profiling failed: %s\n", collector->environment_error().c_str());
+  if (!measured.profiling_error.empty()) {
+    std::fprintf(stderr, "gpuperf: error: profiling failed: %s\n", measured.profiling_error.c_str());
     return kExitEnvironment;
   }
   return kExitOk;
@@ -149,10 +106,8 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
 int do_run(const Context& ctx, const RunArgs& args) {
   const std::vector<int> devices = parse_device_list(args.devices);
   if (devices.size() == 1) return do_run_one(ctx, args, devices.front());
-  parse_metrics_option(args.metrics);  // bad input fails once, here, not in every worker
-  if (select_instances(args.filter).empty()) {
-    throw InputError("no benchmark instance matches --filter '" + args.filter + "' (see `gpuperf list`)");
-  }
+  parse_metrics_option(args.measure.metrics);  // bad input fails once, here, not in every worker
+  select_instances(args.measure.filter);
   if (!ctx.quiet) std::fprintf(stderr, "running on %zu devices in parallel\n", devices.size());
   const std::vector<WorkerResult> workers = run_device_workers(ctx.argv, devices);
 
@@ -194,18 +149,9 @@ void add_list_run_commands(CLI::App& app, Context& ctx) {
   run->add_option("--run-key", run_args->run_key,
                   "Name the run after this key and the GPU (e.g. nightly/2026-11-22/<commit>): a run already "
                   "stored under it is not measured again");
-  run->add_option("--filter", run_args->filter, "ECMAScript regex searched in instance names");
-  run->add_flag("--quick", run_args->quick, "Fewer samples (5..50, 0.1 s per instance): smoke tests");
-  run->add_flag("--hot", run_args->hot, "Launch back to back with warm caches (default: flush L2 before each sample)");
-  run->add_option("--commit", run_args->commit, "Commit to record (default: git rev-parse HEAD)");
-  run->add_option("--branch", run_args->branch, "Branch to record (default: the checkout's branch)");
-  run->add_option("--label", run_args->label, "Free-form label, e.g. nightly");
+  add_measure_options(run, run_args->measure);
   run->add_option("--format", run_args->format, "text (summary table) or json (the interchange format)")
       ->check(CLI::IsMember({"text", "json"}));
-  run->add_option("--metrics", run_args->metrics,
-                  "Hardware metrics after timing: none, default, all, or a comma-separated list of gpuperf "
-                  "and Perfworks names");
-  run->add_option("--seed", run_args->seed, "Input seed (default: fresh random per run; printed with a wrong answer)");
   run->callback([&ctx, run_args] { ctx.action = [&ctx, run_args] { return do_run(ctx, *run_args); }; });
 }
 

@@ -1,0 +1,80 @@
+#include "cli/measure.hpp"
+
+#include <cstdio>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "profiler/collector.hpp"
+#include "profiler/model/errors.hpp"
+#include "profiler/runner.hpp"
+
+namespace gpuperf::cli {
+
+void add_measure_options(CLI::App* cmd, MeasureArgs& a) {
+  cmd->add_option("--filter", a.filter,
+                  "ECMAScript regex searched in instance names, e.g. 'matmul|transpose/naive' (also selects opt-in "
+                  "benchmarks)");
+  cmd->add_flag("--quick", a.quick, "Fewer samples (5..50, 0.1 s per instance): smoke tests");
+  cmd->add_flag("--hot", a.hot, "Launch back to back with warm caches (default: flush L2 before each sample)");
+  cmd->add_option("--commit", a.commit, "Commit to record (default: git rev-parse HEAD)");
+  cmd->add_option("--branch", a.branch, "Branch to record (default: the checkout's branch)");
+  cmd->add_option("--label", a.label, "Free-form label of the stored run, e.g. nightly");
+  cmd->add_option("--metrics", a.metrics,
+                  "Hardware metrics after timing: none, default, all, or a comma-separated list of gpuperf and "
+                  "Perfworks names");
+  cmd->add_option("--seed", a.seed, "Input seed (default: fresh random per run; printed with a wrong answer)");
+}
+
+std::vector<InstanceRef> select_instances(const std::string& filter) {
+  Registry& registry = Registry::global();
+  register_builtin_benchmarks(registry);
+  auto instances = registry.instances(filter);
+  if (instances.empty()) {
+    throw InputError("no benchmark instance matches --filter '" + filter + "' (see `gpuperf list`)");
+  }
+  return instances;
+}
+
+namespace {
+// "[ 3/33] matmul/tiled[n=1024,tile=16]" rewritten in place on a terminal.
+void print_progress(const ProgressEvent& e) {
+  if (e.phase != ProgressEvent::Phase::starting) return;
+  std::fprintf(stderr, "\r\033[K[%*zu/%zu] %s", static_cast<int>(std::to_string(e.total).size()), e.index + 1,
+               e.total, e.instance->instance().display_name().c_str());
+  std::fflush(stderr);
+}
+}  // namespace
+
+Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<InstanceRef>& instances, int device) {
+  const MetricSelection metrics = parse_metrics_option(a.metrics);
+  std::unique_ptr<MetricCollector> collector;
+  if (metrics.enabled) {
+    CollectorOptions copts;
+    copts.device = device;
+    copts.metrics = metrics.names;
+    collector = make_cupti_collector(copts);
+  }
+  RunOptions options;
+  options.device = device;
+  options.timing = a.quick ? TimingOptions::quick() : TimingOptions{};
+  if (a.hot) options.timing.mode = TimingMode::hot;
+  options.seed = a.seed;
+  options.commit = a.commit;
+  options.branch = a.branch;
+  options.label = a.label;
+  options.tool_version = GPUPERF_VERSION;
+  if (collector) {
+    options.collect = [&collector](const InstanceRef& ref, Workload& w, StreamHandle s) {
+      return collector->collect(ref, w, s);
+    };
+  }
+  const bool progress = ctx.progress_enabled();
+  if (progress) options.progress = print_progress;
+  Measured out{run_benchmarks(instances, options), ""};
+  if (progress) std::fprintf(stderr, "\r\033[K");
+  if (collector) out.profiling_error = collector->environment_error();
+  return out;
+}
+
+}  // namespace gpuperf::cli
