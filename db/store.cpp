@@ -124,6 +124,18 @@ Summary read_summary(const Statement& s, int first) {
   return m;
 }
 
+Machine read_machine(const Statement& s, int first) {
+  Machine m;
+  m.hostname = s.text(first);
+  m.gpu_name = s.text(first + 1);
+  m.gpu_uuid = s.text(first + 2);
+  m.cc = s.text(first + 3);
+  m.sm_count = s.int64(first + 4);
+  m.driver = s.text(first + 5);
+  m.cuda = s.text(first + 6);
+  return m;
+}
+
 Store::Store(const std::string& path, Access access) : path_(path) {
   Connection c = open_connection(path, access);
   int version = 0;
@@ -183,13 +195,7 @@ std::vector<MachineRow> Store::machines() const {
     MachineRow m;
     m.id = s.int64(0);
     m.fingerprint = s.text(1);
-    m.machine.hostname = s.text(2);
-    m.machine.gpu_name = s.text(3);
-    m.machine.gpu_uuid = s.text(4);
-    m.machine.cc = s.text(5);
-    m.machine.sm_count = s.int64(6);
-    m.machine.driver = s.text(7);
-    m.machine.cuda = s.text(8);
+    m.machine = read_machine(s, 2);
     out.push_back(std::move(m));
   }
   return out;

@@ -17,5 +17,7 @@ struct Store::Impl {
 
 // Reads a summary from columns n, median, mean, min, max, q1, q3, stdev starting at `first`.
 Summary read_summary(const Statement& s, int first);
+// Reads a machine from columns hostname, gpu_name, gpu_uuid, cc, sm_count, driver, cuda starting at `first`.
+Machine read_machine(const Statement& s, int first);
 
 }  // namespace gpuperf::db

@@ -144,13 +144,7 @@ Run Store::load_run(std::int64_t run_id, bool with_samples) const {
     run.status = status_from_string(s.text(7));
     run.excluded = s.int64(8) != 0;
     run.exclude_reason = s.text(9);
-    run.machine.hostname = s.text(10);
-    run.machine.gpu_name = s.text(11);
-    run.machine.gpu_uuid = s.text(12);
-    run.machine.cc = s.text(13);
-    run.machine.sm_count = s.int64(14);
-    run.machine.driver = s.text(15);
-    run.machine.cuda = s.text(16);
+    run.machine = read_machine(s, 10);
   }
   std::map<std::int64_t, std::size_t> result_of_benchmark;
   {
