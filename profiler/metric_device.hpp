@@ -18,8 +18,9 @@ class DeviceOps {
   // The current CUcontext of the device (the primary context), as void*.
   virtual void* cu_context() = 0;
   virtual std::string device_name() = 0;
-  // Evicts L2 (reads a buffer of twice its size: dirty lines are written back now, not inside the next
-  // range) so the next launch starts from DRAM, as after ncu's --cache-control all. Asynchronous.
+  // Empties L2 (writes a buffer of twice its size, so dirty lines are written back now, not inside the next
+  // range, then discards the buffer's lines) so the next launch starts from DRAM with an empty L2, as after
+  // ncu's --cache-control all. Asynchronous.
   virtual void flush_l2(StreamHandle stream) = 0;
   // Waits for `stream`; throws gpuperf::Error naming the CUDA error when the work on it failed.
   virtual void synchronize(StreamHandle stream) = 0;
