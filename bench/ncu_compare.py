@@ -5,9 +5,12 @@ Prints a Markdown table per instance and metric (both values, difference, verdic
 reference-value checks for the canonical kernels, and a summary last. Exit status 0 when everything passes.
 Percentages must agree within 0.5 points, counts and bytes within 1% (or 1 unit, for tiny counts).
 
-References: DRAM bytes against ncu's single-pass DRAM run (--ncu-dram) when given, every other metric
-against the full run (--ncu). Metrics in NOISY also pass when gpuperf's value lies within ncu's own range
-over all its runs (--ncu plus each --ncu-repeat), widened by the tolerance: the verdict says so.
+References: DRAM bytes against ncu's single-pass DRAM runs (--ncu-dram, the first one; repeatable) when
+given, every other metric against the full run (--ncu). The DRAM runs are meant to be taken in gpuperf's
+cache state (ncu --cache-control none after gpuperf's own L2 flush): bytes written are the write-backs
+during the kernel and depend on what L2 held before it. --ncu-dram-cold (ncu's default cache control) is
+shown for information. Metrics in NOISY, and DRAM bytes over several --ncu-dram runs, also pass when
+gpuperf's value lies within ncu's own range over those runs, widened by the tolerance: the verdict says so.
 """
 import argparse
 import csv
@@ -84,7 +87,10 @@ def main():
     ap.add_argument("--gpuperf", required=True)
     ap.add_argument("--ncu", nargs=2, required=True, metavar=("CSV", "ORDER"),
                     help="ncu's raw CSV and the instances in the order ncu profiled them")
-    ap.add_argument("--ncu-dram", nargs=2, metavar=("CSV", "ORDER"), help="a single-pass ncu run of the DRAM counters")
+    ap.add_argument("--ncu-dram", nargs=2, action="append", default=[], metavar=("CSV", "ORDER"),
+                    help="single-pass ncu runs of the DRAM counters in gpuperf's cache state")
+    ap.add_argument("--ncu-dram-cold", nargs=2, metavar=("CSV", "ORDER"),
+                    help="a single-pass ncu run of the DRAM counters under ncu's cache control (information)")
     ap.add_argument("--ncu-repeat", nargs=2, action="append", default=[], metavar=("CSV", "ORDER"),
                     help="more ncu runs of the noisy metrics")
     ap.add_argument("--times", nargs=5, type=float, required=True,
@@ -94,7 +100,8 @@ def main():
     ours = json.load(open(a.gpuperf))
     failures = []
     theirs = read_ncu(*a.ncu, failures)
-    dram = read_ncu(*a.ncu_dram, failures) if a.ncu_dram else None
+    drams = [read_ncu(*d, failures) for d in a.ncu_dram]
+    dram_cold = read_ncu(*a.ncu_dram_cold, failures) if a.ncu_dram_cold else None
     repeats = [read_ncu(*r, failures) for r in a.ncu_repeat]
 
     print("| instance | metric | gpuperf | ncu | difference | ncu's other runs | |")
@@ -113,11 +120,19 @@ def main():
             full = ncu_value(theirs.get(name), m["perfworks"])
             other = full
             note = ""
-            if metric in DRAM and dram is not None:
-                other = ncu_value(dram.get(name), m["perfworks"])
-                note = f"all-metrics run: {fmt(full, unit)}"
             runs = [v for v in [full] + [ncu_value(rep.get(name), m["perfworks"]) for rep in repeats] if v is not None]
-            if metric in NOISY and len(runs) > 1:
+            spread = metric in NOISY
+            if metric in DRAM and drams:
+                runs = [v for v in (ncu_value(d.get(name), m["perfworks"]) for d in drams) if v is not None]
+                other = runs[0] if runs else None
+                spread = True
+                cold = ncu_value(dram_cold.get(name), m["perfworks"]) if dram_cold is not None else None
+                note = f"all-metrics run: {fmt(full, unit)}"
+                if dram_cold is not None:
+                    note += f"; cache-control all: {fmt(cold, unit)}"
+                if len(runs) > 1:
+                    note = f"{fmt(min(runs), unit)} .. {fmt(max(runs), unit)}; " + note
+            elif spread and len(runs) > 1:
                 note = f"{fmt(min(runs), unit)} .. {fmt(max(runs), unit)}"
             if mine is None or other is None:
                 verdict = "missing"
@@ -126,8 +141,8 @@ def main():
                 compared += 1
                 if agree(unit, mine, other):
                     verdict = "ok"
-                elif metric in NOISY and len(runs) > 1 and (agree(unit, mine, min(runs)) or agree(unit, mine, max(runs))
-                                                            or min(runs) <= mine <= max(runs)):
+                elif spread and len(runs) > 1 and (agree(unit, mine, min(runs)) or agree(unit, mine, max(runs))
+                                                   or min(runs) <= mine <= max(runs)):
                     verdict = "ok, within ncu's spread"
                 else:
                     verdict = "MISMATCH"

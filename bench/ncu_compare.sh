@@ -10,9 +10,13 @@
 #
 # ncu runs (all --clock-control none, default cache control: caches flushed before every pass):
 #   ncu        every metric at once: the timed run, and the reference for the deterministic metrics
-#   ncu_dram   the DRAM counters alone: one pass, so no save/restore between passes. ncu's multi-pass
-#              replay writes back 2-3 MB of its own (restored memory) inside the kernel's range on H200,
-#              which a single-pass run does not; gpuperf flushes L2 before every launch and sees neither.
+#   ncu_dram*  the DRAM reference, twice: the DRAM counters alone (one pass, so no save/restore: ncu's
+#              multi-pass replay writes back 2-3 MB of its own inside the kernel's range on H200), with
+#              --cache-control none over `--launch-only --launch-flush`, i.e. after gpuperf's own L2 flush
+#              (run outside ncu's window). DRAM bytes written count the write-backs during the kernel, so
+#              they depend on L2's state before it; this way both tools measure the same state. Even so
+#              they move between ncu runs by 1-6% (H200), hence two runs and ncu's range.
+#   ncu_dram_cold  the same counters under ncu's default cache control (information only).
 #   ncu_rep*   occupancy and bank conflicts again: these counters differ between ncu runs by more than the
 #              stated tolerances, so the table also shows ncu's own range over three runs.
 # Timing: three processes over the same instances doing the same setup work (make, poison, verify):
@@ -36,11 +40,15 @@ pattern=()
 [[ -n "$PATTERN" ]] && pattern=("$PATTERN")
 now() { date +%s.%N; }
 # ncu TAG METRICS [ncu options...]: ncu's raw CSV in $OUT/TAG.csv, the launch order in $OUT/TAG_order.txt.
+# LAUNCH_ARGS: more `profile --launch-only` options.
 run_ncu() {
   local tag=$1 metrics=$2
   shift 2
+  local launch=()
+  read -r -a launch <<<"${LAUNCH_ARGS:-}"
   "$NCU" --clock-control none --profile-from-start off --metrics "$metrics" --csv --page raw --print-units base \
-    "$@" --log-file "$OUT/$tag.csv" "$GPUPERF" -q profile "${pattern[@]}" --launch-only >"$OUT/${tag}_order.txt"
+    "$@" --log-file "$OUT/$tag.csv" "$GPUPERF" -q profile "${pattern[@]}" --launch-only "${launch[@]}" \
+    >"$OUT/${tag}_order.txt"
 }
 
 t0=$(now)
@@ -61,13 +69,17 @@ print(",".join(names))' "$OUT/gpuperf.json")
 t3=$(now)
 run_ncu ncu "$metrics"
 t4=$(now)
-run_ncu ncu_dram dram__bytes_read.sum,dram__bytes_write.sum
+dram=dram__bytes_read.sum,dram__bytes_write.sum
+LAUNCH_ARGS=--launch-flush run_ncu ncu_dram "$dram" --cache-control none
+LAUNCH_ARGS=--launch-flush run_ncu ncu_dram2 "$dram" --cache-control none
+run_ncu ncu_dram_cold "$dram"
 noisy=sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
 run_ncu ncu_rep1 "$noisy"
 run_ncu ncu_rep2 "$noisy"
 
 python3 "$here/ncu_compare.py" --gpuperf "$OUT/gpuperf.json" --ncu "$OUT/ncu.csv" "$OUT/ncu_order.txt" \
-  --ncu-dram "$OUT/ncu_dram.csv" "$OUT/ncu_dram_order.txt" \
+  --ncu-dram "$OUT/ncu_dram.csv" "$OUT/ncu_dram_order.txt" --ncu-dram "$OUT/ncu_dram2.csv" "$OUT/ncu_dram2_order.txt" \
+  --ncu-dram-cold "$OUT/ncu_dram_cold.csv" "$OUT/ncu_dram_cold_order.txt" \
   --ncu-repeat "$OUT/ncu_rep1.csv" "$OUT/ncu_rep1_order.txt" --ncu-repeat "$OUT/ncu_rep2.csv" "$OUT/ncu_rep2_order.txt" \
   --times "$t0" "$t1" "$t2" "$t3" "$t4" | tee "$OUT/table.md"
 exit "${PIPESTATUS[0]}"

@@ -34,6 +34,7 @@ struct ProfileArgs {
   bool list_metrics = false;
   std::string chip;
   bool launch_only = false;
+  bool launch_flush = false;
 };
 
 // An exact display name first (names hold '[' and ']', which a regex reads as a class), else a regex;
@@ -138,7 +139,7 @@ int do_profile(const Context& ctx, const ProfileArgs& args) {
 
   if (args.launch_only) {
     // For an external profiler (bench/ncu_compare.sh): one launch per instance, our profiler untouched.
-    for (const auto& name : launch_instances_once(instances, args.device, args.seed, progress)) {
+    for (const auto& name : launch_instances_once(instances, args.device, args.seed, progress, args.launch_flush)) {
       std::printf("%s\n", name.c_str());
     }
     if (ctx.progress_enabled()) std::fprintf(stderr, "\r\033[K");
@@ -206,6 +207,10 @@ void add_profile_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--launch-only", args->launch_only,
                 "Verify, then launch each instance once between cudaProfilerStart/Stop, for ncu; no metrics")
       ->group("");  // hidden: bench/ncu_compare.sh's mode
+  cmd->add_flag("--launch-flush", args->launch_flush,
+                "With --launch-only: flush L2 as the collector does before each launch, outside the profiled "
+                "window (for ncu --cache-control none)")
+      ->group("");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_profile(ctx, *args); }; });
 }
 

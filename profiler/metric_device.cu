@@ -1,4 +1,4 @@
-// DeviceOps over the CUDA runtime, and the one kernel the collector needs of its own: an L2 flush.
+// DeviceOps over the CUDA runtime, and the kernels the collector needs of its own: an L2 flush.
 #include "profiler/metric_device.hpp"
 
 #include <cuda.h>  // CUcontext, CUresult (types only: the driver is reached through cudart's entry point)
@@ -12,17 +12,30 @@
 namespace gpuperf {
 namespace {
 
-// Reads `n` 16-byte words. Reading (not writing) twice the L2 size both writes back every dirty line
-// (outside any profiled range) and leaves L2 full of clean lines, so the next kernel neither hits its own
-// data nor pays for someone else's write-backs: its DRAM counters then match ncu's after a cache flush.
-__global__ void read_to_flush_l2(const int4* __restrict__ buf, std::size_t n, int* __restrict__ sink) {
-  int acc = 0;
+// The collector's L2 flush, two kernels over a scratch buffer of twice the L2 size:
+//  1. write_to_flush_l2 writes all of it. Write-allocation evicts every line in L2, so whatever was dirty
+//     (the previous kernel's output) is written back now, outside any profiled range;
+//  2. discard_from_l2 drops each of the buffer's 128-byte lines from L2 without writing it back
+//     (PTX discard.global.L2, sm_80+), leaving L2 empty, as Nsight Compute's cache control does.
+// Measured on an H200 (bench/ncu_compare.sh's history, 2026-11-22): the previous flush, reading the
+// same buffer, left L2 full of clean lines but also left tens of kB of older dirty lines in it, which the
+// next kernel then wrote back (matmul/naive[n=1024]: 56-86 kB written where ncu reads 0-256 B); with this
+// flush it reads 0. Reading twice as much (4x L2) cleaned it too; clean-full vs empty made no measurable
+// difference to any other instance.
+__global__ void write_to_flush_l2(int4* __restrict__ buf, std::size_t n) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const int4 v = buf[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    buf[i] = make_int4(1, 1, 1, 1);
   }
-  if (acc == 0x7fffffff) *sink = acc;  // keeps the loads; practically never taken
+}
+
+__global__ void discard_from_l2(char* __restrict__ buf, std::size_t lines) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < lines;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    asm volatile("discard.global.L2 [%0], 128;" ::"l"(buf + i * 128) : "memory");
+#endif
+  }
 }
 
 std::string cuda_error_text(cudaError_t e) {
@@ -87,14 +100,10 @@ class CudaDeviceOps final : public DeviceOps {
 
   void flush_l2(StreamHandle stream) override {
     if (l2_bytes_ == 0) return;
-    const std::size_t bytes = 2 * l2_bytes_;
-    if (flush_buffer_ == nullptr) {
-      GPUPERF_CUDA_CHECK(cudaMalloc(&flush_buffer_, bytes + sizeof(int4)));
-      GPUPERF_CUDA_CHECK(cudaMemset(flush_buffer_, 1, bytes + sizeof(int4)));
-    }
-    const std::size_t words = bytes / sizeof(int4);
-    read_to_flush_l2<<<sm_count_ * 4, 512, 0, stream>>>(static_cast<const int4*>(flush_buffer_), words,
-                                                        reinterpret_cast<int*>(static_cast<char*>(flush_buffer_) + bytes));
+    const std::size_t bytes = 2 * l2_bytes_;  // a multiple of 128: L2 sizes are whole kB
+    if (flush_buffer_ == nullptr) GPUPERF_CUDA_CHECK(cudaMalloc(&flush_buffer_, bytes));
+    write_to_flush_l2<<<sm_count_ * 4, 512, 0, stream>>>(static_cast<int4*>(flush_buffer_), bytes / sizeof(int4));
+    discard_from_l2<<<sm_count_ * 4, 512, 0, stream>>>(static_cast<char*>(flush_buffer_), bytes / 128);
     GPUPERF_CUDA_CHECK(cudaGetLastError());
   }
 

@@ -42,9 +42,12 @@ ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const
 // For an external profiler: verifies every instance, then launches each once between cudaProfilerStart
 // and cudaProfilerStop (ncu --profile-from-start off sees exactly one kernel per instance, in order) with
 // an NVTX range named after it. Returns the instances in launch order; incorrect ones are skipped and
-// reported through `progress`. Throws EnvironmentError (no GPU).
+// reported through `progress`. With `flush_l2`, the collector's own L2 flush (DeviceOps::flush_l2) runs
+// and completes before each cudaProfilerStart, so an external profiler run with its cache control off sees
+// the kernel in the same cache state as gpuperf's collector. Throws EnvironmentError (no GPU).
 std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& instances, int device,
                                                std::uint64_t seed,
-                                               const std::function<void(const std::string&)>& progress);
+                                               const std::function<void(const std::string&)>& progress,
+                                               bool flush_l2 = false);
 
 }  // namespace gpuperf
