@@ -5,12 +5,14 @@ Prints a Markdown table per instance and metric (both values, difference, verdic
 reference-value checks for the canonical kernels, and a summary last. Exit status 0 when everything passes.
 Percentages must agree within 0.5 points, counts and bytes within 1% (or 1 unit, for tiny counts).
 
-References: DRAM bytes against ncu's single-pass DRAM runs (--ncu-dram, the first one; repeatable) when
-given, every other metric against the full run (--ncu). The DRAM runs are meant to be taken in gpuperf's
-cache state (ncu --cache-control none after gpuperf's own L2 flush): bytes written are the write-backs
-during the kernel and depend on what L2 held before it. --ncu-dram-cold (ncu's default cache control) is
-shown for information. Metrics in NOISY, and DRAM bytes over several --ncu-dram runs, also pass when
-gpuperf's value lies within ncu's own range over those runs, widened by the tolerance: the verdict says so.
+gpuperf's value is the median over its runs (--gpuperf, repeatable; the first one is the timed one).
+References: deterministic metrics against the full ncu run (--ncu). DRAM bytes against the median of ncu's
+single-pass DRAM runs (--ncu-dram, repeatable), taken in gpuperf's cache state (ncu --cache-control none
+after gpuperf's own L2 flush): bytes written are the write-backs during the kernel and depend on what L2
+held before it. Metrics in NOISY against the median of the full run and the --ncu-repeat runs.
+Not-deterministic metrics (DRAM, NOISY) also pass when gpuperf's median lies within ncu's own range over
+its runs (for DRAM: the --ncu-dram and --ncu-dram-cold runs, i.e. both cache controls), widened by the
+tolerance: the verdict says so, and the summary counts how often ncu's runs disagree among themselves.
 """
 import argparse
 import csv
@@ -67,6 +69,12 @@ def ncu_value(row, perfworks):
     return None if any(p is None for p in parts) else sum(parts)
 
 
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return None if n == 0 else (v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2)
+
+
 def agree(unit, ours, theirs):
     diff = ours - theirs
     if unit == "%":
@@ -84,29 +92,50 @@ def fmt(v, unit):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--gpuperf", required=True)
+    ap.add_argument("--gpuperf", required=True, action="append",
+                    help="`gpuperf profile --format json` output; repeat for more runs (the first is the timed one)")
     ap.add_argument("--ncu", nargs=2, required=True, metavar=("CSV", "ORDER"),
                     help="ncu's raw CSV and the instances in the order ncu profiled them")
     ap.add_argument("--ncu-dram", nargs=2, action="append", default=[], metavar=("CSV", "ORDER"),
                     help="single-pass ncu runs of the DRAM counters in gpuperf's cache state")
-    ap.add_argument("--ncu-dram-cold", nargs=2, metavar=("CSV", "ORDER"),
-                    help="a single-pass ncu run of the DRAM counters under ncu's cache control (information)")
+    ap.add_argument("--ncu-dram-cold", nargs=2, action="append", default=[], metavar=("CSV", "ORDER"),
+                    help="single-pass ncu runs of the DRAM counters under ncu's own cache control")
     ap.add_argument("--ncu-repeat", nargs=2, action="append", default=[], metavar=("CSV", "ORDER"),
                     help="more ncu runs of the noisy metrics")
     ap.add_argument("--times", nargs=5, type=float, required=True,
                     help="timestamps: before launch-only, before gpuperf, after gpuperf, before ncu, after ncu")
     a = ap.parse_args()
 
-    ours = json.load(open(a.gpuperf))
+    runs_ours = [json.load(open(path)) for path in a.gpuperf]
+    ours = runs_ours[0]
     failures = []
     theirs = read_ncu(*a.ncu, failures)
     drams = [read_ncu(*d, failures) for d in a.ncu_dram]
-    dram_cold = read_ncu(*a.ncu_dram_cold, failures) if a.ncu_dram_cold else None
+    colds = [read_ncu(*d, failures) for d in a.ncu_dram_cold]
     repeats = [read_ncu(*r, failures) for r in a.ncu_repeat]
 
-    print("| instance | metric | gpuperf | ncu | difference | ncu's other runs | |")
-    print("|---|---|---:|---:|---:|---|---|")
+    def our_values(name, metric):
+        values = []
+        for run in runs_ours:
+            for r in run["results"]:
+                if r["instance"] == name and r["status"] == "ok":
+                    v = r["metrics"].get(metric, {}).get("value")
+                    if v is not None:
+                        values.append(v)
+        return values
+
+    def ncu_values(tables, name, perfworks):
+        return [v for v in (ncu_value(t.get(name), perfworks) for t in tables) if v is not None]
+
+    print(f"gpuperf: median of {len(runs_ours)} run(s). ncu: all metrics once; DRAM {len(drams)} run(s) in "
+          f"gpuperf's cache state + {len(colds)} under ncu's cache control; occupancy and bank conflicts "
+          f"{1 + len(repeats)} run(s).")
+    print()
+    print("| instance | metric | gpuperf | ncu | difference | gpuperf's runs | ncu's runs | |")
+    print("|---|---|---:|---:|---:|---|---|---|")
     compared = 0
+    tally = {}          # metric -> [ok, within spread, outside]
+    ncu_disagrees = {}  # metric -> instances whose ncu runs are further apart than the tolerance
     for r in ours["results"]:
         name = r["instance"]
         if r["status"] != "ok":
@@ -116,24 +145,25 @@ def main():
             if not m.get("perfworks"):
                 continue  # static attributes: no ncu counterpart in this comparison
             unit = m["unit"]
-            mine = m.get("value")
+            mine_runs = our_values(name, metric)
+            mine = median(mine_runs)
             full = ncu_value(theirs.get(name), m["perfworks"])
-            other = full
-            note = ""
-            runs = [v for v in [full] + [ncu_value(rep.get(name), m["perfworks"]) for rep in repeats] if v is not None]
-            spread = metric in NOISY
             if metric in DRAM and drams:
-                runs = [v for v in (ncu_value(d.get(name), m["perfworks"]) for d in drams) if v is not None]
-                other = runs[0] if runs else None
+                same_state = ncu_values(drams, name, m["perfworks"])
+                runs = same_state + ncu_values(colds, name, m["perfworks"])
+                other = median(same_state)
                 spread = True
-                cold = ncu_value(dram_cold.get(name), m["perfworks"]) if dram_cold is not None else None
-                note = f"all-metrics run: {fmt(full, unit)}"
-                if dram_cold is not None:
-                    note += f"; cache-control all: {fmt(cold, unit)}"
-                if len(runs) > 1:
-                    note = f"{fmt(min(runs), unit)} .. {fmt(max(runs), unit)}; " + note
-            elif spread and len(runs) > 1:
-                note = f"{fmt(min(runs), unit)} .. {fmt(max(runs), unit)}"
+            elif metric in NOISY:
+                runs = ([full] if full is not None else []) + ncu_values(repeats, name, m["perfworks"])
+                other = median(runs)
+                spread = True
+            else:
+                runs = [full] if full is not None else []
+                other = full
+                spread = False
+            row = tally.setdefault(metric, [0, 0, 0])
+            if len(runs) > 1 and not agree(unit, min(runs), max(runs)):
+                ncu_disagrees.setdefault(metric, []).append(name)
             if mine is None or other is None:
                 verdict = "missing"
                 failures.append(f"{name} {metric}: gpuperf {mine} ({m.get('message', '')}), ncu {other}")
@@ -141,15 +171,29 @@ def main():
                 compared += 1
                 if agree(unit, mine, other):
                     verdict = "ok"
+                    row[0] += 1
                 elif spread and len(runs) > 1 and (agree(unit, mine, min(runs)) or agree(unit, mine, max(runs))
                                                    or min(runs) <= mine <= max(runs)):
                     verdict = "ok, within ncu's spread"
+                    row[1] += 1
                 else:
                     verdict = "MISMATCH"
+                    row[2] += 1
                     failures.append(f"{name} {metric}: gpuperf {mine:.6g}, ncu {other:.6g}" +
                                     (f" (ncu's runs {min(runs):.6g} .. {max(runs):.6g})" if len(runs) > 1 else ""))
             diff = "-" if mine is None or other is None else fmt(mine - other, unit)
-            print(f"| {name} | {metric} | {fmt(mine, unit)} | {fmt(other, unit)} | {diff} | {note} | {verdict} |")
+            mine_range = f"{fmt(min(mine_runs), unit)} .. {fmt(max(mine_runs), unit)}" if len(mine_runs) > 1 else ""
+            ncu_range = f"{fmt(min(runs), unit)} .. {fmt(max(runs), unit)}" if spread and len(runs) > 1 else ""
+            if metric in DRAM and drams:
+                ncu_range += f" (all-metrics run: {fmt(full, unit)})"
+            print(f"| {name} | {metric} | {fmt(mine, unit)} | {fmt(other, unit)} | {diff} | {mine_range} | "
+                  f"{ncu_range} | {verdict} |")
+
+    print()
+    print("| metric | agree (0.5 points / 1%) | within ncu's own spread | outside | ncu's runs disagree among themselves |")
+    print("|---|---:|---:|---:|---:|")
+    for metric, (ok, within, outside) in sorted(tally.items()):
+        print(f"| {metric} | {ok} | {within} | {outside} | {len(ncu_disagrees.get(metric, []))} |")
 
     t0, t1, t2, t3, t4 = a.times
     launch, gp, ncu = t1 - t0, t2 - t1, t4 - t3
@@ -178,19 +222,23 @@ def main():
     by_name = {r["instance"]: r for r in ours["results"]}
     for inst, checks in REFERENCE.items():
         for metric, (want, tol) in checks.items():
-            got = by_name.get(inst, {}).get("metrics", {}).get(metric, {}).get("value")
+            if inst not in by_name:  # a PATTERN that leaves it out
+                print(f"| {inst} {metric} | {want:g} | not profiled | - |")
+                continue
+            got = by_name[inst].get("metrics", {}).get(metric, {}).get("value")
             ok = got is not None and abs(got - want) <= tol
             print(f"| {inst} {metric} | {want:g} | {fmt(got, '%' if 'efficiency' in metric else '')} | "
                   f"{'ok' if ok else 'FAIL'} |")
             if not ok:
                 failures.append(f"reference {inst} {metric}: expected {want}, got {got}")
-    tiled = by_name.get("matmul/tiled[n=1024,tile=16]", {}).get("metrics", {})
-    shared = tiled.get("shared_load_transactions", {}).get("value")
-    ok = shared is not None and shared > 0
-    print(f"| matmul/tiled[n=1024,tile=16] shared_load_transactions | > 0 | {fmt(shared, '')} | "
-          f"{'ok' if ok else 'FAIL'} |")
-    if not ok:
-        failures.append("tiled matmul has no shared-memory load transactions")
+    if "matmul/tiled[n=1024,tile=16]" in by_name:
+        tiled = by_name["matmul/tiled[n=1024,tile=16]"].get("metrics", {})
+        shared = tiled.get("shared_load_transactions", {}).get("value")
+        ok = shared is not None and shared > 0
+        print(f"| matmul/tiled[n=1024,tile=16] shared_load_transactions | > 0 | {fmt(shared, '')} | "
+              f"{'ok' if ok else 'FAIL'} |")
+        if not ok:
+            failures.append("tiled matmul has no shared-memory load transactions")
 
     print()
     print(f"{compared} values compared over {len(ours['results'])} instances; {len(failures)} problem(s)")

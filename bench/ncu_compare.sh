@@ -8,17 +8,18 @@
 # default suite); OUTDIR (default ./ncu_compare.out) receives every file and table.md. Extra arguments for
 # `gpuperf profile` may be given in $GPUPERF_PROFILE_ARGS (e.g. --separate-sass).
 #
+# gpuperf runs: $GPUPERF_RUNS (default 3) `gpuperf profile` processes; the table shows their median and range.
 # ncu runs (all --clock-control none, default cache control: caches flushed before every pass):
-#   ncu        every metric at once: the timed run, and the reference for the deterministic metrics
-#   ncu_dram*  the DRAM reference, twice: the DRAM counters alone (one pass, so no save/restore: ncu's
-#              multi-pass replay writes back 2-3 MB of its own inside the kernel's range on H200), with
-#              --cache-control none over `--launch-only --launch-flush`, i.e. after gpuperf's own L2 flush
-#              (run outside ncu's window). DRAM bytes written count the write-backs during the kernel, so
-#              they depend on L2's state before it; this way both tools measure the same state. Even so
-#              they move between ncu runs by 1-6% (H200), hence two runs and ncu's range.
-#   ncu_dram_cold  the same counters under ncu's default cache control (information only).
-#   ncu_rep*   occupancy and bank conflicts again: these counters differ between ncu runs by more than the
-#              stated tolerances, so the table also shows ncu's own range over three runs.
+#   ncu         every metric at once: the timed run, and the reference for the deterministic metrics
+#   ncu_dram*   the DRAM reference, $NCU_RUNS times (default 3): the DRAM counters alone (one pass, so no
+#               save/restore: ncu's multi-pass replay writes back 2-3 MB of its own inside the kernel's
+#               range on H200), with --cache-control none over `--launch-only --launch-flush`, i.e. after
+#               gpuperf's own L2 flush (run outside ncu's window). DRAM bytes written count the write-backs
+#               during the kernel, so they depend on L2's state before it; this way both tools measure the
+#               same state. Even so they move between ncu runs by 1-6% (H200), hence several runs.
+#   ncu_cold*   the same counters under ncu's default cache control, twice: part of ncu's range.
+#   ncu_rep*    occupancy and bank conflicts again ($NCU_RUNS - 1 times): these counters differ between ncu
+#               runs by more than the stated tolerances, so the table also shows ncu's own range.
 # Timing: three processes over the same instances doing the same setup work (make, poison, verify):
 #   launch   gpuperf profile --launch-only          setup + one launch per instance, no profiler
 #   ncu      ncu ... gpuperf profile --launch-only  the same under ncu (kernel replay, cache flush)
@@ -51,11 +52,18 @@ run_ncu() {
     >"$OUT/${tag}_order.txt"
 }
 
+runs=${GPUPERF_RUNS:-3}
+ncu_runs=${NCU_RUNS:-3}
 t0=$(now)
 "$GPUPERF" -q profile "${pattern[@]}" --launch-only >"$OUT/launch_order.txt"
 t1=$(now)
-"$GPUPERF" -q profile "${pattern[@]}" "${extra[@]}" --metrics default --format json >"$OUT/gpuperf.json"
+"$GPUPERF" -q profile "${pattern[@]}" "${extra[@]}" --metrics default --format json >"$OUT/gpuperf1.json"
 t2=$(now)
+ours=(--gpuperf "$OUT/gpuperf1.json")
+for ((i = 2; i <= runs; i++)); do
+  "$GPUPERF" -q profile "${pattern[@]}" "${extra[@]}" --metrics default --format json >"$OUT/gpuperf$i.json"
+  ours+=(--gpuperf "$OUT/gpuperf$i.json")
+done
 # The Perfworks names behind gpuperf's metrics, for ncu to collect the same.
 metrics=$(python3 -c '
 import json, sys
@@ -65,21 +73,26 @@ for r in json.load(open(sys.argv[1]))["results"]:
         for p in m.get("perfworks", []):
             if p not in names:
                 names.append(p)
-print(",".join(names))' "$OUT/gpuperf.json")
+print(",".join(names))' "$OUT/gpuperf1.json")
 t3=$(now)
 run_ncu ncu "$metrics"
 t4=$(now)
+refs=(--ncu "$OUT/ncu.csv" "$OUT/ncu_order.txt")
 dram=dram__bytes_read.sum,dram__bytes_write.sum
-LAUNCH_ARGS=--launch-flush run_ncu ncu_dram "$dram" --cache-control none
-LAUNCH_ARGS=--launch-flush run_ncu ncu_dram2 "$dram" --cache-control none
-run_ncu ncu_dram_cold "$dram"
 noisy=sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
-run_ncu ncu_rep1 "$noisy"
-run_ncu ncu_rep2 "$noisy"
+for ((i = 1; i <= ncu_runs; i++)); do
+  LAUNCH_ARGS=--launch-flush run_ncu "ncu_dram$i" "$dram" --cache-control none
+  refs+=(--ncu-dram "$OUT/ncu_dram$i.csv" "$OUT/ncu_dram${i}_order.txt")
+done
+for i in 1 2; do
+  run_ncu "ncu_cold$i" "$dram"
+  refs+=(--ncu-dram-cold "$OUT/ncu_cold$i.csv" "$OUT/ncu_cold${i}_order.txt")
+done
+for ((i = 1; i < ncu_runs; i++)); do
+  run_ncu "ncu_rep$i" "$noisy"
+  refs+=(--ncu-repeat "$OUT/ncu_rep$i.csv" "$OUT/ncu_rep${i}_order.txt")
+done
+printf '%s\n' "${refs[@]}" >"$OUT/references.txt"  # for re-running ncu_compare.py on other gpuperf runs
 
-python3 "$here/ncu_compare.py" --gpuperf "$OUT/gpuperf.json" --ncu "$OUT/ncu.csv" "$OUT/ncu_order.txt" \
-  --ncu-dram "$OUT/ncu_dram.csv" "$OUT/ncu_dram_order.txt" --ncu-dram "$OUT/ncu_dram2.csv" "$OUT/ncu_dram2_order.txt" \
-  --ncu-dram-cold "$OUT/ncu_dram_cold.csv" "$OUT/ncu_dram_cold_order.txt" \
-  --ncu-repeat "$OUT/ncu_rep1.csv" "$OUT/ncu_rep1_order.txt" --ncu-repeat "$OUT/ncu_rep2.csv" "$OUT/ncu_rep2_order.txt" \
-  --times "$t0" "$t1" "$t2" "$t3" "$t4" | tee "$OUT/table.md"
+python3 "$here/ncu_compare.py" "${ours[@]}" "${refs[@]}" --times "$t0" "$t1" "$t2" "$t3" "$t4" | tee "$OUT/table.md"
 exit "${PIPESTATUS[0]}"

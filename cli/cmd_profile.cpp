@@ -30,6 +30,7 @@ struct ProfileArgs {
   int device = 0;
   std::uint64_t seed = 1;
   bool no_flush = false;
+  bool no_warm_launch = false;
   bool separate_sass = false;
   bool list_metrics = false;
   std::string chip;
@@ -151,6 +152,7 @@ int do_profile(const Context& ctx, const ProfileArgs& args) {
   options.collector.metrics = metrics.names;
   options.collector.replay = replay_mode_from_string(args.replay);
   options.collector.flush_l2 = !args.no_flush;
+  options.collector.warm_launch = !args.no_warm_launch;
   options.collector.separate_sass = args.separate_sass;
   options.seed = args.seed;
   options.progress = progress;
@@ -198,6 +200,9 @@ void add_profile_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--device", args->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
   cmd->add_option("--seed", args->seed, "Input seed of every workload");
   cmd->add_flag("--no-flush", args->no_flush, "Do not flush L2 before each profiled launch (warm-cache counters)");
+  cmd->add_flag("--no-warm-launch", args->no_warm_launch,
+                "Do not launch each instance once, unprofiled, before its flush and profiled launch (user replay); "
+                "its translations may then be cold, as after other instances' work");
   cmd->add_flag("--separate-sass", args->separate_sass,
                 "Profile SASS-patched metrics (the efficiencies) in sessions of their own, so hardware counters "
                 "are read from unpatched kernels");
@@ -208,8 +213,8 @@ void add_profile_command(CLI::App& app, Context& ctx) {
                 "Verify, then launch each instance once between cudaProfilerStart/Stop, for ncu; no metrics")
       ->group("");  // hidden: bench/ncu_compare.sh's mode
   cmd->add_flag("--launch-flush", args->launch_flush,
-                "With --launch-only: flush L2 as the collector does before each launch, outside the profiled "
-                "window (for ncu --cache-control none)")
+                "With --launch-only: before each launch, launch once and flush L2 as the collector does, outside "
+                "the profiled window (for ncu --cache-control none)")
       ->group("");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_profile(ctx, *args); }; });
 }

@@ -182,10 +182,11 @@ class Collector final : public MetricCollector {
         backend_->start_pass();
         for (std::size_t k = 0; k < session.targets.size(); ++k) {
           Workload& w = *targets[session.targets[k]].workload;
+          if (user && options_.warm_launch) w.launch(stream);  // outside every range: counted in none
           if (user && options_.flush_l2) {
             device_->flush_l2(stream);  // between ranges: counted in none
-            device_->synchronize(stream);
           }
+          if (user && (options_.warm_launch || options_.flush_l2)) device_->synchronize(stream);
           device_->nvtx_push(range_names[k]);
           if (user) backend_->push_range(range_names[k]);
           w.launch(stream);

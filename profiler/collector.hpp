@@ -3,9 +3,10 @@
 //
 // How it measures (README.md, "Profiling metrics"):
 //   * one CUPTI configuration for all requested Perfworks metrics, built once per collector;
-//   * idempotent benchmarks: user range + user replay. Each pass flushes L2, then launches every instance
-//     of the batch once, each inside its own range named after its display name; CUPTI needs one pass per
-//     counter group (2-4 on GH100 for the default set), nothing is saved or restored;
+//   * idempotent benchmarks: user range + user replay. In each pass every instance of the batch is
+//     launched once unprofiled (warm_launch), L2 is flushed, and it is launched again inside its own range
+//     named after its display name; CUPTI needs one pass per counter group (2-4 on GH100 for the default
+//     set), nothing is saved or restored;
 //   * benchmarks declared not idempotent: auto range + kernel replay (CUPTI saves and restores memory);
 //   * durations never come from a user range (it includes launch gaps): duration is the timing pass's job.
 //
@@ -46,6 +47,13 @@ struct CollectorOptions {
   ReplayMode replay = ReplayMode::automatic;
   // Flush L2 before every pass so DRAM counters see a cold cache, as ncu's default --cache-control all.
   bool flush_l2 = true;
+  // User replay: launch each instance once, outside any range, right before its flush. Every profiled
+  // launch then finds the state a kernel finds after its own previous launch and a cache flush (address
+  // translations and code warm, L2 empty), whatever ran before it in the batch. That is the state ncu
+  // measures in (it profiles a launch that follows the verification launch) and the state of a timing
+  // sample. Without it, an instance profiled after others that touched gigabytes starts with cold
+  // translations: +10-20 kB of DRAM reads (page walks) and occupancy up to 1 point off on short kernels.
+  bool warm_launch = true;
   // Most instances profiled in one session (one range each per pass).
   std::size_t max_ranges_per_session = 64;
   // Profile SASS-patched metrics (smsp__sass_*: the efficiencies) in sessions of their own, so hardware

@@ -86,6 +86,39 @@ bool memory_low(double min_free_fraction) {
   return static_cast<double>(free) < min_free_fraction * static_cast<double>(total);
 }
 
+// Verifies `instances` in order, keeping the verified workloads alive in groups: a group is handed to
+// `run_group` (and its workloads freed) when it holds `max_group` of them or the next one would leave less
+// than `min_free_fraction` of device memory free. profile_instances and launch_instances_once both use it,
+// so an external profiler over the launch-only mode sees every buffer where the collector saw it.
+void for_each_group(const std::vector<InstanceRef>& instances, std::uint64_t seed, StreamHandle stream,
+                    std::size_t max_group, double min_free_fraction, std::vector<Result>& results,
+                    double& setup_seconds, const std::function<void(const std::string&)>& progress,
+                    const std::function<void(std::vector<ProfileTarget>&, const std::vector<std::size_t>&)>& run_group) {
+  results.resize(instances.size());
+  std::vector<std::unique_ptr<Workload>> live;
+  std::vector<std::size_t> live_index;
+  auto flush_group = [&] {
+    if (live.empty()) return;
+    std::vector<ProfileTarget> targets;
+    for (std::size_t k = 0; k < live.size(); ++k) targets.push_back({&instances[live_index[k]], live[k].get()});
+    run_group(targets, live_index);
+    live.clear();
+    live_index.clear();
+  };
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    if (!live.empty() && (live.size() >= max_group || memory_low(min_free_fraction))) flush_group();
+    const auto t0 = Clock::now();
+    if (progress) progress("verifying " + instances[i].instance().display_name());
+    auto w = prepare(instances[i], seed, stream, results[i]);
+    setup_seconds += seconds_since(t0);
+    if (w) {
+      live.push_back(std::move(w));
+      live_index.push_back(i);
+    }
+  }
+  flush_group();
+}
+
 }  // namespace
 
 ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const ProfileOptions& options) {
@@ -102,38 +135,20 @@ ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const
   report.device_name = prop.name;
   OwnedStream stream;
 
-  report.results.resize(instances.size());
-  std::vector<std::unique_ptr<Workload>> live;
-  std::vector<std::size_t> live_index;
-  auto flush_group = [&] {
-    if (live.empty()) return;
-    std::vector<ProfileTarget> targets;
-    for (std::size_t k = 0; k < live.size(); ++k) targets.push_back({&instances[live_index[k]], live[k].get()});
-    if (options.progress) options.progress("profiling " + std::to_string(targets.size()) + " instance(s)");
-    const auto t0 = Clock::now();
-    auto measured = collector->collect_batch(targets, stream.get());
-    report.collect_seconds += seconds_since(t0);
-    ++report.sessions;
-    for (std::size_t k = 0; k < live.size(); ++k) report.results[live_index[k]].metrics = std::move(measured[k]);
-    live.clear();
-    live_index.clear();
-  };
-
-  for (std::size_t i = 0; i < instances.size(); ++i) {
-    if (!live.empty() && (live.size() >= options.collector.max_ranges_per_session ||
-                          memory_low(options.min_free_memory_fraction))) {
-      flush_group();
-    }
-    const auto t0 = Clock::now();
-    if (options.progress) options.progress("verifying " + instances[i].instance().display_name());
-    auto w = prepare(instances[i], options.seed, stream.get(), report.results[i]);
-    report.setup_seconds += seconds_since(t0);
-    if (w) {
-      live.push_back(std::move(w));
-      live_index.push_back(i);
-    }
-  }
-  flush_group();
+  for_each_group(instances, options.seed, stream.get(), options.collector.max_ranges_per_session,
+                 options.min_free_memory_fraction, report.results, report.setup_seconds, options.progress,
+                 [&](std::vector<ProfileTarget>& targets, const std::vector<std::size_t>& index) {
+                   if (options.progress) {
+                     options.progress("profiling " + std::to_string(targets.size()) + " instance(s)");
+                   }
+                   const auto t0 = Clock::now();
+                   auto measured = collector->collect_batch(targets, stream.get());
+                   report.collect_seconds += seconds_since(t0);
+                   ++report.sessions;
+                   for (std::size_t k = 0; k < index.size(); ++k) {
+                     report.results[index[k]].metrics = std::move(measured[k]);
+                   }
+                 });
   // A profile whose environment failed part-way (permissions appear at the first session) says so too.
   report.environment_error = collector->environment_error();
   return report;
@@ -142,29 +157,40 @@ ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const
 std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& instances, int device,
                                                std::uint64_t seed,
                                                const std::function<void(const std::string&)>& progress,
-                                               bool flush_l2) {
+                                               bool as_collector) {
   select(device);
   std::unique_ptr<DeviceOps> device_ops;
-  if (flush_l2) device_ops = make_cuda_device_ops(device);
+  if (as_collector) device_ops = make_cuda_device_ops(device);
   OwnedStream stream;
+  const CollectorOptions defaults;
+  const ProfileOptions profile_defaults;
+  std::vector<Result> results;
+  double setup_seconds = 0;
   std::vector<std::string> names;
-  for (const auto& ref : instances) {
-    Result r;
-    auto w = prepare(ref, seed, stream.get(), r);
-    if (!w) {
-      if (progress) progress("skipped " + r.instance.display_name() + ": " + r.message);
-      continue;
+  for_each_group(instances, seed, stream.get(), defaults.max_ranges_per_session,
+                 profile_defaults.min_free_memory_fraction, results, setup_seconds, nullptr,
+                 [&](std::vector<ProfileTarget>& targets, const std::vector<std::size_t>&) {
+                   for (const ProfileTarget& t : targets) {
+                     Workload& w = *t.workload;
+                     if (device_ops) {  // the collector's steps before a profiled launch, outside the window
+                       w.launch(stream.get());
+                       device_ops->flush_l2(stream.get());
+                     }
+                     check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
+                     const std::string name = t.ref->instance().display_name();
+                     check(cudaProfilerStart(), "cudaProfilerStart");
+                     nvtxRangePushA(name.c_str());
+                     w.launch(stream.get());
+                     check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
+                     nvtxRangePop();
+                     check(cudaProfilerStop(), "cudaProfilerStop");
+                     names.push_back(name);
+                   }
+                 });
+  if (progress) {
+    for (const Result& r : results) {
+      if (r.status != Status::ok && !r.message.empty()) progress("skipped " + r.instance.display_name() + ": " + r.message);
     }
-    if (device_ops) device_ops->flush_l2(stream.get());  // outside the profiler's window, finished first
-    check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
-    const std::string name = r.instance.display_name();
-    check(cudaProfilerStart(), "cudaProfilerStart");
-    nvtxRangePushA(name.c_str());
-    w->launch(stream.get());
-    check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
-    nvtxRangePop();
-    check(cudaProfilerStop(), "cudaProfilerStop");
-    names.push_back(name);
   }
   return names;
 }

@@ -39,15 +39,17 @@ struct ProfileReport {
 // Throws InputError (metric names), EnvironmentError (no GPU). Instance failures are in the results.
 ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const ProfileOptions& options);
 
-// For an external profiler: verifies every instance, then launches each once between cudaProfilerStart
-// and cudaProfilerStop (ncu --profile-from-start off sees exactly one kernel per instance, in order) with
-// an NVTX range named after it. Returns the instances in launch order; incorrect ones are skipped and
-// reported through `progress`. With `flush_l2`, the collector's own L2 flush (DeviceOps::flush_l2) runs
-// and completes before each cudaProfilerStart, so an external profiler run with its cache control off sees
-// the kernel in the same cache state as gpuperf's collector. Throws EnvironmentError (no GPU).
+// For an external profiler: verifies the instances and keeps them alive in the same groups as
+// profile_instances (so every buffer lies where the collector's run had it), then launches each once
+// between cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start off sees exactly one kernel per
+// instance, in order) with an NVTX range named after it. Returns the instances in launch order; incorrect
+// ones are skipped and reported through `progress`. With `as_collector`, the collector's steps before a
+// profiled launch (CollectorOptions::warm_launch, then DeviceOps::flush_l2) run and complete before each
+// cudaProfilerStart, so an external profiler with its cache control off sees the kernel in the state
+// gpuperf's collector measures it in. Throws EnvironmentError (no GPU).
 std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& instances, int device,
                                                std::uint64_t seed,
                                                const std::function<void(const std::string&)>& progress,
-                                               bool flush_l2 = false);
+                                               bool as_collector = false);
 
 }  // namespace gpuperf

@@ -82,7 +82,7 @@ TEST(Collector, DefaultMetricsConfigureOnceAndSumBankConflicts) {
   EXPECT_FALSE(bank.metric.higher_is_better);
 }
 
-TEST(Collector, UserReplayRepeatsEveryLaunchOncePerPassInNamedRanges) {
+TEST(Collector, UserReplayWarmsFlushesAndLaunchesEveryInstanceOncePerPassInNamedRanges) {
   Rig rig;
   rig.backend->value = [](const std::string& range, const std::string&) {
     return range == "copy/coalesced[n=16]" ? 16.0 : range == "copy/coalesced[n=32]" ? 32.0 : -1.0;
@@ -91,9 +91,10 @@ TEST(Collector, UserReplayRepeatsEveryLaunchOncePerPassInNamedRanges) {
   InstanceRef ra{&a, {{"n", std::int64_t{16}}}}, rb{&a, {{"n", std::int64_t{32}}}};
   FakeWorkload wa(rig.log, "a", rig.backend), wb(rig.log, "b", rig.backend);
   auto out = rig.collector->collect_batch({{&ra, &wa}, {&rb, &wb}}, nullptr);
+  // Each profiled launch follows an unprofiled one of the same instance and an L2 flush, outside any range.
   const std::string pass =
-      "start flush sync push:copy/coalesced[n=16] launch:a sync pop flush sync push:copy/coalesced[n=32] launch:b sync "
-      "pop end_pass";
+      "start launch:a flush sync push:copy/coalesced[n=16] launch:a sync pop launch:b flush sync "
+      "push:copy/coalesced[n=32] launch:b sync pop end_pass";
   EXPECT_EQ(rig.log->joined(), "begin:user:2 " + pass + " " + pass + " decode evaluate end_session");
   ASSERT_EQ(out.size(), 2u);
   // Each instance gets its own range's values.
@@ -102,13 +103,34 @@ TEST(Collector, UserReplayRepeatsEveryLaunchOncePerPassInNamedRanges) {
   EXPECT_EQ(find(out[1], "dram_bytes_read").status, Status::ok);
 }
 
+TEST(Collector, WithoutWarmLaunchOrFlushUserReplayOnlyLaunchesInRanges) {
+  CollectorOptions o;
+  o.metrics = {"dram_bytes_read"};
+  o.warm_launch = false;
+  Rig rig(o);
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  rig.collector->collect(r, w, nullptr);
+  EXPECT_EQ(rig.log->joined(), "begin:user:1 start flush sync push:a/b launch:w sync pop end_pass start flush sync "
+                               "push:a/b launch:w sync pop end_pass decode evaluate end_session");
+
+  o.flush_l2 = false;
+  Rig bare(o);
+  FakeWorkload w2(bare.log, "w", bare.backend);
+  bare.collector->collect(r, w2, nullptr);
+  EXPECT_EQ(bare.log->joined(), "begin:user:1 start push:a/b launch:w sync pop end_pass start push:a/b launch:w sync "
+                                "pop end_pass decode evaluate end_session");
+}
+
 TEST(Collector, NotIdempotentBenchmarksUseKernelReplayOneSessionEach) {
   Rig rig;
   Benchmark safe = bench("a/safe", true), unsafe = bench("a/inplace", false);
   InstanceRef r1{&safe, {}}, r2{&unsafe, {}}, r3{&unsafe, {{"n", std::int64_t{2}}}};
   FakeWorkload w1(rig.log, "1", rig.backend), w2(rig.log, "2", rig.backend), w3(rig.log, "3", rig.backend);
   auto out = rig.collector->collect_batch({{&r1, &w1}, {&r2, &w2}, {&r3, &w3}}, nullptr);
-  const std::string user_pass = "start flush sync push:a/safe launch:1 sync pop end_pass";
+  // No warm launch under kernel replay: it would change a non-idempotent kernel's input.
+  const std::string user_pass = "start launch:1 flush sync push:a/safe launch:1 sync pop end_pass";
   EXPECT_EQ(rig.log->joined(),
             "begin:user:1 " + user_pass + " " + user_pass + " decode evaluate end_session " +
                 "begin:kernel:1 flush sync start launch:2 sync end_pass decode evaluate end_session " +
@@ -321,7 +343,7 @@ TEST(Collector, SeparateSassRunsOneSessionPerConfigurationAndMergesTheValues) {
   auto ms = rig.collector->collect(r, w, nullptr);
   EXPECT_EQ(rig.log->count("begin:0:user:1"), 1u);
   EXPECT_EQ(rig.log->count("begin:1:user:1"), 1u);
-  EXPECT_EQ(rig.log->count("launch:w"), 4u);
+  EXPECT_EQ(rig.log->count("launch:w"), 8u);  // 4 passes, a warm launch and a profiled one each
   EXPECT_DOUBLE_EQ(ms[0].samples.at(0), 50.0);
   EXPECT_DOUBLE_EQ(ms[1].samples.at(0), 1024.0);
   EXPECT_DOUBLE_EQ(ms[2].samples.at(0), 75.0);

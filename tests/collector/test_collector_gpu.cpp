@@ -113,11 +113,13 @@ TEST_F(CollectorGpu, OneInstanceAtATimeGivesTheBatchsCounters) {
                 std::chrono::duration<double>(Clock::now() - t0).count());
     auto b = values(batch[i]);
     EXPECT_NEAR(single["gld_efficiency"], b["gld_efficiency"], 1e-6) << kCanonical[i];
-    // Shared wavefront counts move by a few in a million between runs on GH100.
+    // Shared wavefront counts move between runs on GH100: loads by a few in 10^4, stores of the tiled
+    // matmul by up to 0.3% (4478882..4492853 over eight H200 runs; 0.105% between two sessions of one
+    // process once). The tiled/naive difference this guards is 100%.
     EXPECT_NEAR(single["shared_load_transactions"], b["shared_load_transactions"],
-                1e-3 * b["shared_load_transactions"]) << kCanonical[i];
+                5e-3 * b["shared_load_transactions"]) << kCanonical[i];
     EXPECT_NEAR(single["shared_store_transactions"], b["shared_store_transactions"],
-                1e-3 * b["shared_store_transactions"]) << kCanonical[i];
+                5e-3 * b["shared_store_transactions"]) << kCanonical[i];
     EXPECT_NEAR(single["dram_bytes_read"], b["dram_bytes_read"], 0.01 * b["dram_bytes_read"] + 4096) << kCanonical[i];
   }
 }
@@ -161,13 +163,19 @@ TEST_F(CollectorGpu, KernelReplayRestoresMemoryForBenchmarksThatAreNotIdempotent
   EXPECT_NEAR(v["gld_efficiency"], 100.0, 0.01);
   // No DRAM check: CUPTI's restore between kernel-replay passes leaves this 16 MiB buffer in L2.
 
-  // Forcing user replay on it shows why the distinction exists: every pass adds one.
+  // Forcing user replay on it shows why the distinction exists: every pass adds two (the warm launch
+  // before the flush and the profiled one), or one without the warm launch.
   CollectorOptions o;
   o.metrics = {"dram_bytes_read", "gld_efficiency"};
   o.replay = ReplayMode::user;
   auto user = make_cupti_collector(o);
   user->collect(ref, *w, nullptr);
-  EXPECT_EQ(testing::inplace_first_value(*w), 2.0f + static_cast<float>(user->passes()));
+  const float after_user = 2.0f + 2.0f * static_cast<float>(user->passes());
+  EXPECT_EQ(testing::inplace_first_value(*w), after_user);
+  o.warm_launch = false;
+  auto cold = make_cupti_collector(o);
+  cold->collect(ref, *w, nullptr);
+  EXPECT_EQ(testing::inplace_first_value(*w), after_user + static_cast<float>(cold->passes()));
 }
 
 TEST_F(CollectorGpu, RawPerfworksNamesAreCollected) {
