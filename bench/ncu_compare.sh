@@ -8,15 +8,20 @@
 # default suite); OUTDIR (default ./ncu_compare.out) receives every file and table.md. Extra arguments for
 # `gpuperf profile` may be given in $GPUPERF_PROFILE_ARGS (e.g. --separate-sass).
 #
-# gpuperf runs: $GPUPERF_RUNS (default 3) `gpuperf profile` processes; the table shows their median and range.
+# gpuperf runs: $GPUPERF_RUNS (default 5) `gpuperf profile` processes; the table shows their median and range.
 # ncu runs (all --clock-control none, default cache control: caches flushed before every pass):
 #   ncu         every metric at once: the timed run, and the reference for the deterministic metrics
-#   ncu_dram*   the DRAM reference, $NCU_RUNS times (default 3): the DRAM counters alone (one pass, so no
+#   ncu_dram*   the DRAM reference, $NCU_RUNS times (default 5): the DRAM counters alone (one pass, so no
 #               save/restore: ncu's multi-pass replay writes back 2-3 MB of its own inside the kernel's
 #               range on H200), with --cache-control none over `--launch-only --launch-flush`, i.e. after
 #               gpuperf's own L2 flush (run outside ncu's window). DRAM bytes written count the write-backs
 #               during the kernel, so they depend on L2's state before it; this way both tools measure the
-#               same state. Even so they move between ncu runs by 1-6% (H200), hence several runs.
+#               same state. `--launch-only` keeps the instances alive in the collector's groups and
+#               launches each once before its profiled launch, as the collector does, so buffers lie where
+#               they lay in gpuperf's process (H200: an instance's bytes written move by 1-3% with what was
+#               allocated before it, in either tool) and translations are warm. Even so they move between
+#               ncu runs by up to 2.5% (H200), hence several runs. All references must come from the same
+#               machine session as gpuperf's runs: on another H200 occupancy sat 0.5-1.3 points apart.
 #   ncu_cold*   the same counters under ncu's default cache control, twice: part of ncu's range.
 #   ncu_rep*    occupancy and bank conflicts again ($NCU_RUNS - 1 times): these counters differ between ncu
 #               runs by more than the stated tolerances, so the table also shows ncu's own range.
@@ -52,8 +57,8 @@ run_ncu() {
     >"$OUT/${tag}_order.txt"
 }
 
-runs=${GPUPERF_RUNS:-3}
-ncu_runs=${NCU_RUNS:-3}
+runs=${GPUPERF_RUNS:-5}
+ncu_runs=${NCU_RUNS:-5}
 t0=$(now)
 "$GPUPERF" -q profile "${pattern[@]}" --launch-only >"$OUT/launch_order.txt"
 t1=$(now)

@@ -210,11 +210,12 @@ void add_profile_command(CLI::App& app, Context& ctx) {
                 "List the GPU's Perfworks metrics (base names; full names when TEXT is given)");
   cmd->add_option("--chip", args->chip, "With --list-metrics: a chip name (GH100) instead of the GPU's; no GPU needed");
   cmd->add_flag("--launch-only", args->launch_only,
-                "Verify, then launch each instance once between cudaProfilerStart/Stop, for ncu; no metrics")
+                "Verify, then launch each instance once more and once between cudaProfilerStart/Stop, for ncu; "
+                "no metrics")
       ->group("");  // hidden: bench/ncu_compare.sh's mode
   cmd->add_flag("--launch-flush", args->launch_flush,
-                "With --launch-only: before each launch, launch once and flush L2 as the collector does, outside "
-                "the profiled window (for ncu --cache-control none)")
+                "With --launch-only: flush L2 as the collector does before each profiled launch, outside the "
+                "profiled window (for ncu --cache-control none)")
       ->group("");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_profile(ctx, *args); }; });
 }

@@ -157,10 +157,10 @@ ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const
 std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& instances, int device,
                                                std::uint64_t seed,
                                                const std::function<void(const std::string&)>& progress,
-                                               bool as_collector) {
+                                               bool flush_l2) {
   select(device);
   std::unique_ptr<DeviceOps> device_ops;
-  if (as_collector) device_ops = make_cuda_device_ops(device);
+  if (flush_l2) device_ops = make_cuda_device_ops(device);
   OwnedStream stream;
   const CollectorOptions defaults;
   const ProfileOptions profile_defaults;
@@ -172,10 +172,11 @@ std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& i
                  [&](std::vector<ProfileTarget>& targets, const std::vector<std::size_t>&) {
                    for (const ProfileTarget& t : targets) {
                      Workload& w = *t.workload;
-                     if (device_ops) {  // the collector's steps before a profiled launch, outside the window
-                       w.launch(stream.get());
-                       device_ops->flush_l2(stream.get());
-                     }
+                     // The collector's steps before a profiled launch, outside the window: a warm launch
+                     // (without it the translations are cold after the group's other instances, which moves
+                     // occupancy by a point), and with `flush_l2` its flush.
+                     w.launch(stream.get());
+                     if (device_ops) device_ops->flush_l2(stream.get());
                      check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
                      const std::string name = t.ref->instance().display_name();
                      check(cudaProfilerStart(), "cudaProfilerStart");

@@ -43,13 +43,13 @@ ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const
 // profile_instances (so every buffer lies where the collector's run had it), then launches each once
 // between cudaProfilerStart and cudaProfilerStop (ncu --profile-from-start off sees exactly one kernel per
 // instance, in order) with an NVTX range named after it. Returns the instances in launch order; incorrect
-// ones are skipped and reported through `progress`. With `as_collector`, the collector's steps before a
-// profiled launch (CollectorOptions::warm_launch, then DeviceOps::flush_l2) run and complete before each
+// ones are skipped and reported through `progress`. Each launch follows an unprofiled one of the same
+// instance (CollectorOptions::warm_launch); with `flush_l2`, the collector's L2 flush too, completed before
 // cudaProfilerStart, so an external profiler with its cache control off sees the kernel in the state
 // gpuperf's collector measures it in. Throws EnvironmentError (no GPU).
 std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& instances, int device,
                                                std::uint64_t seed,
                                                const std::function<void(const std::string&)>& progress,
-                                               bool as_collector = false);
+                                               bool flush_l2 = false);
 
 }  // namespace gpuperf

@@ -115,7 +115,7 @@ class NcuCompare(unittest.TestCase):
         self.assertEqual(cells[-2], "ok, within ncu's spread")
         self.assertIn("40000000 .. 46100000", cells[6])
         # metric | agree | within ncu's spread | outside | ncu's runs disagreeing among themselves (3% apart)
-        self.assertEqual(self.row(out, "dram_bytes_written", None)[1:6], ["dram_bytes_written", "1", "1", "0", "1"])
+        self.assertEqual(self.row(out, "dram_bytes_written", None)[1:7], ["dram_bytes_written", "1", "0", "1", "0", "1"])
 
     def test_dram_outside_ncus_range_widened_by_the_tolerance_fails(self):
         drams = [self.ncu_dram(v) for v in (45000000, 45100000)]
@@ -123,6 +123,21 @@ class NcuCompare(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertEqual(self.row(out, "memory/coalesced", "dram_bytes_written")[-2], "MISMATCH")
         self.assertIn("(ncu's runs 4.5e+07 .. 4.55e+07)", out)
+
+    def test_dram_bytes_small_against_the_kernels_traffic_agree_with_their_own_verdict(self):
+        ours = self.ours(45000000)
+        ours["matvec/naive[m=8]"].update({"dram_bytes_read": 400000000, "dram_bytes_written": 22000})
+        big = [{RD: 1000000, WR: 45000000}, {RD: 400000000, WR: 60000}]
+        rc, out = self.run_compare([ours], self.ncu_full(), [big])
+        self.assertEqual(rc, 0, out)
+        # 38 kB apart, 63% of the value, but under 0.1% of 400 MB of traffic
+        self.assertEqual(self.row(out, "matvec/naive[m=8]", "dram_bytes_written")[-2], "ok, < 0.1% of its DRAM traffic")
+        # the floor scales with the traffic: 38 kB off a 1 MB kernel is a mismatch
+        small = [{RD: 1000000, WR: 45000000}, {RD: 1000000, WR: 60000}]
+        ours["matvec/naive[m=8]"]["dram_bytes_read"] = 1000000
+        rc, out = self.run_compare([ours], self.ncu_full(), [small])
+        self.assertEqual(rc, 1)
+        self.assertEqual(self.row(out, "matvec/naive[m=8]", "dram_bytes_written")[-2], "MISMATCH")
 
     def test_noisy_metrics_compare_with_the_median_of_ncus_runs(self):
         reps = [[{OCC: 51.0}, {OCC: 30.0}], [{OCC: 50.9}, {OCC: 30.0}]]
