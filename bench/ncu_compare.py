@@ -16,6 +16,7 @@ its runs (for DRAM: the --ncu-dram and --ncu-dram-cold runs, i.e. both cache con
 tolerance: the verdict says so, and the summary counts how often ncu's runs disagree among themselves.
 """
 import argparse
+import collections
 import csv
 import json
 import sys
@@ -27,6 +28,8 @@ REL_TOLERANCE = 0.01  # of the larger value
 # such a value measures luck, not the tool.
 TRAFFIC_FLOOR = 0.001
 SPEEDUP_REQUIRED = 5.0
+# Verdicts, in the summary's column order.
+OK, OK_FLOOR, OK_SPREAD, MISMATCH = "ok", "ok, < 0.1% of its DRAM traffic", "ok, within ncu's spread", "MISMATCH"
 DRAM = {"dram_bytes_read", "dram_bytes_written"}
 # Not deterministic (DESIGN.md): they move between ncu runs by more than the tolerances.
 NOISY = {"achieved_occupancy", "shared_bank_conflicts"}
@@ -119,15 +122,11 @@ def main():
     colds = [read_ncu(*d, failures) for d in a.ncu_dram_cold]
     repeats = [read_ncu(*r, failures) for r in a.ncu_repeat]
 
+    ours_by_name = [{r["instance"]: r for r in run["results"] if r["status"] == "ok"} for run in runs_ours]
+
     def our_values(name, metric):
-        values = []
-        for run in runs_ours:
-            for r in run["results"]:
-                if r["instance"] == name and r["status"] == "ok":
-                    v = r["metrics"].get(metric, {}).get("value")
-                    if v is not None:
-                        values.append(v)
-        return values
+        found = (run[name]["metrics"].get(metric, {}).get("value") for run in ours_by_name if name in run)
+        return [v for v in found if v is not None]
 
     def ncu_values(tables, name, perfworks):
         return [v for v in (ncu_value(t.get(name), perfworks) for t in tables) if v is not None]
@@ -139,7 +138,7 @@ def main():
     print("| instance | metric | gpuperf | ncu | difference | gpuperf's runs | ncu's runs | |")
     print("|---|---|---:|---:|---:|---|---|---|")
     compared = 0
-    tally = {}          # metric -> [ok, within spread, outside, below the traffic floor]
+    tally = {}          # metric -> Counter of verdicts
     ncu_disagrees = {}  # metric -> instances whose ncu runs are further apart than the tolerance
     for r in ours["results"]:
         name = r["instance"]
@@ -153,11 +152,17 @@ def main():
             mine_runs = our_values(name, metric)
             mine = median(mine_runs)
             full = ncu_value(theirs.get(name), m["perfworks"])
+            floor = None
+            note = ""
             if metric in DRAM and drams:
                 same_state = ncu_values(drams, name, m["perfworks"])
                 runs = same_state + ncu_values(colds, name, m["perfworks"])
                 other = median(same_state)
                 spread = True
+                traffic = [median(ncu_values(drams, name, [p])) for p in ("dram__bytes_read.sum", "dram__bytes_write.sum")]
+                if None not in traffic:
+                    floor = TRAFFIC_FLOOR * sum(traffic)
+                note = f" (all-metrics run: {fmt(full, unit)})"
             elif metric in NOISY:
                 runs = ([full] if full is not None else []) + ncu_values(repeats, name, m["perfworks"])
                 other = median(runs)
@@ -166,39 +171,28 @@ def main():
                 runs = [full] if full is not None else []
                 other = full
                 spread = False
-            row = tally.setdefault(metric, [0, 0, 0, 0])
             if len(runs) > 1 and not agree(unit, min(runs), max(runs)):
                 ncu_disagrees.setdefault(metric, []).append(name)
-            floor = None
-            if metric in DRAM and drams:
-                traffic = [median(ncu_values(drams, name, [p])) for p in ("dram__bytes_read.sum", "dram__bytes_write.sum")]
-                if None not in traffic:
-                    floor = TRAFFIC_FLOOR * sum(traffic)
             if mine is None or other is None:
                 verdict = "missing"
                 failures.append(f"{name} {metric}: gpuperf {mine} ({m.get('message', '')}), ncu {other}")
             else:
                 compared += 1
                 if agree(unit, mine, other):
-                    verdict = "ok"
-                    row[0] += 1
+                    verdict = OK
                 elif floor is not None and abs(mine - other) <= floor:
-                    verdict = "ok, < 0.1% of its DRAM traffic"
-                    row[3] += 1
+                    verdict = OK_FLOOR
                 elif spread and len(runs) > 1 and (agree(unit, mine, min(runs)) or agree(unit, mine, max(runs))
                                                    or min(runs) <= mine <= max(runs)):
-                    verdict = "ok, within ncu's spread"
-                    row[1] += 1
+                    verdict = OK_SPREAD
                 else:
-                    verdict = "MISMATCH"
-                    row[2] += 1
+                    verdict = MISMATCH
                     failures.append(f"{name} {metric}: gpuperf {mine:.6g}, ncu {other:.6g}" +
                                     (f" (ncu's runs {min(runs):.6g} .. {max(runs):.6g})" if len(runs) > 1 else ""))
+                tally.setdefault(metric, collections.Counter())[verdict] += 1
             diff = "-" if mine is None or other is None else fmt(mine - other, unit)
             mine_range = f"{fmt(min(mine_runs), unit)} .. {fmt(max(mine_runs), unit)}" if len(mine_runs) > 1 else ""
-            ncu_range = f"{fmt(min(runs), unit)} .. {fmt(max(runs), unit)}" if spread and len(runs) > 1 else ""
-            if metric in DRAM and drams:
-                ncu_range += f" (all-metrics run: {fmt(full, unit)})"
+            ncu_range = (f"{fmt(min(runs), unit)} .. {fmt(max(runs), unit)}" if spread and len(runs) > 1 else "") + note
             print(f"| {name} | {metric} | {fmt(mine, unit)} | {fmt(other, unit)} | {diff} | {mine_range} | "
                   f"{ncu_range} | {verdict} |")
 
@@ -206,8 +200,9 @@ def main():
     print("| metric | agree (0.5 points / 1%) | < 0.1% of DRAM traffic | within ncu's own spread | outside | "
           "ncu's runs disagree among themselves |")
     print("|---|---:|---:|---:|---:|---:|")
-    for metric, (ok, within, outside, floor) in sorted(tally.items()):
-        print(f"| {metric} | {ok} | {floor} | {within} | {outside} | {len(ncu_disagrees.get(metric, []))} |")
+    for metric, n in sorted(tally.items()):
+        print(f"| {metric} | {n[OK]} | {n[OK_FLOOR]} | {n[OK_SPREAD]} | {n[MISMATCH]} | "
+              f"{len(ncu_disagrees.get(metric, []))} |")
 
     t0, t1, t2, t3, t4 = a.times
     launch, gp, ncu = t1 - t0, t2 - t1, t4 - t3

@@ -61,14 +61,15 @@ runs=${GPUPERF_RUNS:-5}
 ncu_runs=${NCU_RUNS:-5}
 t0=$(now)
 "$GPUPERF" -q profile "${pattern[@]}" --launch-only >"$OUT/launch_order.txt"
+ours=()
+profile_run() {  # profile_run I: gpuperf's collection into $OUT/gpuperfI.json
+  "$GPUPERF" -q profile "${pattern[@]}" "${extra[@]}" --metrics default --format json >"$OUT/gpuperf$1.json"
+  ours+=(--gpuperf "$OUT/gpuperf$1.json")
+}
 t1=$(now)
-"$GPUPERF" -q profile "${pattern[@]}" "${extra[@]}" --metrics default --format json >"$OUT/gpuperf1.json"
+profile_run 1
 t2=$(now)
-ours=(--gpuperf "$OUT/gpuperf1.json")
-for ((i = 2; i <= runs; i++)); do
-  "$GPUPERF" -q profile "${pattern[@]}" "${extra[@]}" --metrics default --format json >"$OUT/gpuperf$i.json"
-  ours+=(--gpuperf "$OUT/gpuperf$i.json")
-done
+for ((i = 2; i <= runs; i++)); do profile_run "$i"; done
 # The Perfworks names behind gpuperf's metrics, for ncu to collect the same.
 metrics=$(python3 -c '
 import json, sys

@@ -93,7 +93,7 @@ bool memory_low(double min_free_fraction) {
 void for_each_group(const std::vector<InstanceRef>& instances, std::uint64_t seed, StreamHandle stream,
                     std::size_t max_group, double min_free_fraction, std::vector<Result>& results,
                     double& setup_seconds, const std::function<void(const std::string&)>& progress,
-                    const std::function<void(std::vector<ProfileTarget>&, const std::vector<std::size_t>&)>& run_group) {
+                    const std::function<void(const std::vector<ProfileTarget>&, const std::vector<std::size_t>&)>& run_group) {
   results.resize(instances.size());
   std::vector<std::unique_ptr<Workload>> live;
   std::vector<std::size_t> live_index;
@@ -137,7 +137,7 @@ ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const
 
   for_each_group(instances, options.seed, stream.get(), options.collector.max_ranges_per_session,
                  options.min_free_memory_fraction, report.results, report.setup_seconds, options.progress,
-                 [&](std::vector<ProfileTarget>& targets, const std::vector<std::size_t>& index) {
+                 [&](const std::vector<ProfileTarget>& targets, const std::vector<std::size_t>& index) {
                    if (options.progress) {
                      options.progress("profiling " + std::to_string(targets.size()) + " instance(s)");
                    }
@@ -162,14 +162,13 @@ std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& i
   std::unique_ptr<DeviceOps> device_ops;
   if (flush_l2) device_ops = make_cuda_device_ops(device);
   OwnedStream stream;
-  const CollectorOptions defaults;
-  const ProfileOptions profile_defaults;
+  const ProfileOptions defaults;  // the collector's grouping, so buffers lie where they lie there
   std::vector<Result> results;
   double setup_seconds = 0;
   std::vector<std::string> names;
-  for_each_group(instances, seed, stream.get(), defaults.max_ranges_per_session,
-                 profile_defaults.min_free_memory_fraction, results, setup_seconds, nullptr,
-                 [&](std::vector<ProfileTarget>& targets, const std::vector<std::size_t>&) {
+  for_each_group(instances, seed, stream.get(), defaults.collector.max_ranges_per_session,
+                 defaults.min_free_memory_fraction, results, setup_seconds, nullptr,
+                 [&](const std::vector<ProfileTarget>& targets, const std::vector<std::size_t>&) {
                    for (const ProfileTarget& t : targets) {
                      Workload& w = *t.workload;
                      // The collector's steps before a profiled launch, outside the window: a warm launch
