@@ -19,7 +19,7 @@
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/gpu/device_info.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "profiler/runner.hpp"
 #include "reports/analysis/compare.hpp"
 #include "reports/analysis/detect.hpp"

@@ -20,7 +20,7 @@
 #include "kernels/listing.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/gpu/device_info.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "profiler/runner.hpp"
 #include "profiler/summary_table.hpp"
 

@@ -16,8 +16,8 @@
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/metric_profile.hpp"
-#include "profiler/model/errors.hpp"
-#include "profiler/model/metrics.hpp"
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
 
 namespace gpuperf::cli {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "cli/context.hpp"
 #include "db/store.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/report_files.hpp"
 #include "reports/report_input.hpp"

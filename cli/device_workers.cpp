@@ -14,7 +14,7 @@
 #include <set>
 
 #include "profiler/gpu/device_info.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf::cli {
 

@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 #ifndef GPUPERF_VERSION
 #define GPUPERF_VERSION "0.0.0"

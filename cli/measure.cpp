@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "profiler/collector.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "profiler/runner.hpp"
 
 namespace gpuperf::cli {

@@ -8,7 +8,7 @@
 
 #include "cli/context.hpp"
 #include "kernels/benchmark.hpp"
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 
 namespace CLI {
 class App;

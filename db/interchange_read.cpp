@@ -17,8 +17,8 @@
 #include "db/interchange.hpp"
 #include "db/json_text.hpp"
 #include "db/timestamp.hpp"
-#include "profiler/model/errors.hpp"
-#include "profiler/model/metrics.hpp"
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
 
 namespace gpuperf::db {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf::db {
 

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf::db {
 

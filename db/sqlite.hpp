@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 struct sqlite3;
 struct sqlite3_stmt;

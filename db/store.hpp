@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "profiler/model/errors.hpp"
-#include "profiler/model/result.hpp"
+#include "core/errors.hpp"
+#include "core/result.hpp"
 
 struct sqlite3;
 

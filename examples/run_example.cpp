@@ -9,7 +9,7 @@
 
 #include "db/store.hpp"
 #include "kernels/benchmark.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "profiler/runner.hpp"
 #include "profiler/summary_table.hpp"
 

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 
 struct CUstream_st;  // cudaStream_t is CUstream_st*
 

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf {
 

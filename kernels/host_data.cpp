@@ -151,7 +151,7 @@ Verification verify_equal(const std::vector<float>& got, const std::vector<float
 
 }  // namespace gpuperf
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf {
 

@@ -2,7 +2,7 @@
 #include <set>
 
 #include "kernels/benchmark.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf {
 

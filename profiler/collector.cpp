@@ -13,7 +13,7 @@
 #include "profiler/metric_device.hpp"
 #include "profiler/metric_eval.hpp"
 #include "profiler/metric_plan.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf {
 namespace {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "kernels/benchmark.hpp"
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 
 namespace gpuperf {
 
@@ -41,7 +41,7 @@ ReplayMode replay_mode_from_string(const std::string& s);
 
 struct CollectorOptions {
   int device = 0;
-  // gpuperf metric names (profiler/model/metrics.hpp) and raw Perfworks names, in output order.
+  // gpuperf metric names (core/metrics.hpp) and raw Perfworks names, in output order.
   // Empty: default_collector_metrics().
   std::vector<std::string> metrics;
   ReplayMode replay = ReplayMode::automatic;

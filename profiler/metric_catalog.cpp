@@ -6,7 +6,7 @@
 
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf {
 namespace {

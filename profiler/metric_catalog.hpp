@@ -1,5 +1,5 @@
 // Metric-name resolution for the collector: gpuperf's own names (the traits table in
-// profiler/model/metrics.hpp) and raw Perfworks names, checked against what the chip offers.
+// core/metrics.hpp) and raw Perfworks names, checked against what the chip offers.
 // Plain C++: the chip's metric list comes through PerfworksCatalog (the CUPTI host API, or a test table).
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/model/metrics.hpp"
+#include "core/metrics.hpp"
 
 namespace gpuperf {
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf {
 namespace {

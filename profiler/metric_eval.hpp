@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "profiler/metric_plan.hpp"
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 
 namespace gpuperf {
 

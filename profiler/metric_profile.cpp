@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "profiler/metric_device.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf {
 namespace {

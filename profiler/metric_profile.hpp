@@ -11,7 +11,7 @@
 
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 
 namespace gpuperf {
 

@@ -11,8 +11,8 @@
 #include "profiler/gpu/cuda_timing_device.hpp"
 #include "profiler/gpu/device_info.hpp"
 #include "profiler/gpu/stream.hpp"
-#include "profiler/model/errors.hpp"
-#include "profiler/model/metrics.hpp"
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
 #include "profiler/sample_loop.hpp"
 
 #ifndef GPUPERF_VERSION

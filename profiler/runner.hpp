@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "kernels/benchmark.hpp"
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 #include "profiler/timing.hpp"
 
 namespace gpuperf {

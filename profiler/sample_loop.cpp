@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf {
 

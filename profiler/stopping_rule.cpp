@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "profiler/model/errors.hpp"
-#include "profiler/model/stats.hpp"
+#include "core/errors.hpp"
+#include "core/stats.hpp"
 
 namespace gpuperf {
 

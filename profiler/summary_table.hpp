@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 
 namespace gpuperf {
 

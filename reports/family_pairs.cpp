@@ -5,7 +5,7 @@
 #include <map>
 #include <tuple>
 
-#include "profiler/model/metrics.hpp"
+#include "core/metrics.hpp"
 
 namespace gpuperf::reports {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "profiler/model/stats.hpp"
+#include "core/stats.hpp"
 
 namespace gpuperf::reports {
 

@@ -9,7 +9,7 @@
 #include <system_error>
 #include <vector>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf::reports {
 namespace {

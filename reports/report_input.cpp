@@ -5,7 +5,7 @@
 #include <set>
 #include <tuple>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf::reports {
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "profiler/model/metrics.hpp"
+#include "core/metrics.hpp"
 #include "reports/family_pairs.hpp"
 
 namespace gpuperf::reports {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 #ifndef GPUPERF_CUPTI_LIBRARY
 #define GPUPERF_CUPTI_LIBRARY ""

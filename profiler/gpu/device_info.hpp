@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 
 namespace gpuperf::gpu {
 

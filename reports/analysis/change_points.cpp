@@ -7,7 +7,7 @@
 #include <queue>
 #include <utility>
 
-#include "profiler/model/stats.hpp"
+#include "core/stats.hpp"
 #include "reports/analysis/mann_whitney.hpp"
 
 namespace gpuperf::analysis {

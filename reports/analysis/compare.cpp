@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <map>
 
-#include "profiler/model/metrics.hpp"
+#include "core/metrics.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/mann_whitney.hpp"
 #include "reports/analysis/ratio_ci.hpp"

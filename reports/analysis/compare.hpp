@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "db/store.hpp"
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 #include "reports/analysis/thresholds.hpp"
 #include "reports/analysis/types.hpp"
 

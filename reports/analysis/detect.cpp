@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <map>
 
-#include "profiler/model/metrics.hpp"
+#include "core/metrics.hpp"
 #include "reports/analysis/change_points.hpp"
 
 namespace gpuperf::analysis {

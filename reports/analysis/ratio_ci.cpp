@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "profiler/model/stats.hpp"
+#include "core/stats.hpp"
 #include "reports/analysis/distributions.hpp"
 #include "reports/analysis/mann_whitney.hpp"
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "reports/analysis/detect.hpp"
 
 namespace gpuperf::analysis {

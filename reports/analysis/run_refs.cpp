@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf::analysis {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf::analysis {
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 
 namespace gpuperf::analysis {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "profiler/model/stats.hpp"
+#include "core/stats.hpp"
 #include "reports/analysis/distributions.hpp"
 
 namespace gpuperf::analysis {

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "profiler/model/errors.hpp"
-#include "profiler/model/metrics.hpp"
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
 #include "reports/analysis/compare.hpp"
 
 namespace gpuperf::analysis {

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "profiler/model/metrics.hpp"
+#include "core/metrics.hpp"
 #include "reports/analysis/detect.hpp"
 
 namespace gpuperf::analysis {

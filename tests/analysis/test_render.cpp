@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "profiler/model/errors.hpp"
-#include "profiler/model/metrics.hpp"
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
 #include "reports/analysis/render.hpp"
 
 namespace gpuperf::analysis {

@@ -8,7 +8,7 @@
 
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "tests/collector/fakes.hpp"
 
 namespace gpuperf {

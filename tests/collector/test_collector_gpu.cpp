@@ -9,7 +9,7 @@
 
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
-#include "profiler/model/metrics.hpp"
+#include "core/metrics.hpp"
 #include "tests/collector/probe_inplace.hpp"
 
 namespace gpuperf {

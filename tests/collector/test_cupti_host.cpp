@@ -7,8 +7,8 @@
 #include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
-#include "profiler/model/errors.hpp"
-#include "profiler/model/metrics.hpp"
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
 
 namespace gpuperf {
 namespace {

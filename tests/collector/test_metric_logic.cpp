@@ -9,7 +9,7 @@
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_eval.hpp"
 #include "profiler/metric_plan.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "tests/collector/fakes.hpp"
 
 namespace gpuperf {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 
 namespace gpuperf::testing {
 

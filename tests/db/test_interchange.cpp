@@ -3,7 +3,7 @@
 
 #include "db/interchange.hpp"
 #include "db/timestamp.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "tests/db/fixtures.hpp"
 
 namespace gpuperf::db {

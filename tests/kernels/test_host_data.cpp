@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "kernels/host_data.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "kernels/benchmark.hpp"
 #include "kernels/listing.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "profiler/runner.hpp"
 #include "tests/profiler/fakes.hpp"
 

@@ -2,7 +2,7 @@
 // stopping rule obeyed, cold and hot modes, throttled samples flagged, lost records reported.
 #include <gtest/gtest.h>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "tests/profiler/fakes.hpp"
 
 namespace gpuperf {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <random>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "profiler/stopping_rule.hpp"
 #include "profiler/timing.hpp"
 

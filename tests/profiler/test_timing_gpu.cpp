@@ -11,7 +11,7 @@
 #include "kernels/benchmark.hpp"
 #include "profiler/cupti/activity_tracer.hpp"
 #include "profiler/gpu/cuda_timing_device.hpp"
-#include "profiler/model/stats.hpp"
+#include "core/stats.hpp"
 #include "profiler/runner.hpp"
 #include "profiler/sample_loop.hpp"
 #include "tests/kernels/broken_kernels.hpp"

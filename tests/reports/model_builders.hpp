@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/model/metrics.hpp"
+#include "core/metrics.hpp"
 #include "reports/report_model.hpp"
 
 namespace gpuperf::reports::testing {

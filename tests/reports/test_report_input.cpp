@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "db/import_export.hpp"
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 #include "reports/report_input.hpp"
 #include "reports/writers.hpp"
 

@@ -3,8 +3,8 @@
 #include <regex>
 #include <set>
 
-#include "profiler/model/errors.hpp"
-#include "profiler/model/result.hpp"
+#include "core/errors.hpp"
+#include "core/result.hpp"
 
 namespace gpuperf {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "profiler/model/stats.hpp"
+#include "core/stats.hpp"
 
 namespace gpuperf {
 namespace {

@@ -1,4 +1,4 @@
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "profiler/model/errors.hpp"
+#include "core/errors.hpp"
 
 namespace gpuperf {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/model/result.hpp"
+#include "core/result.hpp"
 
 namespace gpuperf {
 

@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include "profiler/model/stats.hpp"
+#include "core/stats.hpp"
 
 namespace gpuperf {
 

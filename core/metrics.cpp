@@ -1,4 +1,4 @@
-#include "profiler/model/metrics.hpp"
+#include "core/metrics.hpp"
 
 #include <algorithm>
 #include <cstddef>

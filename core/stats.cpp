@@ -1,4 +1,4 @@
-#include "profiler/model/stats.hpp"
+#include "core/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

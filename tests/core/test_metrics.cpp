@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "profiler/model/metrics.hpp"
+#include "core/metrics.hpp"
 
 namespace gpuperf {
 namespace {
