@@ -49,8 +49,8 @@ void print_progress(const ProgressEvent& e) {
 Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<InstanceRef>& instances, int device) {
   const MetricSelection metrics = parse_metrics_option(a.metrics);
   std::unique_ptr<MetricCollector> collector;
+  CollectorOptions copts;
   if (metrics.enabled) {
-    CollectorOptions copts;
     copts.device = device;
     copts.metrics = metrics.names;
     collector = make_cupti_collector(copts);
@@ -65,9 +65,11 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
   options.label = a.label;
   options.tool_version = GPUPERF_VERSION;
   if (collector) {
-    options.collect = [&collector](const InstanceRef& ref, Workload& w, StreamHandle s) {
-      return collector->collect(ref, w, s);
+    // One collector session per group of live instances (as `gpuperf profile`), not one per instance.
+    options.collect = [&collector](const std::vector<ProfileTarget>& targets, StreamHandle s) {
+      return collector->collect_batch(targets, s);
     };
+    options.max_group = copts.max_ranges_per_session;
   }
   const bool progress = ctx.progress_enabled();
   if (progress) options.progress = print_progress;

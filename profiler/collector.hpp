@@ -20,8 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/benchmark.hpp"
 #include "core/result.hpp"
+#include "kernels/benchmark.hpp"
+#include "profiler/live_groups.hpp"
 
 namespace gpuperf {
 
@@ -59,12 +60,6 @@ struct CollectorOptions {
   // Profile SASS-patched metrics (smsp__sass_*: the efficiencies) in sessions of their own, so hardware
   // counters (occupancy, DRAM, shared memory) are read while kernels run unpatched. Costs one more session.
   bool separate_sass = false;
-};
-
-// One instance to profile in a batch; both pointers must outlive the call.
-struct ProfileTarget {
-  const InstanceRef* ref = nullptr;
-  Workload* workload = nullptr;
 };
 
 class MetricCollector {

@@ -8,8 +8,11 @@
 #include <memory>
 #include <utility>
 
-#include "profiler/metric_device.hpp"
 #include "core/errors.hpp"
+#include "profiler/gpu/stream.hpp"
+#include "profiler/live_groups.hpp"
+#include "profiler/metric_device.hpp"
+#include "profiler/runner.hpp"
 
 namespace gpuperf {
 namespace {
@@ -45,78 +48,28 @@ class OwnedStream {
   cudaStream_t s_ = nullptr;
 };
 
-// make -> poison -> launch -> verify. Returns the live workload, or null with `r` saying why.
-std::unique_ptr<Workload> prepare(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream, Result& r) {
-  r.instance = ref.instance();
-  r.baseline = ref.benchmark->baseline;
-  const std::string name = r.instance.display_name();
-  const char* stage = "setting up the workload";
-  try {
-    auto w = ref.benchmark->make(ref.params, seed);
-    if (!w) throw Error("the benchmark's factory returned no workload", kExitUsage);
-    stage = "the verification launch";
-    w->poison_outputs(stream);
-    nvtxRangePushA(name.c_str());
-    try {
-      w->launch(stream);
-    } catch (...) {
-      nvtxRangePop();
-      throw;
-    }
-    nvtxRangePop();
-    stage = "verification";
-    const Verification v = w->verify(stream);
-    if (!v.ok) {
-      r.status = Status::incorrect;
-      r.message = (v.message.empty() ? std::string("output does not match the CPU reference") : v.message) +
-                  " (input seed " + std::to_string(seed) + ")";
-      return nullptr;
-    }
-    return w;
-  } catch (const std::exception& e) {
-    r.status = Status::failed;
-    r.message = std::string(stage) + " failed: " + e.what();
-    return nullptr;
-  }
-}
-
-bool memory_low(double min_free_fraction) {
-  std::size_t free = 0, total = 0;
-  if (cudaMemGetInfo(&free, &total) != cudaSuccess || total == 0) return true;
-  return static_cast<double>(free) < min_free_fraction * static_cast<double>(total);
-}
-
-// Verifies `instances` in order, keeping the verified workloads alive in groups: a group is handed to
-// `run_group` (and its workloads freed) when it holds `max_group` of them or the next one would leave less
-// than `min_free_fraction` of device memory free. profile_instances and launch_instances_once both use it,
-// so an external profiler over the launch-only mode sees every buffer where the collector saw it.
+// Verifies `instances` in order, keeping the verified workloads alive in groups of the collector's session
+// size, ended early when memory runs low (live_groups.hpp). profile_instances and launch_instances_once both
+// use it, so an external profiler over the launch-only mode sees every buffer where the collector saw it,
+// and `gpuperf run` (which also times each instance before keeping it) groups the same way.
 void for_each_group(const std::vector<InstanceRef>& instances, std::uint64_t seed, StreamHandle stream,
                     std::size_t max_group, double min_free_fraction, std::vector<Result>& results,
                     double& setup_seconds, const std::function<void(const std::string&)>& progress,
-                    const std::function<void(const std::vector<ProfileTarget>&, const std::vector<std::size_t>&)>& run_group) {
+                    const GroupFn& run_group) {
   results.resize(instances.size());
-  std::vector<std::unique_ptr<Workload>> live;
-  std::vector<std::size_t> live_index;
-  auto flush_group = [&] {
-    if (live.empty()) return;
-    std::vector<ProfileTarget> targets;
-    for (std::size_t k = 0; k < live.size(); ++k) targets.push_back({&instances[live_index[k]], live[k].get()});
-    run_group(targets, live_index);
-    live.clear();
-    live_index.clear();
-  };
-  for (std::size_t i = 0; i < instances.size(); ++i) {
-    if (!live.empty() && (live.size() >= max_group || memory_low(min_free_fraction))) flush_group();
-    const auto t0 = Clock::now();
-    if (progress) progress("verifying " + instances[i].instance().display_name());
-    auto w = prepare(instances[i], seed, stream, results[i]);
-    setup_seconds += seconds_since(t0);
-    if (w) {
-      live.push_back(std::move(w));
-      live_index.push_back(i);
-    }
-  }
-  flush_group();
+  GroupLimits limits;
+  limits.max_instances = max_group;
+  limits.memory_low = [min_free_fraction] { return gpu::free_memory_fraction() < min_free_fraction; };
+  for_each_live_group(
+      instances, limits,
+      [&](std::size_t i) {
+        const auto t0 = Clock::now();
+        if (progress) progress("verifying " + instances[i].instance().display_name());
+        auto w = verify_instance(instances[i], seed, stream, results[i]);
+        setup_seconds += seconds_since(t0);
+        return w;
+      },
+      run_group);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <random>
+#include <stdexcept>
 
 #include "profiler/cupti/activity_tracer.hpp"
 #include "profiler/git_info.hpp"
@@ -59,18 +60,13 @@ std::vector<Measurement> timing_measurements(const TimingResult& timing, double 
   return out;
 }
 
-Result measure_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream, SampleTimer& timer,
-                        const TimingOptions& timing, const MetricCollectFn& collect) {
-  Result r;
+std::unique_ptr<Workload> verify_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream, Result& r) {
   r.instance = ref.instance();
   r.baseline = ref.benchmark->baseline;
   const std::string name = r.instance.display_name();
-  const std::string seed_note = " (input seed " + std::to_string(seed) + ")";
-
-  std::unique_ptr<Workload> workload;
   const char* stage = "setting up the workload";
   try {
-    workload = ref.benchmark->make(ref.params, seed);
+    auto workload = ref.benchmark->make(ref.params, seed);
     if (!workload) throw Error("the benchmark's factory returned no workload", kExitUsage);
     stage = "the verification launch";
     workload->poison_outputs(stream);
@@ -86,11 +82,24 @@ Result measure_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle
     const Verification v = workload->verify(stream);
     if (!v.ok) {
       r.status = Status::incorrect;
-      r.message = (v.message.empty() ? std::string("output does not match the CPU reference") : v.message) + seed_note;
-      return r;  // a wrong answer is never timed
+      r.message = (v.message.empty() ? std::string("output does not match the CPU reference") : v.message) +
+                  " (input seed " + std::to_string(seed) + ")";
+      return nullptr;  // a wrong answer is never timed nor profiled
     }
-    stage = "timing";
-    const TimingResult t = timer.time(*workload, stream, name, timing);
+    return workload;
+  } catch (const std::exception& e) {
+    r.status = Status::failed;
+    r.message = std::string(stage) + " failed: " + e.what();
+    return nullptr;
+  }
+}
+
+std::unique_ptr<Workload> time_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream,
+                                        SampleTimer& timer, const TimingOptions& timing, Result& r) {
+  auto workload = verify_instance(ref, seed, stream, r);
+  if (!workload) return nullptr;
+  try {
+    const TimingResult t = timer.time(*workload, stream, r.instance.display_name(), timing);
     const double bytes = ref.benchmark->bytes ? ref.benchmark->bytes(ref.params) : 0.0;
     const double flops = ref.benchmark->flops ? ref.benchmark->flops(ref.params) : 0.0;
     r.metrics = timing_measurements(t, bytes, flops);
@@ -101,21 +110,41 @@ Result measure_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle
     }
   } catch (const std::exception& e) {
     r.status = Status::failed;
-    r.message = std::string(stage) + " failed: " + e.what();
+    r.message = std::string("timing failed: ") + e.what();
     r.metrics.clear();
-    return r;
+    return nullptr;
   }
+  return workload;
+}
 
-  if (collect) {
-    try {
-      auto more = collect(ref, *workload, stream);
-      for (auto& m : more) r.metrics.push_back(std::move(m));
-    } catch (const std::exception& e) {
-      // The timing stands; the profile's failure is reported with the instance.
-      if (!r.message.empty()) r.message += "; ";
-      r.message += std::string("profiling failed: ") + e.what();
+void add_group_metrics(const std::vector<ProfileTarget>& targets, StreamHandle stream, const MetricBatchFn& collect,
+                       const std::vector<Result*>& results) {
+  std::string failure;
+  try {
+    auto measured = collect(targets, stream);
+    if (measured.size() != targets.size()) {
+      throw std::runtime_error("the collector returned " + std::to_string(measured.size()) + " results for " +
+                               std::to_string(targets.size()) + " instances");
     }
+    for (std::size_t k = 0; k < targets.size(); ++k) {
+      for (auto& m : measured[k]) results[k]->metrics.push_back(std::move(m));
+    }
+    return;
+  } catch (const std::exception& e) {
+    failure = e.what();
   }
+  // The timings stand; the profile's failure is reported with each instance of the group.
+  for (Result* r : results) {
+    if (!r->message.empty()) r->message += "; ";
+    r->message += "profiling failed: " + failure;
+  }
+}
+
+Result measure_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream, SampleTimer& timer,
+                        const TimingOptions& timing, const MetricBatchFn& collect) {
+  Result r;
+  auto workload = time_instance(ref, seed, stream, timer, timing, r);
+  if (workload && collect) add_group_metrics({ProfileTarget{&ref, workload.get()}}, stream, collect, {&r});
   return r;
 }
 
@@ -172,25 +201,47 @@ Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& 
   SampleLoop loop(activity, device);
   gpu::Stream stream;
 
-  std::string broken;  // set once the context is unusable: the rest cannot run
-  for (std::size_t i = 0; i < instances.size(); ++i) {
-    const InstanceRef& ref = instances[i];
-    if (options.progress) options.progress(ProgressEvent{ProgressEvent::Phase::starting, i, instances.size(), &ref, nullptr});
-    Result r;
-    if (!broken.empty()) {
-      r.instance = ref.instance();
-      r.baseline = ref.benchmark->baseline;
-      r.status = Status::skipped;
-      r.message = "not run: the GPU context broke earlier in this run: " + broken;
-    } else {
-      r = measure_instance(ref, seed, stream.get(), loop, options.timing, options.collect);
-      if (r.status == Status::failed) broken = gpu::sticky_error();
-    }
-    run.results.push_back(std::move(r));
+  // Instances are measured in order; with a collector, each stays alive after its timing until its group
+  // is profiled in one session (live_groups.hpp), and its "finished" event comes once its metrics are in.
+  run.results.resize(instances.size());
+  auto finished = [&](std::size_t i) {
     if (options.progress) {
-      options.progress(ProgressEvent{ProgressEvent::Phase::finished, i, instances.size(), &ref, &run.results.back()});
+      options.progress(ProgressEvent{ProgressEvent::Phase::finished, i, instances.size(), &instances[i], &run.results[i]});
     }
-  }
+  };
+  GroupLimits limits;
+  limits.max_instances = options.max_group;
+  const double min_free = options.min_free_memory_fraction;
+  limits.memory_low = [min_free] { return gpu::free_memory_fraction() < min_free; };
+  std::string broken;  // set once the context is unusable: the rest cannot run
+  for_each_live_group(
+      instances, limits,
+      [&](std::size_t i) -> std::unique_ptr<Workload> {
+        const InstanceRef& ref = instances[i];
+        if (options.progress) options.progress(ProgressEvent{ProgressEvent::Phase::starting, i, instances.size(), &ref, nullptr});
+        Result& r = run.results[i];
+        std::unique_ptr<Workload> workload;
+        if (!broken.empty()) {
+          r.instance = ref.instance();
+          r.baseline = ref.benchmark->baseline;
+          r.status = Status::skipped;
+          r.message = "not run: the GPU context broke earlier in this run: " + broken;
+        } else {
+          workload = time_instance(ref, seed, stream.get(), loop, options.timing, r);
+          if (r.status == Status::failed) broken = gpu::sticky_error();
+        }
+        if (!workload || !options.collect) {
+          finished(i);
+          return nullptr;  // freed now: nothing to profile
+        }
+        return workload;
+      },
+      [&](const std::vector<ProfileTarget>& targets, const std::vector<std::size_t>& index) {
+        std::vector<Result*> results;
+        for (std::size_t i : index) results.push_back(&run.results[i]);
+        add_group_metrics(targets, stream.get(), options.collect, results);
+        for (std::size_t i : index) finished(i);
+      });
   run.finished_at = now_iso8601();
   run.status = worst_status(run.results);
   return run;

@@ -9,20 +9,23 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "kernels/benchmark.hpp"
 #include "core/result.hpp"
+#include "kernels/benchmark.hpp"
+#include "profiler/live_groups.hpp"
 #include "profiler/timing.hpp"
 
 namespace gpuperf {
 
-// The hardware-metric collector's seam (CUPTI Range Profiler, profiler/collector.hpp): called once per
-// verified instance after timing, with the live workload and the runner's stream. Returns one Measurement
-// per metric (a failed metric is a Measurement with status failed, not an exception). Empty = timing only.
-using MetricCollectFn =
-    std::function<std::vector<Measurement>(const InstanceRef&, Workload&, StreamHandle)>;
+// The hardware-metric collector's seam (CUPTI Range Profiler, profiler/collector.hpp's collect_batch):
+// called with a group of verified, timed instances that are still alive, and the runner's stream. Returns
+// one vector of Measurements per target, in order (a failed metric is a Measurement with status failed,
+// not an exception).
+using MetricBatchFn =
+    std::function<std::vector<std::vector<Measurement>>(const std::vector<ProfileTarget>&, StreamHandle)>;
 
 struct ProgressEvent {
   enum class Phase { starting, finished };
@@ -30,7 +33,7 @@ struct ProgressEvent {
   std::size_t index = 0;  // 0-based position in the run
   std::size_t total = 0;
   const InstanceRef* instance = nullptr;
-  const Result* result = nullptr;  // set when finished
+  const Result* result = nullptr;  // set when finished: the complete result, hardware metrics included
 };
 
 struct RunOptions {
@@ -41,7 +44,13 @@ struct RunOptions {
   std::string label;
   std::string working_dir = ".";
   std::string tool_version;        // empty: this build's version
-  MetricCollectFn collect;         // empty: timing only
+  // Hardware metrics. Empty: timing only, and each workload is freed right after its timing. Otherwise a
+  // timed workload stays alive until its group (live_groups.hpp) is profiled in one collector session: a
+  // group ends at `max_group` instances or when less than `min_free_memory_fraction` of device memory
+  // would remain free.
+  MetricBatchFn collect;
+  std::size_t max_group = 64;
+  double min_free_memory_fraction = 0.25;
   std::function<void(const ProgressEvent&)> progress;  // optional
 };
 
@@ -51,11 +60,26 @@ struct RunOptions {
 // InputError for a device ordinal this machine does not have.
 Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& options);
 
-// One instance with the given timing back end: make -> poison -> launch -> verify -> time -> collect.
-// Never throws for the instance's own failures: they become Status::incorrect / failed with a message.
+// make -> poison -> launch (inside an NVTX range named after the instance) -> verify. Fills `r`'s instance
+// and baseline; returns the live workload, or null with `r` incorrect (a wrong answer, with the input seed in
+// its message) or failed (the stage that failed and why). Never throws for the instance's own failures.
+// `gpuperf profile` verifies through this too.
+std::unique_ptr<Workload> verify_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream, Result& r);
+
+// verify_instance, then time it with `timer`: `r` gets the duration and derived metrics. Returns the live
+// workload (for the collector) when it was verified and timed, else null with `r` saying why.
+std::unique_ptr<Workload> time_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream,
+                                        SampleTimer& timer, const TimingOptions& timing, Result& r);
+
+// Appends a group's hardware metrics to its results (results[k] belongs to targets[k]). A collector that
+// throws leaves the timings as they are and notes "profiling failed: ..." in each result's message.
+void add_group_metrics(const std::vector<ProfileTarget>& targets, StreamHandle stream, const MetricBatchFn& collect,
+                       const std::vector<Result*>& results);
+
+// One instance on its own: time_instance, then `collect` (when set) as a group of one.
 // `stream` is passed through to the workload, the timer and the collector (it may be null in tests).
 Result measure_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream, SampleTimer& timer,
-                        const TimingOptions& timing, const MetricCollectFn& collect = {});
+                        const TimingOptions& timing, const MetricBatchFn& collect = {});
 
 // The measurements gpuperf derives from a timing: "duration" (raw samples, SM clock per sample) and,
 // when the benchmark declares bytes / FLOPs, "gbps" / "gflops" from the median duration (single values).

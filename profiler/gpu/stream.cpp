@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
 #include "kernels/cuda_check.hpp"
 
 namespace gpuperf::gpu {
@@ -19,6 +21,12 @@ std::string sticky_error() {
   (void)cudaGetLastError();
   if (cudaDeviceSynchronize() == cudaSuccess) return {};
   return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ")";
+}
+
+double free_memory_fraction() {
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess || total == 0) return 0.0;
+  return static_cast<double>(free) / static_cast<double>(total);
 }
 
 }  // namespace gpuperf::gpu

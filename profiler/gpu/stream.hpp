@@ -1,4 +1,4 @@
-// The runner's CUDA stream, and the check for a context broken by an earlier kernel fault.
+// The runner's CUDA stream, the check for a context broken by an earlier kernel fault, and free memory.
 #pragma once
 
 #include <string>
@@ -23,5 +23,9 @@ class Stream {
 // Empty when the current context still works; otherwise the sticky error (an illegal address, a trap)
 // that makes every later CUDA call on it fail.
 std::string sticky_error();
+
+// Free device memory of the current device as a fraction of its total (cudaMemGetInfo); 0 when it cannot
+// be read, so a caller that keeps workloads alive stops adding to them.
+double free_memory_fraction();
 
 }  // namespace gpuperf::gpu

@@ -7,9 +7,10 @@
 #include <cstdio>
 #include <map>
 
+#include "core/metrics.hpp"
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
-#include "core/metrics.hpp"
+#include "profiler/runner.hpp"
 #include "tests/collector/probe_inplace.hpp"
 
 namespace gpuperf {
@@ -176,6 +177,63 @@ TEST_F(CollectorGpu, KernelReplayRestoresMemoryForBenchmarksThatAreNotIdempotent
   auto cold = make_cupti_collector(o);
   cold->collect(ref, *w, nullptr);
   EXPECT_EQ(testing::inplace_first_value(*w), after_user + static_cast<float>(cold->passes()));
+}
+
+// `gpuperf run`'s path: every instance verified and timed, kept alive, and each group profiled in one
+// session. Groups of 2 and of the whole selection must store the reference values, with the duration first.
+TEST_F(CollectorGpu, RunProfilesTimedInstancesInGroupsWithTheReferenceValues) {
+  Registry& registry = Registry::global();
+  register_builtin_benchmarks(registry);
+  std::vector<InstanceRef> instances;
+  for (const char* name : kCanonical) {
+    for (auto& ref : registry.instances(".*")) {
+      if (ref.instance().display_name() == name) instances.push_back(ref);
+    }
+  }
+  ASSERT_EQ(instances.size(), 4u);
+  auto collector = make_cupti_collector(0, default_collector_metrics());
+  for (std::size_t group : {std::size_t{2}, std::size_t{64}}) {
+    RunOptions options;
+    options.timing = TimingOptions::quick();
+    options.seed = 7;
+    options.max_group = group;
+    options.collect = [&](const std::vector<ProfileTarget>& t, StreamHandle s) { return collector->collect_batch(t, s); };
+    std::vector<std::size_t> finished;
+    std::size_t metrics_when_finished = 0;
+    options.progress = [&](const ProgressEvent& e) {
+      if (e.phase != ProgressEvent::Phase::finished) return;
+      finished.push_back(e.index);
+      metrics_when_finished += e.result->find("gld_efficiency") != nullptr;
+    };
+    const auto t0 = Clock::now();
+    const gpuperf::Run run = run_benchmarks(instances, options);
+    std::printf("run of 4 instances in groups of %zu: %.3f s\n", group,
+                std::chrono::duration<double>(Clock::now() - t0).count());
+    EXPECT_EQ(finished, (std::vector<std::size_t>{0, 1, 2, 3}));
+    EXPECT_EQ(metrics_when_finished, 4u) << "a finished event carries the complete result";
+    ASSERT_EQ(run.results.size(), 4u);
+    std::vector<std::map<std::string, double>> v;
+    for (const Result& r : run.results) {
+      EXPECT_EQ(r.status, Status::ok) << r.message;
+      ASSERT_FALSE(r.metrics.empty());
+      EXPECT_EQ(r.metrics.front().metric.name, "duration");
+      EXPECT_GT(r.metrics.front().samples.size(), 1u);
+      std::map<std::string, double> m;
+      for (const auto& x : r.metrics) {
+        EXPECT_EQ(x.status, Status::ok) << r.instance.display_name() << " " << x.metric.name << ": " << x.message;
+        if (x.status == Status::ok && x.metric.name != "duration") m[x.metric.name] = x.samples.at(0);
+      }
+      std::printf("  %-30s gld_efficiency=%.2f shared_load_transactions=%.0f\n", r.instance.display_name().c_str(),
+                  m["gld_efficiency"], m["shared_load_transactions"]);
+      v.push_back(m);
+    }
+    EXPECT_NEAR(v[0]["gld_efficiency"], 100.0, 0.01);
+    EXPECT_NEAR(v[1]["gld_efficiency"], 12.5, 0.01);
+    EXPECT_NEAR(v[2]["gld_efficiency"], 56.25, 0.01);
+    EXPECT_NEAR(v[3]["gld_efficiency"], 100.0, 0.01);
+    EXPECT_EQ(v[2]["shared_load_transactions"], 0.0);
+    EXPECT_NEAR(v[3]["shared_load_transactions"], 50.4e6, 0.01 * 50.4e6);
+  }
 }
 
 TEST_F(CollectorGpu, RawPerfworksNamesAreCollected) {

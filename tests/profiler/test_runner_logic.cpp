@@ -135,6 +135,14 @@ TEST(MeasureInstance, TimingFailureIsRecordedWithoutMetrics) {
   EXPECT_TRUE(r.metrics.empty());
 }
 
+Measurement gld(double value) {
+  Measurement m;
+  m.metric = MetricInfo{"gld_efficiency", "%", true, true};
+  m.samples = {value};
+  m.summary = summarize(m.samples);
+  return m;
+}
+
 TEST(MeasureInstance, CollectorRunsAfterTimingAndItsFailureKeepsTheTiming) {
   const Benchmark b = fake_benchmark([](const Params&, std::uint64_t) {
     return std::make_unique<FakeWorkload>(nullptr, [](std::size_t) { return 0.0; });
@@ -142,28 +150,76 @@ TEST(MeasureInstance, CollectorRunsAfterTimingAndItsFailureKeepsTheTiming) {
   ScriptedTimer timer;
   timer.script = timing({1000, 1000, 1000});
   int collected = 0;
-  MetricCollectFn collect = [&](const InstanceRef&, Workload& w, StreamHandle) {
+  MetricBatchFn collect = [&](const std::vector<ProfileTarget>& targets, StreamHandle) {
     ++collected;
     EXPECT_EQ(timer.calls, 1);  // after timing, on the same live workload
-    EXPECT_GT(static_cast<FakeWorkload&>(w).launches, 0u);
-    Measurement m;
-    m.metric = MetricInfo{"gld_efficiency", "%", true, true};
-    m.samples = {100.0};
-    m.summary = summarize(m.samples);
-    return std::vector<Measurement>{m};
+    EXPECT_EQ(targets.size(), 1u);
+    EXPECT_GT(static_cast<FakeWorkload&>(*targets.at(0).workload).launches, 0u);
+    return std::vector<std::vector<Measurement>>{{gld(100.0)}};
   };
   Result r = measure_instance(InstanceRef{&b, {}}, 1, nullptr, timer, TimingOptions{}, collect);
   EXPECT_EQ(collected, 1);
   ASSERT_NE(r.find("gld_efficiency"), nullptr);
   EXPECT_NE(r.find("duration"), nullptr);
 
-  MetricCollectFn failing = [](const InstanceRef&, Workload&, StreamHandle) -> std::vector<Measurement> {
+  MetricBatchFn failing = [](const std::vector<ProfileTarget>&, StreamHandle) -> std::vector<std::vector<Measurement>> {
     throw std::runtime_error("counters busy");
   };
   r = measure_instance(InstanceRef{&b, {}}, 1, nullptr, timer, TimingOptions{}, failing);
   EXPECT_EQ(r.status, Status::ok);
   EXPECT_NE(r.find("duration"), nullptr);
   EXPECT_EQ(r.message, "profiling failed: counters busy");
+}
+
+TEST(MeasureInstance, AWrongAnswerIsNeitherTimedNorProfiled) {
+  const Benchmark b = fake_benchmark([](const Params&, std::uint64_t) {
+    return std::make_unique<FakeWorkload>(nullptr, [](std::size_t) { return 0.0; }, /*correct=*/false);
+  });
+  ScriptedTimer timer;
+  timer.script = timing({1000});
+  int collected = 0;
+  MetricBatchFn collect = [&](const std::vector<ProfileTarget>& t, StreamHandle) {
+    ++collected;
+    return std::vector<std::vector<Measurement>>(t.size());
+  };
+  const Result r = measure_instance(InstanceRef{&b, {}}, 5, nullptr, timer, TimingOptions{}, collect);
+  EXPECT_EQ(r.status, Status::incorrect);
+  EXPECT_EQ(timer.calls, 0);
+  EXPECT_EQ(collected, 0);
+  EXPECT_TRUE(r.metrics.empty());
+}
+
+TEST(AddGroupMetrics, EachResultGetsItsOwnTargetsMetricsAfterItsTimings) {
+  std::vector<Result> results(3);
+  for (auto& r : results) r.metrics = timing_measurements(timing({1000}), 0, 0);
+  std::vector<ProfileTarget> targets(3);
+  MetricBatchFn collect = [](const std::vector<ProfileTarget>& t, StreamHandle) {
+    std::vector<std::vector<Measurement>> out;
+    for (std::size_t k = 0; k < t.size(); ++k) out.push_back({gld(10.0 * static_cast<double>(k + 1))});
+    return out;
+  };
+  add_group_metrics(targets, nullptr, collect, {&results[0], &results[1], &results[2]});
+  for (std::size_t k = 0; k < 3; ++k) {
+    ASSERT_EQ(results[k].metrics.size(), 2u);
+    EXPECT_EQ(results[k].metrics[0].metric.name, "duration");
+    EXPECT_DOUBLE_EQ(results[k].metrics[1].samples.at(0), 10.0 * static_cast<double>(k + 1));
+  }
+}
+
+TEST(AddGroupMetrics, ACollectorThatAnswersForTheWrongNumberOfInstancesFailsTheGroupKeepingTimings) {
+  std::vector<Result> results(2);
+  results[1].message = "3 of 40 samples throttled";
+  for (auto& r : results) r.metrics = timing_measurements(timing({1000}), 0, 0);
+  std::vector<ProfileTarget> targets(2);
+  MetricBatchFn short_answer = [](const std::vector<ProfileTarget>&, StreamHandle) {
+    return std::vector<std::vector<Measurement>>{{gld(1.0)}};
+  };
+  add_group_metrics(targets, nullptr, short_answer, {&results[0], &results[1]});
+  EXPECT_EQ(results[0].metrics.size(), 1u);  // nothing half-attached
+  EXPECT_EQ(results[1].metrics.size(), 1u);
+  EXPECT_EQ(results[0].message, "profiling failed: the collector returned 1 results for 2 instances");
+  EXPECT_EQ(results[1].message,
+            "3 of 40 samples throttled; profiling failed: the collector returned 1 results for 2 instances");
 }
 
 TEST(MeasureInstance, ThrottledSamplesAreNoted) {
