@@ -15,11 +15,11 @@
 
 #include "cli/context.hpp"
 #include "cli/measure.hpp"
+#include "core/errors.hpp"
 #include "db/store.hpp"
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/gpu/device_info.hpp"
-#include "core/errors.hpp"
 #include "profiler/runner.hpp"
 #include "reports/analysis/compare.hpp"
 #include "reports/analysis/detect.hpp"

@@ -13,11 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/metric_profile.hpp"
-#include "core/errors.hpp"
-#include "core/metrics.hpp"
 
 namespace gpuperf::cli {
 namespace {

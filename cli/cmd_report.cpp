@@ -11,8 +11,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
-#include "db/store.hpp"
 #include "core/errors.hpp"
+#include "db/store.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/report_files.hpp"
 #include "reports/report_input.hpp"

@@ -13,8 +13,8 @@
 #include <iterator>
 #include <set>
 
-#include "profiler/gpu/device_info.hpp"
 #include "core/errors.hpp"
+#include "profiler/gpu/device_info.hpp"
 
 namespace gpuperf::cli {
 

@@ -5,8 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
-#include "profiler/collector.hpp"
 #include "core/errors.hpp"
+#include "profiler/collector.hpp"
 #include "profiler/runner.hpp"
 
 namespace gpuperf::cli {

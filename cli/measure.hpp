@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "cli/context.hpp"
-#include "kernels/benchmark.hpp"
 #include "core/result.hpp"
+#include "kernels/benchmark.hpp"
 
 namespace CLI {
 class App;

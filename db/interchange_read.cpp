@@ -14,11 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
 #include "db/interchange.hpp"
 #include "db/json_text.hpp"
 #include "db/timestamp.hpp"
-#include "core/errors.hpp"
-#include "core/metrics.hpp"
 
 namespace gpuperf::db {
 namespace {

@@ -7,9 +7,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/errors.hpp"
 #include "db/store.hpp"
 #include "kernels/benchmark.hpp"
-#include "core/errors.hpp"
 #include "profiler/runner.hpp"
 #include "profiler/summary_table.hpp"
 

@@ -1,8 +1,8 @@
 #include <regex>
 #include <set>
 
-#include "kernels/benchmark.hpp"
 #include "core/errors.hpp"
+#include "kernels/benchmark.hpp"
 
 namespace gpuperf {
 

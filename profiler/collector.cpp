@@ -7,13 +7,13 @@
 #include <map>
 #include <utility>
 
+#include "core/errors.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_device.hpp"
 #include "profiler/metric_eval.hpp"
 #include "profiler/metric_plan.hpp"
-#include "core/errors.hpp"
 
 namespace gpuperf {
 namespace {

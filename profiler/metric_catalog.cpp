@@ -4,9 +4,9 @@
 #include <set>
 #include <sstream>
 
+#include "core/errors.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend.hpp"
-#include "core/errors.hpp"
 
 namespace gpuperf {
 namespace {

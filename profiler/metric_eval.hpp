@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "profiler/metric_plan.hpp"
 #include "core/result.hpp"
+#include "profiler/metric_plan.hpp"
 
 namespace gpuperf {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "core/result.hpp"
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
-#include "core/result.hpp"
 
 namespace gpuperf {
 

@@ -7,13 +7,13 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
 #include "profiler/cupti/activity_tracer.hpp"
 #include "profiler/git_info.hpp"
 #include "profiler/gpu/cuda_timing_device.hpp"
 #include "profiler/gpu/device_info.hpp"
 #include "profiler/gpu/stream.hpp"
-#include "core/errors.hpp"
-#include "core/metrics.hpp"
 #include "profiler/sample_loop.hpp"
 
 #ifndef GPUPERF_VERSION

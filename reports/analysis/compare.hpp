@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "db/store.hpp"
 #include "core/result.hpp"
+#include "db/store.hpp"
 #include "reports/analysis/thresholds.hpp"
 #include "reports/analysis/types.hpp"
 

@@ -6,9 +6,9 @@
 
 #include <cstdlib>
 
+#include "core/errors.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
-#include "core/errors.hpp"
 #include "tests/collector/fakes.hpp"
 
 namespace gpuperf {

@@ -3,12 +3,12 @@
 // pass count measured on the H200.
 #include <gtest/gtest.h>
 
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
-#include "core/errors.hpp"
-#include "core/metrics.hpp"
 
 namespace gpuperf {
 namespace {

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/errors.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_eval.hpp"
 #include "profiler/metric_plan.hpp"
-#include "core/errors.hpp"
 #include "tests/collector/fakes.hpp"
 
 namespace gpuperf {

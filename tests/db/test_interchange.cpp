@@ -1,9 +1,9 @@
 // The interchange format: what it accepts, and the exact message for each thing it refuses.
 #include <gtest/gtest.h>
 
+#include "core/errors.hpp"
 #include "db/interchange.hpp"
 #include "db/timestamp.hpp"
-#include "core/errors.hpp"
 #include "tests/db/fixtures.hpp"
 
 namespace gpuperf::db {

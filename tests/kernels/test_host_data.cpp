@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/host_data.hpp"
 #include "core/errors.hpp"
+#include "kernels/host_data.hpp"
 
 namespace gpuperf {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <set>
 
+#include "core/errors.hpp"
 #include "kernels/benchmark.hpp"
 #include "kernels/listing.hpp"
-#include "core/errors.hpp"
 
 namespace gpuperf {
 namespace {

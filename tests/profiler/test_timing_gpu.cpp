@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <regex>
 
+#include "core/stats.hpp"
 #include "kernels/benchmark.hpp"
 #include "profiler/cupti/activity_tracer.hpp"
 #include "profiler/gpu/cuda_timing_device.hpp"
-#include "core/stats.hpp"
 #include "profiler/runner.hpp"
 #include "profiler/sample_loop.hpp"
 #include "tests/kernels/broken_kernels.hpp"

@@ -6,8 +6,8 @@
 
 #include <unistd.h>
 
-#include "db/import_export.hpp"
 #include "core/errors.hpp"
+#include "db/import_export.hpp"
 #include "reports/report_input.hpp"
 #include "reports/writers.hpp"
 
