@@ -7,8 +7,13 @@
 # run for this commit is not measured again (run keys), imports are idempotent, reports are replaced whole.
 #
 # Usage: ci/nightly.sh [--db PATH] [--artifacts DIR] [--branch NAME] [--device all|N[,M...]]
-#                      [--filter REGEX] [--quick] [--night YYYY-MM-DD] [--gpuperf BIN]
+#                      [--filter REGEX] [--quick] [--night YYYY-MM-DD] [--bench BIN] [--source DIR]
 #                      [--import FILE]...   # imported-data mode: no measuring, no GPU needed
+# --bench: the executable to run: gpuperf, or a project's own bench executable linking gpuperf::main
+# (--gpuperf is the same). Without it, gpuperf is built from the source tree this script lies in.
+# --source: the git checkout whose commit and branch are recorded (default: gpuperf's own tree when this
+# script lies in one, else the checkout around the current directory, e.g. a user repository calling the
+# installed share/gpuperf/ci/nightly.sh).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +25,7 @@ filter=""
 quick=()
 night=$(date -u +%F)
 gpuperf=${GPUPERF_BIN:-}
+source_dir=""
 imports=()
 
 die() { echo "nightly: $*" >&2; exit 2; }
@@ -32,9 +38,10 @@ while (($#)); do
     --filter) filter=${2:?--filter needs a regex}; shift 2 ;;
     --quick) quick=(--quick); shift ;;
     --night) night=${2:?--night needs a date}; shift 2 ;;
-    --gpuperf) gpuperf=${2:?--gpuperf needs a path}; shift 2 ;;
+    --gpuperf|--bench) gpuperf=${2:?$1 needs a path}; shift 2 ;;
+    --source) source_dir=${2:?--source needs a folder}; shift 2 ;;
     --import) imports+=("${2:?--import needs a file}"); shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -48,21 +55,27 @@ artifacts=$(cd "$artifacts" && pwd)
 
 # 1. Build in Release (unless a binary was given).
 if [[ -z $gpuperf ]]; then
+  [[ -f $repo/CMakeLists.txt ]] || die "no --bench given and $repo is not gpuperf's source tree to build one from"
   log "building gpuperf (Release)"
   bash "$repo/ci/setup.sh"
   cmake -S "$repo" -B "$repo/build-nightly" -DCMAKE_BUILD_TYPE=Release -DGPUPERF_BUILD_TESTS=OFF >/dev/null
   cmake --build "$repo/build-nightly" -j "$(nproc)" --target gpuperf >/dev/null
   gpuperf=$repo/build-nightly/cli/gpuperf
 fi
-[[ -x $gpuperf ]] || die "gpuperf binary '$gpuperf' is missing or not executable"
+[[ -x $gpuperf ]] || die "bench executable '$gpuperf' is missing or not executable"
+if [[ -z $source_dir ]]; then
+  source_dir=$PWD
+  [[ -f $repo/CMakeLists.txt ]] && source_dir=$repo
+fi
+[[ -d $source_dir ]] || die "--source '$source_dir' is not a folder"
 gp() { "$gpuperf" --db "$db" "$@"; }
 
 if [[ -z $branch ]]; then
-  branch=$(git -C "$repo" rev-parse --abbrev-ref HEAD 2>/dev/null || true)
+  branch=$(git -C "$source_dir" rev-parse --abbrev-ref HEAD 2>/dev/null || true)
   [[ -n $branch && $branch != HEAD ]] || branch=main
 fi
 # --verify: outside a git checkout a plain `rev-parse HEAD` prints "HEAD" before failing.
-commit=$(git -C "$repo" rev-parse --verify -q HEAD 2>/dev/null) || commit=""
+commit=$(git -C "$source_dir" rev-parse --verify -q HEAD 2>/dev/null) || commit=""
 
 # 2. Back up the history as it was before tonight. A rerun keeps the first backup of the night: it is the
 #    state the new-regression check compares against.

@@ -4,7 +4,10 @@
 # Exit codes are gpuperf check's: 0 fine, 1 regression, 2 bad input, 3 no GPU, 4 wrong answer.
 #
 # Usage: ci/premerge.sh [--db PATH] [--base-branch NAME] [--artifacts DIR] [--filter REGEX] [--quick]
-#                       [--gpuperf BIN]
+#                       [--bench BIN] [--source DIR]
+# --bench: gpuperf, or a project's own bench executable linking gpuperf::main (--gpuperf is the same);
+# without it gpuperf is built from the source tree this script lies in. --source: the checkout whose merge
+# base is looked up (default: gpuperf's tree when this script lies in one, else the current directory's).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,6 +17,7 @@ artifacts=$PWD/artifacts
 filter=()
 quick=()
 gpuperf=${GPUPERF_BIN:-}
+source_dir=""
 while (($#)); do
   case "$1" in
     --db) db=${2:?}; shift 2 ;;
@@ -21,32 +25,48 @@ while (($#)); do
     --artifacts) artifacts=${2:?}; shift 2 ;;
     --filter) filter=(--filter "${2:?}"); shift 2 ;;
     --quick) quick=(--quick); shift ;;
-    --gpuperf) gpuperf=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --gpuperf|--bench) gpuperf=${2:?}; shift 2 ;;
+    --source) source_dir=${2:?}; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "premerge: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$artifacts"
 
 if [[ -z $gpuperf ]]; then
+  [[ -f $repo/CMakeLists.txt ]] || { echo "premerge: no --bench given and $repo is not gpuperf's source tree" >&2; exit 2; }
   bash "$repo/ci/setup.sh"
   cmake -S "$repo" -B "$repo/build-nightly" -DCMAKE_BUILD_TYPE=Release -DGPUPERF_BUILD_TESTS=OFF >/dev/null
   cmake --build "$repo/build-nightly" -j "$(nproc)" --target gpuperf >/dev/null
   gpuperf=$repo/build-nightly/cli/gpuperf
 fi
 
+[[ -x $gpuperf ]] || { echo "premerge: bench executable '$gpuperf' is missing or not executable" >&2; exit 2; }
+if [[ -z $source_dir ]]; then
+  source_dir=$PWD
+  [[ -f $repo/CMakeLists.txt ]] && source_dir=$repo
+fi
+
 # The baseline: the merge base's own run if the nightly measured it, else the base branch's latest run.
 baseline="branch:$base_branch"
-merge_base=$(git -C "$repo" merge-base HEAD "origin/$base_branch" 2>/dev/null ||
-             git -C "$repo" merge-base HEAD "$base_branch" 2>/dev/null || true)
+merge_base=$(git -C "$source_dir" merge-base HEAD "origin/$base_branch" 2>/dev/null ||
+             git -C "$source_dir" merge-base HEAD "$base_branch" 2>/dev/null || true)
 if [[ -n $merge_base && -f $db ]] &&
    "$gpuperf" --db "$db" runs --branch "$base_branch" --format json | grep -q "\"$merge_base\""; then
   baseline=$merge_base
 fi
 echo "premerge: comparing against $baseline" >&2
 
+# The candidate run records the checkout's commit and branch (the bench executable may live elsewhere).
+source_args=()
+if head=$(git -C "$source_dir" rev-parse --verify -q HEAD 2>/dev/null); then
+  source_args=(--commit "$head")
+  branch=$(git -C "$source_dir" rev-parse --abbrev-ref HEAD 2>/dev/null || true)
+  [[ -n $branch && $branch != HEAD ]] && source_args+=(--branch "$branch")
+fi
+
 rc=0
-"$gpuperf" --db "$db" check --baseline "$baseline" --label pre-merge "${filter[@]}" "${quick[@]}" \
+"$gpuperf" --db "$db" check --baseline "$baseline" --label pre-merge "${filter[@]}" "${quick[@]}" "${source_args[@]}" \
   --format md --junit "$artifacts/junit.xml" >"$artifacts/check.md" || rc=$?
 cat "$artifacts/check.md"
 exit "$rc"

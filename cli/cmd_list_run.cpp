@@ -40,9 +40,7 @@ struct RunArgs {
 };
 
 int do_list(const ListArgs& args) {
-  Registry& registry = Registry::global();
-  register_builtin_benchmarks(registry);
-  const auto instances = registry.instances(args.filter);  // an empty listing is an answer, not an error
+  const auto instances = registered_benchmarks().instances(args.filter);  // an empty listing is an answer, not an error
   if (args.format == "json") {
     std::cout << format_instance_json(instances);
   } else {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
+#include "cli/measure.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "kernels/benchmark.hpp"
@@ -41,8 +42,7 @@ struct ProfileArgs {
 // An exact display name first (names hold '[' and ']', which a regex reads as a class), else a regex;
 // no pattern: the default suite.
 std::vector<InstanceRef> select(const std::string& pattern) {
-  Registry& registry = Registry::global();
-  register_builtin_benchmarks(registry);
+  const Registry& registry = registered_benchmarks();
   if (pattern.empty()) return registry.instances("");
   for (auto& ref : registry.instances(".*")) {
     if (ref.instance().display_name() == pattern) return {ref};

@@ -26,10 +26,19 @@ void add_measure_options(CLI::App* cmd, MeasureArgs& a) {
   cmd->add_option("--seed", a.seed, "Input seed (default: fresh random per run; printed with a wrong answer)");
 }
 
+const Registry& registered_benchmarks() {
+  const Registry& registry = Registry::global();
+  if (registry.benchmarks().empty()) {
+    throw InputError(
+        "this executable registers no benchmark: put GPUPERF_BENCHMARK(...) in one of its own source files (a "
+        "static library's unreferenced objects are dropped by the linker), or link gpuperf::builtin_kernels for "
+        "the built-in suite");
+  }
+  return registry;
+}
+
 std::vector<InstanceRef> select_instances(const std::string& filter) {
-  Registry& registry = Registry::global();
-  register_builtin_benchmarks(registry);
-  auto instances = registry.instances(filter);
+  auto instances = registered_benchmarks().instances(filter);
   if (instances.empty()) {
     throw InputError("no benchmark instance matches --filter '" + filter + "' (see `gpuperf list`)");
   }

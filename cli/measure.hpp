@@ -28,7 +28,11 @@ struct MeasureArgs {
 // --filter --quick --hot --commit --branch --label --metrics --seed, with one wording for both commands.
 void add_measure_options(CLI::App* cmd, MeasureArgs& a);
 
-// The registry's instances matching `filter` (built-ins registered first). InputError when none match.
+// Registry::global(), holding whatever this executable registered (the built-in suite when it links
+// gpuperf::builtin_kernels, its own GPUPERF_BENCHMARKs). InputError (exit 2) when it holds none.
+const Registry& registered_benchmarks();
+
+// The registry's instances matching `filter`. InputError when none match.
 std::vector<InstanceRef> select_instances(const std::string& filter);
 
 struct Measured {

@@ -2,13 +2,11 @@
 //
 // A benchmark is a Workload (device buffers, one launch, verification against a CPU reference) plus a
 // registration that names it, gives its parameter axes and declares its bytes and FLOPs per launch.
-// GPUPERF_BENCHMARK registers it at start-up into Registry::global(); run_example.cpp runs whatever is
-// registered through the same runner as `gpuperf run` (verify -> time with CUPTI -> result).
+// GPUPERF_BENCHMARK registers it at start-up; the executable links gpuperf::main, so it is the whole
+// gpuperf CLI (list, run, profile, check, report, ...) over the benchmarks registered in it.
 #include <cuda_runtime.h>
 
-#include "kernels/benchmark.hpp"
-#include "kernels/device_buffer.hpp"  // DeviceBuffer<T>: RAII cudaMalloc, upload, download, poison
-#include "kernels/host_data.hpp"      // random_floats, verify_close, int_param, blocks_for
+#include <gpuperf/gpuperf.hpp>  // Workload, GPUPERF_BENCHMARK, DeviceBuffer, random_floats, verify_close
 
 namespace {
 

@@ -70,6 +70,7 @@ struct Benchmark {
   std::function<double(const Params&)> bytes;  // minimal bytes moved per launch (each input read once,
                                                // each output written once), for GB/s
   std::function<double(const Params&)> flops; // floating-point operations per launch, for GFLOP/s
+  std::string source;  // "file.cu:42" where GPUPERF_BENCHMARK registered it; empty for add()
 
   std::string family() const;   // "matmul"
   std::string variant() const;  // "tiled"
@@ -93,6 +94,15 @@ class Registry {
   // Registers a benchmark with only a name and factory; the returned builder fills in the rest in place.
   BenchmarkBuilder& builder(std::string name, std::function<std::unique_ptr<Workload>(const Params&,
                                                                                     std::uint64_t)> make);
+  // What GPUPERF_BENCHMARK calls at static initialisation, where an exception would abort the program before
+  // main(): a registration that add() would refuse (a duplicate name, a bad name, no factory) is kept in
+  // registration_errors() instead, naming `file:line` (and, for a duplicate, where the first one was
+  // registered); the returned builder then edits a detached benchmark that is never listed.
+  BenchmarkBuilder& builder_at(std::string name,
+                               std::function<std::unique_ptr<Workload>(const Params&, std::uint64_t)> make,
+                               const char* file, int line) noexcept;
+  // Registrations refused by builder_at(), in order. The CLI refuses to start while any exist (exit 2).
+  const std::vector<std::string>& registration_errors() const { return errors_; }
   std::vector<const Benchmark*> benchmarks() const;
   const Benchmark* find(const std::string& name) const;
 
@@ -105,9 +115,13 @@ class Registry {
  private:
   std::vector<std::unique_ptr<Benchmark>> benchmarks_;  // stable addresses for builders and InstanceRefs
   std::vector<std::unique_ptr<BenchmarkBuilder>> builders_;
+  std::vector<std::unique_ptr<Benchmark>> rejected_;  // what builders of refused registrations edit
+  std::vector<std::string> errors_;
 };
 
-// Registers the built-in suite (kernels/*.cu) into `registry`. Calling it twice on one registry is a no-op.
+// Registers the built-in suite (kernels/*.cu, target gpuperf_builtin_kernels) into `registry`. Calling it
+// twice on one registry is a no-op. Linking gpuperf::builtin_kernels registers it into Registry::global()
+// at start-up by itself.
 void register_builtin_benchmarks(Registry& registry);
 
 // Fluent registration for users' own kernels, in the spirit of NVBench's NVBENCH_BENCH:
@@ -139,8 +153,10 @@ class BenchmarkBuilder {
 #define GPUPERF_DETAIL_CONCAT(a, b) GPUPERF_DETAIL_CONCAT2(a, b)
 // Registers a benchmark at static-initialisation time. Put it in a source file of your executable, not of
 // a static library (the linker drops a library's objects that nothing references).
+// A refused registration (e.g. a name registered twice) does not abort: gpuperf::main reports it with
+// both source locations and exits 2.
 #define GPUPERF_BENCHMARK(name, factory)                                                    \
   [[maybe_unused]] static ::gpuperf::BenchmarkBuilder& GPUPERF_DETAIL_CONCAT(             \
-      gpuperf_benchmark_, __LINE__) = ::gpuperf::Registry::global().builder(name, factory)
+      gpuperf_benchmark_, __LINE__) = ::gpuperf::Registry::global().builder_at(name, factory, __FILE__, __LINE__)
 
 }  // namespace gpuperf

@@ -57,6 +57,30 @@ BenchmarkBuilder& Registry::builder(
   return *builders_.back();
 }
 
+BenchmarkBuilder& Registry::builder_at(
+    std::string name, std::function<std::unique_ptr<Workload>(const Params&, std::uint64_t)> make,
+    const char* file, int line) noexcept {
+  const std::string where = std::string(file != nullptr ? file : "?") + ":" + std::to_string(line);
+  try {
+    if (const Benchmark* first = find(name); first != nullptr) {
+      throw InputError("benchmark '" + name + "' is registered twice: at " + where + " and, first, at " +
+                       (first->source.empty() ? std::string("gpuperf's built-in suite") : first->source));
+    }
+    BenchmarkBuilder& b = builder(name, std::move(make));
+    const_cast<Benchmark&>(b.benchmark()).source = where;
+    return b;
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    if (msg.find(where) == std::string::npos) msg = where + ": " + msg;
+    errors_.push_back(std::move(msg));
+  }
+  // The registration's chained calls still need something to edit.
+  rejected_.push_back(std::make_unique<Benchmark>());
+  rejected_.back()->name = std::move(name);
+  builders_.push_back(std::make_unique<BenchmarkBuilder>(*rejected_.back()));
+  return *builders_.back();
+}
+
 std::vector<const Benchmark*> Registry::benchmarks() const {
   std::vector<const Benchmark*> out;
   out.reserve(benchmarks_.size());

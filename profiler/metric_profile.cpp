@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "profiler/gpu/device_info.hpp"
 #include "profiler/gpu/stream.hpp"
 #include "profiler/live_groups.hpp"
 #include "profiler/metric_device.hpp"
@@ -24,16 +25,6 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
     throw EnvironmentError(std::string(what) + " failed: " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
   }
-}
-
-void select(int device) {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    throw EnvironmentError(std::string("no GPU: ") + (e == cudaSuccess ? "no CUDA device" : cudaGetErrorString(e)));
-  }
-  if (device < 0 || device >= count) throw InputError("--device " + std::to_string(device) + " does not exist");
-  check(cudaSetDevice(device), "cudaSetDevice");
 }
 
 class OwnedStream {
@@ -76,7 +67,7 @@ void for_each_group(const std::vector<InstanceRef>& instances, std::uint64_t see
 
 ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const ProfileOptions& options) {
   ProfileReport report;
-  select(options.collector.device);
+  gpu::select_device(options.collector.device);
   const auto t_init = Clock::now();
   auto collector = make_cupti_collector(options.collector);
   report.init_seconds = seconds_since(t_init);
@@ -111,7 +102,7 @@ std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& i
                                                std::uint64_t seed,
                                                const std::function<void(const std::string&)>& progress,
                                                bool flush_l2) {
-  select(device);
+  gpu::select_device(device);
   std::unique_ptr<DeviceOps> device_ops;
   if (flush_l2) device_ops = make_cuda_device_ops(device);
   OwnedStream stream;

@@ -17,6 +17,12 @@
 #define GPUPERF_CUDA_MAJOR 13
 #endif
 
+// Where an installed gpuperf package keeps the module. Defined in executables built against the installed
+// package: its CMake config compiles a one-line source returning <prefix>/lib/gpuperf/libgpuperf_cupti.so,
+// found at find_package() time, so the package can be moved (cmake/gpuperfConfig.cmake.in). Absent (null)
+// in the build tree and in the `gpuperf` executable.
+extern "C" const char* gpuperf_installed_cupti_module() __attribute__((weak));
+
 namespace gpuperf::cupti {
 namespace {
 
@@ -106,6 +112,11 @@ std::vector<std::string> backend_module_candidates() {
     out.push_back(dir + "/" + kBackendModuleName);
     out.push_back(dir + "/../lib/" + kBackendModuleName);
     out.push_back(dir + "/../lib/gpuperf/" + kBackendModuleName);
+  }
+  if (gpuperf_installed_cupti_module != nullptr) {
+    if (const char* installed = gpuperf_installed_cupti_module(); installed != nullptr && *installed != '\0') {
+      out.emplace_back(installed);
+    }
   }
   if (*GPUPERF_CUPTI_MODULE_BUILD_PATH != '\0') out.emplace_back(GPUPERF_CUPTI_MODULE_BUILD_PATH);
   return out;

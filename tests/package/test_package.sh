@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# gpuperf as a user's project consumes it, on a machine without a GPU (ctest labels `unit`):
+#   test_package.sh install BUILD_DIR       cmake --install into a prefix, move the prefix (relocatable),
+#                                           build examples/ and tests/package/consumer/ with find_package
+#   test_package.sh subdirectory            build examples/ with gpuperf's source tree added by add_subdirectory
+#   test_package.sh no-cupti BUILD_DIR      find_package(gpuperf) against a toolkit without CUPTI fails naming it
+# Each checks the bench executables' no-GPU behaviour: `list` shows exactly the registered benchmarks,
+# `run` exits 3 with the no-GPU message, and bad registrations exit 2 with a message.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+mode=${1:?mode: install, subdirectory or no-cupti}
+work=$(mktemp -d -t gpuperf-package.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+jobs=$(nproc)
+
+# expect RC PATTERN CMD...: CMD exits RC and its output (stdout + stderr) matches the extended regex PATTERN.
+expect() {
+  local want=$1 pattern=$2 rc=0 out
+  shift 2
+  out=$("$@" 2>&1) || rc=$?
+  [[ $rc == "$want" ]] || fail "$(basename "$1") ${*:2}: exit $rc, expected $want; output:"$'\n'"$out"
+  grep -Eq -- "$pattern" <<<"$out" || fail "$(basename "$1") ${*:2}: output does not match /$pattern/:"$'\n'"$out"
+  echo "ok: $(basename "$1") ${*:2} -> exit $rc"
+}
+
+check_my_bench() {  # the examples' bench executable: its own benchmarks only, the whole CLI, no GPU here
+  local exe=$1
+  local listing
+  listing=$("$exe" list)
+  grep -q '^example/saxpy\[n=16777216\]' <<<"$listing" || fail "list lacks example/saxpy:"$'\n'"$listing"
+  grep -q '^example/scale_inplace\[n=16777216\]' <<<"$listing" || fail "list lacks example/scale_inplace"
+  ! grep -q '^matmul/' <<<"$listing" || fail "a user's executable lists the built-in suite without linking it"
+  grep -q '^3 instances' <<<"$listing" || fail "expected 3 instances:"$'\n'"$listing"
+  echo "ok: $(basename "$exe") list -> its 3 instances"
+  expect 3 "no CUDA GPU" "$exe" --db "$work/user.db" run
+  expect 3 "no CUDA GPU" "$exe" profile
+  expect 0 "check" "$exe" --help
+  # The database commands need no GPU: the whole CLI is there.
+  expect 0 "" "$exe" --db "$work/user.db" db migrate
+  expect 0 "schema" "$exe" --db "$work/user.db" db info
+}
+
+case $mode in
+  install)
+    build=${2:?install needs the build folder}
+    cmake --install "$build" --prefix "$work/stage" >/dev/null
+    mv "$work/stage" "$work/moved"  # relocatable: nothing may point at the prefix it was installed to
+    prefix=$work/moved
+    for f in include/gpuperf/gpuperf.hpp lib/cmake/gpuperf/gpuperfConfig.cmake lib/gpuperf/libgpuperf_cupti.so \
+             bin/gpuperf share/gpuperf/ci/nightly.sh share/gpuperf/ci/premerge.sh; do
+      [[ -e $prefix/$f ]] || fail "the install lacks $f"
+    done
+    ! grep -rq "$work/stage" "$prefix/lib/cmake" || fail "the CMake package names the prefix it was installed to"
+    ! [[ -e $prefix/include/gpuperf/profiler ]] || fail "private headers are installed"
+    cmake -S "$src/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$prefix" >"$work/examples.log" 2>&1 ||
+      { cat "$work/examples.log"; fail "configuring examples/ against the installed package"; }
+    cmake --build "$work/examples" -j "$jobs" >>"$work/examples.log" 2>&1 ||
+      { cat "$work/examples.log"; fail "building examples/ against the installed package"; }
+    check_my_bench "$work/examples/my_bench"
+    grep -q "$prefix/lib/gpuperf/libgpuperf_cupti.so" "$work/examples/gpuperf_installed_module.cpp" ||
+      fail "the bench executable does not look for the CUPTI module where the package lies"
+    expect 0 "^matmul/naive" "$prefix/bin/gpuperf" list
+    # The installed CI jobs, called from a user repository with its own bench executable.
+    user_repo=$work/user-repo
+    mkdir -p "$user_repo"
+    git -C "$user_repo" init -q -b main
+    git -C "$user_repo" -c user.name=ci -c user.email=ci@example.invalid commit -q --allow-empty -m "first"
+    python3 "$src/tests/ci/make_nights.py" "$work/nights" 2 9
+    (cd "$user_repo" && expect 0 "done in" bash "$prefix/share/gpuperf/ci/nightly.sh" --bench "$work/examples/my_bench" \
+      --db "$work/nightly.db" --artifacts "$work/nightly-art" --night 2026-10-01 --import "$work/nights/night-01.json")
+    [[ -s $work/nightly-art/report.html && -s $work/nightly-art/summary.md ]] || fail "the installed nightly wrote no report"
+    (cd "$user_repo" && expect 3 "no CUDA GPU" bash "$prefix/share/gpuperf/ci/nightly.sh" --bench "$work/examples/my_bench" \
+      --db "$work/nightly.db" --artifacts "$work/nightly-art2" --night 2026-10-02)
+    (cd "$user_repo" && expect 3 "no CUDA GPU" bash "$prefix/share/gpuperf/ci/premerge.sh" --bench "$work/examples/my_bench" \
+      --db "$work/nightly.db" --artifacts "$work/premerge-art")
+    (cd "$user_repo" && expect 2 "no --bench given" bash "$prefix/share/gpuperf/ci/nightly.sh" --db "$work/nightly.db")
+    if ! { cmake -S "$here/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" &&
+           cmake --build "$work/consumer" -j "$jobs"; } >"$work/consumer.log" 2>&1; then
+      cat "$work/consumer.log"
+      fail "building tests/package/consumer"
+    fi
+    expect 2 "registers no benchmark" "$work/consumer/empty_bench" list
+    expect 2 "registers no benchmark" "$work/consumer/empty_bench" run
+    expect 2 "'dup/same' is registered twice: at .*dup_[ab]\.cpp:8 and, first, at .*dup_[ab]\.cpp:8" \
+      "$work/consumer/dup_bench" list
+    ;;
+  subdirectory)
+    cmake -S "$here/subdir" -B "$work/subdir" -DGPUPERF_SOURCE_DIR="$src" -DCMAKE_BUILD_TYPE=Release \
+      >"$work/subdir.log" 2>&1 || { cat "$work/subdir.log"; fail "configuring a project that adds gpuperf's source"; }
+    ! grep -q "^GTest_DIR" "$work/subdir/CMakeCache.txt" || fail "gpuperf's tests are configured as a subproject"
+    cmake --build "$work/subdir" -j "$jobs" --target my_bench >>"$work/subdir.log" 2>&1 ||
+      { tail -40 "$work/subdir.log"; fail "building examples/ through add_subdirectory"; }
+    check_my_bench "$work/subdir/examples/my_bench"
+    ;;
+  no-cupti)
+    # A toolkit without CUPTI: links to the real toolkit's files, CUPTI and the profiler's host libraries left out.
+    real=$(readlink -f "${CUDA_HOME:-/usr/local/cuda}")
+    fake=$work/cuda
+    mkdir -p "$fake/bin" "$fake/targets/x86_64-linux/lib"
+    for f in "$real"/bin/*; do ln -s "$f" "$fake/bin/"; done
+    for d in include nvvm; do [[ -e $real/$d ]] && ln -s "$real/$d" "$fake/$d"; done
+    ln -s "$real/targets/x86_64-linux/include" "$fake/targets/x86_64-linux/include"
+    for f in "$real"/targets/x86_64-linux/lib/*; do
+      case $(basename "$f") in libcupti* | libnvperf* | libpcsampling* | libcheckpoint*) ;; *) ln -s "$f" "$fake/targets/x86_64-linux/lib/" ;; esac
+    done
+    ln -s targets/x86_64-linux/lib "$fake/lib"
+    ln -s lib "$fake/lib64"
+    [[ -e $real/version.json ]] && cp "$real/version.json" "$fake/"
+    cmake --install "${2:?no-cupti needs the build folder}" --prefix "$work/prefix" >/dev/null
+    mkdir -p "$work/user"
+    printf 'cmake_minimum_required(VERSION 3.24)\nproject(user LANGUAGES CXX)\nfind_package(gpuperf CONFIG REQUIRED)\n' \
+      >"$work/user/CMakeLists.txt"
+    expect 1 "needs the CUDA toolkit's CUPTI component" cmake -S "$work/user" -B "$work/user/build" \
+      -DCMAKE_PREFIX_PATH="$work/prefix" -DCUDAToolkit_ROOT="$fake"
+    ;;
+  *) fail "unknown mode '$mode'" ;;
+esac
+echo "package ($mode): ok"
