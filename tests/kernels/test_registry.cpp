@@ -43,6 +43,29 @@ TEST(Registry, RegisteringTheBuiltinsTwiceIsANoOp) {
   EXPECT_EQ(r.benchmarks().size(), before);
 }
 
+TEST(Registry, RefusedRegistrationsAreKeptNotThrownAndNameBothPlaces) {
+  Registry r;
+  BenchmarkBuilder& first = r.builder_at("lib/kernel", no_workload, "a.cu", 12);
+  first.axis("n", {1});
+  EXPECT_EQ(r.find("lib/kernel")->source, "a.cu:12");
+  BenchmarkBuilder& again = r.builder_at("lib/kernel", no_workload, "b.cu", 7);
+  again.axis("m", {1, 2}).description("the second one");  // edits a detached benchmark
+  BenchmarkBuilder& bad = r.builder_at("no-slash", no_workload, "c.cu", 3);
+  bad.axis("n", {1});
+  ASSERT_EQ(r.registration_errors().size(), 2u);
+  EXPECT_EQ(r.registration_errors()[0], "benchmark 'lib/kernel' is registered twice: at b.cu:7 and, first, at a.cu:12");
+  EXPECT_EQ(r.registration_errors()[1], "c.cu:3: benchmark name 'no-slash' must have the form family/variant");
+  ASSERT_EQ(r.benchmarks().size(), 1u);  // neither refused one is listed
+  EXPECT_EQ(r.find("lib/kernel")->axes.size(), 1u);
+  EXPECT_EQ(r.find("lib/kernel")->description, "");
+
+  // A duplicate of a built-in says so.
+  Registry with_builtins = builtin();
+  with_builtins.builder_at("matmul/naive", no_workload, "mine.cu", 1);
+  ASSERT_EQ(with_builtins.registration_errors().size(), 1u);
+  EXPECT_NE(with_builtins.registration_errors()[0].find("first, at gpuperf's built-in suite"), std::string::npos);
+}
+
 TEST(Registry, AxesExpandAsACrossProductFirstAxisSlowest) {
   const Registry r = builtin();
   EXPECT_EQ(names(r.instances("^matmul/tiled")),
