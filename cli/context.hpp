@@ -33,5 +33,6 @@ void add_profile_command(CLI::App& app, Context& ctx);
 void add_analysis_commands(CLI::App& app, Context& ctx);  // compare, check, detect
 void add_report_command(CLI::App& app, Context& ctx);
 void add_merge_command(CLI::App& app, Context& ctx);
+void add_record_command(CLI::App& app, Context& ctx);  // record -- APP ARGS
 
 }  // namespace gpuperf::cli

@@ -21,7 +21,7 @@ foreach(target gpuperf_core gpuperf_kernels)
 endforeach()
 
 set(gpuperf_exported
-  gpuperf_core gpuperf_kernels gpuperf_builtin_kernels gpuperf_profiler gpuperf_collector gpuperf_db
+  gpuperf_core gpuperf_kernels gpuperf_builtin_kernels gpuperf_profiler gpuperf_collector gpuperf_record gpuperf_db
   gpuperf_analysis gpuperf_reports gpuperf_cli gpuperf_main)
 foreach(target ${gpuperf_exported})
   string(REPLACE "gpuperf_" "" export_name ${target})
@@ -34,7 +34,7 @@ install(TARGETS ${gpuperf_exported} EXPORT gpuperfTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS gpuperf RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # Loaded at run time (profiler/cupti/range_backend_loader.cpp looks in ../lib/gpuperf from bin/).
-install(TARGETS gpuperf_cupti LIBRARY DESTINATION ${GPUPERF_INSTALL_MODULEDIR})
+install(TARGETS gpuperf_cupti gpuperf_inject LIBRARY DESTINATION ${GPUPERF_INSTALL_MODULEDIR})
 # The CI jobs, for a user repository to call with its own bench executable (README, "Use gpuperf in your
 # project").
 install(PROGRAMS ci/nightly.sh ci/premerge.sh ci/new_regressions.py

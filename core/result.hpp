@@ -105,6 +105,8 @@ struct Run {
   std::string exclude_reason;
   Machine machine;
   std::vector<Result> results;
+  std::string command;             // TEMP
+  std::optional<int> exit_status;  // TEMP
 };
 
 // A fresh random RFC 4122 version-4 UUID.

@@ -102,24 +102,30 @@ Loaded load_once() {
 
 }  // namespace
 
-std::vector<std::string> backend_module_candidates() {
+std::vector<std::string> module_candidates(const std::string& file_name, const char* env_var,
+                                           const std::string& build_path) {
   std::vector<std::string> out;
-  if (const char* env = std::getenv("GPUPERF_CUPTI_MODULE"); env != nullptr && *env != '\0') {
+  if (const char* env = std::getenv(env_var); env != nullptr && *env != '\0') {
     out.emplace_back(env);
     return out;  // an explicit choice: do not silently fall back to another copy
   }
   if (std::string dir = executable_dir(); !dir.empty()) {
-    out.push_back(dir + "/" + kBackendModuleName);
-    out.push_back(dir + "/../lib/" + kBackendModuleName);
-    out.push_back(dir + "/../lib/gpuperf/" + kBackendModuleName);
+    out.push_back(dir + "/" + file_name);
+    out.push_back(dir + "/../lib/" + file_name);
+    out.push_back(dir + "/../lib/gpuperf/" + file_name);
   }
   if (gpuperf_installed_cupti_module != nullptr) {
     if (const char* installed = gpuperf_installed_cupti_module(); installed != nullptr && *installed != '\0') {
-      out.emplace_back(installed);
+      const std::string module = installed;
+      out.push_back(module.substr(0, module.find_last_of('/') + 1) + file_name);  // the package's module folder
     }
   }
-  if (*GPUPERF_CUPTI_MODULE_BUILD_PATH != '\0') out.emplace_back(GPUPERF_CUPTI_MODULE_BUILD_PATH);
+  if (!build_path.empty()) out.push_back(build_path);
   return out;
+}
+
+std::vector<std::string> backend_module_candidates() {
+  return module_candidates(kBackendModuleName, "GPUPERF_CUPTI_MODULE", GPUPERF_CUPTI_MODULE_BUILD_PATH);
 }
 
 const BackendFactory& load_backend() {

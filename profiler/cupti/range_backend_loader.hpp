@@ -16,6 +16,12 @@ inline constexpr const char* kBackendModuleName = "libgpuperf_cupti.so";
 // folder, its ../lib and ../lib/gpuperf, then the build tree's copy.
 std::vector<std::string> backend_module_candidates();
 
+// The same search for another of gpuperf's run-time files (`gpuperf record`'s injection library): `env_var`
+// names a file that is then the only candidate; else the executable's folder, ../lib, ../lib/gpuperf, the
+// installed package's module folder, and `build_path` (may be empty).
+std::vector<std::string> module_candidates(const std::string& file_name, const char* env_var,
+                                           const std::string& build_path);
+
 // Loads the module once per process and returns its factory. Throws EnvironmentError (exit 3) naming the
 // files tried and the loader's reason, e.g. libcupti.so.13 missing, with what to install or set.
 const BackendFactory& load_backend();

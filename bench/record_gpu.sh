@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# `gpuperf record` on a GPU machine, end to end (README.md, "Recording a program"):
+#   1. the test program tests/record/record_probe.cu (several kernels, nested NVTX ranges, a child process):
+#      the stored launches must be exactly the ones it made, and each kernel's median duration must match
+#      the program's own CUDA-event timing within 3% + 3 us;
+#   2. how a failing program is stored: a non-zero exit, SIGTERM, a program without CUDA;
+#   3. a PyTorch program (matmuls, softmax): its cuBLAS and PyTorch kernels by name (skipped without torch);
+#   4. overhead: wall time of a program with and without `record`, for ~50 us kernels and for tiny ones.
+#
+#   bench/record_gpu.sh --gpuperf BIN --probe BIN --out DIR
+set -uo pipefail
+gpuperf="" probe="" out=""
+while (($#)); do
+  case "$1" in
+    --gpuperf) gpuperf=$(realpath "$2"); shift 2 ;;
+    --probe) probe=$(realpath "$2"); shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "record_gpu.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[[ -x $gpuperf && -x $probe && -n $out ]] || { echo "record_gpu.sh: need --gpuperf, --probe and --out" >&2; exit 2; }
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+cd "$out" || exit 2
+fails=0
+verdict() { if [[ $1 == ok ]]; then echo "ok   $2"; else echo "FAIL $2"; fails=$((fails + 1)); fi; }
+gp() { "$gpuperf" --db "$out/record.db" "$@"; }
+is() { if [[ $1 == "$2" ]]; then verdict ok "$3"; else verdict fail "$3 (got exit $1)"; fi; }
+
+# 1. The test program against its own timing.
+rc=0
+gp record --keep-records "$out/records" -- "$probe" truth "$out/truth.txt" >"$out/record1.txt" 2>&1 || rc=$?
+cat "$out/record1.txt"
+is "$rc" 0 "record of record_probe exits 0"
+gp export --run 1 -o "$out/run1.json" >/dev/null 2>&1
+python3 - "$out/run1.json" "$out/truth.txt" "$out/truth.txt.child" <<'PY' || fails=$((fails + 1))
+import json, statistics, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+truth = {}
+for path in sys.argv[2:]:
+    for line in open(path):
+        _, kernel, nvtx, grid, block, us = line.split()
+        truth.setdefault((kernel, "" if nvtx == "-" else nvtx, grid, block), []).append(float(us) * 1000)
+stored = {}
+for r in run["results"]:
+    p = r.get("params", {})
+    kernel = r["benchmark"].split("/", 1)[1].replace("(anonymous namespace)::", "")
+    m = r["metrics"]
+    stored[(kernel, p.get("nvtx", ""), p["grid"], p["block"])] = m
+print(f"{'kernel':10} {'nvtx':14} {'grid':9} {'launches':>8} {'stored':>6} {'events median':>14} {'stored median':>14} {'diff':>8}  verdict")
+bad = 0
+for key, ns in sorted(truth.items()):
+    m = stored.get(key)
+    if m is None:
+        print(f"{key[0]:10} {key[1]:14} {key[2]:9} {len(ns):8} {'-':>6}  MISSING"); bad += 1; continue
+    launches = int(m["launches"]["value"])
+    med_t = statistics.median(ns)
+    med_s = statistics.median(m["duration"]["samples"])
+    ok = launches == len(ns) and abs(med_s - med_t) <= 0.03 * med_t + 3000
+    bad += not ok
+    print(f"{key[0]:10} {key[1]:14} {key[2]:9} {len(ns):8} {launches:6} {med_t/1000:11.2f} us {med_s/1000:11.2f} us "
+          f"{100*(med_s-med_t)/med_t:+7.2f}%  {'ok' if ok else 'MISMATCH'}")
+extra = set(stored) - set(truth)
+for key in extra:
+    print(f"unexpected identity stored: {key}"); bad += 1
+print(f"command: {run.get('command')}  exit_status: {run.get('exit_status')}")
+sys.exit(1 if bad else 0)
+PY
+echo
+
+# 2. Failures.
+rc=0; gp record -- "$probe" truth "$out/t2.txt" --exit 7 >"$out/record2.txt" 2>&1 || rc=$?
+is "$rc" 5 "a program exiting 7: record exits 5"
+rc=0; gp record -- "$probe" truth "$out/t3.txt" --sigterm >"$out/record3.txt" 2>&1 || rc=$?
+is "$rc" 5 "a program killed by SIGTERM: record exits 5"
+gp runs --format json >"$out/runs.json" 2>/dev/null
+python3 - "$out/runs.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+runs = json.load(open(sys.argv[1]))
+runs = runs["runs"] if isinstance(runs, dict) else runs
+print("stored runs:", [(r.get("id"), r.get("status"), r.get("exit_status"), r.get("instances", r.get("results"))) for r in runs])
+PY
+gp export -o "$out/all.json" >/dev/null 2>&1
+python3 - "$out/all.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+want = {1: 0, 2: 7, 3: -15}
+bad = 0
+for i, r in enumerate(runs, 1):
+    launches = sum(int(x["metrics"]["launches"]["value"]) for x in r["results"])
+    ok = r.get("exit_status") == want.get(i) and launches == 47
+    bad += not ok
+    print(f"run {i}: status {r['status']}, exit_status {r.get('exit_status')}, {len(r['results'])} kernels, "
+          f"{launches} launches (47 made)  {'ok' if ok else 'MISMATCH'}")
+sys.exit(1 if bad or len(runs) != 3 else 0)
+PY
+rc=0; gp record -- "$probe" nocuda >"$out/record4.txt" 2>&1 || rc=$?
+grep -q "nothing recorded" "$out/record4.txt" || rc="$rc, no message"
+is "$rc" 2 "a program without CUDA: exit 2 with a message, nothing stored"
+echo
+
+# 3. PyTorch.
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  cat >"$out/torch_probe.py" <<'PY'
+import torch
+x = torch.randn(2048, 2048, device="cuda")
+w = torch.randn(2048, 2048, device="cuda")
+for step in range(5):
+    torch.cuda.nvtx.range_push(f"step")
+    y = x @ w
+    z = torch.softmax(y, dim=-1)
+    torch.cuda.nvtx.range_pop()
+torch.cuda.synchronize()
+print("sum", float(z.sum()))
+PY
+  rc=0; gp record --name torch_probe -- python3 "$out/torch_probe.py" >"$out/torch.txt" 2>&1 || rc=$?
+  head -20 "$out/torch.txt"
+  if [[ $rc == 0 ]] && grep -qiE "gemm|sm90|cutlass|cublas" "$out/torch.txt" && grep -qi "softmax" "$out/torch.txt"; then
+    verdict ok "PyTorch: cuBLAS and softmax kernels recorded by name"
+  else
+    verdict fail "PyTorch (exit $rc)"
+  fi
+else
+  echo "skip PyTorch: no torch with CUDA here"
+fi
+echo
+
+# 4. Overhead: best of 3 wall times each way.
+best() {  # best COMMAND...: the smallest wall time of 3 runs, in s
+  local b="" s e t
+  for _ in 1 2 3; do
+    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+    t=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f", e - s }')
+    if [[ -z $b ]] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then b=$t; fi
+  done
+  echo "$b"
+}
+echo "| program | launches | plain (s) | recorded (s) | added | per launch |"
+echo "|---|---:|---:|---:|---:|---:|"
+for spec in "long 4000" "tiny 100000"; do
+  read -r kind n <<<"$spec"
+  plain=$(best "$probe" overhead "$kind" "$n")
+  recorded=$(best "$gpuperf" --db "$out/overhead.db" --quiet record --label overhead -- "$probe" overhead "$kind" "$n")
+  awk -v k="$kind" -v n="$n" -v p="$plain" -v r="$recorded" 'BEGIN {
+    printf "| %s kernels | %d | %.3f | %.3f | %+.1f%% | %.2f us |\n", (k == "long" ? "~50 us" : "~2 us"), n, p, r,
+      100 * (r - p) / p, 1e6 * (r - p) / n }'
+done
+echo
+echo "record_gpu: $fails failure(s)"
+exit $((fails > 0))

@@ -1,0 +1,188 @@
+#include "profiler/record/aggregate.hpp"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <regex>
+#include <tuple>
+
+#include "core/errors.hpp"
+#include "core/metrics.hpp"
+
+namespace gpuperf::record {
+namespace {
+
+// Drops a demangled function's trailing parameter list "(int, float*)" and a leading "void " (kernels
+// return void; the demangler prints the return type of function templates).
+std::string without_signature(std::string s) {
+  if (!s.empty() && s.back() == ')') {
+    int depth = 0;
+    for (std::size_t i = s.size(); i-- > 0;) {
+      if (s[i] == ')') ++depth;
+      if (s[i] == '(' && --depth == 0) {
+        s.erase(i);
+        break;
+      }
+    }
+  }
+  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// "ns::vectorized_elementwise_kernel<4, F>" -> "vectorized_elementwise_kernel": the last '::' component
+// outside template arguments, without them.
+std::string function_only(const std::string& s) {
+  std::string out;
+  int depth = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '<') ++depth;
+    if (depth == 0) {
+      if (c == ':' && i + 1 < s.size() && s[i + 1] == ':') {
+        out.clear();
+        ++i;
+        continue;
+      }
+      out += c;
+    }
+    if (c == '>' && depth > 0) --depth;
+  }
+  return out.empty() ? s : out;
+}
+
+std::string dims(const std::uint32_t d[3]) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+Measurement value_measurement(const char* metric, double v) {
+  Measurement m;
+  m.metric = find_metric(metric)->info;
+  m.samples = {v};
+  m.summary = summarize(m.samples);
+  return m;
+}
+
+std::regex compile(const std::string& pattern, const char* option) {
+  try {
+    return std::regex(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw InputError(std::string(option) + " '" + pattern + "' is not a valid regular expression: " + e.what());
+  }
+}
+
+}  // namespace
+
+KernelNaming kernel_naming_from_string(const std::string& s) {
+  if (s == "demangled") return KernelNaming::demangled;
+  if (s == "function") return KernelNaming::function;
+  if (s == "mangled") return KernelNaming::mangled;
+  throw InputError("--kernel-name '" + s + "': expected demangled, function or mangled");
+}
+
+std::string kernel_name(const std::string& mangled, KernelNaming naming) {
+  if (naming == KernelNaming::mangled) return mangled;
+  int status = 0;
+  char* d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  std::string name = (status == 0 && d != nullptr) ? std::string(d) : mangled;
+  std::free(d);
+  name = without_signature(name);
+  return naming == KernelNaming::function ? function_only(name) : name;
+}
+
+std::string program_family(const std::string& app) {
+  std::string base = app.substr(app.find_last_of('/') == std::string::npos ? 0 : app.find_last_of('/') + 1);
+  for (char& c : base) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                    c == '-' || c == '.' || c == '+';
+    if (!ok) c = '_';
+  }
+  return base.empty() ? std::string("program") : base;
+}
+
+std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vector<ProcessRecord>& processes,
+                                                                const std::string& program,
+                                                                const SelectOptions& options, KernelTotals& totals) {
+  if (program.find('/') != std::string::npos) throw InputError("program name '" + program + "' may not contain '/'");
+  const bool by_kernel = !options.kernel_regex.empty();
+  const bool by_nvtx = !options.nvtx_include.empty();
+  const std::regex kernel_re = by_kernel ? compile(options.kernel_regex, "--kernel-regex") : std::regex();
+  const std::regex nvtx_re = by_nvtx ? compile(options.nvtx_include, "--nvtx-include") : std::regex();
+
+  // Launches in the order they ran (processes by pid, then GPU start time), as ncu counts them.
+  struct Launch {
+    const LaunchRecord* record;
+    std::string kernel;
+  };
+  std::vector<Launch> all;
+  std::map<std::string, std::string> names;  // mangled -> identity name, demangled once
+  for (const auto& p : processes) {
+    for (const auto& l : p.launches) {
+      auto it = names.find(l.name);
+      if (it == names.end()) it = names.emplace(l.name, kernel_name(l.name, options.naming)).first;
+      all.push_back({&l, it->second});
+    }
+  }
+  std::stable_sort(all.begin(), all.end(), [](const Launch& a, const Launch& b) {
+    return std::tie(a.record->pid, a.record->start_ns) < std::tie(b.record->pid, b.record->start_ns);
+  });
+  totals = KernelTotals{};
+  totals.launches_seen = all.size();
+
+  struct Acc {
+    BenchmarkInstance instance;
+    std::vector<double> samples;
+    std::uint64_t launches = 0;
+    double total_ns = 0;
+  };
+  std::map<std::uint32_t, std::map<std::string, Acc>> by_device;  // device -> display name -> accumulation
+  std::map<std::uint32_t, double> device_total_ns;
+  std::uint64_t selected = 0;
+  for (const Launch& l : all) {
+    const LaunchRecord& r = *l.record;
+    if (by_kernel && !std::regex_search(l.kernel, kernel_re)) continue;
+    if (by_nvtx && !std::regex_search(r.nvtx_path, nvtx_re)) continue;
+    const std::uint64_t position = selected++;
+    if (position < options.launch_skip) continue;
+    if (options.launch_count && position - options.launch_skip >= *options.launch_count) continue;
+    BenchmarkInstance inst;
+    inst.name = program + "/" + l.kernel;
+    inst.params["grid"] = dims(r.grid);
+    inst.params["block"] = dims(r.block);
+    if (!r.nvtx_path.empty()) inst.params["nvtx"] = r.nvtx_path;
+    Acc& acc = by_device[r.device][inst.display_name()];
+    if (acc.launches == 0) acc.instance = inst;
+    const double ns = static_cast<double>(r.end_ns - r.start_ns);
+    if (acc.samples.size() < options.max_samples) acc.samples.push_back(ns);
+    ++acc.launches;
+    acc.total_ns += ns;
+    device_total_ns[r.device] += ns;
+    ++totals.launches_kept;
+  }
+
+  std::map<std::uint32_t, std::vector<Result>> out;
+  for (auto& [device, accs] : by_device) {
+    std::vector<Acc*> order;
+    for (auto& [name, acc] : accs) order.push_back(&acc);
+    std::stable_sort(order.begin(), order.end(), [](const Acc* a, const Acc* b) { return a->total_ns > b->total_ns; });
+    for (Acc* acc : order) {
+      Result res;
+      res.instance = acc->instance;
+      Measurement d;
+      d.metric = find_metric("duration")->info;
+      d.samples = acc->samples;
+      d.summary = summarize(d.samples);
+      res.metrics.push_back(std::move(d));
+      res.metrics.push_back(value_measurement("launches", static_cast<double>(acc->launches)));
+      res.metrics.push_back(value_measurement("gpu_time_total", acc->total_ns));
+      const double total = device_total_ns[device];
+      res.metrics.push_back(value_measurement("gpu_time_share", total > 0 ? 100.0 * acc->total_ns / total : 0.0));
+      out[device].push_back(std::move(res));
+      ++totals.identities;
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuperf::record

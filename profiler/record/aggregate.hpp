@@ -1,0 +1,57 @@
+// From the launches a recorded program made to gpuperf results: each kernel identity is a benchmark
+// instance, each launch's GPU duration one sample of it (README.md, "Recording a program").
+//
+// Identity (stable across runs and commits): `<program>/<kernel name>` with params grid, block and, when
+// the launch ran inside NVTX ranges, nvtx (the path "outer/inner"). The kernel name is demangled with its
+// template arguments kept and its parameter list dropped ("at::native::vectorized_elementwise_kernel<4,
+// ...>"), or shortened to the function ("vectorized_elementwise_kernel"), or left mangled. The device is
+// not part of the name: each GPU's launches become a run of their own (one machine series per GPU).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+#include "profiler/record/record_file.hpp"
+
+namespace gpuperf::record {
+
+enum class KernelNaming { demangled, function, mangled };
+// "demangled" | "function" | "mangled"; InputError otherwise.
+KernelNaming kernel_naming_from_string(const std::string& s);
+
+// The kernel's name for its identity. Names that do not demangle (extern "C" kernels) stay as they are.
+std::string kernel_name(const std::string& mangled, KernelNaming naming);
+
+struct SelectOptions {
+  std::string kernel_regex;   // ECMAScript regex searched in the identity's kernel name; empty: all
+  std::string nvtx_include;   // ECMAScript regex searched in the NVTX path; empty: all launches, in a range or not
+  std::uint64_t launch_skip = 0;             // of the launches selected by the regexes, skip the first N ...
+  std::optional<std::uint64_t> launch_count; // ... then keep at most N (ncu's --launch-skip/--launch-count)
+  std::size_t max_samples = 1000;            // durations stored per identity (the first ones); counts and
+                                             // totals still cover every kept launch
+  KernelNaming naming = KernelNaming::demangled;
+};
+
+struct KernelTotals {
+  std::uint64_t launches_seen = 0;  // every launch in the record files
+  std::uint64_t launches_kept = 0;  // after the selection
+  std::size_t identities = 0;
+};
+
+// Results per device (CUDA ordinal in the recorded processes): one Result per identity, sorted by GPU time
+// (largest first), with metrics duration (samples in launch order, at most max_samples), launches,
+// gpu_time_total (ns, all kept launches) and gpu_time_share (% of that device's kept kernel time).
+// `program` is the family ("python3"); it must not contain '/'. Throws InputError for an invalid regex.
+std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vector<ProcessRecord>& processes,
+                                                                const std::string& program,
+                                                                const SelectOptions& options, KernelTotals& totals);
+
+// A program name usable as a family: the executable's base name with characters other than letters,
+// digits, '_', '-', '.' and '+' replaced by '_' ("python3", "my_app").
+std::string program_family(const std::string& app);
+
+}  // namespace gpuperf::record

@@ -1,0 +1,225 @@
+// libgpuperf_inject.so: loaded into an unmodified CUDA program by the CUDA driver (CUDA_INJECTION64_PATH,
+// set by `gpuperf record`), which calls InitializeInjection() at the program's first CUDA call. From then
+// on every kernel execution (CUPTI activity, CONCURRENT_KERNEL) is written to the process's record file
+// (profiler/record/record_file.hpp), with the NVTX range path the launching thread was in: each NVTX push
+// pushes a CUPTI external correlation id naming the whole path, so each kernel record links to its path
+// without a callback per launch. The pattern follows NVIDIA's cupti_trace_injection sample.
+//
+// What it costs the program: CUPTI's activity tracing of kernels and one callback per NVTX push/pop;
+// records are written by CUPTI's buffer thread, a buffer (8 MB, ~25,000 kernels) at a time.
+#include <cupti.h>
+#include <generated_nvtx_meta.h>
+#include <nvtx3/nvToolsExt.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 8u << 20;
+
+struct State {
+  std::mutex mutex;  // guards everything below
+  std::FILE* out = nullptr;
+  std::unordered_map<std::string, std::uint64_t> names;
+  std::unordered_map<std::string, std::uint64_t> ranges;
+  bool finished = false;
+};
+
+State& state() {
+  static State* s = new State;  // never destroyed: atexit and signal handlers may run after statics die
+  return *s;
+}
+
+std::atomic<bool> g_started{false};
+
+// The launching thread's NVTX stack of range names, to build the path pushed as an external id.
+thread_local std::vector<std::string> t_ranges;
+
+void write_line_locked(const std::string& line) {
+  State& s = state();
+  if (s.out == nullptr || s.finished) return;
+  std::fwrite(line.data(), 1, line.size(), s.out);
+  std::fputc('\n', s.out);
+}
+
+void report_error(const std::string& what) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  write_line_locked("X " + what);
+  if (state().out != nullptr) std::fflush(state().out);
+}
+
+const char* result_text(CUptiResult r) {
+  const char* s = nullptr;
+  return cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s != nullptr ? s : "unknown CUPTI error";
+}
+
+std::uint64_t intern_locked(std::unordered_map<std::string, std::uint64_t>& table, const std::string& text,
+                            char kind) {
+  auto it = table.find(text);
+  if (it != table.end()) return it->second;
+  const std::uint64_t id = table.size() + 1;
+  table.emplace(text, id);
+  write_line_locked(std::string(1, kind) + " " + std::to_string(id) + " " + text);
+  return id;
+}
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer != nullptr ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream_id, std::uint8_t* buffer, std::size_t,
+                               std::size_t valid) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  CUpti_Activity* record = nullptr;
+  std::string line;
+  while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      const std::uint64_t name = intern_locked(state().names, k->name != nullptr ? k->name : "?", 'N');
+      char buf[320];
+      std::snprintf(buf, sizeof buf, "K %u %u %u %u %llu %llu %d %d %d %d %d %d %llu", k->deviceId, k->contextId,
+                    k->streamId, k->correlationId, static_cast<unsigned long long>(k->start),
+                    static_cast<unsigned long long>(k->end), k->gridX, k->gridY, k->gridZ, k->blockX, k->blockY,
+                    k->blockZ, static_cast<unsigned long long>(name));
+      write_line_locked(buf);
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+      const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+      if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
+        write_line_locked("E " + std::to_string(e->correlationId) + " " + std::to_string(e->externalId));
+      }
+    }
+  }
+  std::size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+    write_line_locked("D " + std::to_string(dropped));
+  }
+  if (state().out != nullptr) std::fflush(state().out);  // what a later SIGKILL cannot take back
+  std::free(buffer);
+}
+
+// NVTX push/pop on the calling thread: push the whole path as an external correlation id.
+void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
+  const char* message = nullptr;
+  switch (cbid) {
+    case CUPTI_CBID_NVTX_nvtxRangePushA:
+      message = static_cast<const nvtxRangePushA_params*>(data->functionParams)->message;
+      break;
+    case CUPTI_CBID_NVTX_nvtxRangePushEx:
+    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
+      const nvtxEventAttributes_t* a =
+          cbid == CUPTI_CBID_NVTX_nvtxRangePushEx
+              ? static_cast<const nvtxRangePushEx_params*>(data->functionParams)->eventAttrib
+              : static_cast<const nvtxDomainRangePushEx_params*>(data->functionParams)->core.eventAttrib;
+      message = (a != nullptr && a->messageType == NVTX_MESSAGE_TYPE_ASCII) ? a->message.ascii : "?";
+      break;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangePop:
+    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+      // A pop without a push we saw (the range opened before CUDA started, so before this library): skip.
+      if (t_ranges.empty()) return;
+      t_ranges.pop_back();
+      std::uint64_t ignored = 0;
+      cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &ignored);
+      return;
+  }
+  t_ranges.emplace_back(message != nullptr ? message : "?");
+  std::string path;
+  for (const auto& r : t_ranges) path += (path.empty() ? "" : "/") + r;
+  std::uint64_t id = 0;
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    id = intern_locked(state().ranges, path, 'R');
+  }
+  cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+}
+
+void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_NVTX) on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data));
+}
+
+// Flushes every buffer and closes the file with Z. Runs at exit, or from a fatal signal's handler.
+void finish() {
+  if (!g_started.load()) return;
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  std::lock_guard<std::mutex> lock(state().mutex);
+  if (state().finished || state().out == nullptr) return;
+  write_line_locked("Z");
+  state().finished = true;
+  std::fclose(state().out);
+  state().out = nullptr;
+}
+
+// SIGINT/SIGTERM/SIGHUP with the default disposition would end the process without exit handlers: flush
+// first, then die of the same signal. A program's own handlers are left alone (they usually exit()).
+void on_fatal_signal(int sig) {
+  finish();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void install_signal_handlers() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction current {};
+    if (sigaction(sig, nullptr, &current) == 0 && current.sa_handler == SIG_DFL &&
+        (current.sa_flags & SA_SIGINFO) == 0) {
+      std::signal(sig, on_fatal_signal);
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  bool expected = false;
+  if (!g_started.compare_exchange_strong(expected, true)) return 1;
+  const char* dir = std::getenv("GPUPERF_RECORD_DIR");
+  if (dir == nullptr || *dir == '\0') return 1;  // loaded without `gpuperf record`: do nothing
+  const std::string path = std::string(dir) + "/process-" + std::to_string(getpid()) + ".txt";
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().out = std::fopen(path.c_str(), "w");
+    if (state().out == nullptr) return 1;
+    std::setvbuf(state().out, nullptr, _IOFBF, 1 << 20);
+    const char* argv0 = std::getenv("_");
+    char exe[4096] = {0};
+    const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    write_line_locked("P " + std::to_string(getpid()) + " " + std::to_string(getppid()) + " " +
+                      std::to_string(static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec) + " " +
+                      (n > 0 ? std::string(exe) : std::string(argv0 != nullptr ? argv0 : "?")));
+    std::fflush(state().out);
+  }
+  CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+  if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+  if (r != CUPTI_SUCCESS) {
+    report_error(std::string("cannot trace kernels: ") + result_text(r));
+    return 1;
+  }
+  CUpti_SubscriberHandle subscriber = nullptr;
+  r = cuptiSubscribe(&subscriber, on_callback, nullptr);
+  if (r == CUPTI_SUCCESS) r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
+  if (r != CUPTI_SUCCESS) {
+    // Kernels are still traced; only NVTX paths are missing. Another tool may hold the one subscriber.
+    report_error(std::string("NVTX ranges are not recorded: cuptiSubscribe/cuptiEnableDomain: ") + result_text(r) +
+                 (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another profiler, e.g. ncu or nsys, is attached)" : ""));
+  }
+  std::atexit(finish);
+  install_signal_handlers();
+  return 1;
+}

@@ -1,0 +1,144 @@
+// A small CUDA program for `gpuperf record` on a GPU (bench/record_gpu.sh): several kernels (a template,
+// an extern "C" one, one launched with two grid shapes), nested NVTX ranges, a child process, and its own
+// CUDA-event timing of every launch, written to a file so the recording can be checked against it.
+//
+//   record_probe truth FILE [--exit N | --sigterm]   the checked program (child process included)
+//   record_probe child FILE                          what the child does
+//   record_probe overhead long|tiny LAUNCHES         kernels of ~50 us or ~2 us back to back (wall time)
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "record_probe: %s: %s\n", what, cudaGetErrorString(e));
+    std::exit(3);
+  }
+}
+
+// Spins about `iterations` dependent multiply-adds per thread: a duration set by the launch, not by memory.
+template <int Unroll>
+__global__ void spin(float* out, int iterations) {
+  float x = static_cast<float>(threadIdx.x);
+  for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) x = x * 0.999f + 0.5f;
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = x;
+}
+
+}  // namespace
+
+extern "C" __global__ void add_one(float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] += 1.0f;
+}
+
+namespace {
+
+struct Truth {
+  std::FILE* f;
+  cudaEvent_t a, b;
+  // One launch timed with events on the default stream: "T <kernel> <nvtx> <grid> <block> <us>".
+  template <typename Launch>
+  void timed(const char* kernel, const char* nvtx, int grid, int block, Launch launch) {
+    check(cudaEventRecord(a), "cudaEventRecord");
+    launch();
+    check(cudaGetLastError(), kernel);
+    check(cudaEventRecord(b), "cudaEventRecord");
+    check(cudaEventSynchronize(b), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
+    std::fprintf(f, "T %s %s %dx1x1 %dx1x1 %.3f\n", kernel, nvtx, grid, block, ms * 1000.0);
+  }
+};
+
+int truth(const char* file, int exit_code, bool sigterm, const char* self) {
+  float* out = nullptr;
+  check(cudaMalloc(&out, 256 * 256 * sizeof(float)), "cudaMalloc");
+  Truth t{std::fopen(file, "w"), nullptr, nullptr};
+  if (t.f == nullptr) return 2;
+  check(cudaEventCreate(&t.a), "cudaEventCreate");
+  check(cudaEventCreate(&t.b), "cudaEventCreate");
+  nvtxRangePushA("phase1");
+  for (int i = 0; i < 20; ++i) t.timed("spin<4>", "phase1", 128, 256, [&] { spin<4><<<128, 256>>>(out, 4000); });
+  nvtxRangePushA("inner");
+  for (int i = 0; i < 10; ++i) t.timed("add_one", "phase1/inner", 256, 256, [&] { add_one<<<256, 256>>>(out, 65536); });
+  nvtxRangePop();
+  nvtxRangePop();
+  for (int i = 0; i < 5; ++i) t.timed("spin<1>", "-", 64, 128, [&] { spin<1><<<64, 128>>>(out, 20000); });
+  for (int i = 0; i < 5; ++i) t.timed("spin<1>", "-", 128, 128, [&] { spin<1><<<128, 128>>>(out, 20000); });
+  std::fflush(t.f);
+  // A child process, as a launcher's worker: it inherits the environment, so it is recorded too.
+  const std::string child_file = std::string(file) + ".child";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl(self, self, "child", child_file.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 4;
+  std::fclose(t.f);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  if (sigterm) std::raise(SIGTERM);
+  return exit_code;
+}
+
+int child(const char* file) {
+  float* out = nullptr;
+  check(cudaMalloc(&out, 64 * 256 * sizeof(float)), "cudaMalloc");
+  Truth t{std::fopen(file, "w"), nullptr, nullptr};
+  check(cudaEventCreate(&t.a), "cudaEventCreate");
+  check(cudaEventCreate(&t.b), "cudaEventCreate");
+  nvtxRangePushA("child");
+  for (int i = 0; i < 7; ++i) t.timed("spin<2>", "child", 64, 256, [&] { spin<2><<<64, 256>>>(out, 8000); });
+  nvtxRangePop();
+  std::fclose(t.f);
+  return 0;
+}
+
+int overhead(const char* kind, int launches) {
+  float* out = nullptr;
+  check(cudaMalloc(&out, 132 * 4 * 256 * sizeof(float)), "cudaMalloc");
+  const bool tiny = std::strcmp(kind, "tiny") == 0;
+  for (int i = 0; i < launches; ++i) {
+    if (tiny) {
+      add_one<<<1, 32>>>(out, 32);
+    } else {
+      spin<4><<<132 * 4, 256>>>(out, 2500);
+    }
+  }
+  check(cudaGetLastError(), "launch");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc >= 3 && std::strcmp(argv[1], "truth") == 0) {
+    int code = 0;
+    bool sigterm = false;
+    for (int i = 3; i < argc; ++i) {
+      if (std::strcmp(argv[i], "--exit") == 0 && i + 1 < argc) code = std::atoi(argv[++i]);
+      if (std::strcmp(argv[i], "--sigterm") == 0) sigterm = true;
+    }
+    return truth(argv[2], code, sigterm, "/proc/self/exe");
+  }
+  if (argc == 3 && std::strcmp(argv[1], "child") == 0) return child(argv[2]);
+  if (argc == 4 && std::strcmp(argv[1], "overhead") == 0) return overhead(argv[2], std::atoi(argv[3]));
+  if (argc == 2 && std::strcmp(argv[1], "nocuda") == 0) return 0;
+  std::fprintf(stderr, "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|tiny N | nocuda\n");
+  return 2;
+}

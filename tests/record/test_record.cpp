@@ -1,0 +1,242 @@
+// `gpuperf record`'s host side without a GPU: the record files the injection library writes, kernel
+// identity and naming, the selection options, the aggregation into results, and running a program.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/errors.hpp"
+#include "profiler/record/aggregate.hpp"
+#include "profiler/record/launch.hpp"
+#include "profiler/record/record_file.hpp"
+
+namespace gpuperf::record {
+namespace {
+
+// A process file as the injection library writes it: two kernels, one inside nested NVTX ranges.
+const char* kFile =
+    "P 4242 4241 1763800000000000000 /usr/bin/python3\n"
+    "R 1 phase1\n"
+    "R 2 phase1/inner\n"
+    "N 1 _ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_\n"
+    "K 0 1 7 10 1000 3000 128 1 1 256 1 1 1\n"
+    "E 10 1\n"
+    "N 2 add_one\n"
+    "K 0 1 7 11 4000 4500 256 1 1 256 1 1 2\n"
+    "E 11 2\n"
+    "K 0 1 7 12 5000 7000 128 1 1 256 1 1 1\n"
+    "K 1 2 9 13 1000 1200 256 1 1 256 1 1 2\n"
+    "D 3\n"
+    "Z\n";
+
+TEST(RecordFile, ParsesLaunchesWithNamesAndNvtxPaths) {
+  const ProcessRecord p = parse_process_text(kFile, "process-4242.txt");
+  EXPECT_EQ(p.pid, 4242u);
+  EXPECT_EQ(p.ppid, 4241u);
+  EXPECT_EQ(p.argv0, "/usr/bin/python3");
+  EXPECT_TRUE(p.complete);
+  EXPECT_EQ(p.dropped, 3u);
+  ASSERT_EQ(p.launches.size(), 4u);
+  EXPECT_EQ(p.launches[0].nvtx_path, "phase1");
+  EXPECT_EQ(p.launches[1].nvtx_path, "phase1/inner");
+  EXPECT_EQ(p.launches[1].name, "add_one");
+  EXPECT_EQ(p.launches[2].nvtx_path, "");  // no correlation line: outside any range
+  EXPECT_EQ(p.launches[0].end_ns - p.launches[0].start_ns, 2000u);
+  EXPECT_EQ(p.launches[3].device, 1u);
+  EXPECT_EQ(p.launches[0].grid[0], 128u);
+}
+
+TEST(RecordFile, AKilledProcessKeepsWhatItFlushedAndIsIncomplete) {
+  std::string text = kFile;
+  text = text.substr(0, text.find("K 1 2 9"));  // the last full lines before the kill
+  text += "K 1 2 9 13 10";                        // a half-written line
+  const ProcessRecord p = parse_process_text(text, "process-1.txt");
+  EXPECT_FALSE(p.complete);
+  EXPECT_EQ(p.launches.size(), 3u);
+}
+
+TEST(RecordFile, MalformedLinesNameTheFileAndLine) {
+  try {
+    parse_process_text("P 1 0 5 x\nK 0 1 7 oops\n", "process-1.txt");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("process-1.txt:2: malformed kernel line"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_process_text("P 1 0 5 x\nQ what\n", "f"), InputError);
+  EXPECT_THROW(parse_process_text("K 0 1 7 1 5 4 1 1 1 1 1 1 1\n", "f"), InputError);  // ends before it starts
+  EXPECT_THROW(parse_process_text("K 0 1 7 1 4 5 1 1 1 1 1 1 9\n", "f"), InputError);  // name 9 never named
+}
+
+TEST(RecordFile, ReadsEveryProcessFileOfAFolder) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpuperf-record-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "process-20.txt") << "P 20 1 0 child\nZ\n";
+  std::ofstream(dir / "process-3.txt") << kFile;
+  std::ofstream(dir / "unrelated.txt") << "not a record\n";
+  const auto processes = read_record_dir(dir.string());
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(processes.size(), 2u);
+  EXPECT_EQ(processes[0].pid, 20u);  // by pid
+  EXPECT_EQ(processes[1].pid, 4242u);
+}
+
+TEST(KernelName, DemangledKeepsTemplateArgumentsAndDropsTheParameterList) {
+  const std::string mangled = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_";
+  EXPECT_EQ(kernel_name(mangled, KernelNaming::demangled),
+            "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >");
+  EXPECT_EQ(kernel_name(mangled, KernelNaming::function), "vectorized_elementwise_kernel");
+  EXPECT_EQ(kernel_name(mangled, KernelNaming::mangled), mangled);
+  EXPECT_EQ(kernel_name("add_one", KernelNaming::demangled), "add_one");  // extern "C": as it is
+  EXPECT_EQ(kernel_name("_Z4spinILi4EEvPfi", KernelNaming::demangled), "spin<4>");
+  EXPECT_EQ(kernel_name("_Z4spinILi4EEvPfi", KernelNaming::function), "spin");
+  EXPECT_EQ(kernel_naming_from_string("function"), KernelNaming::function);
+  EXPECT_THROW(kernel_naming_from_string("short"), InputError);
+}
+
+TEST(ProgramFamily, BaseNameWithOnlySafeCharacters) {
+  EXPECT_EQ(program_family("/usr/bin/python3"), "python3");
+  EXPECT_EQ(program_family("./my app[1]"), "my_app_1_");
+  EXPECT_EQ(program_family("bench/"), "program");
+}
+
+std::vector<ProcessRecord> sample() { return {parse_process_text(kFile, "f")}; }
+
+std::string param(const Result& r, const char* name) {
+  auto it = r.instance.params.find(name);
+  return it == r.instance.params.end() ? std::string("-") : std::get<std::string>(it->second);
+}
+
+TEST(Aggregate, OneInstancePerIdentityAndDeviceWithCountsTotalsAndShares) {
+  KernelTotals totals;
+  const auto by_device = aggregate_launches(sample(), "python3", SelectOptions{}, totals);
+  EXPECT_EQ(totals.launches_seen, 4u);
+  EXPECT_EQ(totals.launches_kept, 4u);
+  // The fill kernel in phase1 and outside any range are two identities: the NVTX path is part of it.
+  EXPECT_EQ(totals.identities, 4u);
+  ASSERT_EQ(by_device.size(), 2u);  // one run per GPU
+  const auto& d0 = by_device.at(0);
+  ASSERT_EQ(d0.size(), 3u);
+  const std::string fill = "python3/at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >";
+  EXPECT_EQ(d0[0].instance.name, fill);  // 2000 ns each, ahead of add_one's 500 ns
+  EXPECT_EQ(d0[1].instance.name, fill);
+  EXPECT_EQ(param(d0[0], "nvtx"), "phase1");
+  EXPECT_EQ(param(d0[1], "nvtx"), "-");
+  const Result& add = d0[2];
+  EXPECT_EQ(add.instance.name, "python3/add_one");
+  EXPECT_EQ(param(add, "nvtx"), "phase1/inner");
+  EXPECT_EQ(param(add, "grid"), "256x1x1");
+  EXPECT_EQ(param(add, "block"), "256x1x1");
+  EXPECT_EQ(add.instance.display_name(), "python3/add_one[block=256x1x1,grid=256x1x1,nvtx=phase1/inner]");
+  EXPECT_DOUBLE_EQ(add.find("duration")->samples.at(0), 500.0);
+  EXPECT_DOUBLE_EQ(add.find("launches")->samples.at(0), 1.0);
+  EXPECT_DOUBLE_EQ(add.find("gpu_time_total")->samples.at(0), 500.0);
+  EXPECT_DOUBLE_EQ(add.find("gpu_time_share")->samples.at(0), 100.0 * 500 / 4500);  // of device 0's 4500 ns
+  EXPECT_DOUBLE_EQ(by_device.at(1)[0].find("gpu_time_share")->samples.at(0), 100.0);
+}
+
+// n launches of one kernel, 100 ns apart, durations 1000 + i ns.
+std::vector<ProcessRecord> repeated(int n) {
+  std::string text = "P 7 1 0 app\nN 1 _Z4spinILi4EEvPfi\nN 2 other\n";
+  for (int i = 0; i < n; ++i) {
+    const int start = i * 10000;
+    text += "K 0 1 7 " + std::to_string(i + 1) + " " + std::to_string(start) + " " + std::to_string(start + 1000 + i) +
+            " 64 1 1 128 1 1 1\n";
+  }
+  text += "K 0 1 7 999 900000 900050 1 1 1 32 1 1 2\nZ\n";
+  return {parse_process_text(text, "f")};
+}
+
+TEST(Aggregate, SamplesAreCappedButCountsAndTotalsCoverEveryLaunch) {
+  SelectOptions o;
+  o.max_samples = 3;
+  KernelTotals totals;
+  const auto d0 = aggregate_launches(repeated(10), "app", o, totals).at(0);
+  const Result& spin = d0.at(0);
+  EXPECT_EQ(spin.instance.name, "app/spin<4>");
+  EXPECT_EQ(spin.find("duration")->samples, (std::vector<double>{1000, 1001, 1002}));  // the first ones
+  EXPECT_DOUBLE_EQ(spin.find("launches")->samples.at(0), 10.0);
+  EXPECT_DOUBLE_EQ(spin.find("gpu_time_total")->samples.at(0), 10 * 1000 + 45);
+}
+
+TEST(Aggregate, KernelRegexNvtxIncludeLaunchSkipAndCountSelectLikeNcu) {
+  KernelTotals totals;
+  SelectOptions o;
+  o.kernel_regex = "^spin";
+  o.launch_skip = 2;
+  o.launch_count = 5;
+  const auto d0 = aggregate_launches(repeated(10), "app", o, totals).at(0);
+  ASSERT_EQ(d0.size(), 1u);  // `other` does not match
+  EXPECT_EQ(d0[0].find("duration")->samples, (std::vector<double>{1002, 1003, 1004, 1005, 1006}));
+  EXPECT_EQ(totals.launches_seen, 11u);
+  EXPECT_EQ(totals.launches_kept, 5u);
+
+  SelectOptions nvtx;
+  nvtx.nvtx_include = "inner$";
+  const auto only_inner = aggregate_launches(sample(), "app", nvtx, totals);
+  ASSERT_EQ(only_inner.size(), 1u);
+  ASSERT_EQ(only_inner.at(0).size(), 1u);
+  EXPECT_EQ(only_inner.at(0)[0].instance.name, "app/add_one");
+
+  SelectOptions function;
+  function.naming = KernelNaming::function;
+  EXPECT_EQ(aggregate_launches(repeated(1), "app", function, totals).at(0)[0].instance.name, "app/spin");
+
+  SelectOptions bad;
+  bad.nvtx_include = "([";
+  EXPECT_THROW(aggregate_launches({}, "app", bad, totals), InputError);
+  EXPECT_THROW(aggregate_launches({}, "a/b", SelectOptions{}, totals), InputError);
+}
+
+TEST(Launch, ResolvesProgramsLikeAShellAndRefusesWhatCannotRun) {
+  EXPECT_EQ(resolve_program("/bin/sh"), "/bin/sh");
+  const std::string sh = resolve_program("sh");
+  EXPECT_EQ(sh.substr(sh.size() - 3), "/sh");
+  EXPECT_THROW(resolve_program("/no/such/program"), InputError);
+  EXPECT_THROW(resolve_program("gpuperf-no-such-program-on-path"), InputError);
+  const auto plain = std::filesystem::temp_directory_path() / ("gpuperf-not-executable-" + std::to_string(getpid()));
+  std::ofstream(plain) << "echo hi\n";
+  std::filesystem::permissions(plain, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  EXPECT_THROW(resolve_program(plain.string()), InputError);  // not executable
+  std::filesystem::remove(plain);
+  EXPECT_THROW(resolve_program(""), InputError);
+}
+
+TEST(Launch, RunsTheProgramWithTheRecordingEnvironmentAndReportsHowItEnded) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpuperf-launch-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / "env.txt").string();
+  ProgramEnd end = run_program({"sh", "-c", "echo \"$CUDA_INJECTION64_PATH|$GPUPERF_RECORD_DIR\" > " + out + "; exit 3"},
+                               dir.string(), "/opt/inject.so");
+  EXPECT_EQ(end.exit_status, 3);
+  std::string line;
+  std::getline(std::ifstream(out), line);
+  EXPECT_EQ(line, "/opt/inject.so|" + dir.string());
+  end = run_program({"sh", "-c", "kill -TERM $$"}, dir.string(), "/opt/inject.so");
+  EXPECT_EQ(end.exit_status, -15);
+  EXPECT_EQ(describe_exit(-15).rfind("killed by signal 15", 0), 0u);
+  EXPECT_EQ(describe_exit(0), "exit status 0");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Launch, TheCommandIsQuotedSoAShellRunsItAgain) {
+  EXPECT_EQ(shell_quote_command({"python3", "train.py", "--lr=0.1"}), "python3 train.py --lr=0.1");
+  EXPECT_EQ(shell_quote_command({"app", "a b", "it's", ""}), "app 'a b' 'it'\\''s' ''");
+}
+
+TEST(Launch, AnotherInjectedToolIsNamed) {
+  setenv("CUDA_INJECTION64_PATH", "/opt/nvidia/nsight-systems/target-linux-x64/libToolsInjection64.so", 1);
+  try {
+    check_no_other_injection();
+    ADD_FAILURE() << "no error";
+  } catch (const EnvironmentError& e) {
+    EXPECT_NE(std::string(e.what()).find("Nsight Systems"), std::string::npos) << e.what();
+  }
+  unsetenv("CUDA_INJECTION64_PATH");
+  EXPECT_NO_THROW(check_no_other_injection());
+}
+
+}  // namespace
+}  // namespace gpuperf::record
