@@ -135,16 +135,25 @@ best() {  # best COMMAND...: the smallest wall time of 3 runs, in s
   done
   echo "$b"
 }
-echo "| program | launches | plain (s) | recorded (s) | added | per launch |"
-echo "|---|---:|---:|---:|---:|---:|"
-for spec in "long 4000" "tiny 100000"; do
-  read -r kind n <<<"$spec"
-  plain=$(best "$probe" overhead "$kind" "$n")
-  recorded=$(best "$gpuperf" --db "$out/overhead.db" --quiet record --label overhead -- "$probe" overhead "$kind" "$n")
-  awk -v k="$kind" -v n="$n" -v p="$plain" -v r="$recorded" 'BEGIN {
-    printf "| %s kernels | %d | %.3f | %.3f | %+.1f%% | %.2f us |\n", (k == "long" ? "~50 us" : "~2 us"), n, p, r,
-      100 * (r - p) / p, 1e6 * (r - p) / n }'
+# A recorded run also pays fixed costs (loading CUPTI, writing the run): the time per launch is the slope
+# between a short and a long run of the same program, the fixed cost what is left.
+echo "| program | launches | plain (s) | recorded (s) | added |"
+echo "|---|---:|---:|---:|---:|"
+for kind in long tiny; do
+  if [[ $kind == long ]]; then sizes="4000 40000"; else sizes="20000 200000"; fi
+  rows=()
+  for n in $sizes; do
+    plain=$(best "$probe" overhead "$kind" "$n")
+    recorded=$(best "$gpuperf" --db "$out/overhead.db" --quiet record --label overhead -- "$probe" overhead "$kind" "$n")
+    rows+=("$n $plain $recorded")
+    awk -v k="$kind" -v n="$n" -v p="$plain" -v r="$recorded" 'BEGIN {
+      printf "| %s kernels | %d | %.3f | %.3f | %+.1f%% |\n", (k == "long" ? "~50 us" : "~2 us"), n, p, r, 100 * (r - p) / p }'
+  done
+  echo "${rows[*]}" | awk -v k="$kind" '{ dn = $4 - $1; dp = $5 - $2; dr = $6 - $3;
+    per = 1e6 * (dr - dp) / dn; fixed = ($3 - $2) - per * $1 / 1e6;
+    printf "|   %s: per launch %.2f us, fixed %.3f s |  |  |  |  |\n", (k == "long" ? "~50 us" : "~2 us"), per, fixed }' >>"$out/overhead_slopes.txt"
 done
+cat "$out/overhead_slopes.txt"
 echo
 echo "record_gpu: $fails failure(s)"
 exit $((fails > 0))

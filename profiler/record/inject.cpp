@@ -10,6 +10,7 @@
 #include <cupti.h>
 #include <generated_nvtx_meta.h>
 #include <nvtx3/nvToolsExt.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -203,6 +204,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
                       std::to_string(static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec) + " " +
                       (n > 0 ? std::string(exe) : std::string(argv0 != nullptr ? argv0 : "?")));
     std::fflush(state().out);
+  }
+  // NVTX reaches CUPTI only through NVTX_INJECTION64_PATH, read at the program's first NVTX call: point it
+  // at the libcupti this library runs with (a program that used NVTX before CUDA started is too late).
+  Dl_info cupti_info{};
+  if (std::getenv("NVTX_INJECTION64_PATH") == nullptr &&
+      dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &cupti_info) != 0 && cupti_info.dli_fname != nullptr) {
+    setenv("NVTX_INJECTION64_PATH", cupti_info.dli_fname, 0);
   }
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);

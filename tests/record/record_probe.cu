@@ -65,19 +65,23 @@ struct Truth {
 
 int truth(const char* file, int exit_code, bool sigterm, const char* self) {
   float* out = nullptr;
-  check(cudaMalloc(&out, 256 * 256 * sizeof(float)), "cudaMalloc");
+  constexpr int kAddN = 1 << 22;  // 16 MB: add_one runs ~10 us, long enough to time with events
+  check(cudaMalloc(&out, kAddN * sizeof(float)), "cudaMalloc");
   Truth t{std::fopen(file, "w"), nullptr, nullptr};
   if (t.f == nullptr) return 2;
   check(cudaEventCreate(&t.a), "cudaEventCreate");
   check(cudaEventCreate(&t.b), "cudaEventCreate");
   nvtxRangePushA("phase1");
-  for (int i = 0; i < 20; ++i) t.timed("spin<4>", "phase1", 128, 256, [&] { spin<4><<<128, 256>>>(out, 4000); });
+  // Kernels of 10-150 us: CUDA events around a launch also time its start on the GPU (a few us).
+  for (int i = 0; i < 20; ++i) t.timed("spin<4>", "phase1", 128, 256, [&] { spin<4><<<128, 256>>>(out, 16000); });
   nvtxRangePushA("inner");
-  for (int i = 0; i < 10; ++i) t.timed("add_one", "phase1/inner", 256, 256, [&] { add_one<<<256, 256>>>(out, 65536); });
+  for (int i = 0; i < 10; ++i) {
+    t.timed("add_one", "phase1/inner", kAddN / 256, 256, [&] { add_one<<<kAddN / 256, 256>>>(out, kAddN); });
+  }
   nvtxRangePop();
   nvtxRangePop();
-  for (int i = 0; i < 5; ++i) t.timed("spin<1>", "-", 64, 128, [&] { spin<1><<<64, 128>>>(out, 20000); });
-  for (int i = 0; i < 5; ++i) t.timed("spin<1>", "-", 128, 128, [&] { spin<1><<<128, 128>>>(out, 20000); });
+  for (int i = 0; i < 5; ++i) t.timed("spin<1>", "-", 64, 128, [&] { spin<1><<<64, 128>>>(out, 60000); });
+  for (int i = 0; i < 5; ++i) t.timed("spin<1>", "-", 128, 128, [&] { spin<1><<<128, 128>>>(out, 60000); });
   std::fflush(t.f);
   // A child process, as a launcher's worker: it inherits the environment, so it is recorded too.
   const std::string child_file = std::string(file) + ".child";
@@ -102,7 +106,7 @@ int child(const char* file) {
   check(cudaEventCreate(&t.a), "cudaEventCreate");
   check(cudaEventCreate(&t.b), "cudaEventCreate");
   nvtxRangePushA("child");
-  for (int i = 0; i < 7; ++i) t.timed("spin<2>", "child", 64, 256, [&] { spin<2><<<64, 256>>>(out, 8000); });
+  for (int i = 0; i < 7; ++i) t.timed("spin<2>", "child", 64, 256, [&] { spin<2><<<64, 256>>>(out, 30000); });
   nvtxRangePop();
   std::fclose(t.f);
   return 0;
