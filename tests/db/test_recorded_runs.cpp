@@ -1,7 +1,9 @@
 // Recorded runs (`gpuperf record -- APP ARGS`) in the store: the program's command line and exit status go
 // into a real SQLite file and come back through every way of reading runs; benchmark runs store NULL.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
+#include "db/merge.hpp"
 #include "db/sqlite.hpp"
 #include "db/store.hpp"
 #include "tests/db/fixtures.hpp"
@@ -13,10 +15,11 @@ using testing::make_recorded_run;
 using testing::make_run;
 using testing::TempDir;
 
-const std::string kBench = "11111111-0000-4000-8000-000000000001";
-const std::string kExited = "22222222-0000-4000-8000-000000000002";
-const std::string kKilled = "33333333-0000-4000-8000-000000000003";
-const std::string kNoStatus = "44444444-0000-4000-8000-000000000004";
+// Apart from the uuids of schema_v1.sql's runs (11111111-..., 22222222-...), which a merge test adds.
+const std::string kBench = "aaaaaaa1-0000-4000-8000-000000000001";
+const std::string kExited = "aaaaaaa2-0000-4000-8000-000000000002";
+const std::string kKilled = "aaaaaaa3-0000-4000-8000-000000000003";
+const std::string kNoStatus = "aaaaaaa4-0000-4000-8000-000000000004";
 
 // A benchmark run, a recorded program that exited 0, one killed by SIGKILL, one whose end is unknown.
 std::vector<gpuperf::Run> mixed_runs() {
@@ -93,6 +96,36 @@ TEST(RecordedRuns, MetricsOfRecordedKernelsKeepTheirTraits) {
   ASSERT_EQ(series[0].points.size(), 3u);
   EXPECT_DOUBLE_EQ(series[0].points[0].summary.median, 3);
   EXPECT_TRUE(series[0].key.metric.deterministic);
+}
+
+TEST(RecordedRuns, MergeCarriesThemFromEverySourceVersion) {
+  TempDir dir;
+  {
+    Store a(dir.file("a.db"));
+    a.insert_runs(mixed_runs());
+  }
+  // A runner still on schema 1, merged read-only: its runs come without a command.
+  {
+    Connection c(dir.file("old.db"), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    c.exec(testing::read_bytes(DB_FIXTURES "/schema_v1.sql"));
+  }
+  const std::string old_before = testing::read_bytes(dir.file("old.db"));
+  Store into(dir.file("all.db"));
+  ImportReport r = merge_databases(into, {dir.file("a.db"), dir.file("old.db")});
+  EXPECT_EQ(r.inserted, 6u);
+  EXPECT_EQ(testing::read_bytes(dir.file("old.db")), old_before);  // a source is never migrated
+  const auto want = mixed_runs();
+  for (const auto& w : want) {
+    auto info = into.find_run(w.uuid);
+    ASSERT_TRUE(info.has_value()) << w.uuid;
+    EXPECT_EQ(info->command, w.command);
+    testing::expect_same_run(into.load_run(info->id), w);
+  }
+  auto old_run = into.find_run("22222222-0000-4000-8000-000000000002");
+  ASSERT_TRUE(old_run.has_value());
+  EXPECT_EQ(old_run->branch, "feature/x");
+  EXPECT_EQ(old_run->command, "");
+  EXPECT_FALSE(old_run->exit_status.has_value());
 }
 
 }  // namespace
