@@ -19,6 +19,15 @@ const std::vector<MetricTraits>& known_metrics() {
   static const std::vector<MetricTraits> table = {
       make("duration", "ns", false, false, MetricSource::timing, {},
            "kernel duration from CUPTI activity records (GPU start to end)"),
+      // A recorded program's kernels: one sample of `duration` per launch, and these three per kernel
+      // identity (name, launch shape, NVTX range) and run. A deterministic program launches a kernel the same
+      // number of times every run, so any change in `launches` is real (a new code path, a changed loop).
+      make("launches", "count", false, true, MetricSource::recorded, {},
+           "launches of the kernel in the recorded program"),
+      make("gpu_time_total", "ns", false, false, MetricSource::recorded, {},
+           "sum of the durations of the kernel's launches in the recorded program"),
+      make("gpu_time_share", "%", false, false, MetricSource::recorded, {},
+           "the kernel's share of the recorded program's total kernel time on that GPU"),
       make("gbps", "GB/s", true, false, MetricSource::derived, {},
            "declared bytes per launch / median duration"),
       make("gflops", "GFLOP/s", true, false, MetricSource::derived, {},

@@ -103,6 +103,14 @@ struct Run {
   Status status = Status::ok;  // ok, or the worst instance status
   bool excluded = false;
   std::string exclude_reason;
+  // A recorded run (`gpuperf record -- APP ARGS`): the program's command line as the user typed it,
+  // arguments joined with spaces, each one with a space or shell metacharacter single-quoted (see
+  // core/command_line.hpp). Empty for a benchmark run.
+  std::string command;
+  // How the recorded program ended: >= 0 its exit code, < 0 minus the number of the signal that killed it
+  // (-9: SIGKILL). Empty for a benchmark run. Kept apart from `status`, which is about the kernels: a
+  // program may exit 1 after every kernel it launched ran fine.
+  std::optional<int> exit_status;
   Machine machine;
   std::vector<Result> results;
   std::string command;             // TEMP

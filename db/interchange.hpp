@@ -7,6 +7,10 @@
 //   runs.json: runs[0].results[3].metrics.duration.samples[7]: expected a finite number, got "NaN"
 // or, for malformed JSON, the line and column. Summaries in a file are ignored: the store recomputes them
 // from the raw samples. Writing produces one run per line, so files diff and stream well.
+//
+// A recorded run adds "command" (string) and "exit_status" (integer) to its run object. Both are optional
+// and written only when set, so they need no new version: files of benchmark runs are unchanged, and an
+// older gpuperf ignores them as it ignores any unknown field.
 #pragma once
 
 #include <iosfwd>

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -104,6 +105,15 @@ class Reader {
       if (std::isfinite(x)) return x;
     }
     fail(path, "expected a finite number, got " + describe(v));
+  }
+  // Run::exit_status: an exit code, or minus the signal that killed the program.
+  int exit_status(const json& v, const std::string& path) const {
+    const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::numeric_limits<int>::max()
+                                             : v.is_number_integer() &&
+                                                   v.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+                                                   v.get<std::int64_t>() <= std::numeric_limits<int>::max();
+    if (!fits) fail(path, "expected an integer (the exit code, or minus the signal number), got " + describe(v));
+    return static_cast<int>(v.get<std::int64_t>());
   }
   Status status(const json& v, const std::string& path) const {
     std::string s = string(v, path);
@@ -245,6 +255,8 @@ class Reader {
     r.tool_version = string_field(v, "tool_version", path, false);
     if (const json* e = optional(v, "excluded")) r.excluded = boolean(*e, at_key(path, "excluded"));
     r.exclude_reason = string_field(v, "exclude_reason", path, false);
+    r.command = string_field(v, "command", path, false);
+    if (const json* e = optional(v, "exit_status")) r.exit_status = exit_status(*e, at_key(path, "exit_status"));
     r.machine = machine(require(v, "machine", path), at_key(path, "machine"));
     const std::string rp = at_key(path, "results");
     const json& results = array(require(v, "results", path), rp);

@@ -54,6 +54,9 @@ ojson run_to_json(const Run& run) {
   j["status"] = to_string(run.status);
   j["excluded"] = run.excluded;
   if (run.excluded) j["exclude_reason"] = run.exclude_reason;
+  // A recorded run's program; absent for benchmark runs, whose files stay as they were before record.
+  if (!run.command.empty()) j["command"] = run.command;
+  if (run.exit_status) j["exit_status"] = *run.exit_status;
   const Machine& m = run.machine;
   j["machine"] = ojson{{"hostname", m.hostname}, {"gpu_name", m.gpu_name}, {"gpu_uuid", m.gpu_uuid},
                        {"cc", m.cc},             {"sm_count", m.sm_count}, {"driver", m.driver},

@@ -105,9 +105,22 @@ CREATE TABLE sample(
 )sql");
 }
 
-// Append migration 2 here (and raise Store::kSchemaVersion).
+// Migration 2: a run recorded from an unmodified program (`gpuperf record -- APP ARGS`) keeps the program's
+// command line and how it ended (>= 0 exit code, < 0 minus the signal). NULL, not migration 1's '', means
+// "not a recorded run": 0 is a real exit status, and `command IS NOT NULL` tells recorded runs apart.
+// ADD COLUMN with no default only rewrites the schema text, not the rows, so it is quick on a large file.
+// Reads of a database opened read-only at version 1 must not name these columns (store_read.cpp).
+void migration_2_recorded_runs(Connection& c) {
+  c.exec(R"sql(
+ALTER TABLE run ADD COLUMN command TEXT;         -- as typed, arguments quoted for a POSIX shell
+ALTER TABLE run ADD COLUMN exit_status INTEGER;  -- exit code, or minus the signal that killed it
+)sql");
+}
+
+// Append migration 3 here (and raise Store::kSchemaVersion).
 constexpr Migration kMigrations[] = {
     migration_1_initial,
+    migration_2_recorded_runs,
 };
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "Store::kSchemaVersion must equal the number of migrations");

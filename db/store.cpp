@@ -136,6 +136,16 @@ Machine read_machine(const Statement& s, int first) {
   return m;
 }
 
+const char* recorded_columns(bool has_recorded_columns) {
+  return has_recorded_columns ? "r.command, r.exit_status" : "NULL, NULL";
+}
+
+void read_recorded(const Statement& s, int first, std::string& command, std::optional<int>& exit_status) {
+  command = s.is_null(first) ? std::string() : s.text(first);
+  exit_status.reset();
+  if (!s.is_null(first + 1)) exit_status = static_cast<int>(s.int64(first + 1));
+}
+
 Store::Store(const std::string& path, Access access) : path_(path) {
   Connection c = open_connection(path, access);
   int version = 0;
@@ -156,9 +166,11 @@ Store::Store(const std::string& path, Access access) : path_(path) {
       throw InputError("'" + path + "' is not a gpuperf database (no gpuperf schema version; it is empty or " +
                        "belongs to another program)");
     }
-    if (version < latest) {
+    // A reader must not need write access: an older schema is read as it is (kOldestReadableVersion).
+    if (version < kOldestReadableVersion) {
       throw InputError("database '" + path + "' has schema version " + std::to_string(version) +
-                       "; this gpuperf needs " + std::to_string(latest) + ": run `gpuperf db migrate` first");
+                       "; this gpuperf reads " + std::to_string(kOldestReadableVersion) + " to " +
+                       std::to_string(latest) + ": run `gpuperf db migrate` first");
     }
   } else {
     // Migrate first (it refuses another program's database inside its transaction, so a file that a
@@ -166,7 +178,9 @@ Store::Store(const std::string& path, Access access) : path_(path) {
     if (version < latest) schema::migrate(c);
     enable_wal(c);
   }
-  impl_ = std::make_unique<Impl>(Impl{std::move(c), access, path, version});
+  // What the reads may select: a read-write open has just migrated to the latest schema.
+  const int readable = access == Access::read_write ? latest : version;
+  impl_ = std::make_unique<Impl>(Impl{std::move(c), access, path, version, readable >= 2});
 }
 
 Store::~Store() = default;

@@ -43,6 +43,8 @@ struct RunInfo {
   bool excluded = false;
   std::string exclude_reason;
   std::int64_t instance_count = 0;  // benchmark instances in the run
+  std::string command;              // a recorded run's command line; empty for a benchmark run
+  std::optional<int> exit_status;   // a recorded program's exit code (< 0: minus the signal); else empty
 };
 
 struct RunFilter {
@@ -114,7 +116,11 @@ struct InsertOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
+  // The oldest schema a read-only open reads as it is, without migrating (a copied CI artifact, a file
+  // without write permission, a `merge` source): every read names only the columns that version has.
+  // Older files are refused with "run `gpuperf db migrate` first".
+  static constexpr int kOldestReadableVersion = 1;
 
   // Opens (and with read_write creates and migrates) the database at `path` (":memory:" works).
   // Throws InputError for a file that is not a gpuperf database, is corrupted, or has a newer schema;

@@ -8,12 +8,15 @@
 namespace gpuperf::db {
 namespace {
 
-// Columns of RunInfo, in read_run_info's order.
-constexpr const char* kRunColumns =
-    "r.id, r.uuid, r.machine_id, m.fingerprint, CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, "
-    "m.gpu_name, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, r.status, "
-    "r.excluded, r.exclude_reason, (SELECT count(*) FROM outcome o WHERE o.run_id = r.id) "
-    "FROM run r JOIN machine m ON m.id = r.machine_id ";
+// "SELECT <RunInfo's columns in read_run_info's order> FROM run r JOIN machine m ...", for a WHERE to follow.
+std::string select_run_info(bool has_recorded_columns) {
+  return std::string("SELECT r.id, r.uuid, r.machine_id, m.fingerprint, "
+                     "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, "
+                     "m.gpu_name, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, "
+                     "r.status, r.excluded, r.exclude_reason, "
+                     "(SELECT count(*) FROM outcome o WHERE o.run_id = r.id), ") +
+         recorded_columns(has_recorded_columns) + " FROM run r JOIN machine m ON m.id = r.machine_id ";
+}
 
 RunInfo read_run_info(const Statement& s) {
   RunInfo r;
@@ -33,6 +36,7 @@ RunInfo read_run_info(const Statement& s) {
   r.excluded = s.int64(13) != 0;
   r.exclude_reason = s.text(14);
   r.instance_count = s.int64(15);
+  read_recorded(s, 16, r.command, r.exit_status);
   return r;
 }
 
@@ -64,7 +68,7 @@ bool is_hex(const std::string& s) {
 
 std::vector<RunInfo> Store::runs(const RunFilter& f) const {
   // Newest first so LIMIT keeps the newest N; returned oldest first.
-  Statement s(impl_->conn, std::string("SELECT ") + kRunColumns +
+  Statement s(impl_->conn, select_run_info(impl_->has_recorded_columns) +
                                "WHERE (?1 IS NULL OR r.branch = ?1) AND (?2 IS NULL OR r.machine_id = ?2) "
                                "AND (?3 IS NULL OR r.started_at >= ?3) AND (?4 OR r.excluded = 0) "
                                "ORDER BY r.started_at DESC, r.id DESC LIMIT ?5");
@@ -82,17 +86,17 @@ std::optional<RunInfo> Store::find_run(const std::string& ref) const {
   const Connection& c = impl_->conn;
   if (ref.empty()) return std::nullopt;
   if (all_digits(ref)) {
-    Statement s(c, std::string("SELECT ") + kRunColumns + "WHERE r.id = ?1");
+    Statement s(c, select_run_info(impl_->has_recorded_columns) + "WHERE r.id = ?1");
     s.bind(1, static_cast<std::int64_t>(std::stoll(ref)));
     if (s.step()) return read_run_info(s);
   }
   {
-    Statement s(c, std::string("SELECT ") + kRunColumns + "WHERE r.uuid = ?1");
+    Statement s(c, select_run_info(impl_->has_recorded_columns) + "WHERE r.uuid = ?1");
     s.bind(1, ref);
     if (s.step()) return read_run_info(s);
   }
   if (ref.size() >= 8) {
-    Statement s(c, std::string("SELECT ") + kRunColumns + "WHERE substr(r.uuid, 1, ?2) = ?1 ORDER BY r.id");
+    Statement s(c, select_run_info(impl_->has_recorded_columns) + "WHERE substr(r.uuid, 1, ?2) = ?1 ORDER BY r.id");
     s.bind_all(ref, ref.size());
     auto matches = read_all(s);
     if (matches.size() > 1) ambiguous(ref, matches, "run uuids");
@@ -100,7 +104,7 @@ std::optional<RunInfo> Store::find_run(const std::string& ref) const {
   }
   if (ref.size() >= 7 && is_hex(ref)) {
     // A commit (or prefix): that commit's newest run.
-    Statement s(c, std::string("SELECT ") + kRunColumns +
+    Statement s(c, select_run_info(impl_->has_recorded_columns) +
                        "WHERE substr(r.commit_sha, 1, ?2) = ?1 ORDER BY r.started_at DESC, r.id DESC");
     s.bind_all(ref, ref.size());
     auto matches = read_all(s);
@@ -114,7 +118,7 @@ std::optional<RunInfo> Store::find_run(const std::string& ref) const {
 }
 
 std::optional<RunInfo> Store::latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const {
-  Statement s(impl_->conn, std::string("SELECT ") + kRunColumns +
+  Statement s(impl_->conn, select_run_info(impl_->has_recorded_columns) +
                                "WHERE r.branch = ?1 AND (?2 IS NULL OR r.machine_id = ?2) AND r.excluded = 0 "
                                "ORDER BY r.started_at DESC, r.id DESC LIMIT 1");
   s.bind(1, branch);
@@ -128,10 +132,12 @@ Run Store::load_run(std::int64_t run_id, bool with_samples) const {
   Run run;
   {
     Statement s(c,
-                "SELECT r.uuid, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, "
-                "r.status, r.excluded, r.exclude_reason, "
-                "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, m.gpu_name, m.gpu_uuid, m.cc, "
-                "m.sm_count, r.driver, r.cuda FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1");
+                std::string("SELECT r.uuid, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, "
+                            "r.tool_version, r.status, r.excluded, r.exclude_reason, "
+                            "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, m.gpu_name, "
+                            "m.gpu_uuid, m.cc, m.sm_count, r.driver, r.cuda, ") +
+                    recorded_columns(impl_->has_recorded_columns) +
+                    " FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1");
     s.bind(1, run_id);
     if (!s.step()) throw InputError("no run with id " + std::to_string(run_id));
     run.uuid = s.text(0);
@@ -145,6 +151,7 @@ Run Store::load_run(std::int64_t run_id, bool with_samples) const {
     run.excluded = s.int64(8) != 0;
     run.exclude_reason = s.text(9);
     run.machine = read_machine(s, 10);
+    read_recorded(s, 17, run.command, run.exit_status);
   }
   std::map<std::int64_t, std::size_t> result_of_benchmark;
   {

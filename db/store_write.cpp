@@ -66,8 +66,8 @@ struct Writer {
       "(SELECT 1 FROM run WHERE machine_id = ?1 AND started_at > ?5)"};
   Statement insert_run{c,
       "INSERT INTO run(uuid, machine_id, started_at, finished_at, commit_sha, branch, label, tool_version, "
-      "status, excluded, exclude_reason, hostname, driver, cuda) "
-      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"};
+      "status, excluded, exclude_reason, hostname, driver, cuda, command, exit_status) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"};
   Statement newest_overall{c, "SELECT NOT EXISTS (SELECT 1 FROM run WHERE started_at > ?1)"};
   Statement upsert_benchmark{c,
       "INSERT INTO benchmark(name, params_json, params_key, baseline) VALUES(?1, ?2, ?3, ?4) "
@@ -144,8 +144,11 @@ struct Writer {
 
     insert_run.bind_all(run.uuid, machine_id, run.started_at, run.finished_at, run.commit, run.branch, run.label,
                         run.tool_version, to_string(run.status), run.excluded,
-                        run.excluded ? run.exclude_reason : std::string(), mc.hostname, mc.driver, mc.cuda)
-        .run();
+                        run.excluded ? run.exclude_reason : std::string(), mc.hostname, mc.driver, mc.cuda);
+    // Left unbound, command and exit_status stay NULL: a benchmark run.
+    if (!run.command.empty()) insert_run.bind(15, run.command);
+    if (run.exit_status) insert_run.bind(16, *run.exit_status);
+    insert_run.run();
     std::int64_t run_id = c.last_insert_rowid();
 
     for (std::size_t i = 0; i < run.results.size(); ++i) {

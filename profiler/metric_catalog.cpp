@@ -33,6 +33,13 @@ std::vector<std::string> collectable_names() {
   return out;
 }
 
+// launches, gpu_time_total and gpu_time_share: counts over a recorded program's launches, which neither a
+// benchmark's timing pass nor the profiler produces. Asking `run` or `profile` for one is a mistake to name.
+[[noreturn]] void recorded_only(const std::string& name) {
+  throw InputError("'" + name + "' is counted over a program's kernel launches by `gpuperf record -- APP ARGS`; "
+                   "`run` and `profile` cannot collect it");
+}
+
 [[noreturn]] void unknown_name(const std::string& name) {
   std::string msg = "unknown metric '" + name + "'";
   auto close = close_names(name, collectable_names());
@@ -137,6 +144,7 @@ std::vector<MetricRequest> resolve_metric_requests(const std::vector<std::string
     MetricRequest r;
     r.name = name;
     if (const MetricTraits* t = find_metric(name)) {
+      if (t->source == MetricSource::recorded) recorded_only(name);
       if (t->source == MetricSource::timing || t->source == MetricSource::derived) {
         throw InputError("'" + name + "' is measured by the timing pass (gpuperf run), not by the profiler: the "
                          "profiler's replayed ranges include launch gaps");
@@ -224,6 +232,7 @@ MetricSelection parse_metrics_option(const std::string& text) {
   std::set<std::string> seen;
   for (const auto& name : items) {
     const MetricTraits* t = find_metric(name);
+    if (t != nullptr && t->source == MetricSource::recorded) recorded_only(name);
     // duration, gbps and gflops come from the timing pass, which always runs: nothing to collect.
     if (t != nullptr && (t->source == MetricSource::timing || t->source == MetricSource::derived)) continue;
     if (t == nullptr && !looks_like_perfworks(name)) unknown_name(name);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/store.hpp"
 #include "tests/cli/cli_fixture.hpp"
 
 namespace gpuperf::testing {
@@ -47,10 +48,10 @@ TEST_F(CliTest, ImportThenListAndInfo) {
   EXPECT_EQ(i["runs"], 3);
   EXPECT_EQ(i["samples"], 3 * 8);
   EXPECT_EQ(i["journal_mode"], "wal");
-  EXPECT_EQ(i["schema_version"], 1);
-  EXPECT_CLI(gp({"db", "info"}), 0, "schema version  1");
+  EXPECT_EQ(i["schema_version"], db::Store::kSchemaVersion);
+  EXPECT_CLI(gp({"db", "info"}), 0, "schema version  " + std::to_string(db::Store::kSchemaVersion));
   EXPECT_CLI(gp({"db", "check"}), 0, "ok");
-  EXPECT_CLI(gp({"db", "migrate"}), 0, "already at schema version 1");
+  EXPECT_CLI(gp({"db", "migrate"}), 0, "already at schema version " + std::to_string(db::Store::kSchemaVersion));
 }
 
 TEST_F(CliTest, FiltersByBranchAndMachine) {

@@ -50,6 +50,21 @@ TEST(ParseMetricsOption, TimingMetricsAreDroppedBecauseTheTimingPassAlwaysRuns) 
   EXPECT_FALSE(parse_metrics_option("duration").enabled);
 }
 
+TEST(ParseMetricsOption, RecordedProgramMetricsAreNeitherCollectedNorDropped) {
+  // "all" means every metric the collector can measure; launches and the GPU time totals are not among them.
+  for (const char* name : {"launches", "gpu_time_total", "gpu_time_share"}) {
+    auto all = parse_metrics_option("all");
+    EXPECT_EQ(std::count(all.names.begin(), all.names.end(), name), 0) << name;
+    // Asked for by name, they are refused with the command that counts them, not silently skipped.
+    std::string e = input_error([name] { parse_metrics_option(std::string("registers,") + name); });
+    EXPECT_TRUE(contains(e, std::string("'") + name + "' is counted over a program's kernel launches by `gpuperf "
+                                                      "record")) << e;
+  }
+  std::string e = input_error([] { parse_metrics_option("launchs"); });
+  EXPECT_TRUE(contains(e, "unknown metric 'launchs'")) << e;
+  EXPECT_FALSE(contains(e, "did you mean launches")) << e;  // close names offer only what can be collected
+}
+
 TEST(ParseMetricsOption, BadListsAreInputErrorsWithCloseNames) {
   std::string e = input_error([] { parse_metrics_option("gld_efficency"); });
   EXPECT_TRUE(contains(e, "unknown metric 'gld_efficency'")) << e;
@@ -75,6 +90,13 @@ TEST(ResolveMetrics, TimingMetricsAreRefusedWithTheReason) {
   std::string e = input_error([] { resolve_metric_requests({"duration"}, nullptr); });
   EXPECT_TRUE(contains(e, "timing pass")) << e;
   EXPECT_TRUE(contains(input_error([] { resolve_metric_requests({}, nullptr); }), "no metrics"));
+}
+
+TEST(ResolveMetrics, RecordedProgramMetricsAreRefusedWithTheReason) {
+  for (const char* name : {"launches", "gpu_time_total", "gpu_time_share"}) {
+    std::string e = input_error([name] { resolve_metric_requests({"gld_efficiency", name}, nullptr); });
+    EXPECT_TRUE(contains(e, "gpuperf record -- APP ARGS")) << e;
+  }
 }
 
 TEST(ResolveMetrics, RawNamesGetUnitsFromTheChipsDimensions) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,45 @@ inline Run make_run(const std::string& uuid, const std::string& started_at, cons
   return run;
 }
 
+// A run as `gpuperf record` stores one: the program's command line and exit status, and per kernel
+// identity one duration sample per launch plus launches, gpu_time_total and gpu_time_share.
+inline Run make_recorded_run(const std::string& uuid, const std::string& started_at,
+                             std::optional<int> exit_status = 0) {
+  Run run;
+  run.uuid = uuid;
+  run.started_at = started_at;
+  run.finished_at = started_at;
+  run.branch = "main";
+  run.label = "record";
+  run.tool_version = "0.1.0";
+  run.command = "./train --epochs 2 --name 'run 1'";
+  run.exit_status = exit_status;
+  run.machine = h200();
+  auto value = [](const char* name, const char* unit, bool deterministic, double v) {
+    Measurement m;
+    m.metric = MetricInfo{name, unit, false, deterministic};
+    m.samples = {v};
+    m.summary = summarize(m.samples);
+    return m;
+  };
+  Result gemm;
+  gemm.instance =
+      BenchmarkInstance{"sgemm_128x64", {{"grid", std::string("64,32,1")}, {"block", std::string("256,1,1")}}};
+  gemm.metrics.push_back(duration({3000, 3010, 2990}));
+  gemm.metrics.push_back(value("launches", "count", true, 3));
+  gemm.metrics.push_back(value("gpu_time_total", "ns", false, 9000));
+  gemm.metrics.push_back(value("gpu_time_share", "%", false, 90));
+  run.results.push_back(gemm);
+  Result relu;
+  relu.instance = BenchmarkInstance{"relu", {{"grid", std::string("1024,1,1")}, {"block", std::string("128,1,1")}}};
+  relu.metrics.push_back(duration({1000}));
+  relu.metrics.push_back(value("launches", "count", true, 1));
+  relu.metrics.push_back(value("gpu_time_total", "ns", false, 1000));
+  relu.metrics.push_back(value("gpu_time_share", "%", false, 10));
+  run.results.push_back(relu);
+  return run;
+}
+
 }  // namespace gpuperf::testing
 
 #include <gtest/gtest.h>
@@ -122,6 +162,8 @@ inline void expect_same_run(const Run& a, const Run& b) {
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.excluded, b.excluded);
   EXPECT_EQ(a.exclude_reason, b.exclude_reason);
+  EXPECT_EQ(a.command, b.command);
+  EXPECT_EQ(a.exit_status, b.exit_status);
   EXPECT_EQ(a.machine.hostname, b.machine.hostname);
   EXPECT_EQ(a.machine.gpu_name, b.machine.gpu_name);
   EXPECT_EQ(a.machine.gpu_uuid, b.machine.gpu_uuid);

@@ -67,6 +67,42 @@ TEST(Interchange, ParsesAValidDocument) {
   EXPECT_TRUE(f->samples.empty());
   EXPECT_EQ(r.results[1].status, Status::incorrect);
   EXPECT_TRUE(r.results[1].metrics.empty());
+  EXPECT_EQ(r.command, "");  // a benchmark run
+  EXPECT_FALSE(r.exit_status.has_value());
+}
+
+TEST(Interchange, ParsesARecordedRunsCommandAndExitStatus) {
+  auto parse = [](const std::string& fields) {
+    const std::string doc = replace(kDoc, "\"label\": \"nightly\",", "\"label\": \"nightly\", " + fields);
+    return parse_interchange(doc, "runs.json").at(0);
+  };
+  gpuperf::Run killed = parse(R"("command": "./app --name 'run 1'", "exit_status": -9,)");
+  EXPECT_EQ(killed.command, "./app --name 'run 1'");
+  EXPECT_EQ(killed.exit_status, -9);
+  EXPECT_EQ(parse(R"("exit_status": 0,)").exit_status, 0);  // 0 is a value, not "none"
+  EXPECT_EQ(parse(R"("exit_status": 2147483647,)").exit_status, 2147483647);
+  EXPECT_EQ(parse(R"("exit_status": -2147483648,)").exit_status, -2147483647 - 1);
+  gpuperf::Run no_status = parse(R"("command": "./app",)");
+  EXPECT_EQ(no_status.command, "./app");
+  EXPECT_FALSE(no_status.exit_status.has_value());
+}
+
+TEST(Interchange, RecordedRunFieldsOfTheWrongTypeNameTheirPath) {
+  auto error_with = [](const std::string& fields) {
+    return error_of(replace(kDoc, "\"label\": \"nightly\",", "\"label\": \"nightly\", " + fields));
+  };
+  EXPECT_EQ(error_with(R"("command": 7,)"), "runs.json: runs[0].command: expected a string, got 7");
+  EXPECT_EQ(error_with(R"("command": ["./app", "-v"],)"),
+            "runs.json: runs[0].command: expected a string, got an array");
+  const std::string expected = "runs.json: runs[0].exit_status: expected an integer (the exit code, or minus the "
+                               "signal number), got ";
+  EXPECT_EQ(error_with(R"("exit_status": "0",)"), expected + "\"0\"");
+  EXPECT_EQ(error_with(R"("exit_status": 1.5,)"), expected + "1.5");
+  EXPECT_EQ(error_with(R"("exit_status": null,)"), expected + "null");
+  EXPECT_EQ(error_with(R"("exit_status": true,)"), expected + "true");
+  EXPECT_EQ(error_with(R"("exit_status": 2147483648,)"), expected + "2147483648");
+  EXPECT_EQ(error_with(R"("exit_status": -2147483649,)"), expected + "-2147483649");
+  EXPECT_EQ(error_with(R"("exit_status": 18446744073709551616,)"), expected + "1.8446744073709552e+19");
 }
 
 TEST(Interchange, MalformedJsonNamesLineAndColumn) {

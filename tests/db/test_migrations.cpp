@@ -34,6 +34,29 @@ std::string database_with_version(const TempDir& dir, int version) {
   return path;
 }
 
+// A version-1 database as gpuperf wrote it before schema 2, from its SQL dump (tests/db/fixtures).
+std::string version_one_database(const TempDir& dir) {
+  std::string path = dir.file("v1.db");
+  raw_exec(path, testing::read_bytes(DB_FIXTURES "/schema_v1.sql"));
+  return path;
+}
+
+std::vector<std::string> run_columns(const Store& s) {
+  Statement st(s.handle(), "SELECT name FROM pragma_table_info('run') ORDER BY cid");
+  std::vector<std::string> out;
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
+// The two runs in schema_v1.sql, as the result model had them.
+std::vector<gpuperf::Run> version_one_runs() {
+  gpuperf::Run b = testing::make_run("22222222-0000-4000-8000-000000000002", "2026-11-02T02:00:00Z", "feature/x",
+                                     1.1, testing::h200("gpu-node-2", "GPU-2222"));
+  b.excluded = true;
+  b.exclude_reason = "GPU shared with another job";
+  return {testing::make_run("11111111-0000-4000-8000-000000000001", "2026-11-01T02:00:00Z"), b};
+}
+
 TEST(Migrations, LatestIsTheStoreVersion) { EXPECT_EQ(schema::latest_version(), Store::kSchemaVersion); }
 
 TEST(Migrations, EmptyFileBecomesTheLatestSchema) {
@@ -94,6 +117,59 @@ TEST(Migrations, OlderVersionNeedsMigrateWhenReadOnly) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("not a gpuperf database"), std::string::npos) << e.what();
   }
+}
+
+TEST(Migrations, VersionOneFileGainsTheRecordedRunColumnsAndKeepsItsRuns) {
+  TempDir dir;
+  const std::string path = version_one_database(dir);
+  {
+    Connection c(path, SQLITE_OPEN_READONLY);
+    ASSERT_EQ(schema::current_version(c), 1);
+  }
+  Store s(path);
+  EXPECT_EQ(s.opened_version(), 1);
+  EXPECT_EQ(s.schema_version(), 2);
+  const auto cols = run_columns(s);
+  ASSERT_GE(cols.size(), 2u);
+  EXPECT_EQ(std::vector<std::string>(cols.end() - 2, cols.end()), (std::vector<std::string>{"command", "exit_status"}));
+  const auto want = version_one_runs();
+  const auto runs = s.runs();
+  ASSERT_EQ(runs.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    testing::expect_same_run(s.load_run(runs[i].id), want[i]);  // no command, no exit status
+    EXPECT_EQ(runs[i].command, "");
+  }
+  EXPECT_TRUE(s.check().ok);
+  // The migrated file takes recorded runs.
+  gpuperf::Run rec = testing::make_recorded_run("55555555-0000-4000-8000-000000000005", "2026-11-03T02:00:00Z", 3);
+  testing::expect_same_run(s.load_run(s.insert_run(rec).run_id), rec);
+}
+
+TEST(Migrations, VersionOneFileIsReadReadOnlyAsItIs) {
+  TempDir dir;
+  const std::string path = version_one_database(dir);
+  const std::string before = testing::read_bytes(path);
+  {
+    Store s(path, Access::read_only);
+    EXPECT_EQ(s.schema_version(), 1);
+    EXPECT_EQ(run_columns(s).back(), "cuda");  // not migrated: no command column to select
+    const auto want = version_one_runs();
+    const auto runs = s.runs();
+    ASSERT_EQ(runs.size(), 2u);
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      testing::expect_same_run(s.load_run(runs[i].id), want[i]);
+      EXPECT_EQ(runs[i].command, "");
+      EXPECT_FALSE(runs[i].exit_status.has_value());
+    }
+    ASSERT_TRUE(s.find_run("22222222").has_value());
+    EXPECT_EQ(s.find_run("22222222")->exclude_reason, "GPU shared with another job");
+    ASSERT_TRUE(s.latest_run("main").has_value());
+    HistoryFilter f;
+    f.metrics = {"duration"};
+    EXPECT_EQ(s.history(f).size(), 2u);  // main's two instances; the excluded run's are left out
+    EXPECT_EQ(s.info().schema_version, 1);
+  }
+  EXPECT_EQ(testing::read_bytes(path), before);
 }
 
 TEST(Migrations, AnotherProgramsDatabaseIsRefusedUntouched) {

@@ -66,6 +66,59 @@ TEST(RoundTrip, ExportOfImportIsByteIdentical) {
   for (std::size_t i = 0; i < want.size(); ++i) testing::expect_same_run(back[i], want[i]);
 }
 
+TEST(RoundTrip, RecordedRunsKeepCommandAndExitStatusThroughExportAndImport) {
+  TempDir dir;
+  std::vector<gpuperf::Run> runs{make_run("11111111-0000-4000-8000-000000000001", "2026-11-01T02:00:00Z"),
+                                 testing::make_recorded_run("22222222-0000-4000-8000-000000000002",
+                                                            "2026-11-02T02:00:00Z", 0),
+                                 testing::make_recorded_run("33333333-0000-4000-8000-000000000003",
+                                                            "2026-11-03T02:00:00Z", -11),
+                                 testing::make_recorded_run("44444444-0000-4000-8000-000000000004",
+                                                            "2026-11-04T02:00:00Z", std::nullopt)};
+  runs[2].command = "./app 'it'\\''s' \"quoted\" \\path\ttab";  // JSON escapes on the way out and back
+  {
+    Store first(dir.file("first.db"));
+    first.insert_runs(runs);
+    export_runs_to_file(first, all_ids(first), dir.file("x.json"));
+  }
+  const std::string text = testing::read_bytes(dir.file("x.json"));
+  // One run per line: the benchmark run has neither key, the recorded ones have what they hold.
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
+    lines.push_back(text.substr(at, nl - at));
+  }
+  ASSERT_EQ(lines.size(), 6u);  // header, four runs, end
+  EXPECT_EQ(lines[1].find("\"command\""), std::string::npos);
+  EXPECT_EQ(lines[1].find("\"exit_status\""), std::string::npos);
+  EXPECT_NE(lines[2].find(R"("command":"./train --epochs 2 --name 'run 1'","exit_status":0,"machine")"),
+            std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find(R"("exit_status":-11)"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[4].find("\"command\""), std::string::npos);
+  EXPECT_EQ(lines[4].find("\"exit_status\""), std::string::npos);
+
+  Store second(dir.file("second.db"));
+  EXPECT_EQ(import_files(second, {dir.file("x.json")}).inserted, 4u);
+  const auto ids = all_ids(second);
+  ASSERT_EQ(ids.size(), runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) testing::expect_same_run(second.load_run(ids[i]), runs[i]);
+  std::ostringstream again;
+  export_runs(second, ids, again);
+  EXPECT_EQ(again.str(), text);
+}
+
+TEST(RoundTrip, ABenchmarkRunsExportIsUnchangedByRecordedRuns) {
+  // benchmark_run_v1.json is what gpuperf exported for this run before runs had a command or exit status.
+  const std::string before = testing::read_bytes(DB_FIXTURES "/benchmark_run_v1.json");
+  ASSERT_FALSE(before.empty());
+  const gpuperf::Run run = make_run("11111111-0000-4000-8000-000000000001", "2026-11-01T02:00:00Z");
+  EXPECT_EQ(to_interchange({run}), before);
+  Store store(":memory:");
+  store.insert_run(run);
+  std::ostringstream out;
+  export_runs(store, all_ids(store), out);
+  EXPECT_EQ(out.str(), before);
+}
+
 TEST(RoundTrip, HandWrittenFileIsEquivalentAfterExport) {
   // Offsets, "value" for one sample, a one-sample "samples" list, a summary to ignore, no run status.
   const std::string doc = R"({"format": "gpuperf-results", "version": 1, "runs": [
