@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "core/command_line.hpp"
 #include "core/errors.hpp"
 #include "db/interchange.hpp"
 #include "db/store.hpp"
@@ -136,7 +137,7 @@ int do_record(const Context& ctx, const RecordArgs& a) {
   const bool failed = end.exit_status != 0;
   if (!ctx.quiet) {
     std::fprintf(stderr, "%s: %s after %.2f s; %zu process(es) recorded, %llu kernel launches (%llu kept), %zu kernel(s)\n",
-                 a.command.front().c_str(), record::describe_exit(end.exit_status).c_str(), end.wall_seconds,
+                 a.command.front().c_str(), describe_exit_status(end.exit_status).c_str(), end.wall_seconds,
                  processes.size(), static_cast<unsigned long long>(totals.launches_seen),
                  static_cast<unsigned long long>(totals.launches_kept), totals.identities);
   }
@@ -164,7 +165,7 @@ int do_record(const Context& ctx, const RecordArgs& a) {
     run.label = a.label;
     run.tool_version = GPUPERF_VERSION;
     run.machine = gpu::describe_machine(static_cast<int>(device));
-    run.command = record::shell_quote_command(a.command);
+    run.command = command_line(a.command);
     run.exit_status = end.exit_status;
     run.results = std::move(results);
     run.status = (failed || incomplete) ? Status::failed : Status::ok;
@@ -188,7 +189,7 @@ int do_record(const Context& ctx, const RecordArgs& a) {
   }
   if (failed) {
     std::fprintf(stderr, "gpuperf: error: %s ended with %s (stored with the run)\n", a.command.front().c_str(),
-                 record::describe_exit(end.exit_status).c_str());
+                 describe_exit_status(end.exit_status).c_str());
     return kExitProgramFailed;
   }
   return kExitOk;

@@ -59,9 +59,6 @@ const std::vector<MetricTraits>& known_metrics() {
            "static shared memory per block"),
       make("local_bytes", "bytes", false, true, MetricSource::static_attr, {},
            "local memory per thread (spills, stack)"),
-      make("launches", "count", false, true, MetricSource::timing, {}, "TEMP"),
-      make("gpu_time_total", "ns", false, false, MetricSource::timing, {}, "TEMP"),
-      make("gpu_time_share", "%", false, false, MetricSource::timing, {}, "TEMP"),
   };
   return table;
 }

@@ -113,8 +113,6 @@ struct Run {
   std::optional<int> exit_status;
   Machine machine;
   std::vector<Result> results;
-  std::string command;             // TEMP
-  std::optional<int> exit_status;  // TEMP
 };
 
 // A fresh random RFC 4122 version-4 UUID.

@@ -122,27 +122,4 @@ ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& 
   return end;
 }
 
-std::string describe_exit(int exit_status) {
-  if (exit_status >= 0) return "exit status " + std::to_string(exit_status);
-  const char* name = strsignal(-exit_status);
-  return "killed by signal " + std::to_string(-exit_status) + (name != nullptr ? " (" + std::string(name) + ")" : "");
-}
-
-std::string shell_quote_command(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) {
-    if (!out.empty()) out += ' ';
-    const bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                         "0123456789_-./=:,+@%") == std::string::npos;
-    if (plain) {
-      out += a;
-      continue;
-    }
-    out += '\'';
-    for (char c : a) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-    out += '\'';
-  }
-  return out;
-}
-
 }  // namespace gpuperf::record

@@ -35,10 +35,5 @@ struct ProgramEnd {
 ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& record_dir,
                        const std::string& inject_library);
 
-// "-9" -> "killed by signal 9 (Killed)", "3" -> "exit status 3".
-std::string describe_exit(int exit_status);
-
-// The command line as a user would type it again: arguments quoted for a POSIX shell where needed.
-std::string shell_quote_command(const std::vector<std::string>& argv);
 
 }  // namespace gpuperf::record

@@ -216,14 +216,7 @@ TEST(Launch, RunsTheProgramWithTheRecordingEnvironmentAndReportsHowItEnded) {
   EXPECT_EQ(line, "/opt/inject.so|" + dir.string());
   end = run_program({"sh", "-c", "kill -TERM $$"}, dir.string(), "/opt/inject.so");
   EXPECT_EQ(end.exit_status, -15);
-  EXPECT_EQ(describe_exit(-15).rfind("killed by signal 15", 0), 0u);
-  EXPECT_EQ(describe_exit(0), "exit status 0");
   std::filesystem::remove_all(dir);
-}
-
-TEST(Launch, TheCommandIsQuotedSoAShellRunsItAgain) {
-  EXPECT_EQ(shell_quote_command({"python3", "train.py", "--lr=0.1"}), "python3 train.py --lr=0.1");
-  EXPECT_EQ(shell_quote_command({"app", "a b", "it's", ""}), "app 'a b' 'it'\\''s' ''");
 }
 
 TEST(Launch, AnotherInjectedToolIsNamed) {
