@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
+#include "core/command_line.hpp"
 #include "db/store.hpp"
 
 namespace gpuperf::cli {
@@ -83,6 +84,20 @@ std::string machine_cell(const db::RunInfo& r) {
   return cell + ")";
 }
 
+// "./train --epochs 2 --name 'run 1' [exit 1]": the command cut to kCommandWidth characters (the full line is
+// in --format json), and how the program ended when that was not a clean exit 0.
+std::string command_cell(const db::RunInfo& r) {
+  constexpr std::size_t kCommandWidth = 40;
+  std::string cell = r.command;
+  if (cell.size() > kCommandWidth) {
+    std::size_t cut = kCommandWidth - 3;
+    while (cut > 0 && (static_cast<unsigned char>(cell[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 char
+    cell = cell.substr(0, cut) + "...";
+  }
+  if (r.exit_status && *r.exit_status != 0) cell += " [" + describe_exit_status(*r.exit_status) + "]";
+  return cell;
+}
+
 int do_list(const Context& ctx, const RunsArgs& a) {
   db::Store store(ctx.db_path, db::Access::read_only);
   const auto runs = store.runs(make_filter(store, a));
@@ -103,6 +118,9 @@ int do_list(const Context& ctx, const RunsArgs& a) {
                      {"status", to_string(r.status)},
                      {"excluded", r.excluded},
                      {"exclude_reason", r.exclude_reason}});
+      // A recorded run's program (`gpuperf record`); benchmark runs list as they always did.
+      if (!r.command.empty()) out.back()["command"] = r.command;
+      if (r.exit_status) out.back()["exit_status"] = *r.exit_status;
     }
     std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return kExitOk;
@@ -114,10 +132,15 @@ int do_list(const Context& ctx, const RunsArgs& a) {
   }
   std::vector<std::vector<std::string>> rows{
       {"id", "uuid", "started", "commit", "branch", "label", "machine", "instances", "status", "excluded"}};
+  // The command column appears only when a recorded run is listed.
+  const bool any_recorded =
+      std::any_of(runs.begin(), runs.end(), [](const db::RunInfo& r) { return !r.command.empty(); });
+  if (any_recorded) rows.front().push_back("command");
   for (const auto& r : runs) {
     rows.push_back({std::to_string(r.id), r.uuid.substr(0, 8), r.started_at, r.commit.substr(0, 10), r.branch,
                     r.label, machine_cell(r), std::to_string(r.instance_count),
                     to_string(r.status), r.excluded ? "yes: " + r.exclude_reason : ""});
+    if (any_recorded) rows.back().push_back(command_cell(r));
   }
   print_table(rows);
   return kExitOk;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "db/sqlite.hpp"
+#include "db/store.hpp"
 #include "tests/cli/cli_fixture.hpp"
 
 namespace gpuperf::testing {
@@ -138,13 +139,15 @@ TEST_F(CliTest, NewerSchemaIsRefusedUntouched) {
   seed();
   {
     db::Connection c(path("gpuperf.db"), SQLITE_OPEN_READWRITE);
-    c.exec("PRAGMA user_version = 2");
+    c.exec("PRAGMA user_version = " + std::to_string(db::Store::kSchemaVersion + 1));
   }
+  const std::string newer = "has schema version " + std::to_string(db::Store::kSchemaVersion + 1) +
+                            ", newer than this gpuperf supports (" + std::to_string(db::Store::kSchemaVersion) + ")";
   const std::string before = bytes("gpuperf.db");
   write("a.json", runs_file(10, 1));
   for (auto args : std::vector<std::vector<std::string>>{
            {"runs"}, {"db", "info"}, {"db", "migrate"}, {"import", "a.json"}, {"runs", "exclude", "1", "--reason", "x"}}) {
-    EXPECT_CLI(gp(args), 2, "has schema version 2, newer than this gpuperf supports (1)");
+    EXPECT_CLI(gp(args), 2, newer);
   }
   EXPECT_EQ(bytes("gpuperf.db"), before);
 }

@@ -1,11 +1,13 @@
 // gpuperf db / runs / import / export as a user runs them: the real executable, real files.
 #include <signal.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "db/sqlite.hpp"
 #include "db/store.hpp"
 #include "tests/cli/cli_fixture.hpp"
 
@@ -114,9 +116,68 @@ TEST_F(CliTest, ImportFromStandardInput) {
 }
 
 TEST_F(CliTest, DbMigrateCreatesAndReports) {
-  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version 0 -> 1");
+  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version 0 -> " + std::to_string(db::Store::kSchemaVersion));
   EXPECT_TRUE(exists("gpuperf.db"));
   EXPECT_CLI(gp({"runs"}), 0, "no runs");
+}
+
+// A database from the gpuperf before recorded runs: listed and exported as it is, then migrated on request.
+TEST_F(CliTest, VersionOneDatabaseIsReadThenMigrated) {
+  {
+    db::Connection c(path("gpuperf.db"), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    c.exec(read_bytes(DB_FIXTURES "/schema_v1.sql"));
+  }
+  const std::string before = bytes("gpuperf.db");
+  CliResult list = gp({"runs"});
+  EXPECT_CLI(list, 0, "feature/x");
+  EXPECT_EQ(list.out.find("command"), std::string::npos) << list.out;
+  EXPECT_CLI(gp({"db", "info"}), 0, "schema version  1 (this gpuperf writes 2)");
+  CliResult exported = gp({"export"});
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  EXPECT_EQ(nlohmann::json::parse(exported.out)["runs"].size(), 2u);
+  EXPECT_EQ(bytes("gpuperf.db"), before);  // reading migrated nothing
+  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version 1 -> 2");
+  EXPECT_EQ(gp({"export"}).out, exported.out);  // the same runs after the migration
+}
+
+TEST_F(CliTest, RecordedRunsShowTheirCommandAndEnd) {
+  std::vector<gpuperf::Run> runs{make_run(run_uuid(1), "2026-10-01T02:00:00Z"),
+                                 make_recorded_run(run_uuid(2), "2026-10-02T02:00:00Z", 1),
+                                 make_recorded_run(run_uuid(3), "2026-10-03T02:00:00Z", 0),
+                                 make_recorded_run(run_uuid(4), "2026-10-04T02:00:00Z", -9)};
+  runs[1].command = "./train --data /datasets/imagenet/train --epochs 90 --batch 256";
+  for (std::size_t i = 1; i < runs.size(); ++i) runs[i].branch = "recorded";
+  write("r.json", db::to_interchange(runs));
+  ASSERT_EQ(gp({"import", "r.json"}).code, 0);
+
+  CliResult table = gp({"runs"});
+  ASSERT_EQ(table.code, 0) << table.err;
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, nl; (nl = table.out.find('\n', at)) != std::string::npos; at = nl + 1) {
+    lines.push_back(table.out.substr(at, nl - at));
+  }
+  ASSERT_EQ(lines.size(), 5u) << table.out;
+  EXPECT_EQ(lines[0].rfind("id  uuid      started", 0), 0u) << lines[0];
+  EXPECT_EQ(lines[0].substr(lines[0].size() - 7), "command") << lines[0];
+  const std::size_t col = lines[0].size() - 7;
+  EXPECT_LT(lines[1].size(), col);  // the benchmark run: no command cell
+  // Cut to 40 characters, and the exit status when it was not 0.
+  EXPECT_EQ(lines[2].substr(col), "./train --data /datasets/imagenet/tra... [exit 1]");
+  EXPECT_EQ(lines[3].substr(col), "./train --epochs 2 --name 'run 1'");
+  EXPECT_EQ(lines[4].substr(col), "./train --epochs 2 --name 'run 1' [signal 9]");
+  // Listing only benchmark runs keeps the table as it was.
+  EXPECT_EQ(gp({"runs", "--branch", "main"}).out.find("command"), std::string::npos);
+
+  CliResult json = gp({"runs", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  auto j = nlohmann::json::parse(json.out);
+  ASSERT_EQ(j.size(), 4u);
+  EXPECT_FALSE(j[0].contains("command"));
+  EXPECT_FALSE(j[0].contains("exit_status"));
+  EXPECT_EQ(j[1]["command"], runs[1].command);  // in full
+  EXPECT_EQ(j[1]["exit_status"], 1);
+  EXPECT_EQ(j[2]["exit_status"], 0);
+  EXPECT_EQ(j[3]["exit_status"], -9);
 }
 
 // Two `gpuperf import` processes into one database at once: both succeed, nothing is lost.

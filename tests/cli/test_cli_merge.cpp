@@ -3,6 +3,8 @@
 
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 #include "db/merge.hpp"
 #include "db/store.hpp"
 #include "tests/cli/cli_fixture.hpp"
@@ -48,6 +50,21 @@ TEST_F(MergeTest, CombinesRunnersAndKeepsMachinesApart) {
     ASSERT_TRUE(merged.has_value());
     expect_same_run(b.load_run(info.id), all.load_run(merged->id));
   }
+}
+
+TEST_F(MergeTest, CarriesARecordedProgramsCommandAndExitStatus) {
+  write("c.json", db::to_interchange({make_recorded_run(run_uuid(6), "2026-10-06T02:00:00Z", -6)}));
+  ASSERT_EQ(gp({"--db", "c.db", "import", "c.json"}).code, 0);
+  EXPECT_CLI(gp({"merge", "a.db", "c.db", "--into", "all.db"}), 0, "4 new, 0 skipped");
+  CliResult j = gp({"--db", "all.db", "runs", "--format", "json"});
+  ASSERT_EQ(j.code, 0) << j.err;
+  auto runs = nlohmann::json::parse(j.out);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_FALSE(runs[0].contains("command"));
+  EXPECT_EQ(runs[3]["command"], "./train --epochs 2 --name 'run 1'");
+  EXPECT_EQ(runs[3]["exit_status"], -6);
+  // And the export of the merged run is the file it came from.
+  EXPECT_EQ(gp({"--db", "all.db", "export", "--run", run_uuid(6)}).out, bytes("c.json"));
 }
 
 TEST_F(MergeTest, MergingTheSameFileTwiceChangesNothing) {
