@@ -40,6 +40,7 @@ struct RecordArgs {
   std::size_t max_samples = 1000;
   std::string commit, branch, label = "record";
   bool allow_empty = false;
+  bool no_nvtx = false;
   std::string keep_records;
   std::string format = "text";
 };
@@ -112,7 +113,7 @@ int do_record(const Context& ctx, const RecordArgs& a) {
   const std::string inject = record::find_inject_library();
 
   RecordDir dir(a.keep_records);
-  const record::ProgramEnd end = record::run_program(a.command, dir.path(), inject);
+  const record::ProgramEnd end = record::run_program(a.command, dir.path(), inject, !a.no_nvtx);
   const auto processes = record::read_record_dir(dir.path());
   record::KernelTotals totals;
   auto by_device = record::aggregate_launches(processes, program, select, totals);
@@ -215,6 +216,8 @@ void add_record_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--commit", args->commit, "Commit to record (default: git rev-parse HEAD)");
   cmd->add_option("--branch", args->branch, "Branch to record (default: the checkout's branch)");
   cmd->add_option("--label", args->label, "Label of the stored run (default: record)");
+  cmd->add_flag("--no-nvtx", args->no_nvtx,
+                "Record no NVTX range paths (saves tracing each launch call; identities then have no nvtx)");
   cmd->add_flag("--allow-empty", args->allow_empty, "Store an empty run when the program launched no kernel");
   cmd->add_option("--keep-records", args->keep_records, "Keep the raw record files in this folder");
   cmd->add_option("--format", args->format, "text (top kernels) or json (the interchange format)")

@@ -2,11 +2,12 @@
 // set by `gpuperf record`), which calls InitializeInjection() at the program's first CUDA call. From then
 // on every kernel execution (CUPTI activity, CONCURRENT_KERNEL) is written to the process's record file
 // (profiler/record/record_file.hpp), with the NVTX range path the launching thread was in: each NVTX push
-// pushes a CUPTI external correlation id naming the whole path, so each kernel record links to its path
-// without a callback per launch. The pattern follows NVIDIA's cupti_trace_injection sample.
+// pushes a CUPTI external correlation id naming the whole path, and the launch APIs' activity records tie
+// it to the kernel's correlation id, so no callback runs per launch. The pattern follows NVIDIA's
+// cupti_trace_injection sample.
 //
-// What it costs the program: CUPTI's activity tracing of kernels and one callback per NVTX push/pop;
-// records are written by CUPTI's buffer thread, a buffer (8 MB, ~25,000 kernels) at a time.
+// What it costs the program: CUPTI's activity tracing of kernels and launch calls and one callback per
+// NVTX push/pop; records are written by CUPTI's buffer thread, a buffer (8 MB) at a time.
 #include <cupti.h>
 #include <generated_nvtx_meta.h>
 #include <nvtx3/nvToolsExt.h>
@@ -29,6 +30,21 @@
 namespace {
 
 constexpr std::size_t kBufferBytes = 8u << 20;
+
+// The APIs that launch kernels (<<<>>> is __cudaLaunchKernel in CUDA 13), runtime and driver: their activity
+// records carry the NVTX path's external correlation to the kernel's correlation id.
+constexpr CUpti_CallbackId kRuntimeLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,          CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,          CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000};
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
 
 struct State {
   std::mutex mutex;  // guards everything below
@@ -207,16 +223,32 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   // NVTX reaches CUPTI only through NVTX_INJECTION64_PATH, read at the program's first NVTX call: point it
   // at the libcupti this library runs with (a program that used NVTX before CUDA started is too late).
+  const char* no_nvtx = std::getenv("GPUPERF_RECORD_NO_NVTX");  // gpuperf record --no-nvtx
+  const bool nvtx = no_nvtx == nullptr || *no_nvtx == '\0' || *no_nvtx == '0';
   Dl_info cupti_info{};
-  if (std::getenv("NVTX_INJECTION64_PATH") == nullptr &&
+  if (nvtx && std::getenv("NVTX_INJECTION64_PATH") == nullptr &&
       dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &cupti_info) != 0 && cupti_info.dli_fname != nullptr) {
     setenv("NVTX_INJECTION64_PATH", cupti_info.dli_fname, 0);
   }
   CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
   if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+  if (nvtx) {
+    if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    // External correlation records are issued with API records: trace the launch APIs alone, not every call.
+    for (CUpti_CallbackId cbid : kRuntimeLaunches) {
+      if (r == CUPTI_SUCCESS) r = cuptiActivityEnableRuntimeApi(cbid, 1);
+    }
+    for (CUpti_CallbackId cbid : kDriverLaunches) {
+      if (r == CUPTI_SUCCESS) r = cuptiActivityEnableDriverApi(cbid, 1);
+    }
+  }
   if (r != CUPTI_SUCCESS) {
     report_error(std::string("cannot trace kernels: ") + result_text(r));
+    return 1;
+  }
+  if (!nvtx) {
+    std::atexit(finish);
+    install_signal_handlers();
     return 1;
   }
   CUpti_SubscriberHandle subscriber = nullptr;

@@ -32,8 +32,9 @@ struct ProgramEnd {
 // `inject_library`, GPUPERF_RECORD_DIR = `record_dir` and, unless set, NVTX_INJECTION64_PATH = libcupti (so
 // NVTX ranges reach CUPTI); children it starts inherit them. While it runs, SIGINT is left to the program
 // (the terminal sends it there too) and SIGTERM is passed on to it, so gpuperf lives to store what was seen.
+// With `nvtx` false the library records no NVTX paths (GPUPERF_RECORD_NO_NVTX=1): no launch-API records.
 ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& record_dir,
-                       const std::string& inject_library);
+                       const std::string& inject_library, bool nvtx = true);
 
 
 }  // namespace gpuperf::record
