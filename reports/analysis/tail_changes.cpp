@@ -75,12 +75,14 @@ const Measurement& pooled(const std::vector<TailRun>& runs, Reference& ref, cons
   return *ref.pooled;
 }
 
-// Rules 1, 2 and (for a lone run) 4 on a level: +1 when it moved up, -1 down, 0 not at all.
+// Rules 1, 2 and 4 on a level: +1 when it moved up, -1 down, 0 not at all. Rule 4 holds for a lone run,
+// and for every run while the segment is shorter than full_history.
 int level_moved(double v, const Reference& ref, bool lone, const TailOptions& o) {
   const double margin = o.range_margin_pct / 100;
   if (v <= ref.high * (1 + margin) && v >= ref.low * (1 - margin)) return 0;
   if (std::fabs(v - ref.level) <= (lone ? ref.bound_one : ref.bound_more)) return 0;
-  if (lone && ref.level != 0 && std::fabs(v / ref.level - 1) * 100 < o.night_one_min_effect_pct) return 0;
+  const bool large_only = lone || ref.m < o.full_history;
+  if (large_only && ref.level != 0 && std::fabs(v / ref.level - 1) * 100 < o.night_one_min_effect_pct) return 0;
   return v > ref.level ? 1 : -1;
 }
 
@@ -152,12 +154,12 @@ int extends(const std::vector<TailRun>& runs, std::size_t start, Reference& ref,
 }  // namespace
 
 std::optional<TailChange> find_tail_change(const std::vector<TailRun>& runs, std::size_t segment_start,
-                                           const MetricInfo& metric, std::size_t min_segment,
-                                           std::size_t max_runs, const TailOptions& options) {
+                                           const MetricInfo& metric, std::size_t max_runs,
+                                           const TailOptions& options) {
   const std::size_t n = runs.size();
-  min_segment = std::max({min_segment, options.min_history, std::size_t{2}});
-  if (segment_start > n || n - segment_start < min_segment + 1) return std::nullopt;
-  const std::size_t longest = std::min(max_runs, n - segment_start - min_segment);
+  const std::size_t history = std::max<std::size_t>(options.min_history, 2);  // an sd needs two
+  if (segment_start > n || n - segment_start < history + 1) return std::nullopt;
+  const std::size_t longest = std::min(max_runs, n - segment_start - history);
   for (std::size_t k = longest; k >= 1; --k) {
     const std::size_t start = n - k;
     Reference ref = reference_of(runs, segment_start, start, options);

@@ -2,9 +2,9 @@
 //
 // find_change_points() needs min_segment runs on each side of a change, so a step shows up min_segment
 // nights (often more) after it lands. A nightly user needs it the night it lands. Here the newest k runs
-// (k = 1 .. max_runs) are tested against the previous segment (at least max(min_segment, min_history)
-// runs), run by run, with what one night offers: the run's raw samples (hundreds) and the run medians
-// before it. Each run of the tail must
+// (k = 1 .. max_runs) are tested against the previous segment (at least min_history runs), run by run,
+// with what one night offers: the run's raw samples (hundreds) and the run medians before it. Each run of
+// the tail must
 //   1. lie outside the range of the previous segment's newest `level_runs` run medians, by more than
 //      `range_margin_pct`: the base-history rule of `compare --history` (a level this machine produced
 //      before is not a new level) over a longer window, since the segment is one level by construction;
@@ -21,7 +21,9 @@
 //      where clocks moved);
 //   4. for a tail of one run, change by at least `night_one_min_effect_pct`: one run cannot be told from a
 //      kernel's second mode (H200: transpose/padded at 34.1 or 35.4 us, 3.8% apart) or a heavy-tailed
-//      night; two runs in a row at a level the segment never showed can.
+//      night; two runs in a row at a level the segment never showed can. While the segment is shorter
+//      than `full_history`, every run of a tail must: a few runs show too little of a kernel's modes and
+//      tails to trust a small change (a new benchmark, or one right after a change point).
 // All in the same direction. A tail also stands when one weak run would otherwise cut it short (see
 // extends() in the .cpp): it keeps an alarm alive until the segmentation confirms it. The longest tail
 // that passes wins. Runs without raw samples give no evidence. bench/detect_eval.py latency measures the
@@ -45,7 +47,8 @@ struct TailOptions {
   double alpha = 0.005;          // rule 2, per direction and night under normal noise
   double night_one_min_effect_pct = 10;  // rule 4
   double range_margin_pct = 1;   // rule 1 (detect_changes() passes its noisy floor)
-  std::size_t min_history = 8;   // runs the previous segment needs at least (and min_segment)
+  std::size_t min_history = 3;   // runs the previous segment needs at least
+  std::size_t full_history = 8;  // with fewer, rule 4 holds for every run of a tail
 };
 
 // One usable run of a series: its median and, when loaded, its raw samples and SM clocks.
@@ -68,7 +71,7 @@ struct TailChange {
 // The longest tail of `runs` (at most `max_runs` runs) that moved, tested against the previous segment
 // [segment_start, tail start), which must hold at least `min_segment` runs. Nothing when no tail passes.
 std::optional<TailChange> find_tail_change(const std::vector<TailRun>& runs, std::size_t segment_start,
-                                           const MetricInfo& metric, std::size_t min_segment,
-                                           std::size_t max_runs, const TailOptions& options);
+                                           const MetricInfo& metric, std::size_t max_runs,
+                                           const TailOptions& options);
 
 }  // namespace gpuperf::analysis
