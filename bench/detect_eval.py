@@ -272,7 +272,8 @@ def print_table(rows):
     for cv in CVS:
         groups.append((f"  cv {100 * cv:.1f}%", [r for r in none if r["cv"] == cv]))
     short = [r for r in rows if r["kind"] == "short"]
-    groups.append(("too short (3-7 runs; half with a 30% step)", short))
+    groups.append(("too short (3-7 runs), no step", [r for r in short if not r["step"]]))
+    groups.append(("too short (3-7 runs), 30% step in the middle", [r for r in short if r["step"]]))
     for name, b in groups:
         s = summarize(b)
         print(f"{name:<46} {s['series']:>6} {fmt(s['flagged'], True):>8}")
@@ -325,8 +326,8 @@ def main():
     a = sub.add_parser("aa", help="A/A and A/B of gpuperf compare on real-shaped samples")
     a.add_argument("--pairs", type=int, default=25)
     lat = sub.add_parser("latency", help="nights from a step until detect flags it; false alarms per night")
-    lat.add_argument("--per-step", type=int, default=60, help="series per step size")
-    lat.add_argument("--per-family", type=int, default=120, help="no-change series per noise family")
+    lat.add_argument("--per-step", type=int, default=200, help="series per step size")
+    lat.add_argument("--per-family", type=int, default=300, help="no-change series per noise family")
     s = sub.add_parser("score", help="score detections (gpuperf detect --format json) against a truth file")
     s.add_argument("--truth", required=True)
     s.add_argument("--changes", required=True)
