@@ -225,7 +225,9 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     options.tail.thresholds.apply(spec);  // a user's floor holds for unconfirmed changes too
   }
   options.unconfirmed = !a.confirmed_only;
-  if (!(a.unconfirmed_alpha > 0 && a.unconfirmed_alpha < 0.5)) throw InputError("--unconfirmed-alpha must lie in (0, 0.5)");
+  if (!(a.unconfirmed_alpha > 0 && a.unconfirmed_alpha < 0.5)) {
+    throw InputError("--unconfirmed-alpha must lie in (0, 0.5)");
+  }
   options.tail.alpha = a.unconfirmed_alpha;
   if (!(a.night_one >= 0)) throw InputError("--night-one-threshold must be a percentage >= 0");
   options.tail.night_one_min_effect_pct = a.night_one;

@@ -115,7 +115,8 @@ struct Writer {
       return;
     }
     std::string head = several ? "| Machine " : "";
-    head += "| Benchmark | Metric | Change | Before" + std::string(kArrow) + "after | Commits | Date | State | Root-cause hints |\n";
+    head += "| Benchmark | Metric | Change | Before" + std::string(kArrow) +
+            "after | Commits | Date | State | Root-cause hints |\n";
     head += several ? "|---" : "";
     head += "|---|---|--:|---|---|---|---|---|\n";
     Table table(head, total);
@@ -129,8 +130,8 @@ struct Writer {
         for (const auto& h : row.hints) hints += (hints.empty() ? "" : "; ") + md(h);
         const std::string change = format_change(cp.before, cp.after, cp.change_pct);
         r += "| " + md(m.instances[row.instance].instance.display_name()) + " | " + md(cp.metric.name) + " | " +
-             (regression ? "**" + change + "**" : change) + " | " + md(format_value(cp.before, cp.metric.unit)) + kArrow +
-             md(format_value(cp.after, cp.metric.unit)) + " | " + md_commit(cp.previous_commit) + ".." +
+             (regression ? "**" + change + "**" : change) + " | " + md(format_value(cp.before, cp.metric.unit)) +
+             kArrow + md(format_value(cp.after, cp.metric.unit)) + " | " + md_commit(cp.previous_commit) + ".." +
              md_commit(cp.commit) + " | " + md(format_date(cp.started_at)) + " | " +
              format_state(cp.unconfirmed, cp.runs_after) + " | " + hints + " |\n";
         if (!table.add(r, budget())) break;

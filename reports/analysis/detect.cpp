@@ -117,7 +117,9 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
       splits = find_change_points(values, seg);
       if (options.unconfirmed) {
         std::vector<TailRun> runs;
-        for (std::size_t i : at) runs.push_back({s.points[i].summary.median, &s.points[i].samples, &s.points[i].sm_clock_mhz});
+        for (std::size_t i : at) {
+          runs.push_back({s.points[i].summary.median, &s.points[i].samples, &s.points[i].sm_clock_mhz});
+        }
         TailOptions to = options.tail;
         to.range_margin_pct = seg.min_effect_pct;  // within detect's floor of a level seen: not a new one
         tail = find_tail_change(runs, splits.empty() ? 0 : splits.back().index, noisy, 2 * options.min_segment - 1,

@@ -67,7 +67,9 @@ const Measurement& pooled(const std::vector<TailRun>& runs, Reference& ref, cons
     m.samples.insert(m.samples.end(), runs[i].samples->begin(), runs[i].samples->end());
     const bool clocked = runs[i].sm_clock_mhz != nullptr && runs[i].sm_clock_mhz->size() == runs[i].samples->size();
     clocks = clocks && clocked;
-    if (clocked) m.sm_clock_mhz.insert(m.sm_clock_mhz.end(), runs[i].sm_clock_mhz->begin(), runs[i].sm_clock_mhz->end());
+    if (clocked) {
+      m.sm_clock_mhz.insert(m.sm_clock_mhz.end(), runs[i].sm_clock_mhz->begin(), runs[i].sm_clock_mhz->end());
+    }
   }
   if (!clocks) m.sm_clock_mhz.clear();  // cycles only where every pooled sample has its clock
   m.summary = summarize(m.samples);
