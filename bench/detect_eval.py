@@ -5,6 +5,7 @@
     python3 bench/detect_eval.py generate --out eval.json --truth truth.json
     python3 bench/detect_eval.py score --truth truth.json --changes changes.json
     python3 bench/detect_eval.py --gpuperf build/cli/gpuperf aa       # A/A and A/B of `gpuperf compare`
+    python3 bench/detect_eval.py --gpuperf build/cli/gpuperf latency  # nights until a step is flagged
 
 The generator writes one run per night in the interchange format (the runs of one synthetic machine on
 branch main); each benchmark instance "eval/series[id=N]" is one duration series with known truth:
@@ -20,7 +21,8 @@ and the scorer matches detections to the truth.
 A detection matches a true step when it is placed within one run of it; every other detection is a false
 positive. Targets (issue 4): for steps >= 4 noise sigmas with >= 8 runs on each side, recall >= 0.95 and
 precision >= 0.95; fewer than 2% of the series without a change raise one. Exit status 1 when a target is
-missed. Python 3.11, standard library only.
+missed. `latency` replays a history night by night as the nightly job would (bench/detect_latency.py
+says how). Python 3.11, standard library only.
 """
 import argparse
 import hashlib
@@ -270,7 +272,8 @@ def print_table(rows):
     for cv in CVS:
         groups.append((f"  cv {100 * cv:.1f}%", [r for r in none if r["cv"] == cv]))
     short = [r for r in rows if r["kind"] == "short"]
-    groups.append(("too short (3-7 runs; half with a 30% step)", short))
+    groups.append(("too short (3-7 runs), no step", [r for r in short if not r["step"]]))
+    groups.append(("too short (3-7 runs), 30% step in the middle", [r for r in short if r["step"]]))
     for name, b in groups:
         s = summarize(b)
         print(f"{name:<46} {s['series']:>6} {fmt(s['flagged'], True):>8}")
@@ -322,6 +325,9 @@ def main():
     g.add_argument("--truth", required=True)
     a = sub.add_parser("aa", help="A/A and A/B of gpuperf compare on real-shaped samples")
     a.add_argument("--pairs", type=int, default=25)
+    lat = sub.add_parser("latency", help="nights from a step until detect flags it; false alarms per night")
+    lat.add_argument("--per-step", type=int, default=200, help="series per step size")
+    lat.add_argument("--per-family", type=int, default=300, help="no-change series per noise family")
     s = sub.add_parser("score", help="score detections (gpuperf detect --format json) against a truth file")
     s.add_argument("--truth", required=True)
     s.add_argument("--changes", required=True)
@@ -341,6 +347,10 @@ def main():
         return 0 if print_table(score(truth, detected)) else 1
     if args.cmd == "aa":
         return 0 if run_aa(args) else 1
+    if args.cmd == "latency":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from detect_latency import run_latency
+        return 0 if run_latency(args) else 1
     return 0 if run_all(args) else 1
 
 

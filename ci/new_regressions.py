@@ -4,33 +4,87 @@
     new_regressions.py BEFORE.json AFTER.json [--markdown FILE]
 
 Both files are `gpuperf detect --format json` output: BEFORE from the backup taken before tonight's run,
-AFTER from the database with it. A change is identified by (machine, benchmark, params, metric, commit):
-the same change found again tomorrow is not new. Prints the new regressions and exits 1 when there are any,
-0 when there are none, 2 on unreadable input. Standard library only.
+AFTER from the database with it. A change is the same change when its series (machine, benchmark, params,
+metric) matches and it starts at the same run or one run apart: an unconfirmed change reported last night
+that the segmentation confirms tonight, perhaps placed one run over, is not new. (Runs are matched by
+their database ids, the same in the backup.)
+
+What is new is listed as findings, as the report does: a duration change with the counters of the same
+instance that changed at the same run (one run apart for a noisy metric) as its hints, and a counter that
+changed without a duration change on its own, marked so. Prints the new regressions and exits 1 when there
+are any, 0 when there are none, 2 on unreadable input. Standard library only.
 """
 import json
 import sys
+
+COUNTER_ONLY = "counter only: no duration change detected"
 
 
 def load(path):
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
-        return doc["changes"]
+        return list(doc["changes"])
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"new_regressions: {path}: not gpuperf detect JSON ({e})", file=sys.stderr)
         sys.exit(2)
 
 
-def key(c):
-    return (c.get("machine"), c.get("benchmark"), json.dumps(c.get("params", {}), sort_keys=True),
-            c.get("metric"), c.get("commit"))
+def instance_key(c):
+    return (c.get("machine"), c.get("benchmark"), json.dumps(c.get("params", {}), sort_keys=True))
+
+
+def series_key(c):
+    return instance_key(c) + (c.get("metric"),)
+
+
+def same_start(a, b):
+    """The same run, or one run apart (one's first run at the new level is the other's last at the old)."""
+    if "run_id" not in a or "run_id" not in b:
+        return a.get("commit") == b.get("commit")  # detect JSON without run ids
+    return (a["run_id"] == b["run_id"] or a["run_id"] == b.get("previous_run_id")
+            or a.get("previous_run_id") == b["run_id"])
+
+
+def seen(c, before):
+    return any(series_key(b) == series_key(c) and same_start(b, c) for b in before)
+
+
+def duration_of(c, changes):
+    """The duration change of c's instance that c belongs to, or None."""
+    for d in changes:
+        if d.get("metric") != "duration" or instance_key(d) != instance_key(c):
+            continue
+        if d.get("run_id") == c.get("run_id") or (not c.get("deterministic", True) and same_start(d, c)):
+            return d
+    return None
+
+
+def findings(after, before):
+    """New findings of AFTER: (change, hints) for each new regression, counters folded into durations."""
+    out = []
+    for c in after:
+        if c.get("kind") != "regression" or seen(c, before):
+            continue
+        if c.get("metric") == "duration":
+            out.append((c, list(c.get("hints") or [])))
+        elif duration_of(c, after) is None:
+            out.append((c, [COUNTER_ONLY]))
+        # else: a counter that moved with a duration change, which names it in its hints
+    return out
 
 
 def instance(c):
     params = c.get("params") or {}
     inner = ",".join(f"{k}={params[k]}" for k in sorted(params))
     return f"{c.get('benchmark')}[{inner}]" if inner else str(c.get("benchmark"))
+
+
+def state(c):
+    if not c.get("unconfirmed"):
+        return "confirmed"
+    n = c.get("runs_after", 0)
+    return f"unconfirmed ({n} run{'' if n == 1 else 's'})"
 
 
 def md_cell(text):
@@ -50,21 +104,24 @@ def main(argv):
     if len(args) != 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    before = {key(c) for c in load(args[0]) if c.get("kind") == "regression"}
-    new = [c for c in load(args[1]) if c.get("kind") == "regression" and key(c) not in before]
+    new = findings(load(args[1]), load(args[0]))
 
     lines = []
     if new:
         lines.append(f"**{len(new)} new regression{'s' if len(new) != 1 else ''} tonight**")
         lines.append("")
-        lines.append("| instance | metric | change | commit | since | hints |")
-        lines.append("|---|---|---|---|---|---|")
-        for c in new:
+        lines.append("| instance | metric | change | state | commit | since | hints |")
+        lines.append("|---|---|---|---|---|---|---|")
+        for c, hints in new:
             pct = c.get("change_pct")
             change = f"{pct:+.1f}%" if isinstance(pct, (int, float)) else "n/a"
             lines.append("| " + " | ".join(md_cell(x) for x in (
-                instance(c), c.get("metric"), change, (c.get("commit") or "")[:10],
-                (c.get("previous_commit") or "")[:10], "; ".join(c.get("hints") or []))) + " |")
+                instance(c), c.get("metric"), change, state(c), (c.get("commit") or "")[:10],
+                (c.get("previous_commit") or "")[:10], "; ".join(hints))) + " |")
+        if any(c.get("unconfirmed") for c, _ in new):
+            lines.append("")
+            lines.append("_Unconfirmed: the newest runs differ, too few yet for the change-point test; "
+                         "tomorrow's runs confirm it or withdraw it. It is not reported again when confirmed._")
     else:
         lines.append("No new regressions tonight.")
     text = "\n".join(lines) + "\n"

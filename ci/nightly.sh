@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The nightly job: build, back up the history, measure the suite on every GPU, detect changes, write the
 # HTML and Markdown reports and a JUnit file into an artifacts folder. Exit 0: fine; 1: a regression appeared
-# tonight that the history did not show before; 3: no GPU / environment; 4: a kernel gave a wrong answer.
+# tonight that the history did not show before (a step is one the night it lands, as an unconfirmed change,
+# and is not reported again when later nights confirm it); 3: no GPU / environment; 4: a kernel gave a wrong
+# answer.
 #
 # Safe to rerun after a crash: the pre-run backup of the night is kept, a GPU that already stored tonight's
 # run for this commit is not measured again (run keys), imports are idempotent, reports are replaced whole.
@@ -41,7 +43,7 @@ while (($#)); do
     --gpuperf|--bench) gpuperf=${2:?$1 needs a path}; shift 2 ;;
     --source) source_dir=${2:?--source needs a folder}; shift 2 ;;
     --import) imports+=("${2:?--import needs a file}"); shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done

@@ -23,6 +23,7 @@
 #include "profiler/runner.hpp"
 #include "reports/analysis/compare.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/recent_samples.hpp"
 #include "reports/analysis/render.hpp"
 #include "reports/analysis/run_refs.hpp"
 
@@ -63,6 +64,9 @@ struct DetectArgs {
   std::vector<std::string> thresholds;
   double alpha = 0.005;
   bool no_hints = false;
+  bool confirmed_only = false;
+  double unconfirmed_alpha = analysis::TailOptions{}.alpha;
+  double night_one = analysis::TailOptions{}.night_one_min_effect_pct;
   bool fail_on_regression = false;
   std::string format = "text";
   std::string junit;
@@ -216,7 +220,17 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   analysis::DetectOptions options;
   if (!(a.alpha > 0 && a.alpha < 1)) throw InputError("--alpha must lie in (0, 1)");
   options.thresholds.alpha = a.alpha;
-  for (const auto& spec : a.thresholds) options.thresholds.apply(spec);
+  for (const auto& spec : a.thresholds) {
+    options.thresholds.apply(spec);
+    options.tail.thresholds.apply(spec);  // a user's floor holds for unconfirmed changes too
+  }
+  options.unconfirmed = !a.confirmed_only;
+  if (!(a.unconfirmed_alpha > 0 && a.unconfirmed_alpha < 0.5)) {
+    throw InputError("--unconfirmed-alpha must lie in (0, 0.5)");
+  }
+  options.tail.alpha = a.unconfirmed_alpha;
+  if (!(a.night_one >= 0)) throw InputError("--night-one-threshold must be a percentage >= 0");
+  options.tail.night_one_min_effect_pct = a.night_one;
   if (a.min_segment < 2) throw InputError("--min-segment must be at least 2");
   options.min_segment = a.min_segment;
   if (a.recent > 0) options.recent = a.recent;
@@ -241,7 +255,8 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     rf.last = 1;
     if (store.runs(rf).empty()) throw InputError("branch '" + a.branch + "' has no runs (give --branch NAME)");
   }
-  const std::vector<db::Series> series = store.history(f);
+  std::vector<db::Series> series = store.history(f);
+  analysis::attach_recent_samples(store, f, series, analysis::recent_runs_for_samples(options));
   const auto changes = analysis::detect_changes(series, options);
   analysis::write_changes(std::cout, changes, format);
   std::cout.flush();
@@ -316,7 +331,16 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                      "default 1)");
   detect->add_option("--alpha", det->alpha, "Significance of the permutation test per split (default 0.005)");
   detect->add_flag("--no-hints", det->no_hints, "No root-cause hints");
-  detect->add_flag("--fail-on-regression", det->fail_on_regression, "Exit 1 when a regression is found");
+  detect->add_flag("--confirmed-only", det->confirmed_only,
+                   "Only changes with --min-segment runs on each side: no unconfirmed changes in the newest runs");
+  detect->add_option("--unconfirmed-alpha", det->unconfirmed_alpha,
+                     "Unconfirmed changes: chance per night and direction that normal run-to-run noise passes the "
+                     "prediction bound (default " + std::to_string(det->unconfirmed_alpha).substr(0, 5) + ")");
+  detect->add_option("--night-one-threshold", det->night_one,
+                     "Unconfirmed changes resting on one run must reach this percent (default " +
+                         std::to_string(static_cast<int>(det->night_one)) + ")");
+  detect->add_flag("--fail-on-regression", det->fail_on_regression,
+                   "Exit 1 when a regression is found (an unconfirmed one counts)");
   detect->add_option("--format", det->format, "text, md or json")->check(CLI::IsMember({"text", "md", "markdown", "json"}));
   detect->add_option("--junit", det->junit, "Also write JUnit XML here (a regression is a failure)");
   detect->callback([&ctx, det] { ctx.action = [&ctx, det] { return do_detect(ctx, *det); }; });

@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/recent_samples.hpp"
 #include "reports/report_files.hpp"
 #include "reports/report_input.hpp"
 #include "reports/writers.hpp"
@@ -70,7 +71,8 @@ int do_report(const Context& ctx, const ReportArgs& args) {
         auto changes = analysis::detect_changes(series);
         detect_s = seconds_since(t);
         return changes;
-      });
+      },
+      analysis::recent_runs_for_samples(analysis::DetectOptions{}));
   stages.emplace_back("read the store (runs, history, baselines)", seconds_since(t0) - detect_s);
   stages.emplace_back("detect change points", detect_s);
   input.tool_version = GPUPERF_VERSION;

@@ -81,6 +81,11 @@ std::string format_ratio(double r) {
   return std::string(buf) + "\xC3\x97";  // ×
 }
 
+std::string format_state(bool unconfirmed, std::size_t runs_after) {
+  if (!unconfirmed) return "confirmed";
+  return "unconfirmed (" + std::to_string(runs_after) + (runs_after == 1 ? " run)" : " runs)");
+}
+
 std::string short_commit(const std::string& sha) { return sha.substr(0, std::min<std::size_t>(sha.size(), 10)); }
 
 std::string format_datetime(const std::string& iso) {

@@ -2,6 +2,7 @@
 // no clock), so golden outputs are stable.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,11 @@ std::string format_change_pct(double pct);
 std::string format_change(double before, double after, double pct);
 // "4.29×" for a ratio.
 std::string format_ratio(double r);
+// A finding's state: "confirmed", or "unconfirmed (1 run)" while the runs after it are too few for the
+// segmentation (analysis::ChangePoint::unconfirmed).
+std::string format_state(bool unconfirmed, std::size_t runs_after);
+// What a finding of a counter that moved without a duration change says where hints go.
+inline constexpr const char* kCounterOnly = "counter only: no duration change detected";
 
 // The first 10 characters of a commit sha ("" stays "").
 std::string short_commit(const std::string& sha);

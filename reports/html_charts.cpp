@@ -110,6 +110,7 @@ std::string change_title(const analysis::ChangePoint& cp) {
                   format_value(cp.after, cp.metric.unit);
   t += "\ncommits " + short_commit(cp.previous_commit) + ".." + short_commit(cp.commit) + ", " +
        format_datetime(cp.started_at);
+  if (cp.unconfirmed) t += "\n" + format_state(cp.unconfirmed, cp.runs_after);
   for (const auto& h : cp.hints) t += "\n" + h;
   return t;
 }

@@ -52,7 +52,7 @@ std::string summary(const MachineReport& m) {
     if (!r.label.empty()) sub += " \xC2\xB7 " + esc(r.label);
     o += card("Latest run", esc(format_datetime(r.started_at)), sub);
   }
-  o += card("Regressions", std::to_string(m.regressions.size()), "change points in the window",
+  o += card("Regressions", std::to_string(m.regressions.size()), "findings in the window",
             m.regressions.empty() ? "" : "bad");
   o += card("Improvements", std::to_string(m.improvements.size()), "", m.improvements.empty() ? "" : "good");
   std::string span;
@@ -83,7 +83,7 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
   std::string o =
       "<table><thead><tr><th>Benchmark</th><th>Metric</th><th class=\"num\">Change</th><th class=\"num\">Before</th>"
       "<th class=\"num\">After</th><th>Commits</th><th>First run at new level</th><th class=\"num\">Confidence</th>"
-      "<th>Root-cause hints</th></tr></thead><tbody>\n";
+      "<th>State</th><th>Root-cause hints</th></tr></thead><tbody>\n";
   for (const auto& row : rows) {
     const auto& cp = row.change;
     const auto& unit = cp.metric.unit;
@@ -94,10 +94,12 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
          esc(format_value(cp.after, unit)) + "</td>";
     o += "<td class=\"nowrap\"><code>" + esc(short_commit(cp.previous_commit)) + "</code>..<code>" + esc(short_commit(cp.commit)) +
          "</code></td><td class=\"nowrap\">" + esc(format_datetime(cp.started_at)) + "</td><td class=\"num\">" +
-         std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) + "%</td><td>";
-    if (!cp.hints.empty()) {
+         std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) + "%</td><td class=\"nowrap\">" +
+         esc(format_state(cp.unconfirmed, cp.runs_after)) + "</td><td>";
+    if (row.counter_only) o += std::string("<em>") + kCounterOnly + "</em>";
+    if (!row.hints.empty()) {
       o += "<ul>";
-      for (const auto& h : cp.hints) o += "<li>" + esc(h) + "</li>";
+      for (const auto& h : row.hints) o += "<li>" + esc(h) + "</li>";
       o += "</ul>";
     }
     o += "</td></tr>\n";

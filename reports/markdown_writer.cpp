@@ -115,9 +115,10 @@ struct Writer {
       return;
     }
     std::string head = several ? "| Machine " : "";
-    head += "| Benchmark | Metric | Change | Before" + std::string(kArrow) + "after | Commits | Date | Root-cause hints |\n";
+    head += "| Benchmark | Metric | Change | Before" + std::string(kArrow) +
+            "after | Commits | Date | State | Root-cause hints |\n";
     head += several ? "|---" : "";
-    head += "|---|---|--:|---|---|---|---|\n";
+    head += "|---|---|--:|---|---|---|---|---|\n";
     Table table(head, total);
     std::size_t shown = 0;
     for (const auto& m : model.machines) {
@@ -125,13 +126,14 @@ struct Writer {
         if (shown >= max_rows) break;
         const auto& cp = row.change;
         std::string r = several ? "| " + md(m.host) + " " : "";
-        std::string hints;
-        for (const auto& h : cp.hints) hints += (hints.empty() ? "" : "; ") + md(h);
+        std::string hints = row.counter_only ? std::string("_") + kCounterOnly + "_" : "";
+        for (const auto& h : row.hints) hints += (hints.empty() ? "" : "; ") + md(h);
+        const std::string change = format_change(cp.before, cp.after, cp.change_pct);
         r += "| " + md(m.instances[row.instance].instance.display_name()) + " | " + md(cp.metric.name) + " | " +
-             (regression ? "**" + format_change(cp.before, cp.after, cp.change_pct) + "**" : format_change(cp.before, cp.after, cp.change_pct)) + " | " +
-             md(format_value(cp.before, cp.metric.unit)) + kArrow + md(format_value(cp.after, cp.metric.unit)) + " | " +
-             md_commit(cp.previous_commit) + ".." + md_commit(cp.commit) + " | " + md(format_date(cp.started_at)) +
-             " | " + hints + " |\n";
+             (regression ? "**" + change + "**" : change) + " | " + md(format_value(cp.before, cp.metric.unit)) +
+             kArrow + md(format_value(cp.after, cp.metric.unit)) + " | " + md_commit(cp.previous_commit) + ".." +
+             md_commit(cp.commit) + " | " + md(format_date(cp.started_at)) + " | " +
+             format_state(cp.unconfirmed, cp.runs_after) + " | " + hints + " |\n";
         if (!table.add(r, budget())) break;
         ++shown;
       }

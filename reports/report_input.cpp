@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "reports/analysis/recent_samples.hpp"
 
 namespace gpuperf::reports {
 
@@ -38,7 +39,8 @@ std::int64_t resolve_machine(const std::vector<db::MachineRow>& machines, const 
   throw InputError("--machine '" + ref + "': no machine has this fingerprint, hostname or id; known machines:" + known);
 }
 
-ReportInput load_report_input(const db::Store& store, const ReportQuery& query, const ChangeDetector& detect) {
+ReportInput load_report_input(const db::Store& store, const ReportQuery& query, const ChangeDetector& detect,
+                              std::size_t sample_runs) {
   ReportInput in;
   in.query = query;
   in.machines = store.machines();
@@ -75,6 +77,7 @@ ReportInput load_report_input(const db::Store& store, const ReportQuery& query, 
   hf.include_failed = false;
   hf.with_samples = false;
   in.series = store.history(hf);
+  analysis::attach_recent_samples(store, hf, in.series, sample_runs);
 
   // Family baselines as the newest run of each machine recorded them.
   std::map<std::int64_t, const db::RunInfo*> newest;

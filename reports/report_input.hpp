@@ -18,8 +18,10 @@ using ChangeDetector = std::function<std::vector<analysis::ChangePoint>(const st
 std::int64_t resolve_machine(const std::vector<db::MachineRow>& machines, const std::string& ref);
 
 // Loads the window `query` describes (each machine's newest `last` runs, since `since`, on `branch`, not
-// excluded), its history without raw samples, the family baselines of the benchmarks in it, and runs
-// `detect` over the history when it is set.
-ReportInput load_report_input(const db::Store& store, const ReportQuery& query, const ChangeDetector& detect);
+// excluded), its history, the family baselines of the benchmarks in it, and runs `detect` over the history
+// when it is set. Raw samples are loaded for the points of each machine's newest `sample_runs` runs only
+// (what the detector's unconfirmed-change rule reads: analysis::recent_runs_for_samples()).
+ReportInput load_report_input(const db::Store& store, const ReportQuery& query, const ChangeDetector& detect,
+                              std::size_t sample_runs = 0);
 
 }  // namespace gpuperf::reports

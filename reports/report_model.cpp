@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/metrics.hpp"
+#include "reports/analysis/detect.hpp"
 #include "reports/family_pairs.hpp"
 
 namespace gpuperf::reports {
@@ -100,6 +101,56 @@ void sort_changes(std::vector<ChangeRow>& rows, const std::vector<InstanceTrends
   });
 }
 
+// The duration change of the same instance that `row`'s change belongs to: at the same run, or within one
+// run for a noisy metric (whose change point is placed to within a run, as root_cause_hints() allows).
+ChangeRow* duration_change_of(const ChangeRow& row, std::vector<ChangeRow>& rows) {
+  for (ChangeRow& d : rows) {
+    if (d.instance != row.instance || d.change.metric.name != "duration") continue;
+    const std::size_t apart = d.run > row.run ? d.run - row.run : row.run - d.run;
+    if (apart == 0 || (apart == 1 && !row.change.metric.deterministic)) return &d;
+  }
+  return nullptr;
+}
+
+// Folds the changes of one run of one instance into findings (ChangeRow) and lists them. GB/s and GFLOP/s
+// follow the duration and add nothing to its finding; a counter adds itself as a hint when the duration's
+// hints lack it. A counter change with no duration change is listed alone, marked counter_only when
+// the instance has a duration series (one with no change found, which may also mean too few runs to tell).
+void add_findings(MachineReport& m, std::vector<ChangeRow>& rows) {
+  std::vector<bool> folded(rows.size(), false);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ChangeRow& row = rows[i];
+    if (row.change.metric.name == "duration") continue;
+    ChangeRow* d = duration_change_of(row, rows);
+    if (d == nullptr) {
+      row.counter_only = m.instances[row.instance].find("duration") != nullptr;
+      continue;
+    }
+    folded[i] = true;
+    const MetricTraits* traits = find_metric(row.change.metric.name);
+    if (traits != nullptr && traits->source == MetricSource::derived) continue;
+    d->with.push_back(row.change);
+    const std::string& name = row.change.metric.name;
+    const bool hinted = std::any_of(d->hints.begin(), d->hints.end(),
+                                    [&](const std::string& h) { return h.rfind(name + ' ', 0) == 0; });
+    if (!hinted) {
+      d->hints.push_back(name + ' ' + analysis::format_value(row.change.before, row.change.metric.unit) + " -> " +
+                         analysis::format_value(row.change.after, row.change.metric.unit));
+    }
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (folded[i]) continue;
+    InstanceTrends& it = m.instances[rows[i].instance];
+    if (rows[i].change.kind == analysis::ChangeKind::regression) {
+      m.regressions.push_back(std::move(rows[i]));
+      ++it.regressions;
+    } else {
+      m.improvements.push_back(std::move(rows[i]));
+      ++it.improvements;
+    }
+  }
+}
+
 MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t machine_id, std::vector<db::Series*>& series,
                             const std::vector<db::RunInfo>& runs, const ReportInput& input) {
   MachineReport m;
@@ -165,42 +216,24 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
   }
 
   // Change points join their series by (machine, instance, metric) and their run by id; a change whose run is
-  // outside the window is not shown. A derived metric (GB/s, GFLOP/s) that changes with the duration at the
-  // same run is the same fact: it is flagged on its chart but not listed or counted a second time.
-  std::set<std::pair<std::string, std::int64_t>> duration_changes;
-  for (const auto& cp : input.change_points) {
-    if (cp.machine == m.fingerprint && cp.metric.name == "duration") {
-      duration_changes.emplace(cp.instance.display_name(), cp.run_id);
-    }
-  }
+  // outside the window is not shown. Every change is flagged on its own chart; the lists hold findings.
+  std::vector<ChangeRow> rows;
   for (const auto& cp : input.change_points) {
     if (cp.machine != m.fingerprint) continue;
     auto inst = instance_of.find(cp.instance.display_name());
     if (inst == instance_of.end()) continue;
     auto run = run_index.find(cp.run_id);
     if (run == run_index.end()) continue;
-    InstanceTrends& it = m.instances[inst->second];
     TrendSeries* ts = nullptr;
-    for (auto& s : it.series) {
+    for (auto& s : m.instances[inst->second].series) {
       if (s.metric.name == cp.metric.name) ts = &s;
     }
     if (ts == nullptr) continue;
     ts->changes.push_back(cp);
     ts->change_runs.push_back(run->second);
-    const MetricTraits* traits = find_metric(cp.metric.name);
-    if (traits != nullptr && traits->source == MetricSource::derived &&
-        duration_changes.count({cp.instance.display_name(), cp.run_id}) > 0) {
-      continue;
-    }
-    ChangeRow row{inst->second, run->second, cp};
-    if (cp.kind == analysis::ChangeKind::regression) {
-      m.regressions.push_back(std::move(row));
-      ++it.regressions;
-    } else {
-      m.improvements.push_back(std::move(row));
-      ++it.improvements;
-    }
+    rows.push_back(ChangeRow{inst->second, run->second, cp, {}, cp.hints, false});
   }
+  add_findings(m, rows);
   for (auto& inst : m.instances) {
     for (auto& s : inst.series) {
       std::vector<std::size_t> order(s.changes.size());

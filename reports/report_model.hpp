@@ -82,11 +82,16 @@ struct FamilyPanel {
   std::vector<VariantPair> pairs;
 };
 
-// A change point as the report lists it.
+// A finding as the report lists it: a change point, with the other metrics of the same instance that moved
+// at the same run folded into it. A duration change carries the counters that moved with it (as hints);
+// a counter that moved without a duration change is a finding of its own, marked so.
 struct ChangeRow {
   std::size_t instance = 0;  // index into MachineReport::instances
   std::size_t run = 0;       // index into MachineReport::runs of the first run at the new level
   analysis::ChangePoint change;
+  std::vector<analysis::ChangePoint> with;  // counters folded into a duration change (not listed on their own)
+  std::vector<std::string> hints;           // the change's root-cause hints, plus any folded change they lack
+  bool counter_only = false;  // not a duration change, and the instance has no duration change at its run
 };
 
 struct MachineReport {
@@ -95,8 +100,8 @@ struct MachineReport {
   Machine machine;
   std::vector<RunRef> runs;                 // the runs of the window that have results, oldest first
   std::optional<db::RunInfo> latest;        // the newest of them
-  std::vector<ChangeRow> regressions;       // newest first, then the largest change first
-  std::vector<ChangeRow> improvements;      // same order
+  std::vector<ChangeRow> regressions;       // findings: newest first, then the largest change first
+  std::vector<ChangeRow> improvements;      // same order (a finding's kind is its duration change's)
   std::vector<FamilyPanel> families;        // by family name
   std::vector<InstanceTrends> instances;    // by name, then parameter values (n=512 before n=1024)
   std::size_t series_count = 0;

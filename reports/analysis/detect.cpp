@@ -104,6 +104,7 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
       splits = find_level_changes(values, options.thresholds.min_effect_for(metric));
       deterministic = behaves_deterministic(splits, values.size());
     }
+    std::optional<TailChange> tail;
     if (!deterministic) {
       SegmentationOptions seg;
       seg.alpha = options.thresholds.alpha;
@@ -114,6 +115,24 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
       seg.min_effect_pct = options.thresholds.min_effect_for(noisy);
       seg.seed = fnv1a(instance_key(s) + '\n' + metric.name);
       splits = find_change_points(values, seg);
+      if (options.unconfirmed) {
+        std::vector<TailRun> runs;
+        for (std::size_t i : at) {
+          runs.push_back({s.points[i].summary.median, &s.points[i].samples, &s.points[i].sm_clock_mhz});
+        }
+        TailOptions to = options.tail;
+        to.range_margin_pct = seg.min_effect_pct;  // within detect's floor of a level seen: not a new one
+        tail = find_tail_change(runs, splits.empty() ? 0 : splits.back().index, noisy, 2 * options.min_segment - 1,
+                                to);
+      }
+    }
+    if (tail) {
+      Split sp;
+      sp.index = tail->index;
+      sp.p_value = tail->p_value;
+      sp.before = tail->before;
+      sp.after = tail->after;
+      splits.push_back(sp);
     }
     for (const Split& sp : splits) {
       const db::SeriesPoint& first = s.points[at[sp.index]];
@@ -136,6 +155,8 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
       const bool went_up = sp.after > sp.before;
       c.kind = (went_up == metric.higher_is_better) ? ChangeKind::improvement : ChangeKind::regression;
       c.confidence = 1 - sp.p_value;
+      c.runs_after = values.size() - sp.index;
+      c.unconfirmed = tail && sp.index == tail->index;
       all.push_back(std::move(c));
     }
   }
@@ -148,10 +169,7 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
     const std::size_t recent = *options.recent;
     std::vector<ChangePoint> kept;
     for (ChangePoint& c : all) {
-      const db::Series& s = series[c.series_index];
-      std::size_t later = 0;  // usable points from the change on
-      for (std::size_t i = c.index; i < s.points.size(); ++i) later += usable(s.points[i]) ? 1 : 0;
-      if (later <= recent) kept.push_back(std::move(c));
+      if (c.runs_after <= recent) kept.push_back(std::move(c));
     }
     all.swap(kept);
   }

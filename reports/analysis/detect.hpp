@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "db/store.hpp"
+#include "reports/analysis/tail_changes.hpp"
 #include "reports/analysis/thresholds.hpp"
 #include "reports/analysis/types.hpp"
 
@@ -17,12 +18,20 @@ struct DetectOptions {
   std::size_t permutations = 1999;   // per permutation test
   std::optional<std::size_t> recent; // only changes starting within each series' newest N points
   bool hints = true;                 // fill ChangePoint::hints for duration changes
+  // Unconfirmed changes (tail_changes.hpp): a change starting in the newest runs of a noisy series with raw
+  // samples, before min_segment runs confirm it. The tail tested is at most 2 * min_segment - 1 runs long:
+  // the segmentation often needs more than min_segment runs after a step, and a change flagged last night
+  // should stay flagged until it does, not vanish for a night and come back.
+  bool unconfirmed = true;
+  TailOptions tail;
 };
 
 // Change points of every series. The point of a run is its median (a single value is its own median).
 // Points of excluded runs and points whose status is not ok are skipped; ChangePoint::index still refers
-// to positions in series[i].points. Noisy metrics: find_change_points(); deterministic ones:
-// find_level_changes(). Ordered by series, then by index. Same input, same output (seeded permutations).
+// to positions in series[i].points. Noisy metrics: find_change_points(), then find_tail_change() after the
+// last of them (raw samples needed: db::HistoryFilter::with_samples, or attach_recent_samples()); the
+// deterministic ones: find_level_changes(). Ordered by series, then by index. Same input, same output
+// (seeded permutations).
 std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, const DetectOptions& options = {});
 
 // Root-cause hints for `change` (a duration change): the other metrics of the same machine and instance

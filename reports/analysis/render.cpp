@@ -192,6 +192,12 @@ std::string confidence_cell(double c) {
   return buf;
 }
 
+// "confirmed", or "unconfirmed (1 run)": how much of the new level there is to go on.
+std::string state_cell(const ChangePoint& c) {
+  if (!c.unconfirmed) return "confirmed";
+  return "unconfirmed (" + std::to_string(c.runs_after) + (c.runs_after == 1 ? " run)" : " runs)");
+}
+
 }  // namespace
 
 Format parse_format(const std::string& name) {
@@ -273,10 +279,12 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
                                   {"params", params_object(c.instance.params)},
                                   {"metric", c.metric.name},
                                   {"unit", c.metric.unit},
+                                  {"deterministic", c.metric.deterministic},
                                   {"commit", c.commit},
                                   {"previous_commit", c.previous_commit},
                                   {"run", c.run_uuid},
                                   {"run_id", c.run_id},
+                                  {"previous_run_id", c.previous_run_id},
                                   {"started_at", c.started_at},
                                   {"index", c.index},
                                   {"kind", to_string(c.kind)},
@@ -284,6 +292,8 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
                                   {"before", c.before},
                                   {"after", c.after},
                                   {"confidence", c.confidence},
+                                  {"unconfirmed", c.unconfirmed},
+                                  {"runs_after", c.runs_after},
                                   {"hints", c.hints}});
     }
     out << j.dump(2) << '\n';
@@ -292,15 +302,18 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
   std::set<std::string> machines;
   for (const auto& c : changes) machines.insert(c.machine);
   const bool machine_column = machines.size() > 1;
-  std::size_t regressions = 0;
-  for (const auto& c : changes) regressions += c.kind == ChangeKind::regression ? 1 : 0;
+  std::size_t regressions = 0, unconfirmed = 0;
+  for (const auto& c : changes) {
+    regressions += c.kind == ChangeKind::regression ? 1 : 0;
+    unconfirmed += c.unconfirmed ? 1 : 0;
+  }
   const bool text = format == Format::text;
   const auto esc = [&](const std::string& s) { return text ? s : md(s); };
 
   std::vector<std::string> header;
   if (machine_column) header.push_back("machine");
   for (const char* h : {"benchmark", "metric", "change", "before", "after", "commit", "previous", "kind",
-                        "confidence"}) {
+                        "confidence", "state"}) {
     header.push_back(h);
   }
   if (!text) header.push_back("hints");
@@ -313,7 +326,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     for (const std::string& cell :
          {esc(c.instance.display_name()), esc(c.metric.name), signed_pct(c.change_pct),
           format_value(c.before, c.metric.unit), format_value(c.after, c.metric.unit), esc(short_commit(c.commit)),
-          esc(short_commit(c.previous_commit)), kind, confidence_cell(c.confidence)}) {
+          esc(short_commit(c.previous_commit)), kind, confidence_cell(c.confidence), state_cell(c)}) {
       row.push_back(cell);
     }
     if (!text) {
@@ -326,7 +339,8 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
   const std::string summary = std::to_string(changes.size()) + " change point" + (changes.size() == 1 ? "" : "s") +
                               ": " + std::to_string(regressions) + " regression" + (regressions == 1 ? "" : "s") +
                               ", " + std::to_string(changes.size() - regressions) + " improvement" +
-                              (changes.size() - regressions == 1 ? "" : "s");
+                              (changes.size() - regressions == 1 ? "" : "s") +
+                              (unconfirmed > 0 ? " (" + std::to_string(unconfirmed) + " unconfirmed)" : "");
   if (text) {
     if (!machine_column && !machines.empty()) out << "machine  " << *machines.begin() << "\n\n";
     if (!cells.empty()) {
@@ -399,7 +413,8 @@ void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& chan
   for (const auto& c : changes) {
     std::string detail = std::string(to_string(c.kind)) + ' ' + signed_pct(c.change_pct) + " at " + c.commit +
                          " (after " + c.previous_commit + "): " + format_value(c.before, c.metric.unit) + " -> " +
-                         format_value(c.after, c.metric.unit) + ", confidence " + confidence_cell(c.confidence);
+                         format_value(c.after, c.metric.unit) + ", confidence " + confidence_cell(c.confidence) +
+                         (c.unconfirmed ? ", " + state_cell(c) : std::string());
     for (const auto& h : c.hints) detail += "; " + h;
     out << "    <testcase classname=\"" << xml(c.instance.display_name()) << "\" name=\""
         << xml(c.metric.name + " @ " + short_commit(c.commit)) << "\" time=\"0\">";

@@ -22,8 +22,10 @@ Format parse_format(const std::string& name);
 // "ci_high_pct",
 // "n_before", "n_after", "confirmed_in_cycles", "note"}]}.
 void write_compare(std::ostream& out, const CompareReport& report, Format format, bool all_rows = false);
-// JSON: {"changes": [{"machine", "benchmark", "params", "metric", "unit", "commit", "previous_commit",
-// "run", "kind", "change_pct", "before", "after", "confidence", "started_at", "hints"}]}.
+// JSON: {"changes": [{"machine", "benchmark", "params", "metric", "unit", "deterministic", "commit",
+// "previous_commit", "run", "run_id", "previous_run_id", "started_at", "index", "kind", "change_pct", "before",
+// "after", "confidence", "unconfirmed", "runs_after", "hints"}]}. Text and Markdown add a "state" column:
+// "confirmed" or "unconfirmed (N runs)".
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format);
 
 // JUnit XML: one testcase per row (a regression is a <failure>, "failed" an <error>), or per change

@@ -53,6 +53,10 @@ struct ChangePoint {
   double before = 0, after = 0; // levels (medians of the segments)
   double confidence = 0;        // 1 - p-value of the split, in [0, 1]
   std::vector<std::string> hints;  // root-cause hints: "gld_efficiency 100% -> 50%"
+  // True for a change in the newest runs that the segmentation cannot confirm yet (too few runs after it),
+  // flagged from those runs' raw samples (tail_changes.hpp). Tomorrow's runs confirm it or withdraw it.
+  bool unconfirmed = false;
+  std::size_t runs_after = 0;   // usable runs from the change on (the new level's runs so far)
   // Added by the analysis for the writers:
   std::int64_t previous_run_id = 0;  // the last run at the old level
   std::size_t series_index = 0;      // position of the series in the vector given to detect_changes()

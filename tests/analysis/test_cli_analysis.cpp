@@ -1,5 +1,6 @@
 // The real gpuperf executable on an imported fixture (fixtures/history.json, written by
 // fixtures/make_fixture.py): compare, detect and their exit codes, formats and JUnit files.
+#include <random>
 #include <string>
 #include <vector>
 
@@ -163,6 +164,62 @@ TEST_F(AnalysisCli, DetectFailOnRegressionAndRecent) {
   const std::string xml = read_bytes(path);
   EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("matmul/tiled[n=1024,tile=16]"), std::string::npos);
+}
+
+
+// Twelve nightly runs of one kernel (100 samples each, 0.3% run-to-run jitter), then a 13th 30% slower with
+// its gld_efficiency halved: the step lands tonight.
+std::string step_tonight_history() {
+  std::mt19937_64 rng(13);
+  std::normal_distribution<double> jitter(0, 0.003), spread(0, 0.004);
+  json runs = json::array();
+  for (int night = 1; night <= 13; ++night) {
+    const double level = 277e3 * (night == 13 ? 1.3 : 1.0) * (1 + jitter(rng));
+    json samples = json::array();
+    for (int i = 0; i < 100; ++i) samples.push_back(level * (1 + spread(rng)));
+    char day[32];
+    std::snprintf(day, sizeof day, "2026-10-%02dT02:00:00Z", night);
+    runs.push_back({{"uuid", "5e000000-0000-4000-8000-0000000000" + std::to_string(10 + night)},
+                    {"started_at", day},
+                    {"commit", "c0mm1t" + std::to_string(10 + night)},
+                    {"branch", "main"},
+                    {"machine", {{"hostname", "h200-node1"}, {"gpu_name", "NVIDIA H200"}, {"gpu_uuid", "GPU-1"}}},
+                    {"results", json::array({{{"benchmark", "matmul/tiled"},
+                                              {"params", {{"n", 1024}, {"tile", 16}}},
+                                              {"status", "ok"},
+                                              {"metrics",
+                                               {{"duration", {{"unit", "ns"}, {"samples", samples}}},
+                                                {"gld_efficiency",
+                                                 {{"unit", "%"}, {"value", night == 13 ? 50.0 : 100.0}}}}}}})}});
+  }
+  return json{{"format", "gpuperf-results"}, {"version", 1}, {"runs", runs}}.dump();
+}
+
+TEST(AnalysisCliTonight, AStepOnTheLastNightIsAnUnconfirmedRegression) {
+  TempDir dir;
+  const auto gp = [&](std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), {"--db", dir.file("gp.db")});
+    return run_gpuperf(args, dir.path().string(), input);
+  };
+  ASSERT_EQ(gp({"import", "-"}, step_tonight_history()).code, 0);
+  const CliResult r = gp({"detect", "--metric", "duration", "--metric", "gld_efficiency", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json changes = json::parse(r.out)["changes"];
+  ASSERT_EQ(changes.size(), 2u) << r.out;  // the duration (unconfirmed) and the counter (at once)
+  const json& d = changes[0]["metric"] == "duration" ? changes[0] : changes[1];
+  EXPECT_EQ(d["run"], "5e000000-0000-4000-8000-000000000023");
+  EXPECT_EQ(d["unconfirmed"], true);
+  EXPECT_EQ(d["runs_after"], 1);
+  EXPECT_EQ(d["kind"], "regression");
+  EXPECT_NEAR(d["change_pct"].get<double>(), 30, 2);
+  EXPECT_EQ(d["hints"], json({"gld_efficiency 100% -> 50%"}));
+  // An unconfirmed regression is a regression for the exit code; --confirmed-only waits for the runs.
+  EXPECT_EQ(gp({"detect", "--metric", "duration", "--fail-on-regression"}).code, 1);
+  EXPECT_EQ(gp({"detect", "--metric", "duration", "--fail-on-regression", "--confirmed-only"}).code, 0);
+  EXPECT_EQ(gp({"detect", "--metric", "duration", "--recent", "1", "--fail-on-regression"}).code, 1);
+  const CliResult text = gp({"detect", "--metric", "duration"});
+  EXPECT_NE(text.out.find("unconfirmed (1 run)"), std::string::npos) << text.out;
+  EXPECT_EQ(gp({"detect", "--unconfirmed-alpha", "0.7"}).code, 2);
 }
 
 }  // namespace

@@ -128,27 +128,32 @@ TEST(Render, ChangesTextAndMarkdownGolden) {
   std::vector<ChangePoint> cs{change("matmul/tiled", "duration", 278500, 328500, ChangeKind::regression),
                               change("memory_access/strided", "duration", 1.106e6, 997300, ChangeKind::improvement)};
   cs[0].hints = {"gld_efficiency 100% -> 50%", "registers 32 -> 40"};
+  cs[1].unconfirmed = true;  // two runs at the new level so far
+  cs[1].runs_after = 2;
   std::ostringstream text, md;
   write_changes(text, cs, Format::text);
   write_changes(md, cs, Format::md);
   EXPECT_EQ(text.str(),
             "machine  GPU-1234\n"
             "\n"
-            "benchmark                       metric    change  before    after     commit      previous    kind         confidence\n"
-            "matmul/tiled[tile=16]           duration  +18.0%  278.5 us  328.5 us  795ceee0b6  1194d3c67a  regression   0.9995\n"
+            "benchmark                       metric    change  before    after     commit      previous    kind         "
+            "confidence  state\n"
+            "matmul/tiled[tile=16]           duration  +18.0%  278.5 us  328.5 us  795ceee0b6  1194d3c67a  regression   "
+            "0.9995      confirmed\n"
             "    with: gld_efficiency 100% -> 50%, registers 32 -> 40\n"
-            "memory_access/strided[tile=16]  duration  -9.8%   1.106 ms  997.3 us  795ceee0b6  1194d3c67a  improvement  0.9995\n"
+            "memory_access/strided[tile=16]  duration  -9.8%   1.106 ms  997.3 us  795ceee0b6  1194d3c67a  improvement  "
+            "0.9995      unconfirmed (2 runs)\n"
             "\n"
-            "2 change points: 1 regression, 1 improvement\n");
+            "2 change points: 1 regression, 1 improvement (1 unconfirmed)\n");
   EXPECT_EQ(md.str(),
-            "### gpuperf detect: 2 change points: 1 regression, 1 improvement\n"
+            "### gpuperf detect: 2 change points: 1 regression, 1 improvement (1 unconfirmed)\n"
             "\n"
-            "| benchmark | metric | change | before | after | commit | previous | kind | confidence | hints |\n"
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+            "| benchmark | metric | change | before | after | commit | previous | kind | confidence | state | hints |\n"
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
             "| matmul/tiled\\[tile=16\\] | duration | +18.0% | 278.5 us | 328.5 us | 795ceee0b6 | 1194d3c67a | "
-            "**regression** | 0.9995 | gld\\_efficiency 100% -&gt; 50%, registers 32 -&gt; 40 |\n"
+            "**regression** | 0.9995 | confirmed | gld\\_efficiency 100% -&gt; 50%, registers 32 -&gt; 40 |\n"
             "| memory\\_access/strided\\[tile=16\\] | duration | -9.8% | 1.106 ms | 997.3 us | 795ceee0b6 | 1194d3c67a | "
-            "improvement | 0.9995 |  |\n");
+            "improvement | 0.9995 | unconfirmed (2 runs) |  |\n");
 }
 
 TEST(Render, ChangesJsonNames) {
@@ -157,10 +162,11 @@ TEST(Render, ChangesJsonNames) {
   const auto j = nlohmann::json::parse(out.str());
   ASSERT_EQ(j["changes"].size(), 1u);
   for (const char* key : {"machine", "benchmark", "params", "metric", "commit", "previous_commit", "run", "kind",
-                          "change_pct", "before", "after", "confidence"}) {
+                          "change_pct", "before", "after", "confidence", "unconfirmed", "runs_after"}) {
     EXPECT_TRUE(j["changes"][0].contains(key)) << key;
   }
   EXPECT_EQ(j["changes"][0]["kind"], "regression");
+  EXPECT_EQ(j["changes"][0]["unconfirmed"], false);
   EXPECT_EQ(j["changes"][0]["change_pct"], 25.0);
   std::ostringstream empty;
   write_changes(empty, {}, Format::json);

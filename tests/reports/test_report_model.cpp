@@ -97,28 +97,64 @@ TEST(ReportModel, ChangePointsJoinTheirSeriesAndSortNewestFirst) {
   EXPECT_EQ(model.total_regressions(), 1u);
 }
 
-TEST(ReportModel, DerivedMetricChangingWithTheDurationIsNotListedTwice) {
+TEST(ReportModel, CountersMovingWithTheDurationAreOneFinding) {
   Fixture f;
   auto inst = instance("vector_add/basic", {{"block", std::int64_t{64}}});
-  std::vector<double> d = flat(10, 1000), g = flat(10, 500), occ = flat(10, 90);
+  std::vector<double> d = flat(10, 1000), g = flat(10, 500), occ = flat(10, 90), gld = flat(10, 100);
   for (int i = 5; i < 10; ++i) {
     d[i] = 1250;
     g[i] = 400;
     occ[i] = 70;
+    gld[i] = 50;
   }
   f.add(inst, "duration", d);
   f.add(inst, "gbps", g);
   f.add(inst, "achieved_occupancy", occ);
-  f.in.change_points.push_back(change(f.in.series[0], 5, 1000, 1250));
+  f.add(inst, "gld_efficiency", gld);
+  // detect's hints name the counter; the noisy occupancy change was placed one run late.
+  f.in.change_points.push_back(change(f.in.series[0], 5, 1000, 1250, {"gld_efficiency 100% -> 50%"}));
   f.in.change_points.push_back(change(f.in.series[1], 5, 500, 400));
-  f.in.change_points.push_back(change(f.in.series[2], 5, 90, 70));
+  f.in.change_points.push_back(change(f.in.series[2], 6, 90, 70));
+  f.in.change_points.push_back(change(f.in.series[3], 5, 100, 50));
   ReportModel model = build_report_model(f.in);
   const MachineReport& mr = model.machines[0];
-  ASSERT_EQ(mr.regressions.size(), 2u);  // duration, then achieved_occupancy; GB/s only on its chart
-  EXPECT_EQ(mr.regressions[0].change.metric.name, "duration");
-  EXPECT_EQ(mr.regressions[1].change.metric.name, "achieved_occupancy");
-  EXPECT_EQ(mr.instances[0].find("gbps")->changes.size(), 1u);
-  EXPECT_EQ(mr.instances[0].regressions, 2u);
+  ASSERT_EQ(mr.regressions.size(), 1u);  // one finding: the duration, with what moved with it
+  const ChangeRow& row = mr.regressions[0];
+  EXPECT_EQ(row.change.metric.name, "duration");
+  EXPECT_FALSE(row.counter_only);
+  ASSERT_EQ(row.with.size(), 2u);  // GB/s follows the duration and adds nothing
+  EXPECT_EQ(row.hints, (std::vector<std::string>{"gld_efficiency 100% -> 50%", "achieved_occupancy 90% -> 70%"}));
+  EXPECT_EQ(mr.instances[0].regressions, 1u);
+  EXPECT_EQ(model.total_regressions(), 1u);
+  // Every change keeps its flag on its own chart.
+  for (const char* metric : {"duration", "gbps", "achieved_occupancy", "gld_efficiency"}) {
+    EXPECT_EQ(mr.instances[0].find(metric)->changes.size(), 1u) << metric;
+  }
+}
+
+TEST(ReportModel, ACounterThatMovedAloneIsListedAsSuch) {
+  Fixture f;
+  auto inst = instance("matmul/tiled", {{"n", std::int64_t{1024}}});
+  std::vector<double> regs = flat(10, 32);
+  for (int i = 7; i < 10; ++i) regs[i] = 40;
+  f.add(inst, "duration", flat(10, 2000));
+  f.add(inst, "registers", regs);
+  f.in.change_points.push_back(change(f.in.series[1], 7, 32, 40));
+  // Another instance's duration change at the same run is not this counter's.
+  auto other = instance("matmul/naive", {{"n", std::int64_t{1024}}});
+  std::vector<double> d = flat(10, 3000);
+  for (int i = 7; i < 10; ++i) d[i] = 3600;
+  f.add(other, "duration", d);
+  f.in.change_points.push_back(change(f.in.series[2], 7, 3000, 3600));
+  ReportModel model = build_report_model(f.in);
+  const MachineReport& mr = model.machines[0];
+  ASSERT_EQ(mr.regressions.size(), 2u);
+  const ChangeRow& counter = mr.regressions[0].change.metric.name == "registers" ? mr.regressions[0] : mr.regressions[1];
+  EXPECT_EQ(counter.change.metric.name, "registers");
+  EXPECT_TRUE(counter.counter_only);
+  EXPECT_TRUE(counter.hints.empty());
+  const ChangeRow& dur = mr.regressions[0].change.metric.name == "duration" ? mr.regressions[0] : mr.regressions[1];
+  EXPECT_TRUE(dur.with.empty());
 }
 
 TEST(FamilyPairs, SharedAxesDecideThePairing) {

@@ -142,6 +142,40 @@ TEST(Writers, OneRunGivesAReport) {
   expect_tables_keep_their_columns(md);
 }
 
+TEST(Writers, FindingsShowTheirStateAndWhatMovedWithThem) {
+  db::MachineRow m = machine_row(1, "nightly");
+  std::vector<db::RunInfo> runs;
+  for (int i = 0; i < 12; ++i) runs.push_back(run_info(m, i + 1, i));
+  auto copy = instance("memory/coalesced", {});
+  auto tiled = instance("matmul/tiled", {});
+  std::vector<double> d(12, 54000), gld(12, 100), regs(12, 32);
+  d[11] = 99000;  // tonight
+  gld[11] = 50;
+  for (int i = 8; i < 12; ++i) regs[i] = 40;
+  ReportInput in;
+  in.machines = {m};
+  in.runs = runs;
+  in.series.push_back(series(m, copy, "duration", runs, d, 20));
+  in.series.push_back(series(m, copy, "gld_efficiency", runs, gld));
+  in.series.push_back(series(m, tiled, "duration", runs, std::vector<double>(12, 2e5), 20));
+  in.series.push_back(series(m, tiled, "registers", runs, regs));
+  analysis::ChangePoint tonight = change(in.series[0], 11, 54000, 99000, {"gld_efficiency 100% -> 50%"});
+  tonight.unconfirmed = true;
+  tonight.runs_after = 1;
+  in.change_points = {tonight, change(in.series[1], 11, 100, 50), change(in.series[3], 8, 32, 40)};
+  const ReportModel model = build_report_model(in);
+  const std::string md = render_markdown(model);
+  const std::string html = render_html(model);
+  EXPECT_NE(md.find("### Regressions (2)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| unconfirmed (1 run) | gld\\_efficiency 100% -> 50% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| confirmed | _counter only: no duration change detected_ |"), std::string::npos) << md;
+  EXPECT_EQ(count(md, "| gld\\_efficiency |"), 0u);  // not a row of its own
+  expect_tables_keep_their_columns(md);
+  EXPECT_NE(html.find("<td class=\"nowrap\">unconfirmed (1 run)</td><td><ul><li>gld_efficiency 100% -&gt; 50%</li>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<em>counter only: no duration change detected</em>"), std::string::npos);
+}
+
 TEST(MarkdownWriter, LargeSuiteStaysUnderTheLimitAndPointsToTheHtml) {
   db::MachineRow a = machine_row(1, "a"), b = machine_row(2, "b");
   ReportInput in;
