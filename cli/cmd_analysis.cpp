@@ -15,6 +15,8 @@
 
 #include "cli/context.hpp"
 #include "cli/measure.hpp"
+#include "cli/record_run.hpp"
+#include "core/command_line.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
 #include "kernels/benchmark.hpp"
@@ -54,6 +56,8 @@ struct CheckArgs {
   int device = 0;
   MeasureArgs measure;  // its filter also narrows the rows
   VerdictArgs out;
+  bool record = false;  // --record -- APP ARGS: record the program instead of running the suite
+  RecordArgs program;
 };
 
 struct DetectArgs {
@@ -174,8 +178,50 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
   return emit_compare(report, a.out);
 }
 
+// check --record: record the program (one run per GPU it used) and compare each run with the baseline on
+// that run's machine. The program's failure outranks a regression (exit 5).
+int do_check_record(const Context& ctx, const CheckArgs& a, const analysis::CompareOptions& options) {
+  RecordArgs program = a.program;
+  program.commit = a.measure.commit;
+  program.branch = a.measure.branch;
+  program.label = a.measure.label.empty() ? "check" : a.measure.label;
+  const Recorded recorded = record_and_store(ctx, program);
+  int verdict = kExitOk;
+  db::Store store(ctx.db_path, db::Access::read_write);
+  for (std::size_t i = 0; i < recorded.runs.size(); ++i) {
+    const auto info = store.find_run(std::to_string(recorded.run_ids[i]));
+    const db::RunInfo base = analysis::resolve_run_ref(
+        store, a.baseline, analysis::is_moving_ref(store, a.baseline) ? std::optional(info->machine_id) : std::nullopt);
+    if (base.id == recorded.run_ids[i]) throw InputError("--baseline '" + a.baseline + "' resolves to the run just made");
+    VerdictArgs out = a.out;
+    if (out.filter.empty()) out.filter = a.measure.filter;
+    const std::vector<db::Series> history = base_history(store, base, info->machine_id, out);
+    analysis::CompareReport report = analysis::compare_runs(store.load_run(base.id, true), recorded.runs[i], options,
+                                                            base.id, recorded.run_ids[i], &history);
+    verdict = std::max(verdict, emit_compare(report, out));
+  }
+  if (recorded.exit_status != 0) {
+    std::fprintf(stderr, "gpuperf: error: %s ended with %s (stored with the run)\n", program.command.front().c_str(),
+                 describe_exit_status(recorded.exit_status).c_str());
+    return kExitProgramFailed;
+  }
+  return verdict;
+}
+
 int do_check(const Context& ctx, const CheckArgs& a) {
   const analysis::CompareOptions options = compare_options(a.out);
+  if (a.record != !a.program.command.empty()) {
+    throw InputError(a.record ? "check --record needs the program: check --record --baseline REF -- APP [ARGS...]"
+                              : "a program to run was given without --record: check --record --baseline REF -- APP [ARGS...]");
+  }
+  if (a.record) {
+    analysis::parse_format(a.out.format);
+    {
+      db::Store store(ctx.db_path, db::Access::read_only);
+      analysis::resolve_run_ref(store, a.baseline);  // the baseline exists before the program runs
+    }
+    return do_check_record(ctx, a, options);
+  }
   analysis::parse_format(a.out.format);
   parse_metrics_option(a.measure.metrics);  // bad names fail before any work
   {
@@ -312,6 +358,11 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   check->add_option("--device", chk->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
   add_measure_options(check, chk->measure);  // --label defaults to "check" here
   add_verdict_options(check, chk->out);
+  check->add_flag("--record", chk->record,
+                  "Record a CUDA program (-- APP ARGS, as `gpuperf record`) instead of running the suite, and compare "
+                  "its kernels with the baseline");
+  add_record_options(check, chk->program);
+  check->add_option("command", chk->program.command, "With --record: -- APP [ARGS...]");
   check->callback([&ctx, chk] { ctx.action = [&ctx, chk] { return do_check(ctx, *chk); }; });
 
   auto det = std::make_shared<DetectArgs>();

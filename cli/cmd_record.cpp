@@ -2,195 +2,39 @@
 // library and stores every kernel it launched as a run, one kernel identity per instance and one launch per
 // duration sample (README.md, "Recording a program"). One run per GPU the program used.
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/record_run.hpp"
 #include "core/command_line.hpp"
 #include "core/errors.hpp"
 #include "db/interchange.hpp"
-#include "db/store.hpp"
-#include "profiler/git_info.hpp"
-#include "profiler/gpu/device_info.hpp"
-#include "profiler/record/aggregate.hpp"
-#include "profiler/record/launch.hpp"
-#include "profiler/record/record_file.hpp"
-#include "reports/format.hpp"
-
-#ifndef GPUPERF_VERSION
-#define GPUPERF_VERSION "0.0.0"
-#endif
 
 namespace gpuperf::cli {
 namespace {
 
-struct RecordArgs {
-  std::vector<std::string> command;
-  std::string name;  // family; default: the program's base name
-  std::string kernel_regex, nvtx_include, kernel_name = "demangled";
-  std::uint64_t launch_skip = 0;
-  std::optional<std::uint64_t> launch_count;
-  std::size_t max_samples = 1000;
-  std::string commit, branch, label = "record";
-  bool allow_empty = false;
-  bool no_nvtx = false;
-  std::string keep_records;
+struct RecordCommandArgs {
+  RecordArgs record;
   std::string format = "text";
 };
 
-// A temporary folder for the record files, removed with the object unless it was asked to be kept.
-class RecordDir {
- public:
-  explicit RecordDir(const std::string& keep) : keep_(!keep.empty()) {
-    if (keep_) {
-      std::filesystem::create_directories(keep);
-      path_ = std::filesystem::absolute(keep).string();
-      return;
-    }
-    std::string tmpl = (std::filesystem::temp_directory_path() / "gpuperf-record.XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) throw EnvironmentError("cannot create a temporary folder for the records");
-    path_ = tmpl;
-  }
-  ~RecordDir() {
-    std::error_code ec;
-    if (!keep_) std::filesystem::remove_all(path_, ec);  // best effort
-  }
-  RecordDir(const RecordDir&) = delete;
-  RecordDir& operator=(const RecordDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  bool keep_;
-  std::string path_;
-};
-
-std::string format_top_kernels(const Run& run, std::size_t top) {
-  std::string out = "kernel (top " + std::to_string(std::min(top, run.results.size())) + " of " +
-                    std::to_string(run.results.size()) + " by GPU time)  launches  median  total  share\n";
-  for (std::size_t i = 0; i < run.results.size() && i < top; ++i) {
-    const Result& r = run.results[i];
-    auto value = [&](const char* metric) {
-      const Measurement* m = r.find(metric);
-      return m != nullptr ? m->summary.median : 0.0;
-    };
-    std::string name = r.instance.display_name();
-    if (name.size() > 100) name = name.substr(0, 97) + "...";
-    char line[512];
-    std::snprintf(line, sizeof line, "%s  %.0f  %s  %s  %.1f%%\n", name.c_str(), value("launches"),
-                  reports::format_value(value("duration"), "ns").c_str(), reports::format_value(value("gpu_time_total"), "ns").c_str(),
-                  value("gpu_time_share"));
-    out += line;
-  }
-  return out;
-}
-
-int do_record(const Context& ctx, const RecordArgs& a) {
-  if (a.command.empty()) throw InputError("no program given: gpuperf record [options] -- APP [ARGS...]");
-  record::SelectOptions select;
-  select.kernel_regex = a.kernel_regex;
-  select.nvtx_include = a.nvtx_include;
-  select.launch_skip = a.launch_skip;
-  select.launch_count = a.launch_count;
-  select.max_samples = a.max_samples;
-  select.naming = record::kernel_naming_from_string(a.kernel_name);
-  if (a.max_samples == 0) throw InputError("--max-samples must be at least 1");
-  const std::string program = a.name.empty() ? record::program_family(a.command.front()) : record::program_family(a.name);
-  record::resolve_program(a.command.front());  // exit 2 before anything runs
-  {
-    // Bad regexes fail here, before the program runs.
-    record::KernelTotals none;
-    record::aggregate_launches({}, program, select, none);
-  }
-  record::check_no_other_injection();
-  gpu::device_count();  // exit 3 without a GPU, before the program runs
-  const std::string inject = record::find_inject_library();
-
-  RecordDir dir(a.keep_records);
-  const record::ProgramEnd end = record::run_program(a.command, dir.path(), inject, !a.no_nvtx);
-  const auto processes = record::read_record_dir(dir.path());
-  record::KernelTotals totals;
-  auto by_device = record::aggregate_launches(processes, program, select, totals);
-
-  bool incomplete = false;
-  std::uint64_t dropped = 0;
-  for (const auto& p : processes) {
-    for (const auto& e : p.errors) std::fprintf(stderr, "gpuperf: warning: process %u: %s\n", p.pid, e.c_str());
-    if (!p.complete) {
-      incomplete = true;
-      std::fprintf(stderr,
-                   "gpuperf: warning: process %u ended without flushing its records (%s?): launches it made "
-                   "last may be missing\n",
-                   p.pid, end.exit_status < 0 ? "a signal" : "killed, or _exit");
-    }
-    dropped += p.dropped;
-  }
-  if (dropped > 0) {
-    std::fprintf(stderr, "gpuperf: warning: CUPTI dropped %llu kernel records (buffers full)\n",
-                 static_cast<unsigned long long>(dropped));
-  }
-  const bool failed = end.exit_status != 0;
-  if (!ctx.quiet) {
-    std::fprintf(stderr, "%s: %s after %.2f s; %zu process(es) recorded, %llu kernel launches (%llu kept), %zu kernel(s)\n",
-                 a.command.front().c_str(), describe_exit_status(end.exit_status).c_str(), end.wall_seconds,
-                 processes.size(), static_cast<unsigned long long>(totals.launches_seen),
-                 static_cast<unsigned long long>(totals.launches_kept), totals.identities);
-  }
-  if (by_device.empty() && !a.allow_empty) {
-    const std::string why =
-        processes.empty()
-            ? "it made no CUDA call (or the CUDA driver could not load " + inject + ")"
-            : (totals.launches_seen == 0 ? "it launched no kernel" : "no launch matched the selection");
-    std::fprintf(stderr, "gpuperf: error: nothing recorded from %s: %s; nothing stored (--allow-empty stores an empty run)\n",
-                 a.command.front().c_str(), why.c_str());
-    return failed ? kExitProgramFailed : kExitUsage;
-  }
-  if (by_device.empty()) by_device[0] = {};
-
-  GitInfo git;
-  if (a.commit.empty() || a.branch.empty()) git = detect_git(".");
-  std::vector<Run> runs;
-  for (auto& [device, results] : by_device) {
-    Run run;
-    run.uuid = make_uuid();
-    run.started_at = end.started_at;
-    run.finished_at = end.finished_at;
-    run.commit = a.commit.empty() ? git.commit : a.commit;
-    run.branch = a.branch.empty() ? git.branch : a.branch;
-    run.label = a.label;
-    run.tool_version = GPUPERF_VERSION;
-    run.machine = gpu::describe_machine(static_cast<int>(device));
-    run.command = command_line(a.command);
-    run.exit_status = end.exit_status;
-    run.results = std::move(results);
-    run.status = (failed || incomplete) ? Status::failed : Status::ok;
-    runs.push_back(std::move(run));
-  }
-
+int do_record(const Context& ctx, const RecordCommandArgs& a) {
+  const Recorded recorded = record_and_store(ctx, a.record);
   if (a.format == "json") {
-    std::cout << db::to_interchange(runs);
+    std::cout << db::to_interchange(recorded.runs);
   } else {
-    for (const Run& r : runs) {
+    for (const Run& r : recorded.runs) {
       std::cout << "== " << r.machine.gpu_name << " (" << r.machine.gpu_uuid << ") ==\n" << format_top_kernels(r, 15);
     }
   }
   std::cout.flush();
-  const auto stored = db::Store(ctx.db_path).insert_runs(runs);
-  if (!ctx.quiet) {
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      std::fprintf(stderr, "stored run %s (id %lld, %zu kernels) in %s\n", runs[i].uuid.c_str(),
-                   static_cast<long long>(stored[i].run_id), runs[i].results.size(), ctx.db_path.c_str());
-    }
-  }
-  if (failed) {
-    std::fprintf(stderr, "gpuperf: error: %s ended with %s (stored with the run)\n", a.command.front().c_str(),
-                 describe_exit_status(end.exit_status).c_str());
+  if (recorded.exit_status != 0) {
+    std::fprintf(stderr, "gpuperf: error: %s ended with %s (stored with the run)\n", a.record.command.front().c_str(),
+                 describe_exit_status(recorded.exit_status).c_str());
     return kExitProgramFailed;
   }
   return kExitOk;
@@ -199,30 +43,16 @@ int do_record(const Context& ctx, const RecordArgs& a) {
 }  // namespace
 
 void add_record_command(CLI::App& app, Context& ctx) {
-  auto args = std::make_shared<RecordArgs>();
+  auto args = std::make_shared<RecordCommandArgs>();
   CLI::App* cmd = app.add_subcommand(
       "record", "Run a CUDA program unmodified and store every kernel it launched as a run (gpuperf record -- APP ARGS)");
-  cmd->add_option("--name", args->name, "Family name of the recorded kernels (default: the program's base name)");
-  cmd->add_option("--kernel-regex", args->kernel_regex, "Only kernels whose name matches this ECMAScript regex");
-  cmd->add_option("--nvtx-include", args->nvtx_include,
-                  "Only launches whose NVTX range path (outer/inner) matches this ECMAScript regex");
-  cmd->add_option("--launch-skip", args->launch_skip, "Skip the first N selected launches");
-  cmd->add_option("--launch-count", args->launch_count, "Keep at most N selected launches after the skipped ones");
-  cmd->add_option("--max-samples", args->max_samples,
-                  "Durations stored per kernel (the first ones; launch counts and totals cover all)");
-  cmd->add_option("--kernel-name", args->kernel_name,
-                  "demangled (template arguments kept, no parameter list), function, or mangled")
-      ->check(CLI::IsMember({"demangled", "function", "mangled"}));
-  cmd->add_option("--commit", args->commit, "Commit to record (default: git rev-parse HEAD)");
-  cmd->add_option("--branch", args->branch, "Branch to record (default: the checkout's branch)");
-  cmd->add_option("--label", args->label, "Label of the stored run (default: record)");
-  cmd->add_flag("--no-nvtx", args->no_nvtx,
-                "Record no NVTX range paths (saves tracing each launch call; identities then have no nvtx)");
-  cmd->add_flag("--allow-empty", args->allow_empty, "Store an empty run when the program launched no kernel");
-  cmd->add_option("--keep-records", args->keep_records, "Keep the raw record files in this folder");
+  add_record_options(cmd, args->record);
+  cmd->add_option("--commit", args->record.commit, "Commit to record (default: git rev-parse HEAD)");
+  cmd->add_option("--branch", args->record.branch, "Branch to record (default: the checkout's branch)");
+  cmd->add_option("--label", args->record.label, "Label of the stored run (default: record)");
   cmd->add_option("--format", args->format, "text (top kernels) or json (the interchange format)")
       ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("command", args->command, "-- APP [ARGS...]: the program and its arguments")->required();
+  cmd->add_option("command", args->record.command, "-- APP [ARGS...]: the program and its arguments")->required();
   cmd->footer("Exit codes: 0 recorded; 2 bad usage or nothing to record; 3 no GPU or CUPTI, or another tool attached;\n"
               "5 the program failed (its run is stored with its exit status).");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_record(ctx, *args); }; });

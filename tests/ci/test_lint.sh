@@ -7,6 +7,6 @@ for tool in yamllint shellcheck python3; do
   command -v "$tool" >/dev/null || { echo "FAIL: $tool is not installed (run: bash ci/setup.sh --test)" >&2; exit 1; }
 done
 yamllint -s ci/github-actions.yml ci/gitlab-ci.yml
-shellcheck ci/*.sh ci/slurm-nightly.sbatch tests/ci/*.sh tests/package/*.sh bench/*.sh
+shellcheck ci/*.sh ci/slurm-nightly.sbatch tests/ci/*.sh tests/package/*.sh tests/record/*.sh bench/*.sh
 python3 -m py_compile ci/new_regressions.py tests/ci/make_nights.py
 echo "lint: ok"

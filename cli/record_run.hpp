@@ -1,0 +1,51 @@
+// What `gpuperf record` and `gpuperf check --record` share: the recording options and the recording itself
+// (run the program under the injection library, read its records, store one run per GPU it used).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/context.hpp"
+#include "core/result.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace gpuperf::cli {
+
+struct RecordArgs {
+  std::vector<std::string> command;  // APP ARGS...
+  std::string name;                  // family; default: the program's base name
+  std::string kernel_regex, nvtx_include, kernel_name = "demangled";
+  std::uint64_t launch_skip = 0;
+  std::optional<std::uint64_t> launch_count;
+  std::size_t max_samples = 1000;
+  std::string commit, branch, label = "record";
+  bool allow_empty = false;
+  bool no_nvtx = false;
+  std::string keep_records;
+};
+
+// The selection and identity options (--name, --kernel-regex, --nvtx-include, --launch-skip, --launch-count,
+// --max-samples, --kernel-name, --no-nvtx, --allow-empty, --keep-records); commit/branch/label are the
+// caller's, since `check` has its own.
+void add_record_options(CLI::App* cmd, RecordArgs& a);
+
+struct Recorded {
+  std::vector<Run> runs;               // one per GPU, stored, in device order
+  std::vector<std::int64_t> run_ids;   // their ids in the database
+  int exit_status = 0;                 // the program's (< 0: minus the signal)
+};
+
+// Records `a.command` and stores the runs in one transaction. Throws InputError (bad options, program not
+// found), EnvironmentError (no GPU, another tool attached, no injection library), and Error with
+// kExitUsage or kExitProgramFailed when nothing was recorded (nothing is stored then, unless allow_empty).
+Recorded record_and_store(const Context& ctx, const RecordArgs& a);
+
+// "kernel (top N of M by GPU time) ..." table of a recorded run's heaviest kernels.
+std::string format_top_kernels(const Run& run, std::size_t top);
+
+}  // namespace gpuperf::cli
