@@ -108,6 +108,41 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
   return o;
 }
 
+// Recorded programs (gpuperf record): each one's kernels at its newest run, the heaviest first.
+std::string programs(const MachineReport& m) {
+  std::string o;
+  for (const auto& p : m.programs) {
+    const RunRef& run = m.runs[p.run];
+    o += "<h4>" + esc(p.program) + "</h4>\n<p>" + std::to_string(p.kernels.size()) + " kernels, " +
+         esc(format_value(p.kernel_time_ns, "ns")) + " of kernel time at " + esc(run.commit.substr(0, 10)) + " (" +
+         esc(format_date(run.started_at)) + ").</p>\n";
+    o += "<table class=\"programs\"><thead><tr><th>Kernel</th><th>Launches</th><th>Median</th><th>Share</th>"
+         "<th>Since the run before</th></tr></thead><tbody>\n";
+    for (std::size_t k = 0; k < p.kernels.size() && k < 25; ++k) {
+      const InstanceTrends& inst = m.instances[p.kernels[k]];
+      auto at = [&](const char* metric, std::size_t r) -> const Summary* {
+        const TrendSeries* s = inst.find(metric);
+        return s != nullptr ? s->at(r) : nullptr;
+      };
+      const Summary* d = at("duration", p.run);
+      const Summary* n = at("launches", p.run);
+      const Summary* sh = at("gpu_time_share", p.run);
+      std::string since;
+      if (p.run > 0 && d != nullptr) {
+        const Summary* before = at("duration", p.run - 1);
+        since = before != nullptr && before->median > 0 ? format_change_pct((d->median / before->median - 1) * 100) : "new";
+      }
+      o += "<tr><td>" + name_html(inst.instance) + "</td><td class=\"num\">" +
+           (n != nullptr ? esc(format_value(n->median, "count")) : "") + "</td><td class=\"num\">" +
+           (d != nullptr ? esc(format_value(d->median, "ns")) : "") + "</td><td class=\"num\">" +
+           (sh != nullptr ? esc(format_value(sh->median, "%")) : "") + "</td><td class=\"num\">" + esc(since) +
+           "</td></tr>\n";
+    }
+    o += "</tbody></table>\n";
+  }
+  return o;
+}
+
 std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
   if (m.families.empty()) {
     return "<p class=\"muted\">No variant pairs: no benchmark in this window names a family baseline.</p>\n";
@@ -204,6 +239,7 @@ std::string render_html(const ReportModel& model) {
     body += "<h3>Regressions</h3>\n" + change_table(m, mi, m.regressions, true);
     body += "<h3>Improvements</h3>\n" + change_table(m, mi, m.improvements, false);
     body += "<h3>Variant comparisons</h3>\n" + families(m, mi, hover);
+    if (!m.programs.empty()) body += "<h3>Recorded programs</h3>\n" + programs(m);
     body += "<h3>Trends</h3><p class=\"legend-note\">Each chart: the median of every run; shaded, the samples' "
             "interquartile range; red and green flags, regressions and improvements (hover for the commits and "
             "hints); dashed grey, the level between change points. Hover a chart for each run's exact value, "

@@ -196,6 +196,50 @@ struct Writer {
     out += table.finish(opt.html_link) + "\n";
   }
 
+  // Recorded programs (gpuperf record): each program's heaviest kernels at its newest run, with the change of
+  // their median duration since the run before.
+  void programs() {
+    std::size_t total = 0;
+    for (const auto& m : model.machines) total += m.programs.size();
+    if (total == 0) return;
+    out += "### Recorded programs\n\n";
+    for (const auto& m : model.machines) {
+      for (const auto& p : m.programs) {
+        const RunRef& run = m.runs[p.run];
+        out += "**" + md(p.program) + "**" + (several ? " on " + md(m.host) : std::string()) + ": " +
+               std::to_string(p.kernels.size()) + " kernels, " + md(format_value(p.kernel_time_ns, "ns")) +
+               " of kernel time at " + md_commit(run.commit) + " (" + md(format_date(run.started_at)) + ")\n\n";
+        Table table("| Kernel | Launches | Median | Share | Since the run before |\n|---|--:|--:|--:|--:|\n",
+                    std::min<std::size_t>(p.kernels.size(), 10));
+        for (std::size_t k = 0; k < p.kernels.size() && k < 10; ++k) {
+          const InstanceTrends& inst = m.instances[p.kernels[k]];
+          auto at = [&](const char* metric, std::size_t at_run) -> const Summary* {
+            const TrendSeries* s = inst.find(metric);
+            return s != nullptr ? s->at(at_run) : nullptr;
+          };
+          const Summary* d = at("duration", p.run);
+          const Summary* n = at("launches", p.run);
+          const Summary* sh = at("gpu_time_share", p.run);
+          std::string since;
+          if (p.run > 0 && d != nullptr) {
+            if (const Summary* before = at("duration", p.run - 1); before != nullptr && before->median > 0) {
+              since = format_change_pct((d->median / before->median - 1) * 100);
+            } else {
+              since = "new";
+            }
+          }
+          std::string name = inst.instance.display_name().substr(p.program.size() + 1);
+          if (name.size() > 90) name = name.substr(0, 87) + "...";
+          const std::string r = "| " + md(name) + " | " + (n != nullptr ? md(format_value(n->median, "count")) : "") +
+                                " | " + (d != nullptr ? md(format_value(d->median, "ns")) : "") + " | " +
+                                (sh != nullptr ? md(format_value(sh->median, "%")) : "") + " | " + since + " |\n";
+          if (!table.add(r, budget())) break;
+        }
+        out += table.finish(opt.html_link) + "\n";
+      }
+    }
+  }
+
   void duration_trends() {
     struct Item {
       const MachineReport* m;
@@ -249,6 +293,7 @@ std::string render_markdown(const ReportModel& model, const MarkdownOptions& opt
     w.changes(true, 30);
     w.changes(false, 15);
     w.families();
+    w.programs();
     w.duration_trends();
   }
   w.out += "<sub>gpuperf " + md(model.tool_version) + "</sub>\n";

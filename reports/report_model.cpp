@@ -253,6 +253,7 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
   sort_changes(m.improvements, m.instances);
 
   m.families = build_family_panels(m.instances);
+  m.programs = build_program_panels(m.instances);
   return m;
 }
 
@@ -288,6 +289,37 @@ ReportModel build_report_model(ReportInput input) {
     }
   }
   return model;
+}
+
+std::vector<ProgramPanel> build_program_panels(const std::vector<InstanceTrends>& instances) {
+  std::map<std::string, ProgramPanel> by_program;
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    const TrendSeries* share = instances[i].find("gpu_time_share");
+    if (share == nullptr || share->points.empty()) continue;
+    ProgramPanel& p = by_program[instances[i].family()];
+    p.program = instances[i].family();
+    p.run = std::max(p.run, share->points.back().run);
+    p.kernels.push_back(i);
+  }
+  std::vector<ProgramPanel> out;
+  for (auto& [name, p] : by_program) {
+    // Only the kernels of the newest run: one that stopped running is history, not the program's profile now.
+    auto share_at = [&](std::size_t i) {
+      const Summary* s = instances[i].find("gpu_time_share")->at(p.run);
+      return s != nullptr ? s->median : -1.0;
+    };
+    p.kernels.erase(std::remove_if(p.kernels.begin(), p.kernels.end(), [&](std::size_t i) { return share_at(i) < 0; }),
+                    p.kernels.end());
+    std::stable_sort(p.kernels.begin(), p.kernels.end(),
+                     [&](std::size_t a, std::size_t b) { return share_at(a) > share_at(b); });
+    for (std::size_t i : p.kernels) {
+      if (const TrendSeries* total = instances[i].find("gpu_time_total")) {
+        if (const Summary* s = total->at(p.run)) p.kernel_time_ns += s->median;
+      }
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 }  // namespace gpuperf::reports

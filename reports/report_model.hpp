@@ -82,6 +82,15 @@ struct FamilyPanel {
   std::vector<VariantPair> pairs;
 };
 
+// A program recorded with `gpuperf record` (its kernels are the instances with a gpu_time_share series):
+// its kernels at the newest run that recorded it, the heaviest first.
+struct ProgramPanel {
+  std::string program;               // the family: the program's name
+  std::size_t run = 0;               // index into MachineReport::runs: the newest run with this program
+  std::vector<std::size_t> kernels;  // indices into MachineReport::instances, by gpu_time_share at `run`, largest first
+  double kernel_time_ns = 0;         // the program's kernel time at `run` (sum of gpu_time_total)
+};
+
 // A finding as the report lists it: a change point, with the other metrics of the same instance that moved
 // at the same run folded into it. A duration change carries the counters that moved with it (as hints);
 // a counter that moved without a duration change is a finding of its own, marked so.
@@ -103,6 +112,7 @@ struct MachineReport {
   std::vector<ChangeRow> regressions;       // findings: newest first, then the largest change first
   std::vector<ChangeRow> improvements;      // same order (a finding's kind is its duration change's)
   std::vector<FamilyPanel> families;        // by family name
+  std::vector<ProgramPanel> programs;       // recorded programs, by name
   std::vector<InstanceTrends> instances;    // by name, then parameter values (n=512 before n=1024)
   std::size_t series_count = 0;
   // The machine's name in tables: its hostname, or its fingerprint without one; when several GPUs of one
@@ -133,6 +143,9 @@ struct ReportInput {
 };
 
 ReportModel build_report_model(ReportInput input);
+
+// The recorded programs among `instances` (see ProgramPanel), by name.
+std::vector<ProgramPanel> build_program_panels(const std::vector<InstanceTrends>& instances);
 
 // The level at each end of a window of values, oldest first: the median of its first and of its last k values
 // (k = n/10, between 1 and 5), so one noisy run does not make a trend. {0, 0} for no values.

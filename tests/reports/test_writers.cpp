@@ -142,6 +142,62 @@ TEST(Writers, OneRunGivesAReport) {
   expect_tables_keep_their_columns(md);
 }
 
+// Two runs of a recorded program: three kernels in the newest run (one new), one kernel only in the older run.
+TEST(Writers, RecordedProgramsListTheirHeaviestKernelsAtTheNewestRun) {
+  db::MachineRow m = machine_row(1, "gpu1");
+  std::vector<db::RunInfo> runs = {run_info(m, 1, 0), run_info(m, 2, 1)};
+  ReportInput in;
+  in.machines = {m};
+  in.runs = runs;
+  auto kernel = [&](const std::string& name, std::vector<double> duration, std::vector<double> share,
+                    std::vector<double> launches, std::vector<db::RunInfo> at) {
+    const auto inst = instance("train/" + name, {{"block", std::string("256x1x1")}, {"grid", std::string("128x1x1")}});
+    in.series.push_back(series(m, inst, "duration", at, duration));
+    in.series.push_back(series(m, inst, "gpu_time_share", at, share));
+    in.series.push_back(series(m, inst, "launches", at, launches));
+    std::vector<double> total;
+    for (std::size_t i = 0; i < duration.size(); ++i) total.push_back(duration[i] * launches[i]);
+    in.series.push_back(series(m, inst, "gpu_time_total", at, total));
+  };
+  kernel("sgemm<128>", {100000, 110000}, {70, 72}, {10, 10}, runs);
+  kernel("softmax", {20000, 20000}, {30, 27.5}, {20, 20}, runs);
+  kernel("new_kernel", {1000}, {0.5}, {8}, {runs[1]});
+  kernel("gone_kernel", {5000}, {1}, {3}, {runs[0]});
+  const ReportModel model = build_report_model(in);
+  ASSERT_EQ(model.machines.size(), 1u);
+  const auto& programs = model.machines[0].programs;
+  ASSERT_EQ(programs.size(), 1u);
+  EXPECT_EQ(programs[0].program, "train");
+  EXPECT_EQ(programs[0].run, 1u);
+  ASSERT_EQ(programs[0].kernels.size(), 3u);  // gone_kernel did not run in the newest run
+  const auto& inst = model.machines[0].instances;
+  EXPECT_EQ(inst[programs[0].kernels[0]].instance.name, "train/sgemm<128>");
+  EXPECT_EQ(inst[programs[0].kernels[1]].instance.name, "train/softmax");
+  EXPECT_EQ(inst[programs[0].kernels[2]].instance.name, "train/new_kernel");
+  EXPECT_DOUBLE_EQ(programs[0].kernel_time_ns, 110000.0 * 10 + 20000.0 * 20 + 1000.0 * 8);
+
+  const std::string md = render_markdown(model);
+  const auto section = md.find("### Recorded programs");
+  ASSERT_NE(section, std::string::npos) << md;
+  EXPECT_NE(md.find("**train**: 3 kernels, 1.508 ms of kernel time"), std::string::npos) << md;
+  // Markdown-escaped names ('<' and '[' would start HTML and links); the change is the median duration's.
+  const auto sgemm = md.find("| sgemm&lt;128>\\[block=256x1x1,grid=128x1x1\\] | 10 | 110 µs | 72% | +10.0% |", section);
+  const auto softmax = md.find("| softmax\\[", section);
+  const auto fresh = md.find("| new\\_kernel\\[", section);
+  EXPECT_NE(sgemm, std::string::npos) << md.substr(section, 800);
+  EXPECT_LT(sgemm, softmax);
+  EXPECT_LT(softmax, fresh);
+  EXPECT_NE(md.find("| new |", fresh), std::string::npos);
+  EXPECT_EQ(md.find("gone", section), md.find("gone", md.find("### Duration trends")));  // not in the section
+  expect_tables_keep_their_columns(md);
+  const std::string html = render_html(model);
+  EXPECT_NE(html.find("<h3>Recorded programs</h3>"), std::string::npos);
+  EXPECT_EQ(count(html, "<table class=\"programs\">"), 1u);
+
+  // A report of benchmarks alone has no such section.
+  EXPECT_EQ(render_markdown(build_report_model(hostile_input())).find("Recorded programs"), std::string::npos);
+}
+
 TEST(Writers, FindingsShowTheirStateAndWhatMovedWithThem) {
   db::MachineRow m = machine_row(1, "nightly");
   std::vector<db::RunInfo> runs;
