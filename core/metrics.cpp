@@ -81,6 +81,14 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 }  // namespace
 
+Measurement single_value(const std::string& name, double value) {
+  Measurement m;
+  m.metric = metric_info_for(name);
+  m.samples = {value};
+  m.summary = summarize(m.samples);
+  return m;
+}
+
 MetricInfo metric_info_for(const std::string& name) {
   if (const MetricTraits* t = find_metric(name)) return t->info;
   MetricInfo info;

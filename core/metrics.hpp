@@ -39,6 +39,10 @@ std::vector<std::string> default_profile_metrics();
 // (".pct" -> "%", higher is better unknown -> false; ".sum" -> count, deterministic).
 MetricInfo metric_info_for(const std::string& name);
 
+// A single-value measurement of gpuperf metric `name` (its traits from the table), e.g. a derived GB/s or a
+// recorded kernel's launch count: one sample, summarised.
+Measurement single_value(const std::string& name, double value);
+
 // Names from `candidates` closest to `name` (edit distance, then shared substrings), best first.
 std::vector<std::string> close_names(const std::string& name, const std::vector<std::string>& candidates,
                                      std::size_t max_results = 5);

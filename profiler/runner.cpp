@@ -23,14 +23,6 @@
 namespace gpuperf {
 namespace {
 
-Measurement single_value(const char* metric, double value) {
-  Measurement m;
-  m.metric = find_metric(metric)->info;
-  m.samples = {value};
-  m.summary = summarize(m.samples);
-  return m;
-}
-
 std::string format_mhz(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f", v);

@@ -119,24 +119,10 @@ std::string programs(const MachineReport& m) {
     o += "<table class=\"programs\"><thead><tr><th>Kernel</th><th>Launches</th><th>Median</th><th>Share</th>"
          "<th>Since the run before</th></tr></thead><tbody>\n";
     for (std::size_t k = 0; k < p.kernels.size() && k < 25; ++k) {
-      const InstanceTrends& inst = m.instances[p.kernels[k]];
-      auto at = [&](const char* metric, std::size_t r) -> const Summary* {
-        const TrendSeries* s = inst.find(metric);
-        return s != nullptr ? s->at(r) : nullptr;
-      };
-      const Summary* d = at("duration", p.run);
-      const Summary* n = at("launches", p.run);
-      const Summary* sh = at("gpu_time_share", p.run);
-      std::string since;
-      if (p.run > 0 && d != nullptr) {
-        const Summary* before = at("duration", p.run - 1);
-        since = before != nullptr && before->median > 0 ? format_change_pct((d->median / before->median - 1) * 100) : "new";
-      }
-      o += "<tr><td>" + name_html(inst.instance) + "</td><td class=\"num\">" +
-           (n != nullptr ? esc(format_value(n->median, "count")) : "") + "</td><td class=\"num\">" +
-           (d != nullptr ? esc(format_value(d->median, "ns")) : "") + "</td><td class=\"num\">" +
-           (sh != nullptr ? esc(format_value(sh->median, "%")) : "") + "</td><td class=\"num\">" + esc(since) +
-           "</td></tr>\n";
+      const ProgramKernelCells c = program_kernel_cells(p.kernels[k]);
+      o += "<tr><td>" + name_html(m.instances[p.kernels[k].instance].instance) + "</td><td class=\"num\">" +
+           esc(c.launches) + "</td><td class=\"num\">" + esc(c.median) + "</td><td class=\"num\">" + esc(c.share) +
+           "</td><td class=\"num\">" + esc(c.since) + "</td></tr>\n";
     }
     o += "</tbody></table>\n";
   }

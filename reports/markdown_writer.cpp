@@ -212,27 +212,11 @@ struct Writer {
         Table table("| Kernel | Launches | Median | Share | Since the run before |\n|---|--:|--:|--:|--:|\n",
                     std::min<std::size_t>(p.kernels.size(), 10));
         for (std::size_t k = 0; k < p.kernels.size() && k < 10; ++k) {
-          const InstanceTrends& inst = m.instances[p.kernels[k]];
-          auto at = [&](const char* metric, std::size_t at_run) -> const Summary* {
-            const TrendSeries* s = inst.find(metric);
-            return s != nullptr ? s->at(at_run) : nullptr;
-          };
-          const Summary* d = at("duration", p.run);
-          const Summary* n = at("launches", p.run);
-          const Summary* sh = at("gpu_time_share", p.run);
-          std::string since;
-          if (p.run > 0 && d != nullptr) {
-            if (const Summary* before = at("duration", p.run - 1); before != nullptr && before->median > 0) {
-              since = format_change_pct((d->median / before->median - 1) * 100);
-            } else {
-              since = "new";
-            }
-          }
-          std::string name = inst.instance.display_name().substr(p.program.size() + 1);
+          const ProgramKernelCells c = program_kernel_cells(p.kernels[k]);
+          std::string name = m.instances[p.kernels[k].instance].instance.display_name().substr(p.program.size() + 1);
           if (name.size() > 90) name = name.substr(0, 87) + "...";
-          const std::string r = "| " + md(name) + " | " + (n != nullptr ? md(format_value(n->median, "count")) : "") +
-                                " | " + (d != nullptr ? md(format_value(d->median, "ns")) : "") + " | " +
-                                (sh != nullptr ? md(format_value(sh->median, "%")) : "") + " | " + since + " |\n";
+          const std::string r = "| " + md(name) + " | " + md(c.launches) + " | " + md(c.median) + " | " + md(c.share) +
+                                " | " + md(c.since) + " |\n";
           if (!table.add(r, budget())) break;
         }
         out += table.finish(opt.html_link) + "\n";

@@ -11,6 +11,7 @@
 #include "core/metrics.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/family_pairs.hpp"
+#include "reports/format.hpp"
 
 namespace gpuperf::reports {
 
@@ -292,34 +293,58 @@ ReportModel build_report_model(ReportInput input) {
 }
 
 std::vector<ProgramPanel> build_program_panels(const std::vector<InstanceTrends>& instances) {
-  std::map<std::string, ProgramPanel> by_program;
+  std::map<std::string, std::vector<std::size_t>> members;
+  std::map<std::string, std::size_t> newest;
   for (std::size_t i = 0; i < instances.size(); ++i) {
     const TrendSeries* share = instances[i].find("gpu_time_share");
     if (share == nullptr || share->points.empty()) continue;
-    ProgramPanel& p = by_program[instances[i].family()];
-    p.program = instances[i].family();
-    p.run = std::max(p.run, share->points.back().run);
-    p.kernels.push_back(i);
+    members[instances[i].family()].push_back(i);
+    newest[instances[i].family()] = std::max(newest[instances[i].family()], share->points.back().run);
   }
   std::vector<ProgramPanel> out;
-  for (auto& [name, p] : by_program) {
-    // Only the kernels of the newest run: one that stopped running is history, not the program's profile now.
-    auto share_at = [&](std::size_t i) {
-      const Summary* s = instances[i].find("gpu_time_share")->at(p.run);
-      return s != nullptr ? s->median : -1.0;
-    };
-    p.kernels.erase(std::remove_if(p.kernels.begin(), p.kernels.end(), [&](std::size_t i) { return share_at(i) < 0; }),
-                    p.kernels.end());
-    std::stable_sort(p.kernels.begin(), p.kernels.end(),
-                     [&](std::size_t a, std::size_t b) { return share_at(a) > share_at(b); });
-    for (std::size_t i : p.kernels) {
-      if (const TrendSeries* total = instances[i].find("gpu_time_total")) {
-        if (const Summary* s = total->at(p.run)) p.kernel_time_ns += s->median;
+  for (const auto& [name, indices] : members) {
+    ProgramPanel p;
+    p.program = name;
+    p.run = newest[name];
+    for (std::size_t i : indices) {
+      auto at = [&](const char* metric, std::size_t run) -> std::optional<double> {
+        const TrendSeries* s = instances[i].find(metric);
+        const Summary* v = s != nullptr ? s->at(run) : nullptr;
+        return v != nullptr ? std::optional<double>(v->median) : std::nullopt;
+      };
+      ProgramKernel k;
+      k.instance = i;
+      k.share_pct = at("gpu_time_share", p.run);
+      // Only the kernels of the newest run: one that stopped running is history, not the program's profile now.
+      if (!k.share_pct) continue;
+      k.launches = at("launches", p.run);
+      k.median_ns = at("duration", p.run);
+      if (p.run > 0 && k.median_ns) {
+        const auto before = at("duration", p.run - 1);
+        if (before && *before > 0) {
+          k.change_pct = (*k.median_ns / *before - 1) * 100;
+        } else {
+          k.is_new = true;
+        }
       }
+      p.kernel_time_ns += at("gpu_time_total", p.run).value_or(0.0);
+      p.kernels.push_back(k);
     }
+    std::stable_sort(p.kernels.begin(), p.kernels.end(),
+                     [](const ProgramKernel& a, const ProgramKernel& b) { return *a.share_pct > *b.share_pct; });
     out.push_back(std::move(p));
   }
   return out;
+}
+
+ProgramKernelCells program_kernel_cells(const ProgramKernel& k) {
+  ProgramKernelCells c;
+  if (k.launches) c.launches = format_value(*k.launches, "count");
+  if (k.median_ns) c.median = format_value(*k.median_ns, "ns");
+  if (k.share_pct) c.share = format_value(*k.share_pct, "%");
+  if (k.change_pct) c.since = format_change_pct(*k.change_pct);
+  if (k.is_new) c.since = "new";
+  return c;
 }
 
 }  // namespace gpuperf::reports

@@ -84,10 +84,17 @@ struct FamilyPanel {
 
 // A program recorded with `gpuperf record` (its kernels are the instances with a gpu_time_share series):
 // its kernels at the newest run that recorded it, the heaviest first.
+struct ProgramKernel {
+  std::size_t instance = 0;            // index into MachineReport::instances
+  std::optional<double> launches, median_ns, share_pct;  // at the panel's run
+  std::optional<double> change_pct;    // median duration against the run before, when both have one
+  bool is_new = false;                 // no duration at the run before (the panel's run is not the first)
+};
+
 struct ProgramPanel {
   std::string program;               // the family: the program's name
   std::size_t run = 0;               // index into MachineReport::runs: the newest run with this program
-  std::vector<std::size_t> kernels;  // indices into MachineReport::instances, by gpu_time_share at `run`, largest first
+  std::vector<ProgramKernel> kernels;  // the kernels at `run`, by gpu_time_share, largest first
   double kernel_time_ns = 0;         // the program's kernel time at `run` (sum of gpu_time_total)
 };
 
@@ -143,6 +150,12 @@ struct ReportInput {
 };
 
 ReportModel build_report_model(ReportInput input);
+
+// A ProgramKernel's cells as both writers show them (unescaped): "10", "110 µs", "72%", "+10.0%" or "new".
+struct ProgramKernelCells {
+  std::string launches, median, share, since;
+};
+ProgramKernelCells program_kernel_cells(const ProgramKernel& k);
 
 // The recorded programs among `instances` (see ProgramPanel), by name.
 std::vector<ProgramPanel> build_program_panels(const std::vector<InstanceTrends>& instances);

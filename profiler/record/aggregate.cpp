@@ -56,14 +56,6 @@ std::string dims(const std::uint32_t d[3]) {
   return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
 }
 
-Measurement value_measurement(const char* metric, double v) {
-  Measurement m;
-  m.metric = find_metric(metric)->info;
-  m.samples = {v};
-  m.summary = summarize(m.samples);
-  return m;
-}
-
 std::regex compile(const std::string& pattern, const char* option) {
   try {
     return std::regex(pattern, std::regex::ECMAScript);
@@ -174,10 +166,10 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
       d.samples = acc->samples;
       d.summary = summarize(d.samples);
       res.metrics.push_back(std::move(d));
-      res.metrics.push_back(value_measurement("launches", static_cast<double>(acc->launches)));
-      res.metrics.push_back(value_measurement("gpu_time_total", acc->total_ns));
+      res.metrics.push_back(single_value("launches", static_cast<double>(acc->launches)));
+      res.metrics.push_back(single_value("gpu_time_total", acc->total_ns));
       const double total = device_total_ns[device];
-      res.metrics.push_back(value_measurement("gpu_time_share", total > 0 ? 100.0 * acc->total_ns / total : 0.0));
+      res.metrics.push_back(single_value("gpu_time_share", total > 0 ? 100.0 * acc->total_ns / total : 0.0));
       out[device].push_back(std::move(res));
       ++totals.identities;
     }

@@ -171,9 +171,12 @@ TEST(Writers, RecordedProgramsListTheirHeaviestKernelsAtTheNewestRun) {
   EXPECT_EQ(programs[0].run, 1u);
   ASSERT_EQ(programs[0].kernels.size(), 3u);  // gone_kernel did not run in the newest run
   const auto& inst = model.machines[0].instances;
-  EXPECT_EQ(inst[programs[0].kernels[0]].instance.name, "train/sgemm<128>");
-  EXPECT_EQ(inst[programs[0].kernels[1]].instance.name, "train/softmax");
-  EXPECT_EQ(inst[programs[0].kernels[2]].instance.name, "train/new_kernel");
+  EXPECT_EQ(inst[programs[0].kernels[0].instance].instance.name, "train/sgemm<128>");
+  EXPECT_EQ(inst[programs[0].kernels[1].instance].instance.name, "train/softmax");
+  EXPECT_EQ(inst[programs[0].kernels[2].instance].instance.name, "train/new_kernel");
+  EXPECT_NEAR(*programs[0].kernels[0].change_pct, 10.0, 1e-9);
+  EXPECT_TRUE(programs[0].kernels[2].is_new);
+  EXPECT_FALSE(programs[0].kernels[2].change_pct.has_value());
   EXPECT_DOUBLE_EQ(programs[0].kernel_time_ns, 110000.0 * 10 + 20000.0 * 20 + 1000.0 * 8);
 
   const std::string md = render_markdown(model);
