@@ -19,7 +19,7 @@ shape of real data. The file is imported with `gpuperf import`, `gpuperf detect 
 and the scorer matches detections to the truth.
 
 A detection matches a true step when it is placed within one run of it; every other detection is a false
-positive. Targets (issue 4): for steps >= 4 noise sigmas with >= 8 runs on each side, recall >= 0.95 and
+positive. Targets: for steps >= 4 noise sigmas with >= 8 runs on each side, recall >= 0.95 and
 precision >= 0.95; fewer than 2% of the series without a change raise one. Exit status 1 when a target is
 missed. `latency` replays a history night by night as the nightly job would (bench/detect_latency.py
 says how). Python 3.11, standard library only.

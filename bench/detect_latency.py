@@ -16,7 +16,7 @@ Latency of a step: the nights from the step until a change placed within one run
 (1 = the night the step lands). A false alarm: a change reported on a no-change series that the previous
 night did not report within one run of it (the "new tonight" rule of ci/new_regressions.py, both
 directions), counted over the nights on which the series has at least min-segment + 1 runs.
-Targets (issue 14): 20% and 80% steps on night 1 in >= 95% of series, 5% steps by night 2 (>= 95%),
+Targets: 20% and 80% steps on night 1 in >= 95% of series, 5% steps by night 2 (>= 95%),
 false alarms <= 5 per 1000 nights. Python 3.11, standard library only.
 """
 import json

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Night-one alerts on a GPU (issue 14): three nights of the landed build, then one night of a build whose
+# Night-one alerts on a GPU: three nights of the landed build, then one night of a build whose
 # memory/coalesced kernel lost coalescing (bench/patches/lose_coalescing.patch). The fourth nightly must
 # exit 1 and report the duration regression with gld_efficiency in the same finding. Every night runs
 # ci/nightly.sh into one database and one artifacts folder; the GPU machine builds nothing.
