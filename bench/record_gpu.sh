@@ -104,10 +104,10 @@ want = {1: 0, 2: 7, 3: -15}
 bad = 0
 for i, r in enumerate(runs, 1):
     launches = sum(int(x["metrics"]["launches"]["value"]) for x in r["results"])
-    ok = r.get("exit_status") == want.get(i) and launches == 47
+    ok = r.get("exit_status") == want.get(i) and launches == 52
     bad += not ok
     print(f"run {i}: status {r['status']}, exit_status {r.get('exit_status')}, {len(r['results'])} kernels, "
-          f"{launches} launches (47 made)  {'ok' if ok else 'MISMATCH'}")
+          f"{launches} launches (52 made)  {'ok' if ok else 'MISMATCH'}")
 sys.exit(1 if bad or len(runs) != 3 else 0)
 PY
 rc=0; gp record -- "$probe" nocuda >"$out/record4.txt" 2>&1 || rc=$?
@@ -138,6 +138,71 @@ PY
   fi
 else
   echo "skip PyTorch: no torch with CUDA here"
+fi
+echo
+
+# 5. Hardware metrics (--metrics default): the first 2 launches of each kernel, against ncu on the same
+#    program (ncu profiles every launch; its first launch of each kernel is compared).
+rc=0
+gp record --metrics default --profile-launches 2 --label metrics -- "$probe" truth "$out/t5.txt" >"$out/record5.txt" 2>&1 || rc=$?
+is "$rc" 0 "record --metrics default exits 0"
+grep -E "^gpuperf: (warning|note)" "$out/record5.txt" | head -5
+gp export --run "$(gp runs --format json | python3 -c 'import json,sys; print(max(r["id"] for r in json.load(sys.stdin)))')" \
+  -o "$out/run5.json" >/dev/null 2>&1
+metrics="smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct,smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct"
+metrics+=",l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+metrics+=",dram__bytes_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active"
+if command -v ncu >/dev/null; then
+  ncu --csv --clock-control none --target-processes all --metrics "$metrics" "$probe" truth "$out/t6.txt" \
+    >"$out/ncu5.csv" 2>"$out/ncu5.err" || true
+  python3 - "$out/run5.json" "$out/ncu5.csv" <<'PY' || fails=$((fails + 1))
+import csv, json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+names = {"gld_efficiency": "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+         "gst_efficiency": "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",
+         "shared_load_transactions": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+         "shared_store_transactions": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+         "dram_bytes_read": "dram__bytes_read.sum", "achieved_occupancy": "sm__warps_active.avg.pct_of_peak_sustained_active"}
+ncu = {}  # (kernel base name, grid) -> {metric: first value}
+lines = [l for l in open(sys.argv[2]) if l.startswith('"')]
+for row in csv.DictReader(lines):
+    name = row.get("Kernel Name", "")
+    base = name.split("(")[0].split("<")[0].split("::")[-1].strip()
+    key = (base, row.get("Grid Size", "").replace("(", "").replace(")", "").replace(", ", "x").replace(",", "x"))
+    value = row.get("Metric Value", "").replace(",", "")
+    try:
+        ncu.setdefault(key, {}).setdefault(row["Metric Name"], float(value))
+    except ValueError:
+        pass
+bad = 0
+print(f"{'kernel':10} {'grid':10} {'metric':26} {'gpuperf':>14} {'ncu':>14}  verdict")
+for r in run["results"]:
+    kernel = r["benchmark"].split("/", 1)[1].replace("(anonymous namespace)::", "").split("<")[0]
+    grid = r["params"]["grid"]
+    got = ncu.get((kernel, grid))
+    for metric in ("gld_efficiency", "shared_load_transactions", "shared_store_transactions", "dram_bytes_read",
+                   "achieved_occupancy"):
+        m = r["metrics"].get(metric)
+        if m is None or got is None or names[metric] not in got:
+            continue
+        ours = m.get("value", m.get("summary", {}).get("median"))
+        if ours is None:
+            continue
+        theirs = got[names[metric]]
+        if metric == "gld_efficiency":
+            ok = abs(ours - theirs) <= 0.01
+        elif metric == "achieved_occupancy":
+            ok = abs(ours - theirs) <= 2.0
+        elif metric == "dram_bytes_read":
+            ok = abs(ours - theirs) <= 0.05 * max(theirs, 1) + 65536
+        else:
+            ok = abs(ours - theirs) <= 0.01 * max(theirs, 1)
+        bad += not ok and metric in ("gld_efficiency", "shared_load_transactions", "shared_store_transactions")
+        print(f"{kernel:10} {grid:10} {metric:26} {ours:14.6g} {theirs:14.6g}  {'ok' if ok else 'MISMATCH'}")
+sys.exit(1 if bad else 0)
+PY
+else
+  echo "skip ncu comparison: no ncu here"
 fi
 echo
 

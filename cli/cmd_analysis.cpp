@@ -58,6 +58,7 @@ struct CheckArgs {
   VerdictArgs out;
   bool record = false;  // --record -- APP ARGS: record the program instead of running the suite
   RecordArgs program;
+  bool metrics_given = false;  // --metrics on the command line: with --record, profile the program too
 };
 
 struct DetectArgs {
@@ -185,6 +186,8 @@ int do_check_record(const Context& ctx, const CheckArgs& a, const analysis::Comp
   program.commit = a.measure.commit;
   program.branch = a.measure.branch;
   program.label = a.measure.label.empty() ? "check" : a.measure.label;
+  // The suite's default metrics cost little; a program's cost a replay per profiled launch: only on request.
+  program.metrics = a.metrics_given ? a.measure.metrics : "none";
   const Recorded recorded = record_and_store(ctx, program);
   int verdict = kExitOk;
   db::Store store(ctx.db_path, db::Access::read_write);
@@ -361,9 +364,12 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   check->add_flag("--record", chk->record,
                   "Record a CUDA program (-- APP ARGS, as `gpuperf record`) instead of running the suite, and compare "
                   "its kernels with the baseline");
-  add_record_options(check, chk->program);
+  add_record_options(check, chk->program, false);
   check->add_option("command", chk->program.command, "With --record: -- APP [ARGS...]");
-  check->callback([&ctx, chk] { ctx.action = [&ctx, chk] { return do_check(ctx, *chk); }; });
+  check->callback([&ctx, chk, check] {
+    chk->metrics_given = check->count("--metrics") > 0;
+    ctx.action = [&ctx, chk] { return do_check(ctx, *chk); };
+  });
 
   auto det = std::make_shared<DetectArgs>();
   CLI::App* detect = app.add_subcommand(

@@ -8,8 +8,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
+#include <optional>
+
 #include "core/command_line.hpp"
 #include "core/errors.hpp"
+#include "profiler/collector.hpp"
+#include "profiler/cupti/range_backend_loader.hpp"
+#include "profiler/metric_catalog.hpp"
+#include "profiler/metric_plan.hpp"
 #include "db/store.hpp"
 #include "profiler/git_info.hpp"
 #include "profiler/gpu/device_info.hpp"
@@ -74,7 +82,7 @@ std::string format_top_kernels(const Run& run, std::size_t top) {
 }
 
 
-void add_record_options(CLI::App* cmd, RecordArgs& a) {
+void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
   cmd->add_option("--name", a.name, "Family name of the recorded kernels (default: the program's base name)");
   cmd->add_option("--kernel-regex", a.kernel_regex, "Only kernels whose name matches this ECMAScript regex");
   cmd->add_option("--nvtx-include", a.nvtx_include,
@@ -89,6 +97,12 @@ void add_record_options(CLI::App* cmd, RecordArgs& a) {
                 "Record no NVTX range paths (saves tracing each launch call; identities then have no nvtx)");
   cmd->add_flag("--allow-empty", a.allow_empty, "Store an empty run when the program launched no kernel");
   cmd->add_option("--keep-records", a.keep_records, "Keep the raw record files in this folder");
+  cmd->add_option("--profile-launches", a.profile_launches,
+                  "With --metrics: launches profiled per kernel, the first ones (each costs a replay)");
+  if (!metrics) return;
+  cmd->add_option("--metrics", a.metrics,
+                  "Hardware metrics of the first launches of each kernel (kernel replay): none (default), default, "
+                  "or a list of gpuperf and Perfworks names");
 }
 
 Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
@@ -107,12 +121,47 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
     record::KernelTotals none;
     record::aggregate_launches({}, program, select, none);  // bad regexes fail before the program runs
   }
+  // --metrics: the collector's metric plan; the injection library profiles plan.perfworks in that order.
+  std::vector<std::pair<std::string, std::string>> env;
+  std::optional<MetricPlan> plan;
+  if (const MetricSelection selection = parse_metrics_option(a.metrics); selection.enabled) {
+    std::vector<MetricRequest> requests;
+    std::string left_out;
+    for (auto& r : resolve_metric_requests(selection.names, nullptr)) {
+      if (r.source == MetricSource::profiler) {
+        requests.push_back(std::move(r));
+      } else {
+        left_out += (left_out.empty() ? "" : ", ") + r.name;
+      }
+    }
+    if (!left_out.empty() && !ctx.quiet) {
+      std::fprintf(stderr, "gpuperf: note: not recorded for a program's kernels (they need the kernel function, "
+                   "which a recorded program does not give): %s\n", left_out.c_str());
+    }
+    if (requests.empty()) throw InputError("--metrics '" + a.metrics + "' names no hardware metric a program's kernels can give");
+    plan = plan_metrics(std::move(requests));
+    if (a.profile_launches == 0) throw InputError("--profile-launches must be at least 1 with --metrics");
+    std::string names, module;
+    for (const auto& n : plan->perfworks) names += (names.empty() ? "" : ",") + n;
+    for (const auto& candidate : cupti::backend_module_candidates()) {
+      if (access(candidate.c_str(), R_OK) == 0) {
+        module = candidate;
+        break;
+      }
+    }
+    if (module.empty()) throw EnvironmentError("--metrics needs gpuperf's CUPTI back end (libgpuperf_cupti.so), which was not found");
+    env = {{"GPUPERF_RECORD_METRICS", names},
+           {"GPUPERF_RECORD_CUPTI_MODULE", module},
+           {"GPUPERF_RECORD_PROFILE_LAUNCHES", std::to_string(a.profile_launches)}};
+    select.metrics = &*plan;
+  }
+
   record::check_no_other_injection();
   gpu::device_count();  // exit 3 without a GPU, before the program runs
   const std::string inject = record::find_inject_library();
 
   RecordDir dir(a.keep_records);
-  const record::ProgramEnd end = record::run_program(a.command, dir.path(), inject, !a.no_nvtx);
+  const record::ProgramEnd end = record::run_program(a.command, dir.path(), inject, !a.no_nvtx, env);
   const auto processes = record::read_record_dir(dir.path());
   record::KernelTotals totals;
   auto by_device = record::aggregate_launches(processes, program, select, totals);

@@ -27,12 +27,15 @@ struct RecordArgs {
   bool allow_empty = false;
   bool no_nvtx = false;
   std::string keep_records;
+  std::string metrics = "none";           // none, default or a list: hardware metrics of profiled launches
+  std::uint64_t profile_launches = 3;     // launches profiled per kernel (the first ones)
 };
 
 // The selection and identity options (--name, --kernel-regex, --nvtx-include, --launch-skip, --launch-count,
 // --max-samples, --kernel-name, --no-nvtx, --allow-empty, --keep-records); commit/branch/label are the
 // caller's, since `check` has its own.
-void add_record_options(CLI::App* cmd, RecordArgs& a);
+// With `metrics`, also --metrics (a command of its own; `check` has its own --metrics) and --profile-launches.
+void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics = true);
 
 struct Recorded {
   std::vector<Run> runs;               // one per GPU, stored, in device order

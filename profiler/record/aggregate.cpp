@@ -9,6 +9,7 @@
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "profiler/metric_eval.hpp"
 
 namespace gpuperf::record {
 namespace {
@@ -127,6 +128,7 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     std::vector<double> samples;
     std::uint64_t launches = 0;
     double total_ns = 0;
+    std::vector<const std::vector<double>*> profiled;  // values of its profiled launches
   };
   std::map<std::uint32_t, std::map<std::string, Acc>> by_device;  // device -> display name -> accumulation
   std::map<std::uint32_t, double> device_total_ns;
@@ -147,6 +149,9 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     if (acc.launches == 0) acc.instance = inst;
     const double ns = static_cast<double>(r.end_ns - r.start_ns);
     if (acc.samples.size() < options.max_samples) acc.samples.push_back(ns);
+    if (options.metrics != nullptr && r.metrics.size() == options.metrics->perfworks.size() && !r.metrics.empty()) {
+      acc.profiled.push_back(&r.metrics);
+    }
     ++acc.launches;
     acc.total_ns += ns;
     device_total_ns[r.device] += ns;
@@ -170,6 +175,26 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
       res.metrics.push_back(single_value("gpu_time_total", acc->total_ns));
       const double total = device_total_ns[device];
       res.metrics.push_back(single_value("gpu_time_share", total > 0 ? 100.0 * acc->total_ns / total : 0.0));
+      if (options.metrics != nullptr && !acc->profiled.empty()) {
+        // One sample per profiled launch of each metric, in the plan's order.
+        std::vector<Measurement> merged;
+        for (const std::vector<double>* values : acc->profiled) {
+          auto per_launch = evaluate_target(*options.metrics, values, Status::ok, "", nullptr, "");
+          if (merged.empty()) {
+            merged = std::move(per_launch);
+            continue;
+          }
+          for (std::size_t j = 0; j < merged.size() && j < per_launch.size(); ++j) {
+            if (per_launch[j].status == Status::ok && merged[j].status == Status::ok) {
+              merged[j].samples.push_back(per_launch[j].samples.at(0));
+            }
+          }
+        }
+        for (auto& m : merged) {
+          if (m.status == Status::ok) m.summary = summarize(m.samples);
+          res.metrics.push_back(std::move(m));
+        }
+      }
       out[device].push_back(std::move(res));
       ++totals.identities;
     }

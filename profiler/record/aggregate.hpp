@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "profiler/metric_plan.hpp"
 #include "profiler/record/record_file.hpp"
 
 namespace gpuperf::record {
@@ -34,6 +35,9 @@ struct SelectOptions {
   std::size_t max_samples = 1000;            // durations stored per identity (the first ones); counts and
                                              // totals still cover every kept launch
   KernelNaming naming = KernelNaming::demangled;
+  // `record --metrics`: the plan the injection library profiled with (its C line lists plan->perfworks).
+  // Each identity then gets one Measurement per planned metric, a sample per profiled launch of it.
+  const MetricPlan* metrics = nullptr;
 };
 
 struct KernelTotals {
@@ -44,7 +48,8 @@ struct KernelTotals {
 
 // Results per device (CUDA ordinal in the recorded processes): one Result per identity, sorted by GPU time
 // (largest first), with metrics duration (samples in launch order, at most max_samples), launches,
-// gpu_time_total (ns, all kept launches) and gpu_time_share (% of that device's kept kernel time).
+// gpu_time_total (ns, all kept launches) and gpu_time_share (% of that device's kept kernel time), then the
+// hardware metrics of its profiled launches when options.metrics is set.
 // `program` is the family ("python3"); it must not contain '/'. Throws InputError for an invalid regex.
 std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vector<ProcessRecord>& processes,
                                                                 const std::string& program,

@@ -27,6 +27,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "profiler/record/inject_metrics.hpp"
+#include "profiler/record/inject_shared.hpp"
+
 namespace {
 
 constexpr std::size_t kBufferBytes = 8u << 20;
@@ -71,6 +74,17 @@ void write_line_locked(const std::string& line) {
   std::fputc('\n', s.out);
 }
 
+}  // namespace
+
+namespace gpuperf::record::inject {
+void write_line(const std::string& line) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  write_line_locked(line);
+}
+}  // namespace gpuperf::record::inject
+
+namespace {
+
 void report_error(const std::string& what) {
   std::lock_guard<std::mutex> lock(state().mutex);
   write_line_locked("X " + what);
@@ -106,6 +120,7 @@ void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream_id, std::uint
   while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
     if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      if (gpuperf::record::inject::is_own_kernel(k->name)) continue;  // the L2 flush before a profiled launch
       const std::uint64_t name = intern_locked(state().names, k->name != nullptr ? k->name : "?", 'N');
       char buf[320];
       std::snprintf(buf, sizeof buf, "K %u %u %u %u %llu %llu %d %d %d %d %d %d %llu", k->deviceId, k->contextId,
@@ -165,7 +180,11 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-  if (domain == CUPTI_CB_DOMAIN_NVTX) on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data));
+  if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data));
+  } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    gpuperf::record::inject::on_launch(domain, cbid, static_cast<const CUpti_CallbackData*>(data));
+  }
 }
 
 // Flushes every buffer and closes the file with Z. Runs at exit, or from a fatal signal's handler.
@@ -246,18 +265,19 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     report_error(std::string("cannot trace kernels: ") + result_text(r));
     return 1;
   }
-  if (!nvtx) {
-    std::atexit(finish);
-    install_signal_handlers();
-    return 1;
-  }
-  CUpti_SubscriberHandle subscriber = nullptr;
-  r = cuptiSubscribe(&subscriber, on_callback, nullptr);
-  if (r == CUPTI_SUCCESS) r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
-  if (r != CUPTI_SUCCESS) {
-    // Kernels are still traced; only NVTX paths are missing. Another tool may hold the one subscriber.
-    report_error(std::string("NVTX ranges are not recorded: cuptiSubscribe/cuptiEnableDomain: ") + result_text(r) +
-                 (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another profiler, e.g. ncu or nsys, is attached)" : ""));
+  const char* metrics = std::getenv("GPUPERF_RECORD_METRICS");
+  if (nvtx || (metrics != nullptr && *metrics != '\0')) {
+    CUpti_SubscriberHandle subscriber = nullptr;
+    r = cuptiSubscribe(&subscriber, on_callback, nullptr);
+    if (r == CUPTI_SUCCESS && nvtx) r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
+    if (r != CUPTI_SUCCESS) {
+      // Kernels are still traced; NVTX paths and metrics are missing. Another tool may hold the one subscriber.
+      report_error(std::string("NVTX ranges and hardware metrics are not recorded: cuptiSubscribe/cuptiEnableDomain: ") +
+                   result_text(r) +
+                   (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another profiler, e.g. ncu or nsys, is attached)" : ""));
+    } else {
+      gpuperf::record::inject::init_metrics(subscriber);
+    }
   }
   std::atexit(finish);
   install_signal_handlers();

@@ -81,7 +81,8 @@ void check_no_other_injection() {
 }
 
 ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& record_dir,
-                       const std::string& inject_library, bool nvtx) {
+                       const std::string& inject_library, bool nvtx,
+                       const std::vector<std::pair<std::string, std::string>>& env) {
   const std::string program = resolve_program(argv.at(0));
   ProgramEnd end;
   end.started_at = now_iso8601();
@@ -99,6 +100,7 @@ ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& 
     setenv("CUDA_INJECTION64_PATH", inject_library.c_str(), 1);
     setenv("GPUPERF_RECORD_DIR", record_dir.c_str(), 1);
     if (!nvtx) setenv("GPUPERF_RECORD_NO_NVTX", "1", 1);
+    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
     if (std::getenv("NVTX_INJECTION64_PATH") == nullptr && *GPUPERF_CUPTI_LIBRARY != '\0' &&
         access(GPUPERF_CUPTI_LIBRARY, R_OK) == 0) {
       setenv("NVTX_INJECTION64_PATH", GPUPERF_CUPTI_LIBRARY, 1);

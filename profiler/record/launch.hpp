@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpuperf::record {
@@ -33,8 +34,10 @@ struct ProgramEnd {
 // NVTX ranges reach CUPTI); children it starts inherit them. While it runs, SIGINT is left to the program
 // (the terminal sends it there too) and SIGTERM is passed on to it, so gpuperf lives to store what was seen.
 // With `nvtx` false the library records no NVTX paths (GPUPERF_RECORD_NO_NVTX=1): no launch-API records.
+// `env` adds variables for the library (the hardware metrics' GPUPERF_RECORD_METRICS, ...).
 ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& record_dir,
-                       const std::string& inject_library, bool nvtx = true);
+                       const std::string& inject_library, bool nvtx = true,
+                       const std::vector<std::pair<std::string, std::string>>& env = {});
 
 
 }  // namespace gpuperf::record

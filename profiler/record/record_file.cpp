@@ -29,6 +29,7 @@ ProcessRecord parse_process_text(const std::string& text, const std::string& wha
   ProcessRecord p;
   std::map<std::uint64_t, std::string> names, ranges;
   std::map<std::uint32_t, std::uint64_t> range_of_correlation;
+  std::map<std::uint32_t, std::vector<double>> metrics_of_correlation;
   struct Pending {
     LaunchRecord r;
     std::uint64_t name_id;
@@ -84,6 +85,21 @@ ProcessRecord parse_process_text(const std::string& text, const std::string& wha
         range_of_correlation[corr] = range;
         break;
       }
+      case 'C': {
+        std::string name;
+        while (f >> name) p.metric_names.push_back(name);
+        break;
+      }
+      case 'M': {
+        std::uint32_t corr = 0;
+        if (!(f >> corr)) throw bad("malformed metrics line");
+        std::vector<double> values;
+        double v = 0;
+        while (f >> v) values.push_back(v);
+        if (values.size() != p.metric_names.size()) throw bad("metric values do not match the C line");
+        metrics_of_correlation[corr] = std::move(values);
+        break;
+      }
       case 'D': {
         std::uint64_t n = 0;
         if (!(f >> n)) throw bad("malformed dropped-records line");
@@ -105,6 +121,9 @@ ProcessRecord parse_process_text(const std::string& text, const std::string& wha
     if (n == names.end()) throw InputError(what + ": kernel name id " + std::to_string(k.name_id) + " is never named");
     k.r.name = n->second;
     k.r.pid = p.pid;
+    if (auto m = metrics_of_correlation.find(k.r.correlation); m != metrics_of_correlation.end()) {
+      k.r.metrics = m->second;
+    }
     if (auto c = range_of_correlation.find(k.r.correlation); c != range_of_correlation.end()) {
       if (auto rg = ranges.find(c->second); rg != ranges.end()) k.r.nvtx_path = rg->second;
     }

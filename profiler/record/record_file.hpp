@@ -6,6 +6,8 @@
 //   R <range id> <NVTX range path: "outer/inner">
 //   K <device> <context> <stream> <correlation> <start ns> <end ns> <gx> <gy> <gz> <bx> <by> <bz> <name id>
 //   E <correlation> <range id>                 the launch with this correlation ran inside that range path
+//   C <perfworks name>...                      the hardware metrics profiled (`record --metrics`), in order
+//   M <correlation> <value>...                 one profiled launch's values, in the C line's order
 //   D <count>                                  activity records CUPTI dropped (buffers full)
 //   X <message>                                the injection library could not record (e.g. another profiler)
 //   Z                                          the process ended and everything was flushed (last line)
@@ -33,6 +35,7 @@ struct LaunchRecord {
   std::string name;        // mangled
   std::string nvtx_path;   // "" outside any NVTX range
   std::uint32_t pid = 0;
+  std::vector<double> metrics;  // a profiled launch's values, in ProcessRecord::metric_names order; else empty
 };
 
 struct ProcessRecord {
@@ -41,6 +44,7 @@ struct ProcessRecord {
   bool complete = false;       // ended with Z
   std::uint64_t dropped = 0;   // CUPTI's dropped records
   std::vector<std::string> errors;  // X lines
+  std::vector<std::string> metric_names;  // the C line
   std::vector<LaunchRecord> launches;  // in file order
 };
 

@@ -37,6 +37,16 @@ __global__ void spin(float* out, int iterations) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = x;
 }
 
+// Each block stages 256 floats read at stride 2 (half of every sector fetched is used: gld_efficiency 50%)
+// through shared memory and writes them back reversed: shared loads and stores that a counter can see.
+__global__ void stage(const float* in, float* out) {
+  __shared__ float tile[256];
+  const unsigned base = blockIdx.x * 512;
+  tile[threadIdx.x] = in[base + 2 * threadIdx.x];
+  __syncthreads();
+  out[blockIdx.x * 256 + threadIdx.x] = tile[255 - threadIdx.x];
+}
+
 }  // namespace
 
 extern "C" __global__ void add_one(float* out, int n) {
@@ -88,6 +98,11 @@ int truth(const char* file, int exit_code, bool sigterm, const char* self) {
   // Kernels of 10-150 us: CUDA events around a launch also time its start on the GPU (a few us).
   for (int i = 0; i < 10; ++i) t.timed("spin<4>", "phase1", 128, 256, [&] { spin<4><<<128, 256>>>(out, 16000); });
   t.batch("spin<4>", "phase1", 128, 256, 10, [&] { spin<4><<<128, 256>>>(out, 16000); });
+  // stage reads 2 x 4096 x 256 floats of `out` and writes the first half of `staged`.
+  float* staged = nullptr;
+  check(cudaMalloc(&staged, 4096 * 256 * sizeof(float)), "cudaMalloc");
+  for (int i = 0; i < 3; ++i) t.timed("stage", "phase1", 4096, 256, [&] { stage<<<4096, 256>>>(out, staged); });
+  t.batch("stage", "phase1", 4096, 256, 2, [&] { stage<<<4096, 256>>>(out, staged); });
   nvtxRangePushA("inner");
   for (int i = 0; i < 5; ++i) {
     t.timed("add_one", "phase1/inner", kAddN / 256, 256, [&] { add_one<<<kAddN / 256, 256>>>(out, kAddN); });

@@ -9,6 +9,8 @@
 #include <fstream>
 
 #include "core/errors.hpp"
+#include "profiler/metric_catalog.hpp"
+#include "profiler/metric_plan.hpp"
 #include "profiler/record/aggregate.hpp"
 #include "profiler/record/launch.hpp"
 #include "profiler/record/record_file.hpp"
@@ -188,6 +190,36 @@ TEST(Aggregate, KernelRegexNvtxIncludeLaunchSkipAndCountSelectLikeNcu) {
   bad.nvtx_include = "([";
   EXPECT_THROW(aggregate_launches({}, "app", bad, totals), InputError);
   EXPECT_THROW(aggregate_launches({}, "a/b", SelectOptions{}, totals), InputError);
+}
+
+TEST(Aggregate, ProfiledLaunchesGiveTheirIdentityHardwareMetrics) {
+  const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency", "shared_load_transactions"}, nullptr));
+  ASSERT_EQ(plan.perfworks.size(), 2u);
+  std::string text = "P 9 1 0 app\nN 1 _Z4spinILi4EEvPfi\nC " + plan.perfworks[0] + " " + plan.perfworks[1] + "\n";
+  for (int i = 1; i <= 4; ++i) {
+    text += "K 0 1 7 " + std::to_string(i) + " " + std::to_string(i * 10000) + " " + std::to_string(i * 10000 + 500) +
+            " 64 1 1 128 1 1 1\n";
+  }
+  text += "M 1 50 1000\nM 2 50 1010\nZ\n";  // the first two launches were profiled
+  const auto processes = std::vector<ProcessRecord>{parse_process_text(text, "f")};
+  ASSERT_EQ(processes[0].metric_names.size(), 2u);
+  EXPECT_EQ(processes[0].launches[0].metrics, (std::vector<double>{50, 1000}));
+  EXPECT_TRUE(processes[0].launches[2].metrics.empty());
+  SelectOptions o;
+  o.metrics = &plan;
+  KernelTotals totals;
+  const Result r = aggregate_launches(processes, "app", o, totals).at(0).at(0);
+  const Measurement* gld = r.find("gld_efficiency");
+  const Measurement* shared = r.find("shared_load_transactions");
+  ASSERT_NE(gld, nullptr);
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(gld->samples, (std::vector<double>{50, 50}));
+  EXPECT_EQ(shared->samples, (std::vector<double>{1000, 1010}));
+  EXPECT_DOUBLE_EQ(shared->summary.median, 1005);
+  EXPECT_DOUBLE_EQ(r.find("launches")->samples.at(0), 4.0);  // every launch counts, profiled or not
+  // Without the plan (record without --metrics) the values are not read.
+  EXPECT_EQ(aggregate_launches(processes, "app", SelectOptions{}, totals).at(0).at(0).find("gld_efficiency"), nullptr);
+  EXPECT_THROW(parse_process_text("P 1 0 0 x\nC a b\nM 3 1\n", "f"), InputError);  // values do not match C
 }
 
 TEST(Launch, ResolvesProgramsLikeAShellAndRefusesWhatCannotRun) {

@@ -1,0 +1,234 @@
+#include "profiler/record/inject_metrics.hpp"
+
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "profiler/cupti/range_backend.hpp"
+#include "profiler/record/inject_shared.hpp"
+
+namespace gpuperf::record::inject {
+namespace {
+
+// Empties L2 as the collector does (profiler/metric_device.cu): write every 128-byte line of a buffer twice
+// the L2's size, then discard it from L2, so no dirty line of ours is written back inside the next range.
+// PTX, loaded through the driver, so the library needs no CUDA runtime of its own.
+constexpr const char* kFlushPtx = R"(
+.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry gpuperf_record_flush_l2(.param .u64 p_buf, .param .u64 p_lines)
+{
+  .reg .pred %p;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [p_buf];
+  ld.param.u64 %rd2, [p_lines];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd3, %r1, %r2;
+  cvt.u64.u32 %rd4, %r3;
+  add.u64 %rd3, %rd3, %rd4;
+  setp.ge.u64 %p, %rd3, %rd2;
+  @%p bra DONE;
+  shl.b64 %rd5, %rd3, 7;
+  add.u64 %rd6, %rd1, %rd5;
+  st.global.u32 [%rd6], 0;
+  discard.global.L2 [%rd6], 128;
+DONE:
+  ret;
+}
+)";
+constexpr const char* kFlushName = "gpuperf_record_flush_l2";
+
+struct Context {
+  std::unique_ptr<cupti::RangeProfilerBackend> backend;
+  CUmodule module = nullptr;
+  CUfunction flush = nullptr;
+  CUdeviceptr buffer = 0;
+  unsigned long long lines = 0;
+  std::string broken;  // set once profiling failed on this context: no further attempts
+};
+
+struct State {
+  std::mutex mutex;
+  const cupti::BackendFactory* factory = nullptr;
+  std::vector<std::string> metrics;
+  unsigned long long per_kernel = 3;
+  std::map<std::string, unsigned long long> profiled;  // kernel symbol -> launches profiled so far
+  std::map<CUcontext, Context> contexts;
+};
+
+State* g_state = nullptr;
+thread_local bool t_busy = false;      // inside our own profiling: our flush launch must not recurse
+thread_local bool t_profiling = false; // a launch of this thread is being profiled (runtime and driver
+                                       // callbacks of one launch must not both start a session)
+thread_local CUpti_CallbackId t_started_by = 0;
+thread_local CUpti_CallbackDomain t_started_domain = CUPTI_CB_DOMAIN_INVALID;
+thread_local Context* t_context = nullptr;
+thread_local std::uint32_t t_correlation = 0;
+
+std::string driver_error(CUresult r, const char* call) {
+  const char* s = nullptr;
+  cuGetErrorString(r, &s);
+  return std::string(call) + ": " + (s != nullptr ? s : "unknown CUDA error");
+}
+
+void check(CUresult r, const char* call) {
+  if (r != CUDA_SUCCESS) throw std::runtime_error(driver_error(r, call));
+}
+
+Context& context_for(CUcontext ctx) {
+  Context& c = g_state->contexts[ctx];
+  if (c.backend || !c.broken.empty()) return c;
+  std::uint32_t device = 0;
+  if (cuptiGetDeviceId(ctx, &device) != CUPTI_SUCCESS) throw std::runtime_error("cuptiGetDeviceId failed");
+  c.backend = g_state->factory->open_device(static_cast<int>(device), ctx);
+  c.backend->add_configuration(g_state->metrics);
+  check(cuModuleLoadData(&c.module, kFlushPtx), "cuModuleLoadData (L2 flush)");
+  check(cuModuleGetFunction(&c.flush, c.module, kFlushName), "cuModuleGetFunction (L2 flush)");
+  CUdevice dev = 0;
+  check(cuCtxGetDevice(&dev), "cuCtxGetDevice");
+  int l2 = 0;
+  check(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev), "cuDeviceGetAttribute");
+  c.lines = 2ull * static_cast<unsigned long long>(l2) / 128;
+  check(cuMemAlloc(&c.buffer, c.lines * 128), "cuMemAlloc (L2 flush buffer)");
+  return c;
+}
+
+void flush_l2(Context& c) {
+  check(cuCtxSynchronize(), "cuCtxSynchronize");
+  void* args[] = {&c.buffer, &c.lines};
+  const unsigned blocks = static_cast<unsigned>((c.lines + 255) / 256);
+  check(cuLaunchKernel(c.flush, blocks, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel (L2 flush)");
+  check(cuCtxSynchronize(), "cuCtxSynchronize");
+}
+
+bool is_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 ||
+           cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000;
+  }
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
+}
+
+void enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  if (t_profiling || data->symbolName == nullptr || data->context == nullptr) return;
+  std::lock_guard<std::mutex> lock(g_state->mutex);
+  unsigned long long& done = g_state->profiled[data->symbolName];
+  if (done >= g_state->per_kernel) return;
+  Context* c = nullptr;
+  try {
+    c = &context_for(data->context);
+    if (!c->broken.empty()) return;
+    t_busy = true;
+    flush_l2(*c);
+    t_busy = false;
+    // One auto range around this launch; kernel replay runs every pass inside the launch call.
+    c->backend->begin_session(0, cupti::SessionReplay::kernel, 1);
+    c->backend->start_pass();
+  } catch (const std::exception& e) {
+    t_busy = false;
+    if (c != nullptr) c->broken = e.what();
+    if (c != nullptr) c->backend.reset();
+    write_line(std::string("X hardware metrics are not recorded on this context: ") + e.what());
+    return;
+  }
+  ++done;
+  t_profiling = true;
+  t_started_by = cbid;
+  t_started_domain = domain;
+  t_context = c;
+  t_correlation = data->correlationId;
+}
+
+void leave(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  if (!t_profiling || domain != t_started_domain || cbid != t_started_by) return;
+  t_profiling = false;
+  std::lock_guard<std::mutex> lock(g_state->mutex);
+  Context& c = *t_context;
+  try {
+    while (!c.backend->end_pass()) c.backend->start_pass();  // kernel replay: done after one
+    c.backend->decode();
+    const auto ranges = c.backend->evaluate();
+    c.backend->end_session();
+    if (ranges.size() != 1) throw std::runtime_error("CUPTI returned " + std::to_string(ranges.size()) + " ranges");
+    std::ostringstream line;
+    line.precision(17);
+    line << "M " << t_correlation;
+    for (double v : ranges[0].values) line << ' ' << v;
+    write_line(line.str());
+  } catch (const std::exception& e) {
+    try {
+      c.backend->end_session();
+    } catch (const std::exception&) {  // the failure being reported is the one that matters
+    }
+    write_line(std::string("X hardware metrics of a launch failed: ") + e.what());
+  }
+}
+
+}  // namespace
+
+bool is_own_kernel(const char* name) { return name != nullptr && std::strcmp(name, kFlushName) == 0; }
+
+bool init_metrics(CUpti_SubscriberHandle subscriber) {
+  const char* metrics = std::getenv("GPUPERF_RECORD_METRICS");
+  if (metrics == nullptr || *metrics == '\0') return true;
+  const char* module = std::getenv("GPUPERF_RECORD_CUPTI_MODULE");
+  void* handle = module != nullptr ? dlopen(module, RTLD_NOW | RTLD_LOCAL) : nullptr;
+  using FactoryFn = const cupti::BackendFactory* (*)(int);
+  auto fn = handle != nullptr ? reinterpret_cast<FactoryFn>(dlsym(handle, cupti::kBackendFactorySymbol)) : nullptr;
+  const cupti::BackendFactory* factory = fn != nullptr ? fn(cupti::kBackendAbiVersion) : nullptr;
+  if (factory == nullptr) {
+    write_line(std::string("X hardware metrics are not recorded: cannot load gpuperf's CUPTI back end ") +
+               (module != nullptr ? module : "(GPUPERF_RECORD_CUPTI_MODULE unset)") + ": " +
+               (handle == nullptr ? dlerror() : "not gpuperf's back end of this version"));
+    return false;
+  }
+  g_state = new State;  // lives as long as the process
+  g_state->factory = factory;
+  std::stringstream names(metrics);
+  std::string name, header = "C";
+  while (std::getline(names, name, ',')) {
+    if (name.empty()) continue;
+    g_state->metrics.push_back(name);
+    header += " " + name;
+  }
+  if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_LAUNCHES"); n != nullptr && *n != '\0') {
+    g_state->per_kernel = std::strtoull(n, nullptr, 10);
+  }
+  write_line(header);
+  CUptiResult r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+  if (r == CUPTI_SUCCESS) r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+  if (r != CUPTI_SUCCESS) {
+    const char* s = nullptr;
+    cuptiGetResultString(r, &s);
+    write_line(std::string("X hardware metrics are not recorded: cuptiEnableDomain: ") + (s != nullptr ? s : "?"));
+    return false;
+  }
+  return true;
+}
+
+void on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  if (g_state == nullptr || t_busy || !is_launch(domain, cbid)) return;
+  if (data->callbackSite == CUPTI_API_ENTER) {
+    enter(domain, cbid, data);
+  } else {
+    leave(domain, cbid);
+  }
+}
+
+}  // namespace gpuperf::record::inject

@@ -1,0 +1,24 @@
+// `gpuperf record --metrics`: hardware metrics of the first launches of each kernel, collected inside the
+// recorded program by the injection library (CUPTI Range Profiler, auto range + kernel replay: CUPTI saves
+// and restores the memory the kernel writes, so the program's results stay correct), with L2 emptied before
+// each profiled launch as the collector does. Writes "C <perfworks names...>" once and
+// "M <correlation> <values...>" per profiled launch (profiler/record/record_file.hpp).
+#pragma once
+
+#include <cupti.h>
+
+namespace gpuperf::record::inject {
+
+// Reads GPUPERF_RECORD_METRICS (comma-separated Perfworks names), GPUPERF_RECORD_PROFILE_LAUNCHES (first N
+// launches of each kernel) and GPUPERF_RECORD_CUPTI_MODULE (gpuperf's CUPTI back end); loads the back end
+// and enables the launch callbacks on `subscriber`. False (and an X line) when profiling is impossible;
+// tracing goes on either way. Does nothing and returns true without GPUPERF_RECORD_METRICS.
+bool init_metrics(CUpti_SubscriberHandle subscriber);
+
+// The launch API callbacks (runtime and driver domains).
+void on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data);
+
+// Whether a kernel record is the library's own L2 flush (left out of the record file).
+bool is_own_kernel(const char* name);
+
+}  // namespace gpuperf::record::inject
