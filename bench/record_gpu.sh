@@ -49,17 +49,19 @@ def load(paths):
                 batches[key] = (int(f[5]), float(f[6]) * 1000)
     return singles, batches
 singles, batches = load(sys.argv[2:4])
-plain_singles, _ = load(sys.argv[4:6])
+plain_singles, plain_batches = load(sys.argv[4:6])
 stored = {}
 for r in run["results"]:
     p = r.get("params", {})
     kernel = r["benchmark"].split("/", 1)[1].replace("(anonymous namespace)::", "")
     stored[(kernel, p.get("nvtx", ""), p["grid"], p["block"])] = r["metrics"]
-# Launches must match exactly. Durations: the launches timed back to back between two events, whose mean
-# includes one event's cost shared by all (the check: 3% + 3 us); single launches timed each between its own
-# two events read ~6 us longer (the events' cost), recorded or not, shown for reference.
-print(f"{'kernel':8} {'nvtx':13} {'grid':10} {'made':>4} {'stored':>6} | {'batch: events mean':>18} {'stored mean':>11} {'diff':>8} | "
-      f"{'single: events':>14} {'not recorded':>12} {'stored':>9}  verdict")
+# Launches must match exactly. Durations: the program times launches back to back between two events; the
+# mean of that span includes one event's cost shared by all and the gaps between launches. The check (3% +
+# 3 us) uses the program's own run without gpuperf, because under any CUPTI tracer each launch also carries
+# the tracer's per-kernel cost (shown: "recorded"). Single launches each between their own two events read
+# ~6 us longer (the events' cost), recorded or not, shown for reference.
+print(f"{'kernel':8} {'nvtx':13} {'grid':10} {'made':>4} {'stored':>6} | {'batch events mean':>17} {'(recorded)':>10} "
+      f"{'stored mean':>11} {'diff':>8} | {'single events':>13} {'stored':>9}  verdict")
 bad = 0
 for key in sorted(set(singles) | set(batches)):
     made = len(singles.get(key, [])) + batches.get(key, (0, 0))[0]
@@ -69,14 +71,14 @@ for key in sorted(set(singles) | set(batches)):
     launches = int(m["launches"]["value"])
     samples = m["duration"]["samples"]
     count, batch_ns = batches[key]
-    ev_mean = batch_ns / count
+    plain_count, plain_ns = plain_batches.get(key, (count, batch_ns))
+    ev_mean = plain_ns / plain_count
     st_mean = statistics.mean(samples[-count:])  # the batch came last, in launch order
     ok = launches == made and abs(st_mean - ev_mean) <= 0.03 * ev_mean + 3000
     bad += not ok
-    print(f"{key[0]:8} {key[1]:13} {key[2]:10} {made:4} {launches:6} | {ev_mean/1000:15.2f} us {st_mean/1000:8.2f} us "
-          f"{100*(st_mean-ev_mean)/ev_mean:+7.2f}% | {statistics.median(singles[key])/1000:11.2f} us "
-          f"{statistics.median(plain_singles.get(key, [0]))/1000:9.2f} us {statistics.median(samples[:-count])/1000:6.2f} us  "
-          f"{'ok' if ok else 'MISMATCH'}")
+    print(f"{key[0]:8} {key[1]:13} {key[2]:10} {made:4} {launches:6} | {ev_mean/1000:14.2f} us {batch_ns/count/1000:7.2f} us "
+          f"{st_mean/1000:8.2f} us {100*(st_mean-ev_mean)/ev_mean:+7.2f}% | {statistics.median(singles[key])/1000:10.2f} us "
+          f"{statistics.median(samples[:-count])/1000:6.2f} us  {'ok' if ok else 'MISMATCH'}")
 for key in set(stored) - set(singles) - set(batches):
     print(f"unexpected identity stored: {key}"); bad += 1
 print(f"command: {run.get('command')}  exit_status: {run.get('exit_status')}")
@@ -142,7 +144,9 @@ fi
 echo
 
 # 5. Hardware metrics (--metrics default): the first 2 launches of each kernel, against ncu on the same
-#    program (ncu profiles every launch; its first launch of each kernel is compared).
+#    program (ncu profiles every launch; its first launch of each kernel is compared). gld_efficiency and the
+#    shared-memory counts must agree; DRAM bytes and occupancy are shown but not checked: under kernel replay
+#    CUPTI saves the kernel's memory before the first pass, which refills the L2 that gpuperf emptied.
 rc=0
 gp record --metrics default --profile-launches 2 --label metrics -- "$probe" truth "$out/t5.txt" >"$out/record5.txt" 2>&1 || rc=$?
 is "$rc" 0 "record --metrics default exits 0"
@@ -166,9 +170,12 @@ names = {"gld_efficiency": "smsp__sass_average_data_bytes_per_sector_mem_global_
 ncu = {}  # (kernel base name, grid) -> {metric: first value}
 lines = [l for l in open(sys.argv[2]) if l.startswith('"')]
 for row in csv.DictReader(lines):
-    name = row.get("Kernel Name", "")
+    name = row.get("Kernel Name", "").replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
+    if name.startswith("void "):
+        name = name[5:]
     base = name.split("(")[0].split("<")[0].split("::")[-1].strip()
-    key = (base, row.get("Grid Size", "").replace("(", "").replace(")", "").replace(", ", "x").replace(",", "x"))
+    dims = lambda v: v.replace("(", "").replace(")", "").replace(", ", "x").replace(",", "x")
+    key = (base, dims(row.get("Grid Size", "")), dims(row.get("Block Size", "")))
     value = row.get("Metric Value", "").replace(",", "")
     try:
         ncu.setdefault(key, {}).setdefault(row["Metric Name"], float(value))
@@ -179,7 +186,7 @@ print(f"{'kernel':10} {'grid':10} {'metric':26} {'gpuperf':>14} {'ncu':>14}  ver
 for r in run["results"]:
     kernel = r["benchmark"].split("/", 1)[1].replace("(anonymous namespace)::", "").split("<")[0]
     grid = r["params"]["grid"]
-    got = ncu.get((kernel, grid))
+    got = ncu.get((kernel, grid, r["params"]["block"]))
     for metric in ("gld_efficiency", "shared_load_transactions", "shared_store_transactions", "dram_bytes_read",
                    "achieved_occupancy"):
         m = r["metrics"].get(metric)
