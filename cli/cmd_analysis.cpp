@@ -16,7 +16,6 @@
 #include "cli/context.hpp"
 #include "cli/measure.hpp"
 #include "cli/record_run.hpp"
-#include "core/command_line.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
 #include "kernels/benchmark.hpp"
@@ -203,12 +202,8 @@ int do_check_record(const Context& ctx, const CheckArgs& a, const analysis::Comp
                                                             base.id, recorded.run_ids[i], &history);
     verdict = std::max(verdict, emit_compare(report, out));
   }
-  if (recorded.exit_status != 0) {
-    std::fprintf(stderr, "gpuperf: error: %s ended with %s (stored with the run)\n", program.command.front().c_str(),
-                 describe_exit_status(recorded.exit_status).c_str());
-    return kExitProgramFailed;
-  }
-  return verdict;
+  const int program_code = program_exit_code(recorded, program);
+  return program_code != kExitOk ? program_code : verdict;
 }
 
 int do_check(const Context& ctx, const CheckArgs& a) {

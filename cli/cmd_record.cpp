@@ -1,7 +1,6 @@
 // `gpuperf record [options] -- APP [ARGS...]`: runs an unmodified CUDA program under gpuperf's injection
 // library and stores every kernel it launched as a run, one kernel identity per instance and one launch per
 // duration sample (README.md, "Recording a program"). One run per GPU the program used.
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -10,8 +9,6 @@
 
 #include "cli/context.hpp"
 #include "cli/record_run.hpp"
-#include "core/command_line.hpp"
-#include "core/errors.hpp"
 #include "db/interchange.hpp"
 
 namespace gpuperf::cli {
@@ -32,12 +29,7 @@ int do_record(const Context& ctx, const RecordCommandArgs& a) {
     }
   }
   std::cout.flush();
-  if (recorded.exit_status != 0) {
-    std::fprintf(stderr, "gpuperf: error: %s ended with %s (stored with the run)\n", a.record.command.front().c_str(),
-                 describe_exit_status(recorded.exit_status).c_str());
-    return kExitProgramFailed;
-  }
-  return kExitOk;
+  return program_exit_code(recorded, a.record);
 }
 
 }  // namespace

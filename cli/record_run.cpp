@@ -105,6 +105,13 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                   "or a list of gpuperf and Perfworks names");
 }
 
+int program_exit_code(const Recorded& recorded, const RecordArgs& a) {
+  if (recorded.exit_status == 0) return kExitOk;
+  std::fprintf(stderr, "gpuperf: error: %s ended with %s (stored with the run)\n", a.command.front().c_str(),
+               describe_exit_status(recorded.exit_status).c_str());
+  return kExitProgramFailed;
+}
+
 Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   if (a.command.empty()) throw InputError("no program given: -- APP [ARGS...]");
   if (a.max_samples == 0) throw InputError("--max-samples must be at least 1");

@@ -48,6 +48,10 @@ struct Recorded {
 // kExitUsage or kExitProgramFailed when nothing was recorded (nothing is stored then, unless allow_empty).
 Recorded record_and_store(const Context& ctx, const RecordArgs& a);
 
+// kExitOk when the recorded program exited 0; otherwise says how it ended (its run is stored with it) and
+// returns kExitProgramFailed. `record` and `check --record` end with it.
+int program_exit_code(const Recorded& recorded, const RecordArgs& a);
+
 // "kernel (top N of M by GPU time) ..." table of a recorded run's heaviest kernels.
 std::string format_top_kernels(const Run& run, std::size_t top);
 

@@ -34,21 +34,6 @@ namespace {
 
 constexpr std::size_t kBufferBytes = 8u << 20;
 
-// The APIs that launch kernels (<<<>>> is __cudaLaunchKernel in CUDA 13), runtime and driver: their activity
-// records carry the NVTX path's external correlation to the kernel's correlation id.
-constexpr CUpti_CallbackId kRuntimeLaunches[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,          CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,      CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,          CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000};
-constexpr CUpti_CallbackId kDriverLaunches[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
-
 struct State {
   std::mutex mutex;  // guards everything below
   std::FILE* out = nullptr;
@@ -254,10 +239,17 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   if (nvtx) {
     if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
     // External correlation records are issued with API records: trace the launch APIs alone, not every call.
-    for (CUpti_CallbackId cbid : kRuntimeLaunches) {
+    using namespace gpuperf::record::inject;
+    for (CUpti_CallbackId cbid : kRuntimeKernelLaunches) {
       if (r == CUPTI_SUCCESS) r = cuptiActivityEnableRuntimeApi(cbid, 1);
     }
-    for (CUpti_CallbackId cbid : kDriverLaunches) {
+    for (CUpti_CallbackId cbid : kRuntimeOtherLaunches) {
+      if (r == CUPTI_SUCCESS) r = cuptiActivityEnableRuntimeApi(cbid, 1);
+    }
+    for (CUpti_CallbackId cbid : kDriverKernelLaunches) {
+      if (r == CUPTI_SUCCESS) r = cuptiActivityEnableDriverApi(cbid, 1);
+    }
+    for (CUpti_CallbackId cbid : kDriverOtherLaunches) {
       if (r == CUPTI_SUCCESS) r = cuptiActivityEnableDriverApi(cbid, 1);
     }
   }

@@ -113,18 +113,6 @@ void flush_l2(Context& c) {
   check(cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
-bool is_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-    return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
-           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
-           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
-           cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 ||
-           cbid == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000;
-  }
-  return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-         cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
-}
-
 void enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   if (t_profiling || data->symbolName == nullptr || data->context == nullptr) return;
   std::lock_guard<std::mutex> lock(g_state->mutex);
@@ -211,19 +199,26 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
     g_state->per_kernel = std::strtoull(n, nullptr, 10);
   }
   write_line(header);
-  CUptiResult r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
-  if (r == CUPTI_SUCCESS) r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+  // Callbacks for the single-kernel launch APIs alone: every other API call runs without one.
+  CUptiResult r = CUPTI_SUCCESS;
+  for (CUpti_CallbackId cbid : kRuntimeKernelLaunches) {
+    if (r == CUPTI_SUCCESS) r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+  }
+  for (CUpti_CallbackId cbid : kDriverKernelLaunches) {
+    if (r == CUPTI_SUCCESS) r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+  }
   if (r != CUPTI_SUCCESS) {
     const char* s = nullptr;
     cuptiGetResultString(r, &s);
-    write_line(std::string("X hardware metrics are not recorded: cuptiEnableDomain: ") + (s != nullptr ? s : "?"));
+    write_line(std::string("X hardware metrics are not recorded: cuptiEnableCallback: ") + (s != nullptr ? s : "?"));
     return false;
   }
   return true;
 }
 
 void on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  if (g_state == nullptr || t_busy || !is_launch(domain, cbid)) return;
+  // Only the single-kernel launch APIs are enabled (init_metrics).
+  if (g_state == nullptr || t_busy) return;
   if (data->callbackSite == CUPTI_API_ENTER) {
     enter(domain, cbid, data);
   } else {

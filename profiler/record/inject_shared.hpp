@@ -1,9 +1,29 @@
 // What the injection library's two parts share (inject.cpp: tracing; inject_metrics.cpp: hardware metrics).
 #pragma once
 
+#include <cupti.h>
+
 #include <string>
 
 namespace gpuperf::record::inject {
+
+// The APIs that launch one kernel (<<<>>> is __cudaLaunchKernel in CUDA 13): tracing ties their activity
+// records to the kernel's, and `--metrics` profiles from their callbacks.
+inline constexpr CUpti_CallbackId kRuntimeKernelLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000};
+inline constexpr CUpti_CallbackId kDriverKernelLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz};
+// The other launching APIs (cooperative kernels, graphs): traced too, not profiled.
+inline constexpr CUpti_CallbackId kRuntimeOtherLaunches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000};
+inline constexpr CUpti_CallbackId kDriverOtherLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
 
 // Appends one line to this process's record file (thread-safe; dropped once the file is finished).
 void write_line(const std::string& line);
