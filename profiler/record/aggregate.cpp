@@ -3,8 +3,10 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <regex>
+#include <string_view>
 #include <tuple>
 
 #include "core/errors.hpp"
@@ -106,7 +108,7 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
   // Launches in the order they ran (processes by pid, then GPU start time), as ncu counts them.
   struct Launch {
     const LaunchRecord* record;
-    std::string kernel;
+    const std::string* kernel;  // its identity name, in `names`
   };
   std::vector<Launch> all;
   std::map<std::string, std::string> names;  // mangled -> identity name, demangled once
@@ -114,7 +116,7 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     for (const auto& l : p.launches) {
       auto it = names.find(l.name);
       if (it == names.end()) it = names.emplace(l.name, kernel_name(l.name, options.naming)).first;
-      all.push_back({&l, it->second});
+      all.push_back({&l, &it->second});
     }
   }
   std::stable_sort(all.begin(), all.end(), [](const Launch& a, const Launch& b) {
@@ -131,22 +133,44 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     std::vector<const std::vector<double>*> profiled;  // values of its profiled launches
   };
   std::map<std::uint32_t, std::map<std::string, Acc>> by_device;  // device -> display name -> accumulation
+  // Launches of one device, kernel, shape and NVTX path share an identity: look it up by those raw values,
+  // and build the instance and its display name once per key, not once per launch.
+  using Key = std::tuple<std::uint32_t, const std::string*, std::array<std::uint32_t, 6>, std::string_view>;
+  std::map<Key, Acc*> by_key;
+  std::map<const std::string*, bool> kernel_match;  // the regexes, once per kernel name and per NVTX path
+  std::map<std::string_view, bool> nvtx_match;
   std::map<std::uint32_t, double> device_total_ns;
   std::uint64_t selected = 0;
   for (const Launch& l : all) {
     const LaunchRecord& r = *l.record;
-    if (by_kernel && !std::regex_search(l.kernel, kernel_re)) continue;
-    if (by_nvtx && !std::regex_search(r.nvtx_path, nvtx_re)) continue;
+    if (by_kernel) {
+      auto [it, fresh] = kernel_match.try_emplace(l.kernel, false);
+      if (fresh) it->second = std::regex_search(*l.kernel, kernel_re);
+      if (!it->second) continue;
+    }
+    if (by_nvtx) {
+      auto [it, fresh] = nvtx_match.try_emplace(r.nvtx_path, false);
+      if (fresh) it->second = std::regex_search(r.nvtx_path, nvtx_re);
+      if (!it->second) continue;
+    }
     const std::uint64_t position = selected++;
     if (position < options.launch_skip) continue;
     if (options.launch_count && position - options.launch_skip >= *options.launch_count) continue;
-    BenchmarkInstance inst;
-    inst.name = program + "/" + l.kernel;
-    inst.params["grid"] = dims(r.grid);
-    inst.params["block"] = dims(r.block);
-    if (!r.nvtx_path.empty()) inst.params["nvtx"] = r.nvtx_path;
-    Acc& acc = by_device[r.device][inst.display_name()];
-    if (acc.launches == 0) acc.instance = inst;
+    const Key key{r.device, l.kernel,
+                  {r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2]},
+                  std::string_view(r.nvtx_path)};
+    Acc*& slot = by_key[key];
+    if (slot == nullptr) {
+      BenchmarkInstance inst;
+      inst.name = program + "/" + *l.kernel;
+      inst.params["grid"] = dims(r.grid);
+      inst.params["block"] = dims(r.block);
+      if (!r.nvtx_path.empty()) inst.params["nvtx"] = r.nvtx_path;
+      Acc& acc = by_device[r.device][inst.display_name()];
+      if (acc.launches == 0) acc.instance = inst;
+      slot = &acc;
+    }
+    Acc& acc = *slot;
     const double ns = static_cast<double>(r.end_ns - r.start_ns);
     if (acc.samples.size() < options.max_samples) acc.samples.push_back(ns);
     if (options.metrics != nullptr && r.metrics.size() == options.metrics->perfworks.size() && !r.metrics.empty()) {

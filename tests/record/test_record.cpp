@@ -70,6 +70,18 @@ TEST(RecordFile, MalformedLinesNameTheFileAndLine) {
   EXPECT_THROW(parse_process_text("P 1 0 5 x\nQ what\n", "f"), InputError);
   EXPECT_THROW(parse_process_text("K 0 1 7 1 5 4 1 1 1 1 1 1 1\n", "f"), InputError);  // ends before it starts
   EXPECT_THROW(parse_process_text("K 0 1 7 1 4 5 1 1 1 1 1 1 9\n", "f"), InputError);  // name 9 never named
+  // Every field whole and in range: no trailing junk, no sign, nothing missing.
+  for (const char* line : {"K 0 1 7 1 4 5 1 1 1 1 1 1 1x\n", "K 0 1 7 -1 4 5 1 1 1 1 1 1 1\n",
+                           "K 0 1 7 1 4 5 1 1 1 1 1 1\n", "K 0 1 7 1 4 5 1 1 1 1 1 99999999999 1\n"}) {
+    try {
+      parse_process_text(std::string("P 1 0 5 x\nN 1 k\n") + line, "process-1.txt");
+      ADD_FAILURE() << "accepted " << line;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("process-1.txt:3: malformed kernel line"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(parse_process_text("P 1 0 5 x\nC a b\nM 4 1.5 two\n", "f"), InputError);  // not a number
+  EXPECT_THROW(parse_process_text("P 1 0 5 x\nC a b\nM 4 1.5\n", "f"), InputError);      // one short
 }
 
 TEST(RecordFile, ReadsEveryProcessFileOfAFolder) {
@@ -192,6 +204,51 @@ TEST(Aggregate, KernelRegexNvtxIncludeLaunchSkipAndCountSelectLikeNcu) {
   EXPECT_THROW(aggregate_launches({}, "a/b", SelectOptions{}, totals), InputError);
 }
 
+TEST(Aggregate, KernelsWhoseNamesShortenAlikeShareTheirIdentity) {
+  // spin<4> and spin<2> are both "spin" with --kernel-name function: one identity, every launch counted.
+  const std::string text =
+      "P 7 1 0 app\nN 1 _Z4spinILi4EEvPfi\nN 2 _Z4spinILi2EEvPfi\n"
+      "K 0 1 7 1 0 100 64 1 1 128 1 1 1\nK 0 1 7 2 200 250 64 1 1 128 1 1 2\nK 0 1 7 3 300 400 64 1 1 128 1 1 1\nZ\n";
+  SelectOptions function;
+  function.naming = KernelNaming::function;
+  KernelTotals totals;
+  const auto d0 = aggregate_launches({parse_process_text(text, "f")}, "app", function, totals).at(0);
+  ASSERT_EQ(d0.size(), 1u);
+  EXPECT_EQ(d0[0].instance.name, "app/spin");
+  EXPECT_EQ(d0[0].find("duration")->samples, (std::vector<double>{100, 50, 100}));
+  EXPECT_DOUBLE_EQ(d0[0].find("launches")->samples.at(0), 3.0);
+  EXPECT_EQ(aggregate_launches({parse_process_text(text, "f")}, "app", SelectOptions{}, totals).at(0).size(), 2u);
+}
+
+TEST(Aggregate, ALongProgramsLaunchesAreCountedExactlyPerIdentity) {
+  // 30,000 launches of three kernels, the first in two NVTX ranges by turns, as a busy program writes them.
+  std::string text = "P 7 1 0 app\nN 1 _Z4spinILi4EEvPfi\nN 2 add_one\nN 3 _Z5stagePKfPf\nR 1 a\nR 2 a/b\n";
+  std::uint64_t t = 0;
+  for (int i = 0; i < 30000; ++i) {
+    const int kernel = 1 + i % 3;
+    text += "K 0 1 7 " + std::to_string(i + 1) + " " + std::to_string(t) + " " + std::to_string(t + 100 * kernel) +
+            " 64 1 1 128 1 1 " + std::to_string(kernel) + "\n";
+    if (kernel == 1) text += "E " + std::to_string(i + 1) + " " + std::to_string(1 + (i / 3) % 2) + "\n";
+    t += 1000;
+  }
+  text += "Z\n";
+  KernelTotals totals;
+  const auto d0 = aggregate_launches({parse_process_text(text, "f")}, "app", SelectOptions{}, totals).at(0);
+  EXPECT_EQ(totals.launches_kept, 30000u);
+  ASSERT_EQ(d0.size(), 4u);  // stage, add_one, spin<4> in a, spin<4> in a/b: by GPU time
+  EXPECT_EQ(d0[0].instance.name, "app/stage");
+  EXPECT_DOUBLE_EQ(d0[0].find("launches")->samples.at(0), 10000.0);
+  EXPECT_DOUBLE_EQ(d0[0].find("gpu_time_total")->samples.at(0), 10000.0 * 300);
+  EXPECT_EQ(d0[1].instance.name, "app/add_one");
+  EXPECT_DOUBLE_EQ(d0[1].find("launches")->samples.at(0), 10000.0);
+  EXPECT_EQ(d0[2].instance.name, "app/spin<4>");
+  EXPECT_EQ(d0[3].instance.name, "app/spin<4>");
+  EXPECT_DOUBLE_EQ(d0[2].find("launches")->samples.at(0), 5000.0);
+  EXPECT_DOUBLE_EQ(d0[3].find("launches")->samples.at(0), 5000.0);
+  EXPECT_NE(param(d0[2], "nvtx"), param(d0[3], "nvtx"));
+  EXPECT_EQ(d0[0].find("duration")->samples.size(), 1000u);  // capped at --max-samples' default
+}
+
 TEST(Aggregate, ProfiledLaunchesGiveTheirIdentityHardwareMetrics) {
   const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency", "shared_load_transactions"}, nullptr));
   ASSERT_EQ(plan.perfworks.size(), 2u);
@@ -248,6 +305,34 @@ TEST(Launch, RunsTheProgramWithTheRecordingEnvironmentAndReportsHowItEnded) {
   EXPECT_EQ(line, "/opt/inject.so|" + dir.string());
   end = run_program({"sh", "-c", "kill -TERM $$"}, dir.string(), "/opt/inject.so");
   EXPECT_EQ(end.exit_status, -15);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Launch, GpuperfsOwnWorkRunsWhileTheProgramRunsAndItsFailureWaitsForTheProgram) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpuperf-overlap-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string go = (dir / "go").string(), done = (dir / "done").string();
+  // The program waits for a file only the callback creates: it ends only if the two ran at the same time.
+  const std::vector<std::string> program = {
+      "sh", "-c", "i=0; while [ ! -e " + go + " ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; "
+                  "[ -e " + go + " ] && touch " + done};
+  ProgramEnd end = run_program(program, dir.string(), "/opt/inject.so", true, {},
+                               [&] { std::ofstream(go) << "1"; });
+  EXPECT_EQ(end.exit_status, 0);
+  EXPECT_TRUE(std::filesystem::exists(done));
+
+  std::filesystem::remove(go);
+  std::filesystem::remove(done);
+  try {
+    run_program(program, dir.string(), "/opt/inject.so", true, {}, [&] {
+      std::ofstream(go) << "1";
+      throw EnvironmentError("cannot describe the GPU");
+    });
+    ADD_FAILURE() << "no error";
+  } catch (const EnvironmentError& e) {
+    EXPECT_STREQ(e.what(), "cannot describe the GPU");
+    EXPECT_TRUE(std::filesystem::exists(done));  // rethrown only once the program had ended
+  }
   std::filesystem::remove_all(dir);
 }
 
