@@ -17,6 +17,7 @@ struct Nvml {
   bool ok = false;
   nvmlReturn_t (*init)() = nullptr;
   nvmlReturn_t (*driver_version)(char*, unsigned) = nullptr;
+  nvmlReturn_t (*device_count)(unsigned*) = nullptr;
   nvmlReturn_t (*handle_by_uuid)(const char*, nvmlDevice_t*) = nullptr;
   nvmlReturn_t (*clock_info)(nvmlDevice_t, int, unsigned*) = nullptr;
 };
@@ -29,6 +30,7 @@ const Nvml& nvml() {
     if (lib == nullptr) return;
     n.init = reinterpret_cast<decltype(n.init)>(dlsym(lib, "nvmlInit_v2"));
     n.driver_version = reinterpret_cast<decltype(n.driver_version)>(dlsym(lib, "nvmlSystemGetDriverVersion"));
+    n.device_count = reinterpret_cast<decltype(n.device_count)>(dlsym(lib, "nvmlDeviceGetCount_v2"));
     n.handle_by_uuid = reinterpret_cast<decltype(n.handle_by_uuid)>(dlsym(lib, "nvmlDeviceGetHandleByUUID"));
     n.clock_info = reinterpret_cast<decltype(n.clock_info)>(dlsym(lib, "nvmlDeviceGetClockInfo"));
     // Initialised once and left so for the process: nvmlShutdown at exit buys nothing.
@@ -38,6 +40,13 @@ const Nvml& nvml() {
 }
 
 }  // namespace
+
+std::optional<unsigned> nvml_device_count() {
+  const Nvml& n = nvml();
+  unsigned count = 0;
+  if (!n.ok || n.device_count == nullptr || n.device_count(&count) != kNvmlSuccess) return std::nullopt;
+  return count;
+}
 
 std::optional<std::string> nvml_driver_version() {
   const Nvml& n = nvml();

@@ -7,6 +7,10 @@
 
 namespace gpuperf::gpu {
 
+// How many GPUs the driver has, whatever CUDA_VISIBLE_DEVICES selects (NVML starts in milliseconds where
+// the CUDA driver may take a second on a machine of several GPUs).
+std::optional<unsigned> nvml_device_count();
+
 // The display driver's version, "580.159.04".
 std::optional<std::string> nvml_driver_version();
 

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 
 #include "core/errors.hpp"
 #include "core/result.hpp"
@@ -82,7 +83,8 @@ void check_no_other_injection() {
 
 ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& record_dir,
                        const std::string& inject_library, bool nvtx,
-                       const std::vector<std::pair<std::string, std::string>>& env) {
+                       const std::vector<std::pair<std::string, std::string>>& env,
+                       const std::function<void()>& while_running) {
   const std::string program = resolve_program(argv.at(0));
   ProgramEnd end;
   end.started_at = now_iso8601();
@@ -113,6 +115,14 @@ ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& 
     _exit(127);
   }
   g_child = pid;
+  std::exception_ptr failed;
+  if (while_running) {
+    try {
+      while_running();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -122,6 +132,7 @@ ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& 
   end.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   end.finished_at = now_iso8601();
   end.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : (WIFSIGNALED(status) ? -WTERMSIG(status) : 1);
+  if (failed) std::rethrow_exception(failed);
   return end;
 }
 

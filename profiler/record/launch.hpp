@@ -2,6 +2,7 @@
 // environment that loads the library into it and its children, and waiting for its end.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,9 +36,13 @@ struct ProgramEnd {
 // (the terminal sends it there too) and SIGTERM is passed on to it, so gpuperf lives to store what was seen.
 // With `nvtx` false the library records no NVTX paths (GPUPERF_RECORD_NO_NVTX=1): no launch-API records.
 // `env` adds variables for the library (the hardware metrics' GPUPERF_RECORD_METRICS, ...).
+// `while_running`, when given, is called in gpuperf once the program has started, so that its own work
+// (describing the machine) overlaps the program instead of adding to it; an exception it throws is
+// rethrown once the program has ended, never leaving it unwaited.
 ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& record_dir,
                        const std::string& inject_library, bool nvtx = true,
-                       const std::vector<std::pair<std::string, std::string>>& env = {});
+                       const std::vector<std::pair<std::string, std::string>>& env = {},
+                       const std::function<void()>& while_running = {});
 
 
 }  // namespace gpuperf::record
