@@ -5,10 +5,13 @@
 #      the program's own CUDA-event timing within 3% + 3 us;
 #   2. how a failing program is stored: a non-zero exit, SIGTERM, a program without CUDA;
 #   3. a PyTorch program (matmuls, softmax): its cuBLAS and PyTorch kernels by name (skipped without torch);
-#   4. overhead: wall time of a program with and without `record`, for ~50 us kernels and for tiny ones.
+#   4. overhead: what `record` costs a program of ~50 us, ~10 us and ~2 us kernels (record_overhead.py);
+#   5. --metrics against ncu on the same launches (skipped without ncu);
+#   6. a program using every GPU of the machine: a run per GPU (skipped with fewer than two).
 #
 #   bench/record_gpu.sh --gpuperf BIN --probe BIN --out DIR
 set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 gpuperf="" probe="" out=""
 while (($#)); do
   case "$1" in
@@ -115,6 +118,15 @@ PY
 rc=0; gp record -- "$probe" nocuda >"$out/record4.txt" 2>&1 || rc=$?
 grep -q "nothing recorded" "$out/record4.txt" || rc="$rc, no message"
 is "$rc" 2 "a program without CUDA: exit 2 with a message, nothing stored"
+# No GPU visible to CUDA: exit 3, nothing stored. With every GPU hidden, CUDA says so before the program
+# runs; with a GPU that does not exist, NVML's count let it start and CUDA's check, made while it ran, fails.
+before=$(gp runs 2>/dev/null | wc -l)
+for visible in "" 7; do
+  rc=0; CUDA_VISIBLE_DEVICES=$visible gp record -- "$probe" truth "$out/t7.txt" >"$out/record7.txt" 2>&1 || rc=$?
+  grep -q "no CUDA GPU is available" "$out/record7.txt" || rc="$rc, no message"
+  [[ $(gp runs 2>/dev/null | wc -l) == "$before" ]] || rc="$rc, a run was stored"
+  is "$rc" 3 "CUDA_VISIBLE_DEVICES='$visible': exit 3 naming the cause, nothing stored"
+done
 echo
 
 # 3. PyTorch.
@@ -213,38 +225,45 @@ else
 fi
 echo
 
-# 4. Overhead: best of 3 wall times each way.
-best() {  # best COMMAND...: the smallest wall time of 5 runs, in s
-  local b="" s e t
-  for _ in 1 2 3 4 5; do
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-    t=$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.4f", e - s }')
-    if [[ -z $b ]] || awk -v t="$t" -v b="$b" 'BEGIN { exit !(t < b) }'; then b=$t; fi
-  done
-  echo "$b"
-}
-# A recorded run also pays fixed costs (loading CUPTI, writing the run): the time per launch is the slope
-# between a short and a long run of the same program, the fixed cost what is left.
-echo "| program | launches | plain (s) | recorded (s) | added | recorded, --no-nvtx (s) | added |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
-for kind in long tiny; do
-  if [[ $kind == long ]]; then sizes="4000 40000"; else sizes="20000 200000"; fi
-  rows=()
-  for n in $sizes; do
-    plain=$(best "$probe" overhead "$kind" "$n")
-    recorded=$(best "$gpuperf" --db "$out/overhead.db" --quiet record --label overhead -- "$probe" overhead "$kind" "$n")
-    bare=$(best "$gpuperf" --db "$out/overhead.db" --quiet record --no-nvtx --label overhead -- "$probe" overhead "$kind" "$n")
-    rows+=("$n $plain $recorded $bare")
-    awk -v k="$kind" -v n="$n" -v p="$plain" -v r="$recorded" -v b="$bare" 'BEGIN {
-      printf "| %s kernels | %d | %.3f | %.3f | %+.1f%% | %.3f | %+.1f%% |\n", (k == "long" ? "~50 us" : "~2 us"), n, p, r,
-        100 * (r - p) / p, b, 100 * (b - p) / p }'
-  done
-  # Per launch: the slope between the two sizes; fixed: what is left at the small size.
-  echo "${rows[*]}" | awk -v k="$kind" '{ dn = $5 - $1; dp = $6 - $2; dr = $7 - $3; db = $8 - $4;
-    per = 1e6 * (dr - dp) / dn; fixed = ($3 - $2) - per * $1 / 1e6; perb = 1e6 * (db - dp) / dn;
-    printf "%s kernels: per launch %.2f us (--no-nvtx %.2f us), fixed %.3f s\n", (k == "long" ? "~50 us" : "~2 us"), per, perb, fixed }' >>"$out/overhead_slopes.txt"
-done
-cat "$out/overhead_slopes.txt"
+# 6. Several GPUs in one process (only where the machine has them): one run per GPU, each with exactly the
+#    launches made on that GPU, and that GPU's UUID. CUDA_DEVICE_ORDER=PCI_BUS_ID numbers the GPUs as
+#    nvidia-smi does.
+gpus=$(nvidia-smi --query-gpu=index,uuid --format=csv,noheader 2>/dev/null | wc -l)
+if ((gpus >= 2)); then
+  nvidia-smi --query-gpu=index,uuid --format=csv,noheader >"$out/gpus.csv"
+  rc=0
+  CUDA_DEVICE_ORDER=PCI_BUS_ID gp record --label multigpu -- "$probe" multigpu "$out/multigpu.txt" \
+    >"$out/record6.txt" 2>&1 || rc=$?
+  cat "$out/record6.txt"
+  is "$rc" 0 "record of a program using $gpus GPUs exits 0"
+  gp export -o "$out/all6.json" >/dev/null 2>&1
+  python3 - "$out/all6.json" "$out/gpus.csv" "$out/multigpu.txt" <<'PY' || fails=$((fails + 1))
+import json, sys
+runs = [r for r in json.load(open(sys.argv[1]))["runs"] if r["label"] == "multigpu"]
+uuid_of = {int(l.split(",")[0]): l.split(",")[1].strip() for l in open(sys.argv[2]) if l.strip()}
+made = {int(f[1]): (int(f[3]), int(f[4])) for f in (l.split() for l in open(sys.argv[3]))}
+by_uuid = {r["machine"]["gpu_uuid"]: r for r in runs}
+bad = len(runs) != len(made)
+print(f"{len(runs)} runs stored for {len(made)} GPUs")
+for d, (spin, add) in sorted(made.items()):
+    r = by_uuid.get(uuid_of[d])
+    if r is None:
+        print(f"GPU {d} {uuid_of[d]}: no run"); bad = True; continue
+    got = {x["benchmark"].split("/", 1)[1].replace("(anonymous namespace)::", ""): int(x["metrics"]["launches"]["value"])
+           for x in r["results"]}
+    ok = got == {"spin<1>": spin, "add_one": add}
+    bad |= not ok
+    print(f"GPU {d} {uuid_of[d]}: made spin<1> x{spin}, add_one x{add}; stored {got}  {'ok' if ok else 'MISMATCH'}")
+sys.exit(1 if bad else 0)
+PY
+  echo
+else
+  echo "skip several GPUs: this machine has $gpus"
+fi
+
+# 4. Overhead: what recording costs the program, per launch and fixed (bench/record_overhead.py).
+python3 "$here/record_overhead.py" --gpuperf "$gpuperf" --probe "$probe" --out "$out/overhead" ||
+  verdict fail "record_overhead.py"
 echo
 echo "record_gpu: $fails failure(s)"
 exit $((fails > 0))

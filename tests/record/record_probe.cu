@@ -4,7 +4,8 @@
 //
 //   record_probe truth FILE [--exit N | --sigterm]   the checked program (child process included)
 //   record_probe child FILE                          what the child does
-//   record_probe overhead long|tiny LAUNCHES         kernels of ~50 us or ~2 us back to back (wall time)
+//   record_probe overhead long|mid|tiny LAUNCHES     kernels of ~50, ~10 or ~2 us back to back (time per launch)
+//   record_probe multigpu FILE                       launches on every GPU of the machine, from one process
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -149,19 +151,74 @@ int child(const char* file) {
   return 0;
 }
 
+// Back-to-back launches of one kernel: ~50 us (long), ~10 us (mid) or ~2 us (tiny). Prints the GPU time the
+// launches took (CUDA events around them, after a warm-up) and the host wall time, in microseconds per
+// launch: what a tracer adds per launch on the GPU, and in all.
 int overhead(const char* kind, int launches) {
   float* out = nullptr;
   check(cudaMalloc(&out, 132 * 4 * 256 * sizeof(float)), "cudaMalloc");
-  const bool tiny = std::strcmp(kind, "tiny") == 0;
-  for (int i = 0; i < launches; ++i) {
-    if (tiny) {
+  const std::string k = kind;
+  if (k != "long" && k != "mid" && k != "tiny") {
+    std::fprintf(stderr, "record_probe: overhead: unknown kind '%s' (long, mid or tiny)\n", kind);
+    return 2;
+  }
+  auto launch = [&] {
+    if (k == "tiny") {
       add_one<<<1, 32>>>(out, 32);
     } else {
-      spin<4><<<132 * 4, 256>>>(out, 2500);
+      spin<4><<<132 * 4, 256>>>(out, k == "long" ? 2500 : 500);
     }
-  }
+  };
+  for (int i = 0; i < 50; ++i) launch();
+  cudaEvent_t begin, end;
+  check(cudaEventCreate(&begin), "cudaEventCreate");
+  check(cudaEventCreate(&end), "cudaEventCreate");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  timespec t0{}, t1{};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  check(cudaEventRecord(begin), "cudaEventRecord");
+  for (int i = 0; i < launches; ++i) launch();
+  check(cudaEventRecord(end), "cudaEventRecord");
   check(cudaGetLastError(), "launch");
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  float gpu_ms = 0;
+  check(cudaEventElapsedTime(&gpu_ms, begin, end), "cudaEventElapsedTime");
+  const double wall_us = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) * 1e-3;
+  std::printf("overhead %s %d gpu_us_per_launch %.3f wall_us_per_launch %.3f\n", kind, launches,
+              1000.0 * gpu_ms / launches, wall_us / launches);
+  return 0;
+}
+
+// Every GPU of the machine, each through its own context (the device's primary context), from one
+// process: device d gets 3 * (d + 1) launches of spin<1> and d + 1 of add_one. Writes "G <device> <pci bus>
+// <spin launches> <add_one launches>" per device, so a recording can be checked per GPU.
+int multigpu(const char* path) {
+  int count = 0;
+  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  std::FILE* f = std::fopen(path, "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "record_probe: cannot write %s\n", path);
+    return 2;
+  }
+  std::vector<float*> buffers(static_cast<std::size_t>(count));
+  for (int d = 0; d < count; ++d) {
+    check(cudaSetDevice(d), "cudaSetDevice");
+    check(cudaMalloc(&buffers[d], (1 << 20) * sizeof(float)), "cudaMalloc");
+    nvtxRangePushA("device");
+    for (int i = 0; i < 3 * (d + 1); ++i) spin<1><<<32, 128>>>(buffers[d], 20000);
+    for (int i = 0; i < d + 1; ++i) add_one<<<(1 << 20) / 256, 256>>>(buffers[d], 1 << 20);
+    nvtxRangePop();
+    check(cudaGetLastError(), "launch");
+  }
+  for (int d = 0; d < count; ++d) {
+    check(cudaSetDevice(d), "cudaSetDevice");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, d), "cudaGetDeviceProperties");
+    std::fprintf(f, "G %d %d %d %d\n", d, prop.pciBusID, 3 * (d + 1), d + 1);
+  }
+  std::fclose(f);
   return 0;
 }
 
@@ -179,7 +236,8 @@ int main(int argc, char** argv) {
   }
   if (argc == 3 && std::strcmp(argv[1], "child") == 0) return child(argv[2]);
   if (argc == 4 && std::strcmp(argv[1], "overhead") == 0) return overhead(argv[2], std::atoi(argv[3]));
+  if (argc == 3 && std::strcmp(argv[1], "multigpu") == 0) return multigpu(argv[2]);
   if (argc == 2 && std::strcmp(argv[1], "nocuda") == 0) return 0;
-  std::fprintf(stderr, "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|tiny N | nocuda\n");
+  std::fprintf(stderr, "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N | multigpu FILE | nocuda\n");
   return 2;
 }
