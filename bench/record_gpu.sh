@@ -156,9 +156,12 @@ fi
 echo
 
 # 5. Hardware metrics (--metrics default): the first 2 launches of each kernel, against ncu on the same
-#    program (ncu profiles every launch; its first launch of each kernel is compared). gld_efficiency and the
-#    shared-memory counts must agree; DRAM bytes and occupancy are shown but not checked: under kernel replay
-#    CUPTI saves the kernel's memory before the first pass, which refills the L2 that gpuperf emptied.
+#    program (ncu profiles every launch; its first launch of each kernel is compared). gld_efficiency must
+#    agree to 0.01 and the shared-memory wavefront counts within 2%: stage's counts are not fixed by its code
+#    (65,536 conflict-free accesses each way; both tools read 2-9% more, varying with memory timing: ncu's
+#    own launches spread by 0.4%, and gpuperf's, whose L2 is warmer, read 0.2% above ncu on an H100 and 1.3%
+#    on an H200). DRAM bytes and occupancy are shown but not checked: under kernel replay CUPTI saves the kernel's
+#    memory before the first pass, which refills the L2 that gpuperf emptied.
 rc=0
 gp record --metrics default --profile-launches 2 --label metrics -- "$probe" truth "$out/t5.txt" >"$out/record5.txt" 2>&1 || rc=$?
 is "$rc" 0 "record --metrics default exits 0"
@@ -179,7 +182,7 @@ names = {"gld_efficiency": "smsp__sass_average_data_bytes_per_sector_mem_global_
          "shared_load_transactions": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
          "shared_store_transactions": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
          "dram_bytes_read": "dram__bytes_read.sum", "achieved_occupancy": "sm__warps_active.avg.pct_of_peak_sustained_active"}
-ncu = {}  # (kernel base name, grid) -> {metric: first value}
+ncu = {}  # (kernel base name, grid, block) -> {metric: [value of each launch, in launch order]}
 lines = [l for l in open(sys.argv[2]) if l.startswith('"')]
 for row in csv.DictReader(lines):
     name = row.get("Kernel Name", "").replace("(anonymous namespace)::", "").replace("<unnamed>::", "")
@@ -190,11 +193,11 @@ for row in csv.DictReader(lines):
     key = (base, dims(row.get("Grid Size", "")), dims(row.get("Block Size", "")))
     value = row.get("Metric Value", "").replace(",", "")
     try:
-        ncu.setdefault(key, {}).setdefault(row["Metric Name"], float(value))
+        ncu.setdefault(key, {}).setdefault(row["Metric Name"], []).append(float(value))
     except ValueError:
         pass
 bad = 0
-print(f"{'kernel':10} {'grid':10} {'metric':26} {'gpuperf':>14} {'ncu':>14}  verdict")
+print(f"{'kernel':10} {'grid':10} {'metric':26} {'gpuperf':>14} {'ncu (first)':>14} {'ncu (all launches)':>24}  verdict")
 for r in run["results"]:
     kernel = r["benchmark"].split("/", 1)[1].replace("(anonymous namespace)::", "").split("<")[0]
     grid = r["params"]["grid"]
@@ -207,7 +210,8 @@ for r in run["results"]:
         ours = m.get("value", m.get("summary", {}).get("median"))
         if ours is None:
             continue
-        theirs = got[names[metric]]
+        every = got[names[metric]]
+        theirs = every[0]
         if metric == "gld_efficiency":
             ok = abs(ours - theirs) <= 0.01
         elif metric == "achieved_occupancy":
@@ -215,9 +219,10 @@ for r in run["results"]:
         elif metric == "dram_bytes_read":
             ok = abs(ours - theirs) <= 0.05 * max(theirs, 1) + 65536
         else:
-            ok = abs(ours - theirs) <= 0.01 * max(theirs, 1)
+            ok = abs(ours - theirs) <= 0.02 * max(theirs, 1)
         bad += not ok and metric in ("gld_efficiency", "shared_load_transactions", "shared_store_transactions")
-        print(f"{kernel:10} {grid:10} {metric:26} {ours:14.6g} {theirs:14.6g}  {'ok' if ok else 'MISMATCH'}")
+        spread = f"{min(every):.6g}..{max(every):.6g} ({len(every)})"
+        print(f"{kernel:10} {grid:10} {metric:26} {ours:14.6g} {theirs:14.6g} {spread:>24}  {'ok' if ok else 'MISMATCH'}")
 sys.exit(1 if bad else 0)
 PY
 else

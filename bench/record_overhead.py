@@ -30,7 +30,7 @@ KINDS = {  # kind: (label, launches): about 1 s of kernels each
 }
 START_UP = 100  # launches of the program that shows the fixed cost
 PROBE_LINE = re.compile(r"overhead (\w+) (\d+) gpu_us_per_launch ([\d.]+) wall_us_per_launch ([\d.]+)")
-OWN_LINE = re.compile(r"gpuperf's own time: ([\d.]+) s before the program .*, ([\d.]+) s after it")
+OWN_LINE = re.compile(r"gpuperf's own time: ([\d.]+) s before the program, ([\d.]+) s after it")
 
 
 def run(cmd, env=None):

@@ -111,17 +111,18 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     const std::string* kernel;  // its identity name, in `names`
   };
   std::vector<Launch> all;
-  std::map<std::string, std::string> names;  // mangled -> identity name, demangled once
+  std::map<std::string_view, std::string> names;  // mangled -> identity name, demangled once
   for (const auto& p : processes) {
     for (const auto& l : p.launches) {
       auto it = names.find(l.name);
-      if (it == names.end()) it = names.emplace(l.name, kernel_name(l.name, options.naming)).first;
+      if (it == names.end()) it = names.emplace(l.name, kernel_name(std::string(l.name), options.naming)).first;
       all.push_back({&l, &it->second});
     }
   }
-  std::stable_sort(all.begin(), all.end(), [](const Launch& a, const Launch& b) {
+  const auto in_order = [](const Launch& a, const Launch& b) {
     return std::tie(a.record->pid, a.record->start_ns) < std::tie(b.record->pid, b.record->start_ns);
-  });
+  };
+  if (!std::is_sorted(all.begin(), all.end(), in_order)) std::stable_sort(all.begin(), all.end(), in_order);
   totals = KernelTotals{};
   totals.launches_seen = all.size();
 
@@ -150,7 +151,7 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     }
     if (by_nvtx) {
       auto [it, fresh] = nvtx_match.try_emplace(r.nvtx_path, false);
-      if (fresh) it->second = std::regex_search(r.nvtx_path, nvtx_re);
+      if (fresh) it->second = std::regex_search(r.nvtx_path.begin(), r.nvtx_path.end(), nvtx_re);
       if (!it->second) continue;
     }
     const std::uint64_t position = selected++;
@@ -158,14 +159,14 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     if (options.launch_count && position - options.launch_skip >= *options.launch_count) continue;
     const Key key{r.device, l.kernel,
                   {r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2]},
-                  std::string_view(r.nvtx_path)};
+                  r.nvtx_path};
     Acc*& slot = by_key[key];
     if (slot == nullptr) {
       BenchmarkInstance inst;
       inst.name = program + "/" + *l.kernel;
       inst.params["grid"] = dims(r.grid);
       inst.params["block"] = dims(r.block);
-      if (!r.nvtx_path.empty()) inst.params["nvtx"] = r.nvtx_path;
+      if (!r.nvtx_path.empty()) inst.params["nvtx"] = std::string(r.nvtx_path);
       Acc& acc = by_device[r.device][inst.display_name()];
       if (acc.launches == 0) acc.instance = inst;
       slot = &acc;

@@ -75,15 +75,14 @@ class Fields {
 
 ProcessRecord parse_process_text(const std::string& text, const std::string& what) {
   ProcessRecord p;
-  std::map<std::uint64_t, std::string> names, ranges;
+  auto strings = std::make_shared<RecordStrings>();
+  auto& names = strings->names;
+  auto& ranges = strings->ranges;
   std::unordered_map<std::uint32_t, std::uint64_t> range_of_correlation;
   std::unordered_map<std::uint32_t, std::vector<double>> metrics_of_correlation;
-  struct Pending {
-    LaunchRecord r;
-    std::uint64_t name_id;
-  };
-  std::vector<Pending> pending;
-  pending.reserve(text.size() / 64);  // a K line is longer than that
+  std::vector<std::uint64_t> name_ids;  // of p.launches, resolved once every line is read
+  p.launches.reserve(text.size() / 64);  // a K line is longer than that
+  name_ids.reserve(text.size() / 64);
   int lineno = 0;
   for (std::size_t begin = 0; begin < text.size();) {
     const std::size_t newline = text.find('\n', begin);
@@ -118,16 +117,17 @@ ProcessRecord parse_process_text(const std::string& text, const std::string& wha
         break;
       }
       case 'K': {
-        Pending k;
-        LaunchRecord& r = k.r;
+        LaunchRecord r;
+        std::uint64_t name_id = 0;
         if (!(f.next(r.device) && f.next(r.context) && f.next(r.stream) && f.next(r.correlation) &&
               f.next(r.start_ns) && f.next(r.end_ns) && f.next(r.grid[0]) && f.next(r.grid[1]) &&
               f.next(r.grid[2]) && f.next(r.block[0]) && f.next(r.block[1]) && f.next(r.block[2]) &&
-              f.next(k.name_id))) {
+              f.next(name_id))) {
           throw bad("malformed kernel line");
         }
         if (r.end_ns < r.start_ns) throw bad("kernel ends before it starts");
-        pending.push_back(std::move(k));
+        p.launches.push_back(r);
+        name_ids.push_back(name_id);
         break;
       }
       case 'E': {
@@ -170,20 +170,18 @@ ProcessRecord parse_process_text(const std::string& text, const std::string& wha
         throw bad("unknown record kind");
     }
   }
-  p.launches.reserve(pending.size());
-  for (auto& k : pending) {
-    auto n = names.find(k.name_id);
-    if (n == names.end()) throw InputError(what + ": kernel name id " + std::to_string(k.name_id) + " is never named");
-    k.r.name = n->second;
-    k.r.pid = p.pid;
-    if (auto m = metrics_of_correlation.find(k.r.correlation); m != metrics_of_correlation.end()) {
-      k.r.metrics = m->second;
+  for (std::size_t i = 0; i < p.launches.size(); ++i) {
+    LaunchRecord& r = p.launches[i];
+    auto n = names.find(name_ids[i]);
+    if (n == names.end()) throw InputError(what + ": kernel name id " + std::to_string(name_ids[i]) + " is never named");
+    r.name = n->second;
+    r.pid = p.pid;
+    if (auto m = metrics_of_correlation.find(r.correlation); m != metrics_of_correlation.end()) r.metrics = m->second;
+    if (auto c = range_of_correlation.find(r.correlation); c != range_of_correlation.end()) {
+      if (auto rg = ranges.find(c->second); rg != ranges.end()) r.nvtx_path = rg->second;
     }
-    if (auto c = range_of_correlation.find(k.r.correlation); c != range_of_correlation.end()) {
-      if (auto rg = ranges.find(c->second); rg != ranges.end()) k.r.nvtx_path = rg->second;
-    }
-    p.launches.push_back(std::move(k.r));
   }
+  p.strings = std::move(strings);
   return p;
 }
 

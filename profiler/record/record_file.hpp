@@ -19,10 +19,19 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuperf::record {
+
+// The kernel names and NVTX paths one process file defines. Launches view them: the strings are shared by
+// every copy of the ProcessRecord, so a launch stays valid as long as one of them lives.
+struct RecordStrings {
+  std::map<std::uint64_t, std::string> names;   // N lines
+  std::map<std::uint64_t, std::string> ranges;  // R lines
+};
 
 struct LaunchRecord {
   std::uint32_t device = 0;
@@ -32,8 +41,8 @@ struct LaunchRecord {
   std::uint64_t start_ns = 0, end_ns = 0;
   std::uint32_t grid[3] = {1, 1, 1};
   std::uint32_t block[3] = {1, 1, 1};
-  std::string name;        // mangled
-  std::string nvtx_path;   // "" outside any NVTX range
+  std::string_view name;        // mangled
+  std::string_view nvtx_path;   // "" outside any NVTX range
   std::uint32_t pid = 0;
   std::vector<double> metrics;  // a profiled launch's values, in ProcessRecord::metric_names order; else empty
 };
@@ -46,6 +55,7 @@ struct ProcessRecord {
   std::vector<std::string> errors;  // X lines
   std::vector<std::string> metric_names;  // the C line
   std::vector<LaunchRecord> launches;  // in file order
+  std::shared_ptr<const RecordStrings> strings;  // what the launches' name and nvtx_path view
 };
 
 // Parses one process file. Throws InputError naming the file and line for a malformed line (a truncated
