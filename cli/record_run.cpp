@@ -187,18 +187,26 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   const std::string inject = record::find_inject_library();
 
   RecordDir dir(a.keep_records);
-  // What the runs need of this machine and checkout is found while the program runs, not after it (the
-  // CUDA driver's start-up, NVML, the device properties and git).
+  // While the program runs, gpuperf finds what the runs need of this machine and checkout (the CUDA
+  // driver's start-up, NVML, the device properties, git), then reads the records as they are written: once
+  // the program has ended, only its last buffers are left to read.
   std::vector<Machine> machines;
   GitInfo git;
-  auto describe = [&] {
-    const int devices = gpu::device_count();
-    for (int d = 0; d < devices; ++d) machines.push_back(gpu::describe_machine(d));
-    if (a.commit.empty() || a.branch.empty()) git = detect_git(".");
+  record::RecordDirReader reader(dir.path());
+  bool described = false;
+  auto while_running = [&] {
+    if (!described) {
+      described = true;
+      const int devices = gpu::device_count();
+      for (int d = 0; d < devices; ++d) machines.push_back(gpu::describe_machine(d));
+      if (a.commit.empty() || a.branch.empty()) git = detect_git(".");
+    }
+    reader.poll();
   };
   const auto program_started = std::chrono::steady_clock::now();
-  const record::ProgramEnd end = record::run_program(a.command, dir.path(), inject, !a.no_nvtx, env, describe);
-  const auto processes = record::read_record_dir(dir.path());
+  const record::ProgramEnd end =
+      record::run_program(a.command, dir.path(), inject, !a.no_nvtx, env, while_running);
+  const auto processes = reader.finish();
   record::KernelTotals totals;
   auto by_device = record::aggregate_launches(processes, program, select, totals);
 
@@ -268,8 +276,8 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
     using seconds = std::chrono::duration<double>;
     const double before = seconds(program_started - started).count();
     const double after = seconds(std::chrono::steady_clock::now() - program_started).count() - end.wall_seconds;
-    std::fprintf(stderr, "gpuperf's own time: %.3f s before the program, %.3f s after it "
-                 "(reading %llu launches, storing)\n", before, after, static_cast<unsigned long long>(totals.launches_seen));
+    std::fprintf(stderr, "gpuperf's own time: %.3f s before the program, %.3f s after it (%llu launches read)\n",
+                 before, after, static_cast<unsigned long long>(totals.launches_seen));
   }
   return out;
 }

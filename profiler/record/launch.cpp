@@ -1,6 +1,8 @@
 #include "profiler/record/launch.hpp"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -116,15 +118,35 @@ ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& 
   }
   g_child = pid;
   std::exception_ptr failed;
-  if (while_running) {
-    try {
-      while_running();
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  if (!while_running) {
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  } else {
+    // Woken by the program's end (a pidfd, Linux 5.3) or every 10 ms, whichever comes first.
+#ifdef SYS_pidfd_open
+    const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+#else
+    const int pidfd = -1;
+#endif
+    for (;;) {
+      const pid_t r = waitpid(pid, &status, WNOHANG);
+      if (r == pid || (r < 0 && errno != EINTR)) break;
+      if (!failed) {
+        try {
+          while_running();
+        } catch (...) {
+          failed = std::current_exception();
+        }
+      }
+      if (pidfd >= 0) {
+        pollfd fd{pidfd, POLLIN, 0};
+        poll(&fd, 1, 10);
+      } else {
+        usleep(10000);
+      }
+    }
+    if (pidfd >= 0) close(pidfd);
   }
   g_child = 0;
   sigaction(SIGINT, &old_int, nullptr);

@@ -36,9 +36,10 @@ struct ProgramEnd {
 // (the terminal sends it there too) and SIGTERM is passed on to it, so gpuperf lives to store what was seen.
 // With `nvtx` false the library records no NVTX paths (GPUPERF_RECORD_NO_NVTX=1): no launch-API records.
 // `env` adds variables for the library (the hardware metrics' GPUPERF_RECORD_METRICS, ...).
-// `while_running`, when given, is called in gpuperf once the program has started, so that its own work
-// (describing the machine) overlaps the program instead of adding to it; an exception it throws is
-// rethrown once the program has ended, never leaving it unwaited.
+// `while_running`, when given, is called in gpuperf once the program has started and then every 10 ms or
+// so until it ends, so that gpuperf's own work (describing the machine, reading the records as they are
+// written) overlaps the program instead of adding to it. Once it throws it is not called again, and the
+// exception is rethrown when the program has ended: the program is never left unwaited.
 ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& record_dir,
                        const std::string& inject_library, bool nvtx = true,
                        const std::vector<std::pair<std::string, std::string>>& env = {},

@@ -1,12 +1,14 @@
 #include "profiler/record/record_file.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <fstream>
+#include <cstring>
 #include <map>
-#include <sstream>
 #include <string_view>
 #include <unordered_map>
 
@@ -73,142 +75,191 @@ class Fields {
 
 }  // namespace
 
-ProcessRecord parse_process_text(const std::string& text, const std::string& what) {
-  ProcessRecord p;
-  auto strings = std::make_shared<RecordStrings>();
-  auto& names = strings->names;
-  auto& ranges = strings->ranges;
-  std::unordered_map<std::uint32_t, std::uint64_t> range_of_correlation;
-  std::unordered_map<std::uint32_t, std::vector<double>> metrics_of_correlation;
-  std::vector<std::uint64_t> name_ids;  // of p.launches, resolved once every line is read
-  p.launches.reserve(text.size() / 64);  // a K line is longer than that
-  name_ids.reserve(text.size() / 64);
-  int lineno = 0;
-  for (std::size_t begin = 0; begin < text.size();) {
-    const std::size_t newline = text.find('\n', begin);
-    // A killed process may leave its last line half-written: only a line ended by '\n' counts.
-    if (newline == std::string::npos) break;
-    const std::string_view line(text.data() + begin, newline - begin);
-    begin = newline + 1;
-    ++lineno;
-    if (line.empty()) continue;
-    Fields f(line);
-    char kind = 0;
-    f.next_char(kind);
-    auto bad = [&](const char* why) {
-      return InputError(what + ":" + std::to_string(lineno) + ": " + why + ": '" +
-                        std::string(line.substr(0, 120)) + "'");
-    };
-    switch (kind) {
-      case 'P':
-        if (!(f.next(p.pid) && f.next(p.ppid))) throw bad("malformed process line");
-        p.argv0 = rest_after(line, 4);
-        break;
-      case 'N': {
-        std::uint64_t id = 0;
-        if (!f.next(id)) throw bad("malformed name line");
-        names[id] = rest_after(line, 2);
-        break;
-      }
-      case 'R': {
-        std::uint64_t id = 0;
-        if (!f.next(id)) throw bad("malformed range line");
-        ranges[id] = rest_after(line, 2);
-        break;
-      }
-      case 'K': {
-        LaunchRecord r;
-        std::uint64_t name_id = 0;
-        if (!(f.next(r.device) && f.next(r.context) && f.next(r.stream) && f.next(r.correlation) &&
-              f.next(r.start_ns) && f.next(r.end_ns) && f.next(r.grid[0]) && f.next(r.grid[1]) &&
-              f.next(r.grid[2]) && f.next(r.block[0]) && f.next(r.block[1]) && f.next(r.block[2]) &&
-              f.next(name_id))) {
-          throw bad("malformed kernel line");
-        }
-        if (r.end_ns < r.start_ns) throw bad("kernel ends before it starts");
-        p.launches.push_back(r);
-        name_ids.push_back(name_id);
-        break;
-      }
-      case 'E': {
-        std::uint32_t corr = 0;
-        std::uint64_t range = 0;
-        if (!(f.next(corr) && f.next(range))) throw bad("malformed correlation line");
-        range_of_correlation[corr] = range;
-        break;
-      }
-      case 'C': {
-        std::string name;
-        while (f.next_word(name)) p.metric_names.push_back(name);
-        break;
-      }
-      case 'M': {
-        std::uint32_t corr = 0;
-        if (!f.next(corr)) throw bad("malformed metrics line");
-        std::vector<double> values;
-        double v = 0;
-        while (f.next(v)) values.push_back(v);
-        if (!f.at_end() || values.size() != p.metric_names.size()) {
-          throw bad("metric values do not match the C line");
-        }
-        metrics_of_correlation[corr] = std::move(values);
-        break;
-      }
-      case 'D': {
-        std::uint64_t n = 0;
-        if (!f.next(n)) throw bad("malformed dropped-records line");
-        p.dropped += n;
-        break;
-      }
-      case 'X':
-        p.errors.push_back(rest_after(line, 1));
-        break;
-      case 'Z':
-        p.complete = true;
-        break;
-      default:
-        throw bad("unknown record kind");
+ProcessParser::ProcessParser(std::string what) : what_(std::move(what)) {}
+
+void ProcessParser::feed(std::string_view bytes) {
+  std::size_t begin = 0;
+  if (!partial_.empty()) {  // complete the line the last piece ended in
+    const std::size_t newline = bytes.find('\n');
+    if (newline == std::string_view::npos) {
+      partial_.append(bytes);
+      return;
     }
+    partial_.append(bytes.substr(0, newline));
+    const std::string line = std::move(partial_);
+    partial_.clear();
+    parse_line(line);
+    begin = newline + 1;
   }
-  for (std::size_t i = 0; i < p.launches.size(); ++i) {
-    LaunchRecord& r = p.launches[i];
-    auto n = names.find(name_ids[i]);
-    if (n == names.end()) throw InputError(what + ": kernel name id " + std::to_string(name_ids[i]) + " is never named");
+  // Room for the launches these bytes may hold (a K line is longer than 64 bytes), growing geometrically.
+  const std::size_t room = p_.launches.size() + (bytes.size() - begin) / 64;
+  if (room > p_.launches.capacity()) {
+    p_.launches.reserve(std::max(room, 2 * p_.launches.capacity()));
+    name_ids_.reserve(p_.launches.capacity());
+  }
+  while (begin < bytes.size()) {
+    const std::size_t newline = bytes.find('\n', begin);
+    if (newline == std::string_view::npos) {
+      partial_.assign(bytes.substr(begin));
+      return;
+    }
+    parse_line(bytes.substr(begin, newline - begin));
+    begin = newline + 1;
+  }
+}
+
+void ProcessParser::parse_line(std::string_view line) {
+  ++lineno_;
+  if (line.empty()) return;
+  Fields f(line);
+  char kind = 0;
+  f.next_char(kind);
+  auto bad = [&](const char* why) {
+    return InputError(what_ + ":" + std::to_string(lineno_) + ": " + why + ": '" + std::string(line.substr(0, 120)) +
+                      "'");
+  };
+  switch (kind) {
+    case 'P':
+      if (!(f.next(p_.pid) && f.next(p_.ppid))) throw bad("malformed process line");
+      p_.argv0 = rest_after(line, 4);
+      break;
+    case 'N': {
+      std::uint64_t id = 0;
+      if (!f.next(id)) throw bad("malformed name line");
+      strings_->names[id] = rest_after(line, 2);
+      break;
+    }
+    case 'R': {
+      std::uint64_t id = 0;
+      if (!f.next(id)) throw bad("malformed range line");
+      strings_->ranges[id] = rest_after(line, 2);
+      break;
+    }
+    case 'K': {
+      LaunchRecord r;
+      std::uint64_t name_id = 0;
+      if (!(f.next(r.device) && f.next(r.context) && f.next(r.stream) && f.next(r.correlation) &&
+            f.next(r.start_ns) && f.next(r.end_ns) && f.next(r.grid[0]) && f.next(r.grid[1]) && f.next(r.grid[2]) &&
+            f.next(r.block[0]) && f.next(r.block[1]) && f.next(r.block[2]) && f.next(name_id))) {
+        throw bad("malformed kernel line");
+      }
+      if (r.end_ns < r.start_ns) throw bad("kernel ends before it starts");
+      p_.launches.push_back(r);
+      name_ids_.push_back(name_id);
+      break;
+    }
+    case 'E': {
+      std::uint32_t corr = 0;
+      std::uint64_t range = 0;
+      if (!(f.next(corr) && f.next(range))) throw bad("malformed correlation line");
+      range_of_correlation_[corr] = range;
+      break;
+    }
+    case 'C': {
+      std::string name;
+      while (f.next_word(name)) p_.metric_names.push_back(name);
+      break;
+    }
+    case 'M': {
+      std::uint32_t corr = 0;
+      if (!f.next(corr)) throw bad("malformed metrics line");
+      std::vector<double> values;
+      double v = 0;
+      while (f.next(v)) values.push_back(v);
+      if (!f.at_end() || values.size() != p_.metric_names.size()) throw bad("metric values do not match the C line");
+      metrics_of_correlation_[corr] = std::move(values);
+      break;
+    }
+    case 'D': {
+      std::uint64_t n = 0;
+      if (!f.next(n)) throw bad("malformed dropped-records line");
+      p_.dropped += n;
+      break;
+    }
+    case 'X':
+      p_.errors.push_back(rest_after(line, 1));
+      break;
+    case 'Z':
+      p_.complete = true;
+      break;
+    default:
+      throw bad("unknown record kind");
+  }
+}
+
+ProcessRecord ProcessParser::finish() {
+  partial_.clear();  // a killed process's half-written last line
+  const auto& names = strings_->names;
+  const auto& ranges = strings_->ranges;
+  for (std::size_t i = 0; i < p_.launches.size(); ++i) {
+    LaunchRecord& r = p_.launches[i];
+    auto n = names.find(name_ids_[i]);
+    if (n == names.end()) throw InputError(what_ + ": kernel name id " + std::to_string(name_ids_[i]) + " is never named");
     r.name = n->second;
-    r.pid = p.pid;
-    if (auto m = metrics_of_correlation.find(r.correlation); m != metrics_of_correlation.end()) r.metrics = m->second;
-    if (auto c = range_of_correlation.find(r.correlation); c != range_of_correlation.end()) {
+    r.pid = p_.pid;
+    if (auto m = metrics_of_correlation_.find(r.correlation); m != metrics_of_correlation_.end()) r.metrics = m->second;
+    if (auto c = range_of_correlation_.find(r.correlation); c != range_of_correlation_.end()) {
       if (auto rg = ranges.find(c->second); rg != ranges.end()) r.nvtx_path = rg->second;
     }
   }
-  p.strings = std::move(strings);
-  return p;
+  p_.strings = std::move(strings_);
+  return std::move(p_);
 }
 
-ProcessRecord parse_process_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw EnvironmentError("cannot read the record file " + path);
-  std::string text(static_cast<std::size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  if (!in.read(text.data(), static_cast<std::streamsize>(text.size()))) {
-    throw EnvironmentError("cannot read the record file " + path);
+ProcessRecord parse_process_text(const std::string& text, const std::string& what) {
+  ProcessParser parser(what);
+  parser.feed(text);
+  return parser.finish();
+}
+
+struct RecordDirReader::File {
+  explicit File(const std::string& path) : path(path), parser(path) {}
+  ~File() {
+    if (fd >= 0) close(fd);
   }
-  return parse_process_text(text, path);
-}
+  std::string path;
+  int fd = -1;
+  ProcessParser parser;
+};
 
-std::vector<ProcessRecord> read_record_dir(const std::string& dir) {
-  std::vector<ProcessRecord> out;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) throw EnvironmentError("cannot read the record folder " + dir);
-  std::vector<std::string> files;
+RecordDirReader::RecordDirReader(std::string dir) : dir_(std::move(dir)) {}
+RecordDirReader::~RecordDirReader() = default;
+
+void RecordDirReader::poll() {
+  DIR* d = opendir(dir_.c_str());
+  if (d == nullptr) throw EnvironmentError("cannot read the record folder " + dir_ + ": " + std::strerror(errno));
   while (dirent* e = readdir(d)) {
     const std::string n = e->d_name;
-    if (n.rfind("process-", 0) == 0 && n.size() > 12 && n.substr(n.size() - 4) == ".txt") files.push_back(n);
+    if (n.rfind("process-", 0) == 0 && n.size() > 12 && n.substr(n.size() - 4) == ".txt" && !files_.count(n)) {
+      files_.emplace(n, std::make_unique<File>(dir_ + "/" + n));
+    }
   }
   closedir(d);
-  for (const auto& f : files) out.push_back(parse_process_file(dir + "/" + f));
+  std::vector<char> buffer(1 << 20);
+  for (auto& [name, file] : files_) {
+    if (file->fd < 0) {
+      file->fd = open(file->path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (file->fd < 0) throw EnvironmentError("cannot read the record file " + file->path + ": " + std::strerror(errno));
+    }
+    for (;;) {  // what the injection library has written so far; the rest comes at the next poll
+      const ssize_t got = read(file->fd, buffer.data(), buffer.size());
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) throw EnvironmentError("cannot read the record file " + file->path + ": " + std::strerror(errno));
+      if (got == 0) break;
+      file->parser.feed(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
+    }
+  }
+}
+
+std::vector<ProcessRecord> RecordDirReader::finish() {
+  poll();
+  std::vector<ProcessRecord> out;
+  for (auto& [name, file] : files_) out.push_back(file->parser.finish());
+  files_.clear();
   std::sort(out.begin(), out.end(), [](const ProcessRecord& a, const ProcessRecord& b) { return a.pid < b.pid; });
   return out;
 }
+
+std::vector<ProcessRecord> read_record_dir(const std::string& dir) { return RecordDirReader(dir).finish(); }
 
 }  // namespace gpuperf::record

@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace gpuperf::record {
@@ -58,13 +59,52 @@ struct ProcessRecord {
   std::shared_ptr<const RecordStrings> strings;  // what the launches' name and nvtx_path view
 };
 
-// Parses one process file. Throws InputError naming the file and line for a malformed line (a truncated
-// last line of a killed process is not malformed: it is dropped and the process is marked incomplete).
-ProcessRecord parse_process_file(const std::string& path);
-// The same from text (tests); `what` names it in errors.
+// Reads one process file as it grows: feed() takes the bytes written since the last call, cut anywhere (a
+// line may arrive in pieces), finish() returns the record. Throws InputError naming the file and line for
+// a malformed line. A last line without '\n' when finish() is called is the half-written line of a killed
+// process, not malformed: it is dropped (the process has no Z line, so it is marked incomplete).
+class ProcessParser {
+ public:
+  explicit ProcessParser(std::string what);
+  void feed(std::string_view bytes);
+  ProcessRecord finish();
+
+ private:
+  void parse_line(std::string_view line);
+
+  std::string what_;
+  std::string partial_;  // the bytes after the last '\n' fed
+  int lineno_ = 0;
+  ProcessRecord p_;
+  std::shared_ptr<RecordStrings> strings_ = std::make_shared<RecordStrings>();
+  std::vector<std::uint64_t> name_ids_;  // of p_.launches, resolved by finish()
+  std::unordered_map<std::uint32_t, std::uint64_t> range_of_correlation_;
+  std::unordered_map<std::uint32_t, std::vector<double>> metrics_of_correlation_;
+};
+
+// Parses a whole process file's text (tests); `what` names it in errors.
 ProcessRecord parse_process_text(const std::string& text, const std::string& what);
 
-// Every process-*.txt in `dir`, in pid order.
+// Follows the process-*.txt files of a record folder while the recorded program runs: poll() reads what
+// each file has gained since (new files included), so that little is left to read once the program ends;
+// finish() reads the rest and returns every process in pid order. EnvironmentError when the folder or a
+// file cannot be read.
+class RecordDirReader {
+ public:
+  explicit RecordDirReader(std::string dir);
+  ~RecordDirReader();
+  RecordDirReader(const RecordDirReader&) = delete;
+  RecordDirReader& operator=(const RecordDirReader&) = delete;
+  void poll();
+  std::vector<ProcessRecord> finish();
+
+ private:
+  struct File;
+  std::string dir_;
+  std::map<std::string, std::unique_ptr<File>> files_;  // by file name
+};
+
+// Every process-*.txt in `dir`, in pid order (a RecordDirReader finished at once).
 std::vector<ProcessRecord> read_record_dir(const std::string& dir);
 
 }  // namespace gpuperf::record

@@ -84,6 +84,67 @@ TEST(RecordFile, MalformedLinesNameTheFileAndLine) {
   EXPECT_THROW(parse_process_text("P 1 0 5 x\nC a b\nM 4 1.5\n", "f"), InputError);      // one short
 }
 
+// What a test compares of two parses of the same file.
+std::string summary(const ProcessRecord& p) {
+  std::string out = std::to_string(p.pid) + " " + p.argv0 + " " + (p.complete ? "Z" : "-") + " " +
+                    std::to_string(p.dropped) + "\n";
+  for (const auto& l : p.launches) {
+    out += std::string(l.name) + " " + std::string(l.nvtx_path) + " " + std::to_string(l.correlation) + " " +
+           std::to_string(l.end_ns - l.start_ns) + " " + std::to_string(l.device) + "\n";
+  }
+  return out;
+}
+
+TEST(RecordFile, AFileReadInPiecesCutAnywhereParsesAsAWhole) {
+  const std::string whole = summary(parse_process_text(kFile, "f"));
+  const std::string text = kFile;
+  for (std::size_t cut = 0; cut <= text.size(); ++cut) {  // two pieces, the line cut at every byte
+    ProcessParser parser("f");
+    parser.feed(std::string_view(text).substr(0, cut));
+    parser.feed(std::string_view(text).substr(cut));
+    ASSERT_EQ(summary(parser.finish()), whole) << "cut at byte " << cut;
+  }
+  ProcessParser bytewise("f");
+  for (char c : text) bytewise.feed(std::string_view(&c, 1));
+  EXPECT_EQ(summary(bytewise.finish()), whole);
+  // Line numbers in errors count across pieces.
+  ProcessParser bad("process-9.txt");
+  bad.feed("P 9 1 0 x\nN 1 k\nK 0 1 7 1 4 5 1 1");
+  try {
+    bad.feed(" 1 1 1 1 1\nK 0 1 7 oops\n");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("process-9.txt:4: malformed kernel line"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RecordFile, AFolderIsFollowedAsItsFilesGrowAndNewOnesAppear) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gpuperf-follow-test-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string text = kFile;
+  const std::size_t half = text.find("K 0 1 7 12") + 4;  // in the middle of a kernel line
+  {
+    std::ofstream(dir / "process-4242.txt") << text.substr(0, half);
+  }
+  RecordDirReader reader(dir.string());
+  reader.poll();
+  {
+    std::ofstream(dir / "process-4242.txt", std::ios::app) << text.substr(half);
+    std::ofstream(dir / "process-77.txt") << "P 77 4242 0 child\nN 1 k\nK 0 1 7 1 10 30 1 1 1 32 1 1 1\n";
+  }
+  reader.poll();
+  {
+    std::ofstream(dir / "process-77.txt", std::ios::app) << "K 0 1 7 2 40 45 1 1 1 32 1 1 1\nZ\n";
+  }
+  const auto processes = reader.finish();
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(processes.size(), 2u);
+  EXPECT_EQ(processes[0].pid, 77u);
+  EXPECT_EQ(processes[0].launches.size(), 2u);
+  EXPECT_TRUE(processes[0].complete);
+  EXPECT_EQ(summary(processes[1]), summary(parse_process_text(kFile, "f")));
+}
+
 TEST(RecordFile, ReadsEveryProcessFileOfAFolder) {
   const auto dir = std::filesystem::temp_directory_path() / ("gpuperf-record-test-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
@@ -320,6 +381,12 @@ TEST(Launch, GpuperfsOwnWorkRunsWhileTheProgramRunsAndItsFailureWaitsForTheProgr
                                [&] { std::ofstream(go) << "1"; });
   EXPECT_EQ(end.exit_status, 0);
   EXPECT_TRUE(std::filesystem::exists(done));
+  // Called again and again while the program runs (every 10 ms or so), not once.
+  int calls = 0;
+  end = run_program({"sh", "-c", "sleep 0.2"}, dir.string(), "/opt/inject.so", true, {}, [&] { ++calls; });
+  EXPECT_EQ(end.exit_status, 0);
+  EXPECT_GE(calls, 5);
+  EXPECT_LE(calls, 100);
 
   std::filesystem::remove(go);
   std::filesystem::remove(done);
