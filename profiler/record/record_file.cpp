@@ -235,18 +235,17 @@ void RecordDirReader::poll() {
     }
   }
   closedir(d);
-  std::vector<char> buffer(1 << 20);
   for (auto& [name, file] : files_) {
     if (file->fd < 0) {
       file->fd = open(file->path.c_str(), O_RDONLY | O_CLOEXEC);
       if (file->fd < 0) throw EnvironmentError("cannot read the record file " + file->path + ": " + std::strerror(errno));
     }
     for (;;) {  // what the injection library has written so far; the rest comes at the next poll
-      const ssize_t got = read(file->fd, buffer.data(), buffer.size());
+      const ssize_t got = read(file->fd, buffer_.data(), buffer_.size());
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) throw EnvironmentError("cannot read the record file " + file->path + ": " + std::strerror(errno));
       if (got == 0) break;
-      file->parser.feed(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
+      file->parser.feed(std::string_view(buffer_.data(), static_cast<std::size_t>(got)));
     }
   }
 }

@@ -102,6 +102,7 @@ class RecordDirReader {
   struct File;
   std::string dir_;
   std::map<std::string, std::unique_ptr<File>> files_;  // by file name
+  std::vector<char> buffer_ = std::vector<char>(1 << 20);
 };
 
 // Every process-*.txt in `dir`, in pid order (a RecordDirReader finished at once).
