@@ -81,13 +81,15 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 }  // namespace
 
-Measurement single_value(const std::string& name, double value) {
+Measurement single_value(const MetricInfo& info, double value) {
   Measurement m;
-  m.metric = metric_info_for(name);
+  m.metric = info;
   m.samples = {value};
   m.summary = summarize(m.samples);
   return m;
 }
+
+Measurement single_value(const std::string& name, double value) { return single_value(metric_info_for(name), value); }
 
 MetricInfo metric_info_for(const std::string& name) {
   if (const MetricTraits* t = find_metric(name)) return t->info;

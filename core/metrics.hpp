@@ -39,8 +39,11 @@ std::vector<std::string> default_profile_metrics();
 // (".pct" -> "%", higher is better unknown -> false; ".sum" -> count, deterministic).
 MetricInfo metric_info_for(const std::string& name);
 
-// A single-value measurement of gpuperf metric `name` (its traits from the table), e.g. a derived GB/s or a
-// recorded kernel's launch count: one sample, summarised.
+// A single-value measurement (one sample, summarised, status ok) of a metric with these traits, e.g. a
+// static attribute or a summed counter.
+Measurement single_value(const MetricInfo& info, double value);
+// The same for gpuperf metric `name`, its traits from the table, e.g. a derived GB/s or a recorded kernel's
+// launch count.
 Measurement single_value(const std::string& name, double value);
 
 // Names from `candidates` closest to `name` (edit distance, then shared substrings), best first.

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/metrics.hpp"
+
 namespace gpuperf {
 
 double theoretical_occupancy_pct(const StaticAttributes& a) {
@@ -12,15 +14,6 @@ double theoretical_occupancy_pct(const StaticAttributes& a) {
   const int max_warps = a.max_threads_per_sm / a.warp_size;
   if (max_warps == 0) return 0;
   return 100.0 * static_cast<double>(a.active_blocks_per_sm * warps_per_block) / static_cast<double>(max_warps);
-}
-
-Measurement value_measurement(const MetricInfo& info, double value) {
-  Measurement m;
-  m.metric = info;
-  m.status = Status::ok;
-  m.samples = {value};
-  m.summary = summarize(m.samples);
-  return m;
 }
 
 Measurement failed_measurement(const MetricInfo& info, Status status, const std::string& message) {
@@ -35,16 +28,16 @@ namespace {
 
 Measurement static_measurement(const MetricRequest& r, const StaticAttributes& a) {
   const std::string& n = r.name;
-  if (n == "registers") return value_measurement(r.info, a.registers);
-  if (n == "static_shared_bytes") return value_measurement(r.info, static_cast<double>(a.static_shared_bytes));
-  if (n == "local_bytes") return value_measurement(r.info, static_cast<double>(a.local_bytes));
+  if (n == "registers") return single_value(r.info, a.registers);
+  if (n == "static_shared_bytes") return single_value(r.info, static_cast<double>(a.static_shared_bytes));
+  if (n == "local_bytes") return single_value(r.info, static_cast<double>(a.local_bytes));
   if (n == "theoretical_occupancy") {
     if (a.active_blocks_per_sm == 0) {
       return failed_measurement(r.info, Status::failed,
                                 "the occupancy API fits no block of this launch shape on an SM (too many threads, "
                                 "registers or shared memory per block)");
     }
-    return value_measurement(r.info, theoretical_occupancy_pct(a));
+    return single_value(r.info, theoretical_occupancy_pct(a));
   }
   return failed_measurement(r.info, Status::failed, "no static attribute is called '" + n + "'");
 }
@@ -89,7 +82,7 @@ std::vector<Measurement> evaluate_target(const MetricPlan& plan, const std::vect
           "not applicable: CUPTI evaluated " + bad + " (a ratio with nothing to divide: no operations of that kind)"));
       continue;
     }
-    out.push_back(value_measurement(r.info, sum));
+    out.push_back(single_value(r.info, sum));
   }
   return out;
 }

@@ -26,7 +26,6 @@ struct StaticAttributes {
 // Resident warps per SM at the launch shape / the SM's maximum, in percent (0 when undefined).
 double theoretical_occupancy_pct(const StaticAttributes& a);
 
-Measurement value_measurement(const MetricInfo& info, double value);
 Measurement failed_measurement(const MetricInfo& info, Status status, const std::string& message);
 
 // One Measurement per request of `plan`, in order.

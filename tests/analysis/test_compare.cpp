@@ -28,13 +28,7 @@ Measurement samples(const std::string& metric, double level, double cv, std::siz
   return m;
 }
 
-Measurement value(const std::string& metric, double v) {
-  Measurement m;
-  m.metric = metric_info_for(metric);
-  m.samples = {v};
-  m.summary = summarize(m.samples);
-  return m;
-}
+Measurement value(const std::string& metric, double v) { return single_value(metric, v); }
 
 CompareRow cmp(const Measurement& b, const Measurement& c, const CompareOptions& o = {}) {
   return compare_measurement(&b, Status::ok, &c, Status::ok, o);

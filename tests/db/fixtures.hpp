@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/metrics.hpp"
 #include "core/result.hpp"
 
 namespace gpuperf::testing {
@@ -68,11 +69,7 @@ inline Measurement duration(std::vector<double> samples) {
 }
 
 inline Measurement efficiency(double pct) {
-  Measurement m;
-  m.metric = MetricInfo{"gld_efficiency", "%", true, true};
-  m.samples = {pct};
-  m.summary = summarize(m.samples);
-  return m;
+  return single_value(MetricInfo{"gld_efficiency", "%", true, true}, pct);
 }
 
 // A run of two instances: matmul/naive (duration + gld_efficiency) and matmul/tiled (duration, with SM
@@ -120,11 +117,7 @@ inline Run make_recorded_run(const std::string& uuid, const std::string& started
   run.exit_status = exit_status;
   run.machine = h200();
   auto value = [](const char* name, const char* unit, bool deterministic, double v) {
-    Measurement m;
-    m.metric = MetricInfo{name, unit, false, deterministic};
-    m.samples = {v};
-    m.summary = summarize(m.samples);
-    return m;
+    return single_value(MetricInfo{name, unit, false, deterministic}, v);
   };
   Result gemm;
   gemm.instance =

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "core/metrics.hpp"
 #include "profiler/runner.hpp"
 #include "tests/profiler/fakes.hpp"
 
@@ -135,13 +136,7 @@ TEST(MeasureInstance, TimingFailureIsRecordedWithoutMetrics) {
   EXPECT_TRUE(r.metrics.empty());
 }
 
-Measurement gld(double value) {
-  Measurement m;
-  m.metric = MetricInfo{"gld_efficiency", "%", true, true};
-  m.samples = {value};
-  m.summary = summarize(m.samples);
-  return m;
-}
+Measurement gld(double value) { return single_value(MetricInfo{"gld_efficiency", "%", true, true}, value); }
 
 TEST(MeasureInstance, CollectorRunsAfterTimingAndItsFailureKeepsTheTiming) {
   const Benchmark b = fake_benchmark([](const Params&, std::uint64_t) {
