@@ -178,6 +178,22 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
   return emit_compare(report, a.out);
 }
 
+// check's comparison of a run it has just stored (`run_id`) with --baseline: on that run's machine when the
+// baseline moves (a branch); prints the verdict and returns its exit code.
+int compare_with_baseline(const db::Store& store, const CheckArgs& a, const analysis::CompareOptions& options,
+                          const Run& run, std::int64_t run_id) {
+  const auto info = store.find_run(std::to_string(run_id));
+  const db::RunInfo base = analysis::resolve_run_ref(
+      store, a.baseline, analysis::is_moving_ref(store, a.baseline) ? std::optional(info->machine_id) : std::nullopt);
+  if (base.id == run_id) throw InputError("--baseline '" + a.baseline + "' resolves to the run just made");
+  VerdictArgs out = a.out;
+  if (out.filter.empty()) out.filter = a.measure.filter;
+  const std::vector<db::Series> history = base_history(store, base, info->machine_id, out);
+  analysis::CompareReport report =
+      analysis::compare_runs(store.load_run(base.id, true), run, options, base.id, run_id, &history);
+  return emit_compare(report, out);
+}
+
 // check --record: record the program (one run per GPU it used) and compare each run with the baseline on
 // that run's machine. The program's failure outranks a regression (exit 5).
 int do_check_record(const Context& ctx, const CheckArgs& a, const analysis::CompareOptions& options) {
@@ -191,16 +207,7 @@ int do_check_record(const Context& ctx, const CheckArgs& a, const analysis::Comp
   int verdict = kExitOk;
   db::Store store(ctx.db_path, db::Access::read_write);
   for (std::size_t i = 0; i < recorded.runs.size(); ++i) {
-    const auto info = store.find_run(std::to_string(recorded.run_ids[i]));
-    const db::RunInfo base = analysis::resolve_run_ref(
-        store, a.baseline, analysis::is_moving_ref(store, a.baseline) ? std::optional(info->machine_id) : std::nullopt);
-    if (base.id == recorded.run_ids[i]) throw InputError("--baseline '" + a.baseline + "' resolves to the run just made");
-    VerdictArgs out = a.out;
-    if (out.filter.empty()) out.filter = a.measure.filter;
-    const std::vector<db::Series> history = base_history(store, base, info->machine_id, out);
-    analysis::CompareReport report = analysis::compare_runs(store.load_run(base.id, true), recorded.runs[i], options,
-                                                            base.id, recorded.run_ids[i], &history);
-    verdict = std::max(verdict, emit_compare(report, out));
+    verdict = std::max(verdict, compare_with_baseline(store, a, options, recorded.runs[i], recorded.run_ids[i]));
   }
   const int program_code = program_exit_code(recorded, program);
   return program_code != kExitOk ? program_code : verdict;
@@ -212,21 +219,14 @@ int do_check(const Context& ctx, const CheckArgs& a) {
     throw InputError(a.record ? "check --record needs the program: check --record --baseline REF -- APP [ARGS...]"
                               : "a program to run was given without --record: check --record --baseline REF -- APP [ARGS...]");
   }
-  if (a.record) {
-    analysis::parse_format(a.out.format);
-    {
-      db::Store store(ctx.db_path, db::Access::read_only);
-      analysis::resolve_run_ref(store, a.baseline);  // the baseline exists before the program runs
-    }
-    return do_check_record(ctx, a, options);
-  }
   analysis::parse_format(a.out.format);
-  parse_metrics_option(a.measure.metrics);  // bad names fail before any work
+  if (!a.record) parse_metrics_option(a.measure.metrics);  // bad names fail before any work
   {
-    // The baseline must exist (on some machine) before the suite spends minutes on the GPU.
+    // The baseline must exist (on some machine) before the suite or the program spends minutes on the GPU.
     db::Store store(ctx.db_path, db::Access::read_only);
     analysis::resolve_run_ref(store, a.baseline);
   }
+  if (a.record) return do_check_record(ctx, a, options);
   const auto instances = select_instances(a.measure.filter);
   gpu::select_device(a.device);  // exit 3 on a machine without a GPU
   MeasureArgs m = a.measure;
@@ -240,17 +240,7 @@ int do_check(const Context& ctx, const CheckArgs& a) {
     std::fprintf(stderr, "stored run %s (id %lld) in %s\n", run.uuid.c_str(), static_cast<long long>(stored.run_id),
                  ctx.db_path.c_str());
   }
-  const auto info = store.find_run(std::to_string(stored.run_id));
-  const db::RunInfo base = analysis::resolve_run_ref(
-      store, a.baseline, analysis::is_moving_ref(store, a.baseline) ? std::optional(info->machine_id) : std::nullopt);
-  if (base.id == stored.run_id) throw InputError("--baseline '" + a.baseline + "' resolves to the run just made");
-
-  VerdictArgs out = a.out;
-  if (out.filter.empty()) out.filter = a.measure.filter;
-  const std::vector<db::Series> history = base_history(store, base, info->machine_id, out);
-  analysis::CompareReport report =
-      analysis::compare_runs(store.load_run(base.id, true), run, options, base.id, stored.run_id, &history);
-  const int verdict = emit_compare(report, out);
+  const int verdict = compare_with_baseline(store, a, options, run, stored.run_id);
   const int incorrect = exit_code_for(run);
   if (incorrect != kExitOk) return incorrect;  // a wrong answer outranks a slowdown
   if (!measured.profiling_error.empty()) {
