@@ -4,25 +4,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
-#include <unistd.h>
-
-#include <optional>
-
 #include "core/command_line.hpp"
 #include "core/errors.hpp"
+#include "db/store.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
-#include "profiler/metric_catalog.hpp"
-#include "profiler/metric_plan.hpp"
-#include "db/store.hpp"
 #include "profiler/git_info.hpp"
 #include "profiler/gpu/device_info.hpp"
 #include "profiler/gpu/nvml.hpp"
+#include "profiler/metric_catalog.hpp"
+#include "profiler/metric_plan.hpp"
 #include "profiler/record/aggregate.hpp"
 #include "profiler/record/launch.hpp"
 #include "profiler/record/record_file.hpp"
@@ -165,13 +162,11 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
     if (a.profile_launches == 0) throw InputError("--profile-launches must be at least 1 with --metrics");
     std::string names, module;
     for (const auto& n : plan->perfworks) names += (names.empty() ? "" : ",") + n;
-    for (const auto& candidate : cupti::backend_module_candidates()) {
-      if (access(candidate.c_str(), R_OK) == 0) {
-        module = candidate;
-        break;
-      }
+    try {
+      module = cupti::find_backend_module();
+    } catch (const EnvironmentError& e) {
+      throw EnvironmentError(std::string("--metrics needs gpuperf's CUPTI back end: ") + e.what());
     }
-    if (module.empty()) throw EnvironmentError("--metrics needs gpuperf's CUPTI back end (libgpuperf_cupti.so), which was not found");
     env = {{"GPUPERF_RECORD_METRICS", names},
            {"GPUPERF_RECORD_CUPTI_MODULE", module},
            {"GPUPERF_RECORD_PROFILE_LAUNCHES", std::to_string(a.profile_launches)}};

@@ -128,6 +128,21 @@ std::vector<std::string> backend_module_candidates() {
   return module_candidates(kBackendModuleName, "GPUPERF_CUPTI_MODULE", GPUPERF_CUPTI_MODULE_BUILD_PATH);
 }
 
+std::string find_module(const std::string& file_name, const char* env_var, const std::string& build_path,
+                        const std::string& what) {
+  std::string tried;
+  for (const auto& path : module_candidates(file_name, env_var, build_path)) {
+    if (readable(path)) return path;
+    tried += "\n  " + path;
+  }
+  throw EnvironmentError("cannot find gpuperf's " + what + " (" + file_name + "); looked at:" + tried + "\nSet " +
+                         env_var + " to its path, or install it next to gpuperf.");
+}
+
+std::string find_backend_module() {
+  return find_module(kBackendModuleName, "GPUPERF_CUPTI_MODULE", GPUPERF_CUPTI_MODULE_BUILD_PATH, "CUPTI back end");
+}
+
 const BackendFactory& load_backend() {
   static std::once_flag once;
   static Loaded loaded;

@@ -22,6 +22,13 @@ std::vector<std::string> backend_module_candidates();
 std::vector<std::string> module_candidates(const std::string& file_name, const char* env_var,
                                            const std::string& build_path);
 
+// The first readable file of that search. EnvironmentError (exit 3) naming `what` ("injection library"), the
+// files tried and `env_var` when there is none.
+std::string find_module(const std::string& file_name, const char* env_var, const std::string& build_path,
+                        const std::string& what);
+// The back-end module's path, without loading it (`gpuperf record --metrics` hands it to the program).
+std::string find_backend_module();
+
 // Loads the module once per process and returns its factory. Throws EnvironmentError (exit 3) naming the
 // files tried and the loader's reason, e.g. libcupti.so.13 missing, with what to install or set.
 const BackendFactory& load_backend();

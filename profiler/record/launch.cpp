@@ -62,13 +62,8 @@ std::string resolve_program(const std::string& app) {
 }
 
 std::string find_inject_library() {
-  std::string tried;
-  for (const auto& p : cupti::module_candidates(kInjectLibraryName, "GPUPERF_INJECT_LIBRARY", GPUPERF_INJECT_BUILD_PATH)) {
-    if (access(p.c_str(), R_OK) == 0) return p;
-    tried += "\n  " + p;
-  }
-  throw EnvironmentError(std::string("cannot find gpuperf's injection library (") + kInjectLibraryName +
-                         "); looked at:" + tried + "\nSet GPUPERF_INJECT_LIBRARY to its path, or install it next to gpuperf.");
+  return cupti::find_module(kInjectLibraryName, "GPUPERF_INJECT_LIBRARY", GPUPERF_INJECT_BUILD_PATH,
+                            "injection library");
 }
 
 void check_no_other_injection() {
