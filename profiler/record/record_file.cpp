@@ -213,7 +213,7 @@ ProcessRecord parse_process_text(const std::string& text, const std::string& wha
 }
 
 struct RecordDirReader::File {
-  explicit File(const std::string& path) : path(path), parser(path) {}
+  explicit File(const std::string& file_path) : path(file_path), parser(file_path) {}
   ~File() {
     if (fd >= 0) close(fd);
   }
