@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/errors.hpp"
+#include "profiler/cupti/activity_api.hpp"
 
 #ifndef GPUPERF_CUPTI_LIBRARY
 #define GPUPERF_CUPTI_LIBRARY ""
@@ -21,43 +23,13 @@ namespace {
 using KernelActivity = CUpti_ActivityKernel10;
 constexpr std::size_t kBufferBytes = 8u << 20;  // per CUPTI buffer; a sample batch needs a few KB
 
-// The Activity API entry points we use, resolved from libcupti at run time.
-struct Api {
-  decltype(&cuptiActivityEnable) enable = nullptr;
-  decltype(&cuptiActivityDisable) disable = nullptr;
-  decltype(&cuptiActivityRegisterCallbacks) register_callbacks = nullptr;
-  decltype(&cuptiActivityFlushAll) flush_all = nullptr;
-  decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
-  decltype(&cuptiActivityGetNumDroppedRecords) dropped_records = nullptr;
-  decltype(&cuptiActivityPushExternalCorrelationId) push_external = nullptr;
-  decltype(&cuptiActivityPopExternalCorrelationId) pop_external = nullptr;
-  decltype(&cuptiGetResultString) result_string = nullptr;
-};
-
-Api& api() {
-  static Api a;
-  return a;
-}
-
-std::string result_text(CUptiResult r) {
-  const char* s = nullptr;
-  if (api().result_string != nullptr && api().result_string(r, &s) == CUPTI_SUCCESS && s != nullptr) return s;
-  return "CUPTI error " + std::to_string(static_cast<int>(r));
-}
-
-void check(CUptiResult r, const char* call) {
-  if (r != CUPTI_SUCCESS) {
-    throw EnvironmentError(std::string("CUPTI Activity API: ") + call + " failed: " + result_text(r));
-  }
-}
-
 template <typename F>
 void resolve(void* lib, F& fn, const char* name, std::string& missing) {
   fn = reinterpret_cast<F>(dlsym(lib, name));
   if (fn == nullptr) missing += std::string(missing.empty() ? "" : ", ") + name;
 }
 
-void load_api() {
+ActivityFunctions load_functions() {
   std::vector<std::string> candidates{"libcupti.so.13", "libcupti.so"};
   if (const char* env = std::getenv("GPUPERF_CUPTI_LIBRARY"); env != nullptr && *env != '\0') {
     candidates.insert(candidates.begin(), env);
@@ -77,59 +49,83 @@ void load_api() {
         "\nInstall the toolkit's CUPTI component, add its lib folder to LD_LIBRARY_PATH, or set "
         "GPUPERF_CUPTI_LIBRARY to the file.");
   }
-  Api& a = api();
+  ActivityFunctions f;
   std::string missing;
-  resolve(lib, a.enable, "cuptiActivityEnable", missing);
-  resolve(lib, a.disable, "cuptiActivityDisable", missing);
-  resolve(lib, a.register_callbacks, "cuptiActivityRegisterCallbacks", missing);
-  resolve(lib, a.flush_all, "cuptiActivityFlushAll", missing);
-  resolve(lib, a.next_record, "cuptiActivityGetNextRecord", missing);
-  resolve(lib, a.dropped_records, "cuptiActivityGetNumDroppedRecords", missing);
-  resolve(lib, a.push_external, "cuptiActivityPushExternalCorrelationId", missing);
-  resolve(lib, a.pop_external, "cuptiActivityPopExternalCorrelationId", missing);
-  resolve(lib, a.result_string, "cuptiGetResultString", missing);
+  resolve(lib, f.enable, "cuptiActivityEnable", missing);
+  resolve(lib, f.disable, "cuptiActivityDisable", missing);
+  resolve(lib, f.enable_runtime_api, "cuptiActivityEnableRuntimeApi", missing);
+  resolve(lib, f.enable_driver_api, "cuptiActivityEnableDriverApi", missing);
+  resolve(lib, f.register_callbacks, "cuptiActivityRegisterCallbacks", missing);
+  resolve(lib, f.flush_all, "cuptiActivityFlushAll", missing);
+  resolve(lib, f.next_record, "cuptiActivityGetNextRecord", missing);
+  resolve(lib, f.dropped_records, "cuptiActivityGetNumDroppedRecords", missing);
+  resolve(lib, f.push_external, "cuptiActivityPushExternalCorrelationId", missing);
+  resolve(lib, f.pop_external, "cuptiActivityPopExternalCorrelationId", missing);
+  resolve(lib, f.result_string, "cuptiGetResultString", missing);
   if (!missing.empty()) throw EnvironmentError("libcupti lacks the Activity API functions " + missing);
+  return f;
 }
 
-// Completed records, filled by CUPTI's buffer callback (possibly on a CUPTI thread).
-std::mutex sink_mutex;
-ActivityBatch sink;
-bool sink_accepting = false;
-
-void CUPTIAPI on_buffer_requested(uint8_t** buffer, size_t* size, size_t* max_records) {
-  *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
-  *size = *buffer != nullptr ? kBufferBytes : 0;
-  *max_records = 0;  // as many as fit
-}
-
-void CUPTIAPI on_buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* buffer, size_t /*size*/,
-                                  size_t valid_size) {
-  ActivityBatch got;
-  CUpti_Activity* record = nullptr;
-  while (valid_size > 0 && api().next_record(buffer, valid_size, &record) == CUPTI_SUCCESS) {
-    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-      const auto* k = reinterpret_cast<const KernelActivity*>(record);
-      got.kernels.push_back(KernelRecord{k->correlationId, k->start, k->end, k->streamId,
-                                         k->name != nullptr ? k->name : ""});
-    } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
-      const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
-      if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
-        got.correlations.push_back(ExternalCorrelation{e->externalId, e->correlationId});
+// Completed records, filled from CUPTI's buffer callback (possibly on a CUPTI thread). Never destroyed,
+// like the ActivityApi that calls it.
+class Sink : public ActivityHandler {
+ public:
+  void on_record(const CUpti_Activity& record) override {
+    if (record.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record.kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+      const auto& k = reinterpret_cast<const KernelActivity&>(record);
+      got_.kernels.push_back(KernelRecord{k.correlationId, k.start, k.end, k.streamId, k.name != nullptr ? k.name : ""});
+    } else if (record.kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+      const auto& e = reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record);
+      if (e.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
+        got_.correlations.push_back(ExternalCorrelation{e.externalId, e.correlationId});
       }
     }
   }
-  size_t dropped = 0;
-  if (api().dropped_records(context, stream_id, &dropped) == CUPTI_SUCCESS) got.dropped = dropped;
-  std::free(buffer);
-  std::lock_guard<std::mutex> lock(sink_mutex);
-  if (!sink_accepting) return;
-  sink.kernels.insert(sink.kernels.end(), got.kernels.begin(), got.kernels.end());
-  sink.correlations.insert(sink.correlations.end(), got.correlations.begin(), got.correlations.end());
-  sink.dropped += got.dropped;
+  void on_buffer_done(std::size_t dropped) override {
+    got_.dropped = dropped;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (accepting_) {
+      batch_.kernels.insert(batch_.kernels.end(), got_.kernels.begin(), got_.kernels.end());
+      batch_.correlations.insert(batch_.correlations.end(), got_.correlations.begin(), got_.correlations.end());
+      batch_.dropped += got_.dropped;
+    }
+    got_ = ActivityBatch{};
+  }
+  void accept(bool on) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    batch_ = ActivityBatch{};
+    accepting_ = on;
+  }
+  ActivityBatch take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(batch_, ActivityBatch{});
+  }
+
+ private:
+  ActivityBatch got_;  // the buffer being read: CUPTI completes one buffer at a time
+  std::mutex mutex_;   // guards the two below
+  ActivityBatch batch_;
+  bool accepting_ = false;
+};
+
+constexpr CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_RUNTIME,
+                                         CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+
+Sink& sink() {
+  static Sink* s = new Sink;
+  return *s;
 }
 
-const CUpti_ActivityKind kKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_RUNTIME,
-                                     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION};
+ActivityApi& activity_api() {
+  static ActivityApi& a = ActivityApi::instance(load_functions());
+  return a;
+}
+
+void check(CUptiResult r, const char* call) {
+  if (r != CUPTI_SUCCESS) {
+    throw EnvironmentError(std::string("CUPTI Activity API: ") + call + " failed: " + activity_api().error_text(r));
+  }
+}
 
 }  // namespace
 
@@ -138,8 +134,7 @@ CuptiActivitySource::CuptiActivitySource() {
   static std::string failure;
   std::call_once(once, [] {
     try {
-      load_api();
-      check(api().register_callbacks(on_buffer_requested, on_buffer_completed), "cuptiActivityRegisterCallbacks");
+      check(activity_api().start(sink(), kBufferBytes), "cuptiActivityRegisterCallbacks");
     } catch (const Error& e) {
       failure = e.what();
     }
@@ -156,45 +151,34 @@ CuptiActivitySource::~CuptiActivitySource() {
 
 void CuptiActivitySource::enable() {
   if (enabled_) return;
-  {
-    std::lock_guard<std::mutex> lock(sink_mutex);
-    sink = ActivityBatch{};
-    sink_accepting = true;
-  }
+  sink().accept(true);
   // CONCURRENT_KERNEL, unlike KERNEL, does not serialise kernels. External correlation records are
   // emitted alongside API records, hence RUNTIME.
-  for (CUpti_ActivityKind kind : kKinds) check(api().enable(kind), "cuptiActivityEnable");
+  check(activity_api().enable(kKinds), "cuptiActivityEnable");
   enabled_ = true;
 }
 
 void CuptiActivitySource::disable() {
   if (!enabled_) return;
   enabled_ = false;
-  for (CUpti_ActivityKind kind : kKinds) check(api().disable(kind), "cuptiActivityDisable");
-  check(api().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
-  std::lock_guard<std::mutex> lock(sink_mutex);
-  sink = ActivityBatch{};
-  sink_accepting = false;
+  check(activity_api().disable(kKinds), "cuptiActivityDisable");
+  check(activity_api().flush(true), "cuptiActivityFlushAll");
+  sink().accept(false);
 }
 
 void CuptiActivitySource::push_external_id(std::uint64_t external_id) {
-  check(api().push_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, external_id),
-        "cuptiActivityPushExternalCorrelationId");
+  check(activity_api().push_external(external_id), "cuptiActivityPushExternalCorrelationId");
 }
 
 void CuptiActivitySource::pop_external_id() {
-  uint64_t last = 0;
-  check(api().pop_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last), "cuptiActivityPopExternalCorrelationId");
+  check(activity_api().pop_external(), "cuptiActivityPopExternalCorrelationId");
 }
 
 ActivityBatch CuptiActivitySource::collect() {
   // Forced: also the buffers CUPTI is still filling. The stream was synchronised, so our kernels' records
   // are complete; an incomplete one (no end timestamp) is skipped by the matcher and the caller retries.
-  check(api().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
-  std::lock_guard<std::mutex> lock(sink_mutex);
-  ActivityBatch out = std::move(sink);
-  sink = ActivityBatch{};
-  return out;
+  check(activity_api().flush(true), "cuptiActivityFlushAll");
+  return sink().take();
 }
 
 }  // namespace gpuperf::cupti

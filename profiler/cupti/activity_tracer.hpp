@@ -1,6 +1,7 @@
 // The CUPTI Activity API behind ActivitySource: kernel records (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
 // tagged with external correlation ids. libcupti is opened at run time (dlopen), so gpuperf starts on
-// machines without it; only timing needs it. This is the only code in gpuperf that calls the Activity API.
+// machines without it; only timing needs it. The calls go through ActivityApi (activity_api.hpp), the one
+// wrapper of the Activity API, shared with `gpuperf record`'s injection library.
 #pragma once
 
 #include "profiler/cupti/activity_records.hpp"

@@ -6,6 +6,13 @@
 // it to the kernel's correlation id, so no callback runs per launch. The pattern follows NVIDIA's
 // cupti_trace_injection sample.
 //
+// Teardown: a recorded program must end exactly as it would without this library. Everything the library
+// keeps lives in objects that are never destroyed (State, the NVTX stacks, the ActivityApi), because its last
+// flush runs from an exit handler, and the program's and CUPTI's exit handlers and static destructors, and
+// threads that exit or call exit(), come in an order no library controls. A function-local std::string that
+// cached the last kernel name was destroyed by the exit sequence before that flush wrote to it again: the
+// double free and SIGSEGV seen at the exit of PyTorch and JAX programs under `gpuperf record`.
+//
 // What it costs the program: CUPTI's activity tracing of kernels and launch calls and one callback per
 // NVTX push/pop; records are written by CUPTI's worker thread, a buffer (1 MB) at a time, about 0.15 us a
 // record on an H100 machine (bench/record_overhead.py measures what recording costs a program).
@@ -16,6 +23,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <csignal>
@@ -29,6 +37,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "profiler/cupti/activity_api_linked.hpp"
 #include "profiler/record/inject_metrics.hpp"
 #include "profiler/record/inject_shared.hpp"
 
@@ -45,6 +54,11 @@ struct State {
   std::unordered_map<std::string, std::uint64_t> names;
   std::unordered_map<std::string, std::uint64_t> ranges;
   bool finished = false;
+  // The last kernel name interned: CUPTI hands the same name pointer for every launch of a function, so it is
+  // checked first, with a string compare (a pointer may in principle be reused).
+  const char* last_name_pointer = nullptr;
+  std::string last_name;
+  std::uint64_t last_name_id = 0;
 };
 
 State& state() {
@@ -54,8 +68,21 @@ State& state() {
 
 std::atomic<bool> g_started{false};
 
-// The launching thread's NVTX stack of range names, to build the path pushed as an external id.
-thread_local std::vector<std::string> t_ranges;
+gpuperf::cupti::ActivityApi& activity() {
+  static gpuperf::cupti::ActivityApi& a = gpuperf::cupti::ActivityApi::instance(gpuperf::cupti::linked_activity_functions());
+  return a;
+}
+
+// The launching thread's NVTX stack of range names, to build the path pushed as an external id. Allocated on
+// the thread's first push and never freed: a thread_local vector is destroyed when its thread ends (the main
+// thread's inside exit(), before exit handlers), yet NVTX calls may still come from the program's own exit
+// handlers. A few hundred bytes per thread that used NVTX.
+thread_local std::vector<std::string>* t_ranges = nullptr;
+
+std::vector<std::string>& thread_ranges() {
+  if (t_ranges == nullptr) t_ranges = new std::vector<std::string>;
+  return *t_ranges;
+}
 
 // Appends bytes that end with '\n' (nothing once the file is finished).
 void write_locked(const char* data, std::size_t size) {
@@ -85,10 +112,7 @@ void report_error(const std::string& what) {
   if (state().out != nullptr) std::fflush(state().out);
 }
 
-const char* result_text(CUptiResult r) {
-  const char* s = nullptr;
-  return cuptiGetResultString(r, &s) == CUPTI_SUCCESS && s != nullptr ? s : "unknown CUPTI error";
-}
+std::string result_text(CUptiResult r) { return activity().error_text(r); }
 
 std::uint64_t intern_locked(std::unordered_map<std::string, std::uint64_t>& table, const std::string& text,
                             char kind) {
@@ -100,12 +124,6 @@ std::uint64_t intern_locked(std::unordered_map<std::string, std::uint64_t>& tabl
   return id;
 }
 
-void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
-  *size = *buffer != nullptr ? kBufferBytes : 0;
-  *max_records = 0;
-}
-
 // Appends the decimal digits of v and a separator to `out` (snprintf costs more than the rest of a record).
 char* put(char* out, std::uint64_t v, char sep = ' ') {
   out = std::to_chars(out, out + 20, v).ptr;
@@ -113,60 +131,57 @@ char* put(char* out, std::uint64_t v, char sep = ' ') {
   return out;
 }
 
-// The name id of a kernel record's name. CUPTI hands the same name pointer for every launch of a function,
-// so the last pointer seen is checked first, with strcmp (a pointer may in principle be reused).
+// The name id of a kernel record's name.
 std::uint64_t name_id_locked(const char* name) {
-  static const char* last_pointer = nullptr;
-  static std::uint64_t last_id = 0;
-  static std::string last_text;
+  State& s = state();
   if (name == nullptr) name = "?";
-  if (name == last_pointer && last_text == name) return last_id;
-  last_pointer = name;
-  last_text = name;
-  last_id = intern_locked(state().names, last_text, 'N');
-  return last_id;
+  if (name == s.last_name_pointer && s.last_name == name) return s.last_name_id;
+  s.last_name_pointer = name;
+  s.last_name = name;
+  s.last_name_id = intern_locked(s.names, s.last_name, 'N');
+  return s.last_name_id;
 }
 
-void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream_id, std::uint8_t* buffer, std::size_t,
-                               std::size_t valid) {
-  std::lock_guard<std::mutex> lock(state().mutex);
-  CUpti_Activity* record = nullptr;
-  char line[400];
-  while (valid > 0 && cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
-      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      if (gpuperf::record::inject::is_own_kernel(k->name)) continue;  // the L2 flush before a profiled launch
-      const std::uint64_t name = name_id_locked(k->name);
+// Writes each completed buffer's kernel and external-correlation records (CUPTI's worker thread, or the
+// thread that flushes). Never destroyed.
+class RecordWriter : public gpuperf::cupti::ActivityHandler {
+ public:
+  void on_record(const CUpti_Activity& record) override {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    char line[400];
+    if (record.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+      const auto& k = reinterpret_cast<const CUpti_ActivityKernel10&>(record);
+      if (gpuperf::record::inject::is_own_kernel(k.name)) return;  // the L2 flush before a profiled launch
+      const std::uint64_t name = name_id_locked(k.name);
       char* p = line;
       *p++ = 'K';
       *p++ = ' ';
-      for (std::uint64_t v : {std::uint64_t{k->deviceId}, std::uint64_t{k->contextId}, std::uint64_t{k->streamId},
-                              std::uint64_t{k->correlationId}, std::uint64_t{k->start}, std::uint64_t{k->end},
-                              std::uint64_t(k->gridX), std::uint64_t(k->gridY), std::uint64_t(k->gridZ),
-                              std::uint64_t(k->blockX), std::uint64_t(k->blockY), std::uint64_t(k->blockZ)}) {
+      for (std::uint64_t v : {std::uint64_t{k.deviceId}, std::uint64_t{k.contextId}, std::uint64_t{k.streamId},
+                              std::uint64_t{k.correlationId}, std::uint64_t{k.start}, std::uint64_t{k.end},
+                              std::uint64_t(k.gridX), std::uint64_t(k.gridY), std::uint64_t(k.gridZ),
+                              std::uint64_t(k.blockX), std::uint64_t(k.blockY), std::uint64_t(k.blockZ)}) {
         p = put(p, v);
       }
       p = put(p, name, '\n');
       write_locked(line, static_cast<std::size_t>(p - line));
-    } else if (record->kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
-      const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
-      if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
+    } else if (record.kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+      const auto& e = reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record);
+      if (e.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
         char* p = line;
         *p++ = 'E';
         *p++ = ' ';
-        p = put(p, e->correlationId);
-        p = put(p, e->externalId, '\n');
+        p = put(p, e.correlationId);
+        p = put(p, e.externalId, '\n');
         write_locked(line, static_cast<std::size_t>(p - line));
       }
     }
   }
-  std::size_t dropped = 0;
-  if (cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped) == CUPTI_SUCCESS && dropped > 0) {
-    write_line_locked("D " + std::to_string(dropped));
+  void on_buffer_done(std::size_t dropped) override {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    if (dropped > 0) write_line_locked("D " + std::to_string(dropped));
+    if (state().out != nullptr) std::fflush(state().out);  // what a later SIGKILL cannot take back
   }
-  if (state().out != nullptr) std::fflush(state().out);  // what a later SIGKILL cannot take back
-  std::free(buffer);
-}
+};
 
 // NVTX push/pop on the calling thread: push the whole path as an external correlation id.
 void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
@@ -185,23 +200,25 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
       break;
     }
     case CUPTI_CBID_NVTX_nvtxRangePop:
-    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+    case CUPTI_CBID_NVTX_nvtxDomainRangePop: {
       // A pop without a push we saw (the range opened before CUDA started, so before this library): skip.
-      if (t_ranges.empty()) return;
-      t_ranges.pop_back();
-      std::uint64_t ignored = 0;
-      cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &ignored);
+      std::vector<std::string>& ranges = thread_ranges();
+      if (ranges.empty()) return;
+      ranges.pop_back();
+      activity().pop_external();
       return;
+    }
   }
-  t_ranges.emplace_back(message != nullptr ? message : "?");
+  std::vector<std::string>& ranges = thread_ranges();
+  ranges.emplace_back(message != nullptr ? message : "?");
   std::string path;
-  for (const auto& r : t_ranges) path += (path.empty() ? "" : "/") + r;
+  for (const auto& r : ranges) path += (path.empty() ? "" : "/") + r;
   std::uint64_t id = 0;
   {
     std::lock_guard<std::mutex> lock(state().mutex);
     id = intern_locked(state().ranges, path, 'R');
   }
-  cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, id);
+  activity().push_external(id);
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
@@ -212,10 +229,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   }
 }
 
-// Flushes every buffer and closes the file with Z. Runs at exit, or from a fatal signal's handler.
+// Flushes every buffer, once, and closes the file with Z. Runs at exit, or from a fatal signal's handler.
 void finish() {
-  if (!g_started.load()) return;
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (!g_started.load() || !activity().finish()) return;
   std::lock_guard<std::mutex> lock(state().mutex);
   if (state().finished || state().out == nullptr) return;
   write_line_locked("Z");
@@ -274,24 +290,16 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &cupti_info) != 0 && cupti_info.dli_fname != nullptr) {
     setenv("NVTX_INJECTION64_PATH", cupti_info.dli_fname, 0);
   }
-  CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-  if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  static RecordWriter* writer = new RecordWriter;  // never destroyed
+  gpuperf::cupti::ActivityApi& api = activity();
+  CUptiResult r = api.start(*writer, kBufferBytes);
+  if (r == CUPTI_SUCCESS) r = api.enable(std::array{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL});
   if (nvtx) {
-    if (r == CUPTI_SUCCESS) r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    if (r == CUPTI_SUCCESS) r = api.enable(std::array{CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION});
     // External correlation records are issued with API records: trace the launch APIs alone, not every call.
     using namespace gpuperf::record::inject;
-    for (CUpti_CallbackId cbid : kRuntimeKernelLaunches) {
-      if (r == CUPTI_SUCCESS) r = cuptiActivityEnableRuntimeApi(cbid, 1);
-    }
-    for (CUpti_CallbackId cbid : kRuntimeOtherLaunches) {
-      if (r == CUPTI_SUCCESS) r = cuptiActivityEnableRuntimeApi(cbid, 1);
-    }
-    for (CUpti_CallbackId cbid : kDriverKernelLaunches) {
-      if (r == CUPTI_SUCCESS) r = cuptiActivityEnableDriverApi(cbid, 1);
-    }
-    for (CUpti_CallbackId cbid : kDriverOtherLaunches) {
-      if (r == CUPTI_SUCCESS) r = cuptiActivityEnableDriverApi(cbid, 1);
-    }
+    if (r == CUPTI_SUCCESS) r = api.enable_api_records(kRuntimeKernelLaunches, kDriverKernelLaunches);
+    if (r == CUPTI_SUCCESS) r = api.enable_api_records(kRuntimeOtherLaunches, kDriverOtherLaunches);
   }
   if (r != CUPTI_SUCCESS) {
     report_error(std::string("cannot trace kernels: ") + result_text(r));

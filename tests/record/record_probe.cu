@@ -6,17 +6,21 @@
 //   record_probe child FILE                          what the child does
 //   record_probe overhead long|mid|tiny LAUNCHES     kernels of ~50, ~10 or ~2 us back to back (time per launch)
 //   record_probe multigpu FILE                       launches on every GPU of the machine, from one process
+//   record_probe threads N                           4 threads launch N kernels each; the last one calls exit()
+//   record_probe exit-running N                      N kernels of ~20 ms queued, then exit() without waiting
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -222,6 +226,47 @@ int multigpu(const char* path) {
   return 0;
 }
 
+// A program that ends from a thread that is not the main one: four threads launch `per_thread` kernels each on
+// streams of their own, in NVTX ranges; the last to finish prints "launches N" and calls exit(0) while the
+// main thread still waits to join them.
+int threads(int per_thread) {
+  constexpr int kThreads = 4;
+  float* out = nullptr;
+  check(cudaMalloc(&out, kThreads * 128 * 128 * sizeof(float)), "cudaMalloc");
+  std::atomic<int> finished{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < kThreads; ++t) {
+    workers.emplace_back([&, t] {
+      cudaStream_t stream = nullptr;
+      check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+      nvtxRangePushA("worker");
+      for (int i = 0; i < per_thread; ++i) spin<1><<<128, 128, 0, stream>>>(out + t * 128 * 128, 2000);
+      nvtxRangePop();
+      check(cudaGetLastError(), "launch");
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+      if (finished.fetch_add(1) == kThreads - 1) {
+        std::printf("launches %d\n", kThreads * per_thread);
+        std::fflush(stdout);
+        std::exit(0);
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  return 1;  // not reached: the last worker exits the process
+}
+
+// A program that exits while its kernels still run: `count` launches of ~20 ms each are queued, then exit(0)
+// at once. The kernels were launched, so each is a launch the recording must keep.
+int exit_running(int count) {
+  float* out = nullptr;
+  check(cudaMalloc(&out, 132 * 256 * sizeof(float)), "cudaMalloc");
+  for (int i = 0; i < count; ++i) spin<4><<<132, 256>>>(out, 1000000);
+  check(cudaGetLastError(), "launch");
+  std::printf("launches %d\n", count);
+  std::fflush(stdout);
+  std::exit(0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -238,6 +283,8 @@ int main(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[1], "overhead") == 0) return overhead(argv[2], std::atoi(argv[3]));
   if (argc == 3 && std::strcmp(argv[1], "multigpu") == 0) return multigpu(argv[2]);
   if (argc == 2 && std::strcmp(argv[1], "nocuda") == 0) return 0;
-  std::fprintf(stderr, "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N | multigpu FILE | nocuda\n");
+  if (argc == 3 && std::strcmp(argv[1], "threads") == 0) return threads(std::atoi(argv[2]));
+  if (argc == 3 && std::strcmp(argv[1], "exit-running") == 0) return exit_running(std::atoi(argv[2]));
+  std::fprintf(stderr, "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N | multigpu FILE | nocuda | threads N | exit-running N\n");
   return 2;
 }

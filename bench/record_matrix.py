@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""`gpuperf record` against real programs: each runs N times plain and N times recorded, and one table says
+whether recording changed how it ended and whether every kernel record was kept.
+
+    bench/record_matrix.py --gpuperf BIN --probe BIN [--runs 20] [--jobs 4] [--only NAME,...] [--out DIR]
+
+Programs (bench/programs/ and tests/record/record_probe.cu): a PyTorch training loop in nested NVTX ranges,
+the same with a CuPy RawKernel, a JAX `jit` program, a Triton kernel, PyTorch with a DataLoader of 2 worker
+processes, a C++ program launching from 4 threads that exits from a worker thread, a C++ program that exits
+while its kernels still run; two of them again with `--metrics default`. A program the machine lacks (no
+torch, jax, cupy or triton) is shown as skipped.
+
+Columns: exit = plain (runs whose exit status, as the program's own or as stored by record, equals the plain
+runs'), crashes (runs killed by a signal), not flushed (record's warning that a process ended without flushing
+its records), launches (stored against the program's own count: "=" when every run matched, else the worst
+difference). The program's own count: what it counted itself (launches it made, or torch.profiler's kernel
+events or jax.profiler's, in one extra plain run with --count, since a recorded run cannot hold a second CUPTI
+profiler). Exit status 0 when every cell is clean.
+"""
+import argparse
+import concurrent.futures as futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "programs")
+
+
+def have(module):
+    return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+def own_count(text, key="launches"):
+    found = re.findall(rf"^{key} (\d+)$", text, re.M)
+    return int(found[-1]) if found else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gpuperf", required=True)
+    ap.add_argument("--probe", required=True, help="tests/record/record_probe built for this GPU")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--jobs", type=int, default=4, help="programs run at once (exit behaviour, not timing)")
+    ap.add_argument("--only", default="", help="comma-separated program names")
+    ap.add_argument("--out", default="")
+    args = ap.parse_args()
+    out = args.out or tempfile.mkdtemp(prefix="record_matrix-")
+    os.makedirs(out, exist_ok=True)
+    py = sys.executable
+    probe = os.path.abspath(args.probe)
+    gpuperf = os.path.abspath(args.gpuperf)
+
+    # name, command, modules it needs, how its own count is known: "print" (it prints `launches N`, the
+    # launches it made of its own kernels, matched against the stored launches of `kernel`, or of all
+    # kernels when None), "profiler" (a plain run with --count prints the framework profiler's count of
+    # every kernel: torch.profiler, jax.profiler)
+    torch_train = [py, os.path.join(PROGRAMS, "torch_train.py")]
+    programs = [
+        ("torch-nvtx", torch_train, ["torch"], "profiler", None),
+        ("torch-nvtx+cupy", torch_train + ["--cupy"], ["torch", "cupy"], "profiler", None),
+        ("jax-jit", [py, os.path.join(PROGRAMS, "jax_jit.py")], ["jax"], "profiler", None),
+        ("triton", [py, os.path.join(PROGRAMS, "triton_add.py")], ["torch", "triton"], "print", "add_kernel"),
+        ("torch-dataloader", [py, os.path.join(PROGRAMS, "torch_loader.py")], ["torch"], "profiler", None),
+        ("cpp-4-threads", [probe, "threads", "200"], [], "print", None),
+        ("cpp-exit-running", [probe, "exit-running", "8"], [], "print", None),
+    ]
+    metric_runs = {"torch-nvtx+cupy", "cpp-4-threads"}
+    only = set(filter(None, args.only.split(",")))
+    if only:
+        programs = [p for p in programs if p[0] in only]
+    missing = {m: not have(m) for m in {"torch", "cupy", "jax", "triton"}}
+
+    def run_plain(cmd, tag):
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        with open(os.path.join(out, tag + ".log"), "w") as f:
+            f.write(p.stdout + p.stderr)
+        return p.returncode, p.stdout
+
+    def run_recorded(cmd, extra, tag):
+        db = os.path.join(out, tag + ".db")
+        p = subprocess.run([gpuperf, "--db", db, "record", *extra, "--", *cmd], capture_output=True, text=True)
+        with open(os.path.join(out, tag + ".log"), "w") as f:
+            f.write(p.stdout + p.stderr)
+        runs = []
+        if os.path.exists(db):
+            e = subprocess.run([gpuperf, "--db", db, "export"], capture_output=True, text=True)
+            if e.returncode == 0:
+                runs = json.loads(e.stdout)["runs"]
+        statuses = {r.get("exit_status") for r in runs if "exit_status" in r}
+        stored_exit = statuses.pop() if len(statuses) == 1 else None
+        launches = {}
+        for r in runs:
+            for res in r["results"]:
+                v = res["metrics"].get("launches", {}).get("value")
+                if v is not None:
+                    key = (res["benchmark"], json.dumps(res.get("params", {}), sort_keys=True))
+                    launches[key] = launches.get(key, 0) + int(v)
+        return {"rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr, "exit": stored_exit,
+                "launches": launches, "not_flushed": "without flushing" in p.stderr}
+
+    rows = []
+    started = time.time()
+    pool = futures.ThreadPoolExecutor(max_workers=args.jobs)
+    serial = futures.ThreadPoolExecutor(max_workers=1)
+    for name, cmd, needs, how, kernel in programs:
+        if any(missing[m] for m in needs):
+            rows.append((name, "-", "skipped: no " + ",".join(m for m in needs if missing[m])))
+            continue
+        plain = list(pool.map(lambda i: run_plain(cmd, f"{name}-plain-{i}"), range(args.runs)))
+        plain_codes = sorted({rc for rc, _ in plain})
+        reference = None
+        if how == "profiler":
+            rc, text = run_plain(cmd + ["--count"], f"{name}-count")
+            reference = own_count(text)
+        rows.append((name, "plain", summarize_plain(plain_codes, plain, args.runs, reference)))
+        settings = [("record", [])]
+        if name in metric_runs:
+            settings.append(("record --metrics default", ["--metrics", "default"]))
+        for setting, extra in settings:
+            # --metrics holds the GPU's counters for the whole profiled launch: two such programs at once
+            # get CUPTI_ERROR_HARDWARE_BUSY, so those run one at a time.
+            runner = pool if not extra else serial
+            recorded = list(runner.map(lambda i: run_recorded(cmd, extra, f"{name}-{setting.replace(' ', '')}-{i}"),
+                                       range(args.runs)))
+            rows.append((name, setting, judge(recorded, plain_codes, how, kernel, reference)))
+    pool.shutdown()
+    serial.shutdown()
+
+    print(f"\n{'program':18} {'setting':26} {'runs':>4} {'exit = plain':>12} {'crashes':>7} {'not flushed':>11} "
+          f"{'launches stored / own':>24}")
+    bad = 0
+    for name, setting, cell in rows:
+        if isinstance(cell, str):
+            print(f"{name:18} {setting:26} {cell}")
+            continue
+        print(f"{name:18} {setting:26} {cell['runs']:>4} {cell['exit_equal']:>12} {cell['crashes']:>7} "
+              f"{cell['not_flushed']:>11} {cell['launches']:>24}")
+        bad += cell["bad"]
+    print(f"\nrecord_matrix: {len(rows)} cells, {bad} problem(s), {time.time() - started:.0f} s; logs in {out}")
+    return 1 if bad else 0
+
+
+def summarize_plain(codes, plain, runs, reference):
+    crashes = sum(1 for rc, _ in plain if rc < 0)
+    own = [reference] if reference is not None else sorted({own_count(text) for _, text in plain} - {None})
+    return {"runs": runs, "exit_equal": f"exit {','.join(map(str, codes))}", "crashes": crashes,
+            "not_flushed": "-", "launches": "own " + ",".join(map(str, own)) if own else "-",
+            "bad": int(len(codes) != 1 or crashes > 0)}
+
+
+def judge(recorded, plain_codes, how, kernel, reference):
+    runs = len(recorded)
+    # The program's exit status: as stored by record, else (nothing stored) record's own exit code.
+    exits = [r["exit"] if r["exit"] is not None else r["rc"] for r in recorded]
+    exit_equal = sum(1 for e in exits if len(plain_codes) == 1 and e == plain_codes[0])
+    crashes = sum(1 for e in exits if e is not None and e < 0)
+    not_flushed = sum(1 for r in recorded if r["not_flushed"])
+    diffs = []
+    for r in recorded:
+        total = sum(r["launches"].values())
+        if how == "print":
+            own = own_count(r["stdout"])
+            stored = total if kernel is None else sum(v for (b, _), v in r["launches"].items() if kernel in b)
+            diffs.append(None if own is None else stored - own)
+        else:  # profiler
+            diffs.append(None if reference is None else total - reference)
+    if all(d == 0 for d in diffs):
+        launches = "= (every run)"
+    else:
+        worst = max((abs(d) for d in diffs if d is not None), default=None)
+        unknown = sum(1 for d in diffs if d is None)
+        launches = f"{sum(1 for d in diffs if d != 0)} differ, worst {worst}" + (f", {unknown} unknown" if unknown else "")
+    bad = int(exit_equal != runs or crashes or not_flushed or any(d != 0 for d in diffs))
+    return {"runs": runs, "exit_equal": f"{exit_equal}/{runs}", "crashes": crashes, "not_flushed": not_flushed,
+            "launches": launches, "bad": bad}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

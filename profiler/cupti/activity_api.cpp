@@ -1,0 +1,76 @@
+#include "profiler/cupti/activity_api.hpp"
+
+#include <cstdlib>
+#include <new>
+
+namespace gpuperf::cupti {
+namespace {
+
+ActivityApi* g_instance = nullptr;  // set once by instance(), read by CUPTI's buffer callbacks
+
+}  // namespace
+
+ActivityApi& ActivityApi::instance(const ActivityFunctions& functions) {
+  // Never destroyed: a flush from an exit handler or CUPTI's own teardown may come after static destructors.
+  static ActivityApi* api = g_instance = new ActivityApi(functions);
+  return *api;
+}
+
+CUptiResult ActivityApi::start(ActivityHandler& handler, std::size_t buffer_bytes) {
+  if (registered_) return started_;
+  registered_ = true;
+  handler_ = &handler;
+  buffer_bytes_ = buffer_bytes;
+  started_ = f_.register_callbacks(&ActivityApi::buffer_requested, &ActivityApi::buffer_completed);
+  return started_;
+}
+
+CUptiResult ActivityApi::push_external(std::uint64_t external_id) {
+  return f_.push_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, external_id);
+}
+
+CUptiResult ActivityApi::pop_external() {
+  std::uint64_t last = 0;
+  return f_.pop_external(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
+}
+
+CUptiResult ActivityApi::flush(bool forced) {
+  if (started_ != CUPTI_SUCCESS || finishing_.load()) return CUPTI_SUCCESS;
+  return f_.flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+bool ActivityApi::finish() {
+  bool expected = false;
+  if (!finishing_.compare_exchange_strong(expected, true)) return false;
+  if (started_ == CUPTI_SUCCESS) f_.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  finished_.store(true);
+  return true;
+}
+
+std::string ActivityApi::error_text(CUptiResult r) const {
+  const char* s = nullptr;
+  if (f_.result_string != nullptr && f_.result_string(r, &s) == CUPTI_SUCCESS && s != nullptr) return s;
+  return "CUPTI error " + std::to_string(static_cast<int>(r));
+}
+
+void CUPTIAPI ActivityApi::buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  const std::size_t bytes = g_instance->buffer_bytes_;
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, bytes));  // CUPTI needs 8-byte alignment
+  *size = *buffer != nullptr ? bytes : 0;
+  *max_records = 0;  // as many as fit
+}
+
+void CUPTIAPI ActivityApi::buffer_completed(CUcontext context, std::uint32_t stream_id, std::uint8_t* buffer,
+                                            std::size_t, std::size_t valid) {
+  ActivityApi& api = *g_instance;
+  if (!api.finished_.load()) {
+    CUpti_Activity* record = nullptr;
+    while (valid > 0 && api.f_.next_record(buffer, valid, &record) == CUPTI_SUCCESS) api.handler_->on_record(*record);
+    std::size_t dropped = 0;
+    if (api.f_.dropped_records(context, stream_id, &dropped) != CUPTI_SUCCESS) dropped = 0;
+    api.handler_->on_buffer_done(dropped);
+  }
+  std::free(buffer);
+}
+
+}  // namespace gpuperf::cupti
