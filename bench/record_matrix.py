@@ -10,7 +10,7 @@ processes, a C++ program launching from 4 threads that exits from a worker threa
 while its kernels still run; two of them again with `--metrics default`. A program the machine lacks (no
 torch, jax, cupy or triton) is shown as skipped.
 
-Columns: exit = plain (runs whose exit status, as the program's own or as stored by record, equals the plain
+Columns: runs (finished by --deadline, if given), exit = plain (runs whose exit status, as the program's own or as stored by record, equals the plain
 runs'), crashes (runs killed by a signal), not flushed (record's warning that a process ended without flushing
 its records), launches (stored against the program's own count: "=" when every run matched, else the worst
 difference). The program's own count: what it counted itself (launches it made, or torch.profiler's kernel
@@ -48,6 +48,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=4, help="programs run at once (exit behaviour, not timing)")
     ap.add_argument("--only", default="", help="comma-separated program names")
     ap.add_argument("--out", default="")
+    ap.add_argument("--deadline", type=float, default=0,
+                    help="seconds: judge the runs finished by then and leave the rest (0: wait for all)")
     args = ap.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="record_matrix-")
     os.makedirs(out, exist_ok=True)
@@ -69,7 +71,7 @@ def main():
         ("cpp-4-threads", [probe, "threads", "200"], [], "print", None),
         ("cpp-exit-running", [probe, "exit-running", "8"], [], "print", None),
     ]
-    metric_runs = {"torch-nvtx+cupy", "cpp-4-threads"}
+    metric_runs = {"jax-jit", "cpp-4-threads"}
     only = set(filter(None, args.only.split(",")))
     if only:
         programs = [p for p in programs if p[0] in only]
@@ -78,7 +80,7 @@ def main():
     def run_plain(cmd, tag):
         p = subprocess.run(cmd, capture_output=True, text=True)
         with open(os.path.join(out, tag + ".log"), "w") as f:
-            f.write(p.stdout + p.stderr)
+            f.write(p.stdout + p.stderr + f"# exit {p.returncode}\n")
         return p.returncode, p.stdout
 
     def run_recorded(cmd, extra, tag):
@@ -103,33 +105,51 @@ def main():
         return {"rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr, "exit": stored_exit,
                 "launches": launches, "not_flushed": "without flushing" in p.stderr}
 
-    rows = []
+    # Everything is submitted at once and judged at the end: runs with --metrics hold the GPU's counters for
+    # the whole profiled launch (two such programs at once get CUPTI_ERROR_HARDWARE_BUSY), so they go one at
+    # a time through their own queue, alongside the others.
     started = time.time()
     pool = futures.ThreadPoolExecutor(max_workers=args.jobs)
     serial = futures.ThreadPoolExecutor(max_workers=1)
+    pending = []
     for name, cmd, needs, how, kernel in programs:
         if any(missing[m] for m in needs):
-            rows.append((name, "-", "skipped: no " + ",".join(m for m in needs if missing[m])))
+            pending.append((name, "-", "skipped: no " + ",".join(m for m in needs if missing[m])))
             continue
-        plain = list(pool.map(lambda i: run_plain(cmd, f"{name}-plain-{i}"), range(args.runs)))
-        plain_codes = sorted({rc for rc, _ in plain})
-        reference = None
-        if how == "profiler":
-            rc, text = run_plain(cmd + ["--count"], f"{name}-count")
-            reference = own_count(text)
-        rows.append((name, "plain", summarize_plain(plain_codes, plain, args.runs, reference)))
+        plain = [pool.submit(run_plain, cmd, f"{name}-plain-{i}") for i in range(args.runs)]
+        count = pool.submit(run_plain, cmd + ["--count"], f"{name}-count") if how == "profiler" else None
         settings = [("record", [])]
         if name in metric_runs:
             settings.append(("record --metrics default", ["--metrics", "default"]))
+        recorded = {}
         for setting, extra in settings:
-            # --metrics holds the GPU's counters for the whole profiled launch: two such programs at once
-            # get CUPTI_ERROR_HARDWARE_BUSY, so those run one at a time.
-            runner = pool if not extra else serial
-            recorded = list(runner.map(lambda i: run_recorded(cmd, extra, f"{name}-{setting.replace(' ', '')}-{i}"),
-                                       range(args.runs)))
-            rows.append((name, setting, judge(recorded, plain_codes, how, kernel, reference)))
-    pool.shutdown()
-    serial.shutdown()
+            runner = serial if extra else pool
+            recorded[setting] = [runner.submit(run_recorded, cmd, extra, f"{name}-{setting.replace(' ', '')}-{i}")
+                                 for i in range(args.runs)]
+        pending.append((name, plain, count, how, kernel, recorded))
+    if args.deadline > 0:
+        every = [f for item in pending if len(item) > 3 for f in
+                 item[1] + ([item[2]] if item[2] else []) + [g for fs in item[5].values() for g in fs]]
+        futures.wait(every, timeout=max(0.0, args.deadline - (time.time() - started)))
+        for f in every:
+            f.cancel()
+    done = lambda fs: [f.result() for f in fs if f.done() and not f.cancelled()]
+    rows = []
+    for item in pending:
+        if len(item) == 3:
+            rows.append(item)
+            continue
+        name, plain_f, count_f, how, kernel, recorded = item
+        plain = done(plain_f)
+        plain_codes = sorted({rc for rc, _ in plain})
+        counted = done([count_f]) if count_f is not None else []
+        reference = own_count(counted[0][1]) if counted else None
+        rows.append((name, "plain", summarize_plain(plain_codes, plain, len(plain), reference)))
+        for setting, fs in recorded.items():
+            rows.append((name, setting, judge(done(fs), plain_codes, how, kernel, reference)))
+    # Runs still going at the deadline are left to the machine; the table is printed now.
+    pool.shutdown(wait=args.deadline <= 0, cancel_futures=True)
+    serial.shutdown(wait=args.deadline <= 0, cancel_futures=True)
 
     print(f"\n{'program':18} {'setting':26} {'runs':>4} {'exit = plain':>12} {'crashes':>7} {'not flushed':>11} "
           f"{'launches stored / own':>24}")
@@ -141,8 +161,9 @@ def main():
         print(f"{name:18} {setting:26} {cell['runs']:>4} {cell['exit_equal']:>12} {cell['crashes']:>7} "
               f"{cell['not_flushed']:>11} {cell['launches']:>24}")
         bad += cell["bad"]
-    print(f"\nrecord_matrix: {len(rows)} cells, {bad} problem(s), {time.time() - started:.0f} s; logs in {out}")
-    return 1 if bad else 0
+    print(f"\nrecord_matrix: {len(rows)} cells, {bad} problem(s), {time.time() - started:.0f} s; logs in {out}",
+          flush=True)
+    os._exit(1 if bad else 0)  # without waiting for runs left at the deadline
 
 
 def summarize_plain(codes, plain, runs, reference):
@@ -155,6 +176,9 @@ def summarize_plain(codes, plain, runs, reference):
 
 def judge(recorded, plain_codes, how, kernel, reference):
     runs = len(recorded)
+    if runs == 0:
+        return {"runs": 0, "exit_equal": "-", "crashes": "-", "not_flushed": "-", "launches": "none finished",
+                "bad": 1}
     # The program's exit status: as stored by record, else (nothing stored) record's own exit code.
     exits = [r["exit"] if r["exit"] is not None else r["rc"] for r in recorded]
     exit_equal = sum(1 for e in exits if len(plain_codes) == 1 and e == plain_codes[0])

@@ -53,6 +53,9 @@ struct State {
   std::FILE* out = nullptr;
   std::unordered_map<std::string, std::uint64_t> names;
   std::unordered_map<std::string, std::uint64_t> ranges;
+  // NVTX strings registered by the program (nvtxDomainRegisterStringA): handle -> text. XLA names its
+  // ranges this way.
+  std::unordered_map<const void*, std::string> registered;
   bool finished = false;
   // The last kernel name interned: CUPTI hands the same name pointer for every launch of a function, so it is
   // checked first, with a string compare (a pointer may in principle be reused).
@@ -183,34 +186,66 @@ class RecordWriter : public gpuperf::cupti::ActivityHandler {
   }
 };
 
+// The text of a pushed range: ASCII, or a string the program registered; anything else (wide strings) is "?".
+std::string range_message(const nvtxEventAttributes_t* a) {
+  if (a == nullptr) return "?";
+  if (a->messageType == NVTX_MESSAGE_TYPE_ASCII && a->message.ascii != nullptr) return a->message.ascii;
+  if (a->messageType == NVTX_MESSAGE_TYPE_REGISTERED) {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    auto it = state().registered.find(a->message.registered);
+    if (it != state().registered.end()) return it->second;
+  }
+  return "?";
+}
+
+// GPUPERF_RECORD_NVTX_TRACE=1: every push and pop on stderr, to see how a program nests its ranges.
+bool g_trace_nvtx = false;
+
+void trace_nvtx(const char* what, std::size_t depth, const std::string& message) {
+  if (g_trace_nvtx) std::fprintf(stderr, "gpuperf-nvtx %ld %s %zu %s\n", static_cast<long>(gettid()), what, depth, message.c_str());
+}
+
 // NVTX push/pop on the calling thread: push the whole path as an external correlation id.
 void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
-  const char* message = nullptr;
+  std::string message;
   switch (cbid) {
-    case CUPTI_CBID_NVTX_nvtxRangePushA:
-      message = static_cast<const nvtxRangePushA_params*>(data->functionParams)->message;
-      break;
-    case CUPTI_CBID_NVTX_nvtxRangePushEx:
-    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
-      const nvtxEventAttributes_t* a =
-          cbid == CUPTI_CBID_NVTX_nvtxRangePushEx
-              ? static_cast<const nvtxRangePushEx_params*>(data->functionParams)->eventAttrib
-              : static_cast<const nvtxDomainRangePushEx_params*>(data->functionParams)->core.eventAttrib;
-      message = (a != nullptr && a->messageType == NVTX_MESSAGE_TYPE_ASCII) ? a->message.ascii : "?";
+    case CUPTI_CBID_NVTX_nvtxDomainRegisterStringA: {
+      const auto* p = static_cast<const nvtxDomainRegisterStringA_params*>(data->functionParams);
+      const auto* handle = static_cast<const nvtxStringHandle_t*>(data->functionReturnValue);
+      if (p != nullptr && p->string != nullptr && handle != nullptr && *handle != nullptr) {
+        std::lock_guard<std::mutex> lock(state().mutex);
+        state().registered[*handle] = p->string;
+      }
+      return;
+    }
+    case CUPTI_CBID_NVTX_nvtxRangePushA: {
+      const char* m = static_cast<const nvtxRangePushA_params*>(data->functionParams)->message;
+      message = m != nullptr ? m : "?";
       break;
     }
+    case CUPTI_CBID_NVTX_nvtxRangePushEx:
+      message = range_message(static_cast<const nvtxRangePushEx_params*>(data->functionParams)->eventAttrib);
+      break;
+    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx:
+      message = range_message(static_cast<const nvtxDomainRangePushEx_params*>(data->functionParams)->core.eventAttrib);
+      break;
     case CUPTI_CBID_NVTX_nvtxRangePop:
     case CUPTI_CBID_NVTX_nvtxDomainRangePop: {
       // A pop without a push we saw (the range opened before CUDA started, so before this library): skip.
       std::vector<std::string>& ranges = thread_ranges();
+      trace_nvtx("pop", ranges.size(), ranges.empty() ? "(none)" : ranges.back());
       if (ranges.empty()) return;
       ranges.pop_back();
       activity().pop_external();
       return;
     }
+    default:
+      if (g_trace_nvtx) std::fprintf(stderr, "gpuperf-nvtx %ld other %s\n", static_cast<long>(gettid()), data->functionName);
+      return;
   }
   std::vector<std::string>& ranges = thread_ranges();
-  ranges.emplace_back(message != nullptr ? message : "?");
+  ranges.push_back(std::move(message));
+  trace_nvtx("push", ranges.size(), ranges.back());
   std::string path;
   for (const auto& r : ranges) path += (path.empty() ? "" : "/") + r;
   std::uint64_t id = 0;
@@ -285,6 +320,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   // at the libcupti this library runs with (a program that used NVTX before CUDA started is too late).
   const char* no_nvtx = std::getenv("GPUPERF_RECORD_NO_NVTX");  // gpuperf record --no-nvtx
   const bool nvtx = no_nvtx == nullptr || *no_nvtx == '\0' || *no_nvtx == '0';
+  const char* trace = std::getenv("GPUPERF_RECORD_NVTX_TRACE");
+  g_trace_nvtx = trace != nullptr && *trace == '1';
   Dl_info cupti_info{};
   if (nvtx && std::getenv("NVTX_INJECTION64_PATH") == nullptr &&
       dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &cupti_info) != 0 && cupti_info.dli_fname != nullptr) {

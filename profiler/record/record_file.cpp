@@ -132,7 +132,7 @@ void ProcessParser::parse_line(std::string_view line) {
     case 'R': {
       std::uint64_t id = 0;
       if (!f.next(id)) throw bad("malformed range line");
-      strings_->ranges[id] = rest_after(line, 2);
+      strings_->ranges[id] = stable_nvtx_path(rest_after(line, 2));
       break;
     }
     case 'K': {
@@ -260,5 +260,36 @@ std::vector<ProcessRecord> RecordDirReader::finish() {
 }
 
 std::vector<ProcessRecord> read_record_dir(const std::string& dir) { return RecordDirReader(dir).finish(); }
+
+std::string stable_nvtx_path(std::string_view path) {
+  constexpr std::string_view kKey = "program_id=";
+  std::string out;
+  out.reserve(path.size());
+  std::size_t i = 0;
+  while (i < path.size()) {
+    const std::size_t at = path.find(kKey, i);
+    // A field: the key right after '#' or ',' and a number that ends at ',' or '#'.
+    const bool field = at != std::string_view::npos && at > 0 && (path[at - 1] == ',' || path[at - 1] == '#');
+    std::size_t end = at + kKey.size();
+    if (field) {
+      while (end < path.size() && path[end] >= '0' && path[end] <= '9') ++end;
+    }
+    if (!field || end == at + kKey.size() || end >= path.size() || (path[end] != ',' && path[end] != '#')) {
+      const std::size_t stop = at == std::string_view::npos ? path.size() : at + kKey.size();
+      out.append(path.substr(i, stop - i));
+      i = stop;
+      continue;
+    }
+    // Drop the field with one separator: ",program_id=7#" -> "#", "#program_id=7,x" -> "#x".
+    if (path[at - 1] == ',') {
+      out.append(path.substr(i, at - 1 - i));
+      i = end;
+    } else {
+      out.append(path.substr(i, at - i));
+      i = path[end] == ',' ? end + 1 : end;
+    }
+  }
+  return out;
+}
 
 }  // namespace gpuperf::record

@@ -108,4 +108,10 @@ class RecordDirReader {
 // Every process-*.txt in `dir`, in pid order (a RecordDirReader finished at once).
 std::vector<ProcessRecord> read_record_dir(const std::string& dir);
 
+// An NVTX range path as it names a kernel instance: the same in every run of the same program. XLA (JAX,
+// TensorFlow) names its ranges "XlaCompileBackend:#module=jit_step,program_id=1989#", where program_id counts
+// the programs the process compiled so far and differs between two runs of one program: such `program_id=N`
+// fields are removed ("XlaCompileBackend:#module=jit_step#"). Anything else is kept as it is.
+std::string stable_nvtx_path(std::string_view path);
+
 }  // namespace gpuperf::record

@@ -158,6 +158,28 @@ TEST(RecordFile, ReadsEveryProcessFileOfAFolder) {
   EXPECT_EQ(processes[1].pid, 4242u);
 }
 
+TEST(RecordFile, XlaProgramIdsLeaveNvtxPathsSoTwoRunsShareIdentities) {
+  // Two runs of one JAX program number their compiled programs differently.
+  EXPECT_EQ(stable_nvtx_path("XlaCompileBackend:#module=jit_step,program_id=1989#/Thunk:#hlo_op=fusion.1#"),
+            "XlaCompileBackend:#module=jit_step#/Thunk:#hlo_op=fusion.1#");
+  EXPECT_EQ(stable_nvtx_path("XlaCompileBackend:#module=jit_step,program_id=2005#/Thunk:#hlo_op=fusion.1#"),
+            stable_nvtx_path("XlaCompileBackend:#module=jit_step,program_id=1989#/Thunk:#hlo_op=fusion.1#"));
+  EXPECT_EQ(stable_nvtx_path("X:#program_id=3,module=m#"), "X:#module=m#");
+  EXPECT_EQ(stable_nvtx_path("a:#module=m,program_id=12,b=2#/c"), "a:#module=m,b=2#/c");
+  // Not a field, or not a number: kept.
+  for (const char* kept : {"phase1/inner", "my program_id=4", "x:#module=m,program_id=#", "x:#program_id=4a#",
+                           "program_id=4", "#module=m,program_id=7"}) {
+    EXPECT_EQ(stable_nvtx_path(kept), kept);
+  }
+  // Applied where the record file names its ranges.
+  ProcessParser parser("process-1.txt");
+  parser.feed("P 1 0 1 /usr/bin/python3\nR 1 XlaModule:#module=jit_f,program_id=77#\nN 1 k\n"
+              "K 0 1 7 10 1000 3000 1 1 1 32 1 1 1\nE 10 1\nZ\n");
+  ProcessRecord p = parser.finish();
+  ASSERT_EQ(p.launches.size(), 1u);
+  EXPECT_EQ(p.launches[0].nvtx_path, "XlaModule:#module=jit_f#");
+}
+
 TEST(KernelName, DemangledKeepsTemplateArgumentsAndDropsTheParameterList) {
   const std::string mangled = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_";
   EXPECT_EQ(kernel_name(mangled, KernelNaming::demangled),
