@@ -11,7 +11,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <mutex>
 #include <random>
@@ -94,13 +93,12 @@ void remove_with_companions(const std::string& base) {
 }
 
 // Temporaries whose writer is gone (a SIGKILL, a power cut): every live NewFile holds an flock on its
-// file, which a dead process no longer does, in any PID namespace. A file that is still empty and a few
-// seconds young may be one whose writer has not taken its lock yet, so it is left for a later run.
-// SQLite's companions go with their file, or alone when their file is gone.
+// file, which a dead process no longer does, in any PID namespace. The file is removed while the lock is
+// held here, so a writer that was just creating it finds it unlinked once it gets the lock, and starts
+// over. SQLite's companions go with their file, or alone when their file is gone.
 void remove_stale_temporaries(const fs::path& dir, const std::string& prefix) {
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return;
-  const std::time_t now = std::time(nullptr);
   while (const dirent* e = readdir(d)) {
     std::string name = e->d_name;
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
@@ -118,9 +116,9 @@ void remove_stale_temporaries(const fs::path& dir, const std::string& prefix) {
       continue;
     }
     struct stat st {};
-    const bool stale = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_size > 0 || now - st.st_mtime >= 5) &&
-                       flock(fd, LOCK_EX | LOCK_NB) == 0;
-    if (stale) remove_with_companions(base);
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      remove_with_companions(base);
+    }
     close(fd);
   }
   closedir(d);
@@ -150,11 +148,18 @@ NewFile::NewFile(const std::string& dest) : dest_(dest) {
     slot_ = take_slot(temp_);
     const int fd = open(temp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
-      flock(fd, LOCK_EX);  // "in use", for remove_stale_temporaries; never contended, so it cannot wait
-      lock_fd_ = fd;
-      return;
+      // "In use", for remove_stale_temporaries; it may wait a moment for one that is removing this name.
+      struct stat st {};
+      if (flock(fd, LOCK_EX) == 0 && fstat(fd, &st) == 0 && st.st_nlink > 0) {
+        lock_fd_ = fd;
+        return;
+      }
+      close(fd);  // taken for a stale one and removed under us: another name
+      release_slot(slot_);
+      slot_ = -1;
+      if (attempt < 16) continue;
     }
-    const int err = errno;
+    const int err = fd >= 0 ? EEXIST : errno;
     release_slot(slot_);
     slot_ = -1;
     if (err == EEXIST && attempt < 16) continue;

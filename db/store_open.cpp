@@ -114,7 +114,15 @@ bool create_database(const std::string& path) {
 // is sound because no one without those files can be writing it. A WAL with committed pages cannot be
 // read that way, so that case is refused in words.
 Connection open_read_only(const std::string& path, std::chrono::milliseconds timeout, const LockWaitReporter& on_wait) {
-  Connection c(path, SQLITE_OPEN_READONLY, "mode=ro");
+  std::optional<Connection> opened;
+  try {
+    opened.emplace(path, SQLITE_OPEN_READONLY, "mode=ro");
+  } catch (const SqliteError&) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) throw InputError("no database at '" + path + "' (it was removed as it was opened)");
+    throw;
+  }
+  Connection c = std::move(*opened);
   c.set_busy_wait(timeout, on_wait);
   int failed = SQLITE_OK;
   try {
