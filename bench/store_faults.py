@@ -61,12 +61,17 @@ def kill_during(gp, args, cwd, delay):
     return p.returncode
 
 
-def backups(gp, work, n):
-    d = os.path.join(work, "backup")
+def seeded(gp, work, folder, db, shape, seed):
+    """A new folder under `work` holding database `db` with `shape` (runs, instances, samples) imported."""
+    d = os.path.join(work, folder)
     os.makedirs(d)
-    write_doc(os.path.join(d, "big.json"), 30, 40, 1250, 7)
-    run(gp, ["--db", "src.db", "import", "big.json"], d)
-    want = count_runs(gp, "src.db", d)
+    write_doc(os.path.join(d, "seed.json"), *shape, seed)
+    run(gp, ["--db", db, "import", "seed.json"], d)
+    return d, count_runs(gp, db, d)
+
+
+def backups(gp, work, n):
+    d, want = seeded(gp, work, "backup", "src.db", (30, 40, 1250), 7)
     t0 = time.time()
     run(gp, ["--db", "src.db", "db", "backup", "timing.db"], d)
     took = time.time() - t0
@@ -116,11 +121,7 @@ def merge_kills(gp, work, n):
 
 
 def import_kills(gp, work, n):
-    d = os.path.join(work, "import")
-    os.makedirs(d)
-    write_doc(os.path.join(d, "seed.json"), 2, 10, 100, 200)
-    run(gp, ["--db", "i.db", "import", "seed.json"], d)
-    before = count_runs(gp, "i.db", d)
+    d, before = seeded(gp, work, "import", "i.db", (2, 10, 100), 200)
     all_or_none = bad = 0
     for k in range(n):
         write_doc(os.path.join(d, "k.json"), 5, 40, 1250, 300 + k)
@@ -234,16 +235,13 @@ def read_only_mount(gp, work):
 
 
 def tiny_disk(gp, work):
-    d = os.path.join(work, "tiny")
-    os.makedirs(d)
-    write_doc(os.path.join(d, "big.json"), 5, 40, 1250, 700)
-    run(gp, ["--db", "src.db", "import", "big.json"], d)
+    d, _ = seeded(gp, work, "tiny", "src.db", (5, 40, 1250), 700)
     shell = 'ulimit -f 100; exec "$@"'
-    a = subprocess.run(["bash", "-c", shell, "bash", gp, "--db", "d.db", "import", "big.json"], cwd=d,
+    a = subprocess.run(["bash", "-c", shell, "bash", gp, "--db", "d.db", "import", "seed.json"], cwd=d,
                        capture_output=True, text=True)
     b = subprocess.run(["bash", "-c", shell, "bash", gp, "--db", "src.db", "db", "backup", "copy.db"], cwd=d,
                        capture_output=True, text=True)
-    left = sorted(set(os.listdir(d)) - {"big.json", "src.db", "src.db-wal", "src.db-shm"})
+    left = sorted(set(os.listdir(d)) - {"seed.json", "src.db", "src.db-wal", "src.db-shm"})
     reader = run(gp, ["--db", "d.db", "runs"], d)
     ok = a.returncode != 0 and b.returncode != 0 and not left and "no database at" in reader.stderr
     note = "import exit %d, backup exit %d (SIGXFSZ is 128+25); left behind: %s; a reader then says: %s" % (

@@ -244,8 +244,10 @@ TEST(Faults, ReadersNeverSeeADatabaseHalfMade) {
   EXPECT_GT(counts[1], 0) << "the reader never read a database";
 }
 
-// A child that holds the write lock of `path` for `hold`; returns its pid once the lock is held.
+// A database of one run at `path`, and a child that holds its write lock for `hold`; returns the child's
+// pid once the lock is held.
 pid_t hold_write_lock(const std::string& path, std::chrono::milliseconds hold) {
+  import_into(path, runs(1, 1));
   int ready[2];
   if (pipe(ready) != 0) return -1;
   pid_t pid = fork();
@@ -268,7 +270,6 @@ pid_t hold_write_lock(const std::string& path, std::chrono::milliseconds hold) {
 TEST(Faults, AWriterGivesUpAfterItsTimeoutNamingTheHolder) {
   TempDir dir;
   const std::string path = dir.file("c.db");
-  import_into(path, runs(1, 1));
   const pid_t holder = hold_write_lock(path, std::chrono::milliseconds(3000));
   ASSERT_GT(holder, 0);
   OpenOptions options;
@@ -293,7 +294,6 @@ TEST(Faults, AWriterGivesUpAfterItsTimeoutNamingTheHolder) {
 TEST(Faults, WritersWaitTheirTurnAndSayForWhom) {
   TempDir dir;
   const std::string path = dir.file("c.db");
-  import_into(path, runs(1, 1));
   const pid_t holder = hold_write_lock(path, std::chrono::milliseconds(2500));
   ASSERT_GT(holder, 0);
   std::vector<LockWait> reports;
