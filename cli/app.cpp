@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
   app.option_defaults()->always_capture_default();
   app.add_option("--db", ctx.db_path, "SQLite results database (default ./gpuperf.db or $GPUPERF_DB)");
   app.add_flag("-q,--quiet", ctx.quiet, "No progress output");
+  app.add_option("--busy-timeout", ctx.busy_timeout,
+                 "Seconds a write waits for another process's lock on the database (default 600 or "
+                 "$GPUPERF_DB_BUSY_TIMEOUT)");
   app.footer(
       "Exit codes: 0 fine, 1 regression found, 2 bad usage or input, 3 environment (no GPU, no profiling\n"
       "permission, unwritable path), 4 a kernel gave a wrong answer.");

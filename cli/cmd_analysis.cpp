@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/open_store.hpp"
 #include "cli/measure.hpp"
 #include "cli/record_run.hpp"
 #include "core/errors.hpp"
@@ -149,7 +150,7 @@ int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
 int do_compare(const Context& ctx, const CompareArgs& a) {
   const analysis::CompareOptions options = compare_options(a.out);
   analysis::parse_format(a.out.format);  // a bad format fails before any work
-  db::Store store(ctx.db_path, db::Access::read_only);
+  db::Store store = open_store(ctx, db::Access::read_only);
   // A specific run fixes the machine; a moving reference (branch:, label:) then means its latest run on
   // that machine. Two moving references: the candidate's machine decides.
   const bool base_moves = analysis::is_moving_ref(store, a.base);
@@ -205,7 +206,7 @@ int do_check_record(const Context& ctx, const CheckArgs& a, const analysis::Comp
   program.metrics = a.metrics_given ? a.measure.metrics : "none";
   const Recorded recorded = record_and_store(ctx, program);
   int verdict = kExitOk;
-  db::Store store(ctx.db_path, db::Access::read_write);
+  db::Store store = open_store(ctx, db::Access::read_write);
   for (std::size_t i = 0; i < recorded.runs.size(); ++i) {
     verdict = std::max(verdict, compare_with_baseline(store, a, options, recorded.runs[i], recorded.run_ids[i]));
   }
@@ -223,7 +224,7 @@ int do_check(const Context& ctx, const CheckArgs& a) {
   if (!a.record) parse_metrics_option(a.measure.metrics);  // bad names fail before any work
   {
     // The baseline must exist (on some machine) before the suite or the program spends minutes on the GPU.
-    db::Store store(ctx.db_path, db::Access::read_only);
+    db::Store store = open_store(ctx, db::Access::read_only);
     analysis::resolve_run_ref(store, a.baseline);
   }
   if (a.record) return do_check_record(ctx, a, options);
@@ -234,7 +235,7 @@ int do_check(const Context& ctx, const CheckArgs& a) {
   const Measured measured = measure(ctx, m, instances, a.device);
   const Run& run = measured.run;
 
-  db::Store store(ctx.db_path, db::Access::read_write);
+  db::Store store = open_store(ctx, db::Access::read_write);
   const db::InsertOutcome stored = store.insert_run(run);
   if (!ctx.quiet) {
     std::fprintf(stderr, "stored run %s (id %lld) in %s\n", run.uuid.c_str(), static_cast<long long>(stored.run_id),
@@ -271,7 +272,7 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   options.hints = !a.no_hints;
   if (!a.filter.empty()) make_regex(a.filter);
 
-  db::Store store(ctx.db_path, db::Access::read_only);
+  db::Store store = open_store(ctx, db::Access::read_only);
   db::HistoryFilter f;
   f.branch = a.branch;
   if (!a.since.empty()) f.since = a.since;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
+#include "cli/open_store.hpp"
 #include "db/store.hpp"
 
 namespace gpuperf::cli {
@@ -27,7 +28,7 @@ std::string human_bytes(std::int64_t bytes) {
 }
 
 int do_info(const Context& ctx, const std::string& format) {
-  db::Store store(ctx.db_path, db::Access::read_only);
+  db::Store store = open_store(ctx, db::Access::read_only);
   const db::DbInfo d = store.info();
   if (format == "json") {
     nlohmann::ordered_json j{{"path", d.path},         {"schema_version", d.schema_version},
@@ -62,7 +63,7 @@ int do_info(const Context& ctx, const std::string& format) {
 }
 
 int do_check(const Context& ctx) {
-  db::Store store(ctx.db_path, db::Access::read_only);
+  db::Store store = open_store(ctx, db::Access::read_only);
   const db::CheckReport r = store.check();
   if (r.ok) {
     std::printf("%s: ok (integrity_check and foreign_key_check found nothing)\n", ctx.db_path.c_str());
@@ -75,7 +76,7 @@ int do_check(const Context& ctx) {
 }
 
 int do_migrate(const Context& ctx) {
-  db::Store store(ctx.db_path, db::Access::read_write);  // opening read-write migrates
+  db::Store store = open_store(ctx, db::Access::read_write);  // opening read-write migrates
   const int from = store.opened_version(), to = store.schema_version();
   if (from == to) {
     std::printf("%s: already at schema version %d\n", ctx.db_path.c_str(), to);
@@ -86,7 +87,7 @@ int do_migrate(const Context& ctx) {
 }
 
 int do_backup(const Context& ctx, const std::string& dest) {
-  db::Store store(ctx.db_path, db::Access::read_only);
+  db::Store store = open_store(ctx, db::Access::read_only);
   store.backup_to(dest);
   if (!ctx.quiet) std::printf("%s: copied to %s\n", ctx.db_path.c_str(), dest.c_str());
   return kExitOk;

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/open_store.hpp"
 #include "db/import_export.hpp"
 #include "db/store.hpp"
 
@@ -21,10 +22,9 @@ struct ExportArgs {
 
 int do_import(const Context& ctx, const std::vector<std::string>& files) {
   // Every file is read and validated before the database is opened: a bad file leaves no trace, not even
-  // a new empty database.
+  // a new empty database. A new database appears only complete, with these runs.
   const db::ParsedFiles parsed = db::read_interchange_files(files);
-  db::Store store(ctx.db_path, db::Access::read_write);
-  const db::ImportReport r = db::import_runs(store, parsed);
+  const db::ImportReport r = db::import_into(ctx.db_path, parsed, open_options(ctx));
   if (!ctx.quiet) {
     std::printf("imported %zu run%s into %s: %zu new, %zu skipped (already there); %zu results, %zu samples "
                 "from %zu file%s\n",
@@ -35,7 +35,7 @@ int do_import(const Context& ctx, const std::vector<std::string>& files) {
 }
 
 int do_export(const Context& ctx, const ExportArgs& a) {
-  db::Store store(ctx.db_path, db::Access::read_only);
+  db::Store store = open_store(ctx, db::Access::read_only);
   db::RunFilter f;
   if (!a.branch.empty()) f.branch = a.branch;
   if (!a.since.empty()) f.since = a.since;

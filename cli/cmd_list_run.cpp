@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/open_store.hpp"
 #include "cli/device_workers.hpp"
 #include "cli/measure.hpp"
 #include "core/errors.hpp"
@@ -62,7 +63,7 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
   gpu::select_device(device);  // exit 3 here, before anything else, on a machine without a GPU
   const std::string uuid = keyed_run_uuid(args, device);
   if (!uuid.empty() && std::filesystem::exists(ctx.db_path)) {
-    const db::Store existing(ctx.db_path, db::Access::read_only);
+    const db::Store existing = open_store(ctx, db::Access::read_only);
     if (const auto stored = existing.find_run(uuid)) {
       if (!ctx.quiet) {
         std::fprintf(stderr, "device %d: run key '%s' is already stored as run %s (id %lld): not measured again\n",
@@ -85,7 +86,7 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
   }
   std::cout.flush();
 
-  const db::InsertOutcome stored = db::Store(ctx.db_path).insert_run(run);
+  const db::InsertOutcome stored = open_store(ctx, db::Access::read_write).insert_run(run);
   if (!ctx.quiet) {
     std::fprintf(stderr, "stored run %s (id %lld, %zu instances) in %s\n", run.uuid.c_str(),
                  static_cast<long long>(stored.run_id), run.results.size(), ctx.db_path.c_str());

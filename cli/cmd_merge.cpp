@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/open_store.hpp"
 #include "db/merge.hpp"
 #include "db/store.hpp"
 
@@ -20,10 +21,9 @@ struct MergeArgs {
 
 int do_merge(const Context& ctx, const MergeArgs& a) {
   // Sources are read in full before the target is opened: a bad source leaves the target untouched
-  // (not even created).
+  // (not even created). A new target appears only complete, with every run.
   const db::ParsedFiles parsed = db::read_databases(a.sources);
-  db::Store into(a.into, db::Access::read_write);
-  const db::ImportReport r = db::import_runs(into, parsed);
+  const db::ImportReport r = db::import_into(a.into, parsed, open_options(ctx));
   if (!ctx.quiet) {
     std::printf("merged %zu run%s from %zu database%s into %s: %zu new, %zu skipped (already there); "
                 "%zu results, %zu samples\n",

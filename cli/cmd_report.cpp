@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/open_store.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/detect.hpp"
@@ -63,7 +64,7 @@ int do_report(const Context& ctx, const ReportArgs& args) {
   // Stage timings for --timings: where a slow report spends its time.
   std::vector<std::pair<const char*, double>> stages;
   auto t0 = std::chrono::steady_clock::now();
-  db::Store store(ctx.db_path, db::Access::read_only);
+  db::Store store = open_store(ctx, db::Access::read_only);
   double detect_s = 0;
   reports::ReportInput input =
       reports::load_report_input(store, query, [&detect_s](const std::vector<db::Series>& series) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
+#include "cli/open_store.hpp"
 #include "core/command_line.hpp"
 #include "db/store.hpp"
 
@@ -99,7 +100,7 @@ std::string command_cell(const db::RunInfo& r) {
 }
 
 int do_list(const Context& ctx, const RunsArgs& a) {
-  db::Store store(ctx.db_path, db::Access::read_only);
+  db::Store store = open_store(ctx, db::Access::read_only);
   const auto runs = store.runs(make_filter(store, a));
   if (a.format == "json") {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -147,7 +148,7 @@ int do_list(const Context& ctx, const RunsArgs& a) {
 }
 
 int do_exclude(const Context& ctx, const ExcludeArgs& a, bool exclude) {
-  db::Store store(ctx.db_path, db::Access::read_write);
+  db::Store store = open_store(ctx, db::Access::read_write);
   const db::RunInfo r = resolve_run(store, a.run);
   store.set_excluded(r.id, exclude, a.reason);
   if (!ctx.quiet) {

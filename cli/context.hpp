@@ -16,6 +16,7 @@ namespace gpuperf::cli {
 struct Context {
   std::string db_path;  // --db, else $GPUPERF_DB, else ./gpuperf.db
   bool quiet = false;   // --quiet: no progress lines
+  std::string busy_timeout;  // --busy-timeout SECONDS; empty: $GPUPERF_DB_BUSY_TIMEOUT, else 10 minutes
   std::vector<std::string> argv;  // the command line as given, for commands that start workers of themselves
   // Set by the chosen subcommand's callback; main() runs it and maps exceptions to exit codes.
   std::function<int()> action;

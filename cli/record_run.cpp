@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/open_store.hpp"
 #include "core/command_line.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
@@ -258,7 +259,7 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
     run.status = (failed || incomplete) ? Status::failed : Status::ok;
     out.runs.push_back(std::move(run));
   }
-  const auto stored = db::Store(ctx.db_path).insert_runs(out.runs);
+  const auto stored = open_store(ctx, db::Access::read_write).insert_runs(out.runs);
   for (std::size_t i = 0; i < out.runs.size(); ++i) {
     out.run_ids.push_back(stored[i].run_id);
     if (!ctx.quiet) {

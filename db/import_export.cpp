@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "db/interchange.hpp"
+#include "db/new_file.hpp"
 
 namespace gpuperf::db {
 
@@ -40,6 +41,23 @@ ImportReport import_runs(Store& store, const ParsedFiles& parsed) {
     }
   }
   return report;
+}
+
+ImportReport import_into(const std::string& path, const ParsedFiles& parsed, const OpenOptions& options) {
+  std::error_code ec;
+  if (path != ":memory:" && !path.empty() && !std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+    NewFile file(path);
+    ImportReport report;
+    try {
+      Store fresh(file.temp_path(), Access::read_write, options);
+      report = import_runs(fresh, parsed);
+    } catch (const Error& e) {
+      throw Error("cannot create database '" + path + "' (nothing was left there): " + e.what(), e.exit_code());
+    }
+    if (file.publish()) return report;
+  }
+  Store store(path, Access::read_write, options);
+  return import_runs(store, parsed);
 }
 
 ImportReport import_files(Store& store, const std::vector<std::string>& paths) {

@@ -2,48 +2,120 @@
 
 #include <sqlite3.h>
 
+#include <cstdio>
+#include <thread>
+
 namespace gpuperf::db {
 
-SqliteError::SqliteError(const std::string& what, int extended_code)
-    : Error(what, exit_code_for(extended_code)), extended_code_(extended_code) {}
+namespace {
 
-int exit_code_for(int sqlite_code) {
-  switch (sqlite_code & 0xff) {
-    case SQLITE_CANTOPEN:   // a missing directory, a path under a regular file, no permission
-    case SQLITE_READONLY:   // a read-only file, directory or mount
-    case SQLITE_PERM:
-    case SQLITE_IOERR:      // the disk failed
-    case SQLITE_FULL:       // the disk is full
-    case SQLITE_NOMEM:
-    case SQLITE_BUSY:       // another process held the lock past the busy timeout
-    case SQLITE_LOCKED:
-    case SQLITE_NOLFS:
-      return kExitEnvironment;
-    default:                // NOTADB, CORRUPT, CONSTRAINT, MISMATCH, ...: the data or the request
-      return kExitUsage;
+// The lock a writer gave up on, for the message of the SQLITE_BUSY that follows on this thread.
+struct GaveUp {
+  sqlite3* db = nullptr;
+  std::chrono::milliseconds waited{0}, timeout{0};
+};
+thread_local GaveUp t_gave_up;
+
+std::string seconds(std::chrono::milliseconds ms) {
+  const double s = static_cast<double>(ms.count()) / 1000.0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, s < 10 ? "%.1f s" : "%.0f s", s);
+  return buf;
+}
+
+std::string filename_of(sqlite3* db) {
+  const char* f = db != nullptr ? sqlite3_db_filename(db, "main") : nullptr;
+  return f != nullptr && *f != '\0' ? f : ":memory:";
+}
+
+// "database 'c.db' is locked by pid 4242 (gpuperf import a.json); gave up after 600 s ...".
+std::string lock_words(sqlite3* db, const std::string& path) {
+  const std::string holders = lock_holders(path);
+  std::string words = "database '" + path + "' is locked by " +
+                      (holders.empty() ? std::string("another process") : holders);
+  if (t_gave_up.db == db) {
+    words += "; gave up after waiting " + seconds(t_gave_up.waited) + " (the busy timeout is " +
+             seconds(t_gave_up.timeout) + ": set GPUPERF_DB_BUSY_TIMEOUT or --busy-timeout to wait longer)";
+    t_gave_up = GaveUp{};
   }
+  return words;
 }
 
-std::string describe_code(int extended_code) {
-  static const char* const names[] = {
-      "SQLITE_OK",     "SQLITE_ERROR",    "SQLITE_INTERNAL", "SQLITE_PERM",     "SQLITE_ABORT",
-      "SQLITE_BUSY",   "SQLITE_LOCKED",   "SQLITE_NOMEM",    "SQLITE_READONLY", "SQLITE_INTERRUPT",
-      "SQLITE_IOERR",  "SQLITE_CORRUPT",  "SQLITE_NOTFOUND", "SQLITE_FULL",     "SQLITE_CANTOPEN",
-      "SQLITE_PROTOCOL", "SQLITE_EMPTY",  "SQLITE_SCHEMA",   "SQLITE_TOOBIG",   "SQLITE_CONSTRAINT",
-      "SQLITE_MISMATCH", "SQLITE_MISUSE", "SQLITE_NOLFS",    "SQLITE_AUTH",     "SQLITE_FORMAT",
-      "SQLITE_RANGE",  "SQLITE_NOTADB"};
-  int primary = extended_code & 0xff;
-  std::string name = primary >= 0 && primary < static_cast<int>(sizeof names / sizeof names[0])
-                         ? names[primary]
-                         : "SQLITE_" + std::to_string(primary);
-  return name + ", extended code " + std::to_string(extended_code);
+// A URI filename: '%', '?' and '#' are escaped; an absolute path gets an empty authority.
+std::string uri_of(const std::string& path, const std::string& params) {
+  std::string out = path.empty() || path[0] != '/' ? "file:" : "file://";
+  for (char ch : path) {
+    if (ch == '%' || ch == '?' || ch == '#') {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(ch));
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "?" + params;
 }
 
-void throw_sqlite(sqlite3* db, int rc, std::string_view what) {
+}  // namespace
+
+void throw_statement_failure(sqlite3* db, int rc, std::string_view sql) {
   int ext = db != nullptr ? sqlite3_extended_errcode(db) : rc;
-  if ((ext & 0xff) != (rc & 0xff)) ext = rc;  // the connection's code is stale: trust rc
-  std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  throw SqliteError(std::string(what) + ": " + msg + " (" + describe_code(ext) + ")", ext);
+  if ((ext & 0xff) != (rc & 0xff)) ext = rc;
+  const std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  const std::string path = filename_of(db);
+  const std::string detail = " (" + msg + "; " + describe_code(ext) + ")";
+  if ((ext & 0xff) == SQLITE_BUSY || (ext & 0xff) == SQLITE_LOCKED) throw SqliteError(lock_words(db, path) + detail, ext);
+  const std::string cause = cause_in_words(ext, path, db != nullptr ? sqlite3_system_errno(db) : 0);
+  if (!cause.empty()) throw SqliteError("database '" + path + "': " + cause + detail, ext);
+  throw SqliteError("'" + std::string(sql) + "' on '" + path + "': " + msg + " (" + describe_code(ext) + ")", ext);
+}
+
+// ---- waiting for another connection's lock ----
+
+struct Connection::BusyWait {
+  sqlite3* db = nullptr;
+  std::string path;
+  std::chrono::milliseconds timeout{0};
+  LockWaitReporter report;
+  std::chrono::steady_clock::time_point start, last_report;
+};
+
+void Connection::BusyWaitDeleter::operator()(BusyWait* w) const { delete w; }
+
+namespace {
+
+// SQLite calls this while a lock is held elsewhere; `count` is 0 on the first call of each wait. Short
+// sleeps first (a commit takes milliseconds), then 50 ms polls: SQLite keeps no queue, so polling is how
+// writers take turns.
+int on_busy(void* arg, int count) {
+  auto* w = static_cast<Connection::BusyWait*>(arg);
+  const auto now = std::chrono::steady_clock::now();
+  if (count == 0) w->start = w->last_report = now;
+  const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(now - w->start);
+  if (waited >= w->timeout) {
+    t_gave_up = GaveUp{w->db, waited, w->timeout};
+    return 0;
+  }
+  if (w->report && waited >= std::chrono::seconds(1) && now - w->last_report >= std::chrono::seconds(1)) {
+    w->last_report = now;
+    w->report(LockWait{w->path, waited, w->timeout, lock_holders(w->path)});
+  }
+  static constexpr int kDelaysMs[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50};
+  const int n = static_cast<int>(sizeof kDelaysMs / sizeof kDelaysMs[0]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(kDelaysMs[count < n ? count : n - 1]));
+  return 1;
+}
+
+}  // namespace
+
+void Connection::set_busy_wait(std::chrono::milliseconds timeout, LockWaitReporter report) {
+  if (!busy_) busy_.reset(new BusyWait);
+  busy_->db = db_.get();
+  busy_->path = path_;
+  busy_->timeout = timeout;
+  busy_->report = std::move(report);
+  const int rc = sqlite3_busy_handler(db_.get(), on_busy, busy_.get());
+  if (rc != SQLITE_OK) throw_sqlite(db_.get(), rc, "cannot set a busy handler on '" + path_ + "'");
 }
 
 // ---- Connection ----
@@ -53,26 +125,39 @@ void Connection::Closer::operator()(sqlite3* db) const {
   sqlite3_close_v2(db);
 }
 
-Connection::Connection(const std::string& path, int flags) : path_(path) {
+Connection::Connection(const std::string& path, int flags, const std::string& uri_params) : path_(path) {
   sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  const std::string name = uri_params.empty() ? path : uri_of(path, uri_params);
+  if (!uri_params.empty()) flags |= SQLITE_OPEN_URI;
+  int rc = sqlite3_open_v2(name.c_str(), &raw, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   db_.reset(raw);  // even on failure the handle must be closed
-  if (rc != SQLITE_OK) throw_sqlite(raw, rc, "cannot open database '" + path + "'");
+  if (rc != SQLITE_OK) {
+    int ext = raw != nullptr ? sqlite3_extended_errcode(raw) : rc;
+    if ((ext & 0xff) != (rc & 0xff)) ext = rc;
+    const std::string msg = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    std::string cause = location_problem(path, (flags & SQLITE_OPEN_CREATE) != 0);
+    if (cause.empty()) cause = cause_in_words(ext, path, raw != nullptr ? sqlite3_system_errno(raw) : 0);
+    throw SqliteError("cannot open database '" + path + "'" + (cause.empty() ? "" : ": " + cause) + " (" + msg +
+                          "; " + describe_code(ext) + ")",
+                      ext);
+  }
   sqlite3_extended_result_codes(raw, 1);
+}
+
+Connection& Connection::operator=(Connection&& other) noexcept {
+  if (this != &other) {
+    db_ = std::move(other.db_);
+    busy_ = std::move(other.busy_);
+    path_ = std::move(other.path_);
+  }
+  return *this;
 }
 
 void Connection::exec(const std::string& sql) {
   char* err = nullptr;
   int rc = sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, &err);
-  if (rc != SQLITE_OK) {
-    std::string msg = err != nullptr ? err : sqlite3_errstr(rc);
-    sqlite3_free(err);
-    int ext = sqlite3_extended_errcode(db_.get());
-    if ((ext & 0xff) != (rc & 0xff)) ext = rc;
-    throw SqliteError("'" + sql.substr(0, 60) + (sql.size() > 60 ? "...'" : "'") + " on '" + path_ +
-                          "': " + msg + " (" + describe_code(ext) + ")",
-                      ext);
-  }
+  sqlite3_free(err);  // the connection keeps the same message
+  if (rc != SQLITE_OK) throw_statement_failure(db_.get(), rc, sql);
 }
 
 std::int64_t Connection::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_.get()); }
@@ -86,7 +171,7 @@ Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
   if (rc != SQLITE_OK) {
     sqlite3_finalize(stmt_);
     stmt_ = nullptr;
-    throw_sqlite(db, rc, "cannot prepare '" + std::string(sql.substr(0, 80)) + "'");
+    throw_statement_failure(db, rc, sql);
   }
 }
 
@@ -133,7 +218,7 @@ bool Statement::step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  throw_sqlite(db_, rc, "cannot run '" + std::string(sqlite3_sql(stmt_)).substr(0, 80) + "'");
+  throw_statement_failure(db_, rc, sqlite3_sql(stmt_));
 }
 
 void Statement::run() {

@@ -3,9 +3,13 @@
 // Every return code is checked; a failure becomes a SqliteError carrying SQLite's extended result code and
 // message, with the exit code the CLI reports (3 when the environment is at fault: a read-only or missing
 // location, a full disk, a lock held too long; 2 otherwise: not a database, corruption, a constraint).
+// Messages name the database file and the cause in words (db/sqlite_errors.cpp); SQL text appears only,
+// whole, where the statement itself is at fault.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -33,26 +37,61 @@ int exit_code_for(int sqlite_code);
 std::string describe_code(int extended_code);
 // Throws SqliteError for `rc` with `what` and the connection's message (db may be null).
 [[noreturn]] void throw_sqlite(sqlite3* db, int rc, std::string_view what);
+// Throws SqliteError for a statement that failed with `rc`: the database file and the cause in words, or,
+// when the statement itself is at fault (a constraint, a bug), the whole SQL.
+[[noreturn]] void throw_statement_failure(sqlite3* db, int rc, std::string_view sql);
+
+// ---- words for causes (db/sqlite_errors.cpp) ----
+// The cause of a failure on database `path` in words ("the disk is full", "a page is corrupt ..."), using
+// the OS error where it helps. Empty for failures of the statement itself (a constraint, a bug) and for
+// a lock held too long, which the connection words itself.
+std::string cause_in_words(int extended_code, const std::string& path, int system_errno);
+// Why `path` cannot be opened (or, with `create`, created) in plain words: a missing folder, a path under a
+// regular file, no permission, a read-only file system. Empty when none of these is the cause.
+std::string location_problem(const std::string& path, bool create);
+// The processes holding the write lock of database `path`, from /proc/locks: "pid 4242 (gpuperf import
+// a.json)", several joined by ", ". Empty when none can be seen (another machine, no /proc).
+std::string lock_holders(const std::string& path);
+
+// A writer waiting for another process's transaction, as reported while it waits.
+struct LockWait {
+  std::string path;
+  std::chrono::milliseconds waited{0};
+  std::chrono::milliseconds timeout{0};
+  std::string holders;  // lock_holders(path); may be empty
+};
+using LockWaitReporter = std::function<void(const LockWait&)>;
 
 class Connection {
  public:
-  // Flags are SQLITE_OPEN_* ; the path is used as given (":memory:" works).
-  Connection(const std::string& path, int flags);
+  // Flags are SQLITE_OPEN_* ; the path is used as given (":memory:" works). Non-empty `uri_params`
+  // ("mode=ro&immutable=1") open the path as an SQLite URI with those parameters.
+  Connection(const std::string& path, int flags, const std::string& uri_params = {});
   Connection(Connection&&) noexcept = default;
-  Connection& operator=(Connection&&) noexcept = default;
+  Connection& operator=(Connection&& other) noexcept;  // closes this handle before its busy state goes
 
   sqlite3* get() const { return db_.get(); }
   const std::string& path() const { return path_; }
+  // Waits up to `timeout` for another connection's lock, polling; `report` (may be empty) is called about
+  // once a second after the first second of waiting.
+  void set_busy_wait(std::chrono::milliseconds timeout, LockWaitReporter report);
   // Runs one or more statements that return no rows of interest.
   void exec(const std::string& sql);
   std::int64_t last_insert_rowid() const;
   int changes() const;
   bool read_only() const;
 
+  struct BusyWait;  // the busy handler's state (sqlite.cpp)
+
  private:
   struct Closer {
     void operator()(sqlite3* db) const;
   };
+  struct BusyWaitDeleter {
+    void operator()(BusyWait* w) const;
+  };
+  // Declared before db_ so that it outlives the handle whose busy handler points at it.
+  std::unique_ptr<BusyWait, BusyWaitDeleter> busy_;
   std::unique_ptr<sqlite3, Closer> db_;
   std::string path_;
 };

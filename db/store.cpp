@@ -6,109 +6,15 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cstring>
-#include <fstream>
 #include <filesystem>
 #include <system_error>
-#include <thread>
 
+#include "db/new_file.hpp"
 #include "db/schema.hpp"
 #include "db/store_impl.hpp"
 
 namespace gpuperf::db {
 namespace fs = std::filesystem;
-
-namespace {
-
-constexpr int kBusyTimeoutMs = 10000;  // how long a writer waits for another process's transaction
-
-bool is_memory(const std::string& path) { return path == ":memory:" || path.empty(); }
-
-// Switching to WAL needs a moment without other connections' transactions; SQLite reports SQLITE_BUSY
-// at once instead of calling the busy handler here, so retry within the busy timeout.
-void enable_wal(Connection& c) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
-  if (query_text(c, "PRAGMA journal_mode") == "wal") return;
-  for (;;) {
-    try {
-      std::string mode = query_text(c, "PRAGMA journal_mode = WAL");
-      if (mode != "wal" && mode != "memory") {
-        throw EnvironmentError("database '" + c.path() + "' cannot use WAL mode (journal mode stays '" + mode +
-                               "'); is it on a network file system?");
-      }
-      return;
-    } catch (const SqliteError& e) {
-      if (e.primary_code() != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline) throw;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-}
-
-std::uint32_t big_endian32(const unsigned char* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | p[3];
-}
-
-// Looks at the 100-byte header before SQLite does, for clear messages about files that are not SQLite
-// databases or were cut short. Touches nothing. An empty file is a new database.
-void precheck_file(const std::string& path) {
-  std::error_code ec;
-  auto size = fs::file_size(path, ec);
-  if (ec || size == 0) return;  // missing (created later, or refused) or empty
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return;  // unreadable: SQLite reports it with its own code
-  unsigned char h[100] = {};
-  in.read(reinterpret_cast<char*>(h), sizeof h);
-  const auto got = static_cast<std::size_t>(in.gcount());
-  static const char magic[] = "SQLite format 3";  // 16 bytes with its NUL
-  if (got < 16 || std::memcmp(h, magic, 16) != 0) {
-    throw InputError("'" + path + "' is not an SQLite database (it does not start with the SQLite header)");
-  }
-  if (got < sizeof h) {
-    throw InputError("database '" + path + "' is truncated: " + std::to_string(size) +
-                     " bytes, shorter than the 100-byte SQLite header");
-  }
-  std::uint32_t page_size = (std::uint32_t{h[16]} << 8) | h[17];
-  if (page_size == 1) page_size = 65536;
-  if (page_size < 512 || (page_size & (page_size - 1)) != 0) {
-    throw InputError("'" + path + "' has a damaged SQLite header (page size " + std::to_string(page_size) +
-                     " is not a power of two from 512 to 65536)");
-  }
-  const std::uint32_t pages = big_endian32(h + 28);
-  // The in-header size is valid when its change counter matches (SQLite file format, section 1.3.7).
-  const bool size_valid = pages > 0 && big_endian32(h + 24) == big_endian32(h + 92);
-  auto wal = fs::file_size(path + "-wal", ec);
-  const bool wal_has_frames = !ec && wal > 32;  // pages may live in the WAL only
-  if (size_valid && !wal_has_frames && std::uint64_t{pages} * page_size > size) {
-    throw InputError("database '" + path + "' is truncated: " + std::to_string(size) + " bytes, but its header " +
-                     "says " + std::to_string(pages) + " pages of " + std::to_string(page_size) + " bytes (" +
-                     std::to_string(std::uint64_t{pages} * page_size) + "); restore it from a backup");
-  }
-}
-
-Connection open_connection(const std::string& path, Access access) {
-  if (!is_memory(path)) {
-    std::error_code ec;
-    auto st = fs::status(path, ec);
-    if (fs::is_directory(st)) throw InputError("database path '" + path + "' is a directory");
-    if (access == Access::read_only && !fs::exists(st)) {
-      throw InputError("no database at '" + path +
-                       "' (create one with `gpuperf import` or `gpuperf run`, or pass --db / $GPUPERF_DB)");
-    }
-    precheck_file(path);
-  }
-  int flags = access == Access::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  Connection c(path, flags);
-  int rc = sqlite3_busy_timeout(c.get(), kBusyTimeoutMs);
-  if (rc != SQLITE_OK) throw_sqlite(c.get(), rc, "cannot set busy_timeout");
-  if (access == Access::read_write && c.read_only()) {
-    // SQLite falls back to read-only when the OS refuses write access to the file.
-    throw EnvironmentError("database '" + path + "' is read-only here (no write permission on the file); " +
-                           "commands that only read it still work");
-  }
-  return c;
-}
-
-}  // namespace
 
 Summary read_summary(const Statement& s, int first) {
   Summary m;
@@ -146,14 +52,20 @@ void read_recorded(const Statement& s, int first, std::string& command, std::opt
   if (!s.is_null(first + 1)) exit_status = static_cast<int>(s.int64(first + 1));
 }
 
-Store::Store(const std::string& path, Access access) : path_(path) {
-  Connection c = open_connection(path, access);
+Store::Store(const std::string& path, Access access, const OpenOptions& options) : path_(path) {
+  const std::chrono::milliseconds timeout = options.busy_timeout.value_or(default_busy_timeout());
+  std::optional<Connection> opened;
   int version = 0;
+  bool created = false;
   try {
-    version = schema::current_version(c);  // the first read: a non-database fails here
+    opened.emplace(open_connection(path, access, options, &created));
+    version = schema::current_version(*opened);  // the first read: a non-database fails here
   } catch (const SqliteError& e) {
+    const int code = e.primary_code();
+    if (code != SQLITE_NOTADB && code != SQLITE_CORRUPT) throw;
     throw SqliteError("'" + path + "' is not a usable gpuperf database: " + e.what(), e.extended_code());
   }
+  Connection c = std::move(*opened);
   const int latest = schema::latest_version();
   if (version > latest) {
     throw InputError("database '" + path + "' has schema version " + std::to_string(version) +
@@ -163,8 +75,13 @@ Store::Store(const std::string& path, Access access) : path_(path) {
   c.exec("PRAGMA foreign_keys = ON");
   if (access == Access::read_only) {
     if (version == 0) {
-      throw InputError("'" + path + "' is not a gpuperf database (no gpuperf schema version; it is empty or " +
-                       "belongs to another program)");
+      std::error_code ec;
+      if (!is_memory(path) && std::filesystem::file_size(path, ec) == 0 && !ec) {
+        throw InputError("'" + path + "' is an empty file, not a gpuperf database yet (a command that writes, " +
+                         "such as `gpuperf import`, makes it one)");
+      }
+      throw InputError("'" + path + "' is not a gpuperf database (it has no gpuperf schema version: it belongs " +
+                       "to another program)");
     }
     // A reader must not need write access: an older schema is read as it is (kOldestReadableVersion).
     if (version < kOldestReadableVersion) {
@@ -176,11 +93,12 @@ Store::Store(const std::string& path, Access access) : path_(path) {
     // Migrate first (it refuses another program's database inside its transaction, so a file that a
     // second process is creating right now is not mistaken for one), then switch to WAL.
     if (version < latest) schema::migrate(c);
-    enable_wal(c);
+    enable_wal(c, timeout);
   }
   // What the reads may select: a read-write open has just migrated to the latest schema.
   const int readable = access == Access::read_write ? latest : version;
-  impl_ = std::make_unique<Impl>(Impl{std::move(c), access, path, version, readable >= 2});
+  // A file this open created was made at the latest version from nothing: `db migrate` reports 0 -> latest.
+  impl_ = std::make_unique<Impl>(Impl{std::move(c), access, path, created ? 0 : version, readable >= 2});
 }
 
 Store::~Store() = default;
@@ -283,9 +201,16 @@ CheckReport Store::check() const {
 
 void Store::backup_to(const std::string& dest_path) const {
   std::error_code ec;
-  if (fs::exists(dest_path, ec)) throw InputError("backup destination '" + dest_path + "' already exists");
-  Statement s(impl_->conn, "VACUUM INTO ?1");
-  s.bind(1, dest_path).run();
+  const auto already = [&] { return InputError("backup destination '" + dest_path + "' already exists"); };
+  if (fs::exists(fs::symlink_status(dest_path, ec))) throw already();
+  NewFile file(dest_path);
+  try {
+    Statement s(impl_->conn, "VACUUM INTO ?1");
+    s.bind(1, file.temp_path()).run();
+  } catch (const Error& e) {
+    throw Error("backup to '" + dest_path + "' failed, nothing was left there: " + e.what(), e.exit_code());
+  }
+  if (!file.publish()) throw already();  // another process wrote it meanwhile; its file is kept
 }
 
 }  // namespace gpuperf::db

@@ -3,9 +3,11 @@
 // Every connection runs in WAL mode with a busy timeout and foreign keys on; writes take BEGIN IMMEDIATE.
 // A run is written in one transaction and becomes visible only when complete. The schema version lives in
 // PRAGMA user_version and is advanced by numbered migrations (db/schema.cpp). A database from a newer
-// version of gpuperf is refused untouched.
+// version of gpuperf is refused untouched. A new database is made whole under a temporary name and then
+// renamed into place (db/store_open.cpp), so no reader ever sees it half made.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -14,6 +16,7 @@
 
 #include "core/errors.hpp"
 #include "core/result.hpp"
+#include "db/sqlite.hpp"
 
 struct sqlite3;
 
@@ -23,6 +26,20 @@ enum class Access {
   read_only,   // never creates or migrates; fails on a missing file
   read_write,  // creates the file and migrates an older schema
 };
+
+// How a connection waits for other processes' locks.
+struct OpenOptions {
+  // How long a write waits for another process's transaction before it gives up (exit 3, naming the
+  // holder). Unset: default_busy_timeout().
+  std::optional<std::chrono::milliseconds> busy_timeout;
+  LockWaitReporter on_wait;  // called about once a second while a write waits, after its first second
+};
+
+// $GPUPERF_DB_BUSY_TIMEOUT (seconds, fractions allowed) when set, else 10 minutes: long enough for the
+// writers of a shared history file to queue behind each other's imports. InputError for a bad value.
+std::chrono::milliseconds default_busy_timeout();
+// Parses a busy timeout in seconds ("600", "0.5"); InputError naming `where` for anything else.
+std::chrono::milliseconds parse_busy_timeout(const std::string& seconds, const std::string& where);
 
 struct MachineRow {
   std::int64_t id = 0;
@@ -124,8 +141,10 @@ class Store {
 
   // Opens (and with read_write creates and migrates) the database at `path` (":memory:" works).
   // Throws InputError for a file that is not a gpuperf database, is corrupted, or has a newer schema;
-  // EnvironmentError for a location that cannot be opened or written.
-  explicit Store(const std::string& path, Access access = Access::read_write);
+  // EnvironmentError for a location that cannot be opened or written. A read-only open of a database in a
+  // place where SQLite cannot make its -wal and -shm files (a read-only folder or mount, another user's
+  // folder) reads the file as immutable.
+  explicit Store(const std::string& path, Access access = Access::read_write, const OpenOptions& options = {});
   ~Store();
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
@@ -163,7 +182,9 @@ class Store {
 
   DbInfo info() const;
   CheckReport check() const;
-  // Copies the database to `dest_path` with VACUUM INTO (a consistent snapshot, safe while others write).
+  // Copies the database to `dest_path` with VACUUM INTO (a consistent snapshot, safe while others write),
+  // through a temporary file beside it (db/new_file.hpp): `dest_path` appears whole or not at all.
+  // InputError when it already exists.
   void backup_to(const std::string& dest_path) const;
 
   sqlite3* handle() const;  // for the db module's own helpers and tests

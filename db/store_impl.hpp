@@ -1,6 +1,7 @@
 // What the Store's source files share: the connection and row readers. Not a public header.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,16 @@ struct Store::Impl {
   // reads select NULL in their place.
   bool has_recorded_columns = true;
 };
+
+// ":memory:" (or an empty path): a database that lives and dies with its connection.
+bool is_memory(const std::string& path);
+// Opens `path` as `access` asks (db/store_open.cpp): refuses what is not a sound database file, creates a
+// missing one whole (read_write), falls back to an immutable read where a reader cannot make the WAL's
+// files, and sets the busy wait. `created` (may be null) tells whether this call made the file.
+Connection open_connection(const std::string& path, Access access, const OpenOptions& options,
+                           bool* created = nullptr);
+// Puts the database in WAL mode, retrying within `timeout` while other connections are in transactions.
+void enable_wal(Connection& c, std::chrono::milliseconds timeout);
 
 // "r.command, r.exit_status", or two NULLs where the run table has no such columns.
 const char* recorded_columns(bool has_recorded_columns);

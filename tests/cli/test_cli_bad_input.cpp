@@ -160,9 +160,11 @@ TEST_F(CliTest, NewerSchemaIsRefusedUntouched) {
 TEST_F(CliTest, UnwritableLocationsExitThree) {
   write("plain", "x");
   write("a.json", runs_file(1, 1));
-  EXPECT_CLI(gp({"--db", "plain/g.db", "import", "a.json"}), 3, "cannot open database 'plain/g.db'");
-  EXPECT_CLI(gp({"--db", "/proc/gpuperf-cli-test.db", "import", "a.json"}), 3, "cannot open database");
-  EXPECT_CLI(gp({"--db", "plain/g.db", "db", "migrate"}), 3, "cannot open database");
+  EXPECT_CLI(gp({"--db", "plain/g.db", "import", "a.json"}), 3, "cannot create 'plain/g.db': 'plain' is a file, not a folder");
+  EXPECT_CLI(gp({"--db", "/proc/gpuperf-cli-test.db", "import", "a.json"}), 3, "cannot create '/proc/gpuperf-cli-test.db'");
+  EXPECT_CLI(gp({"--db", "plain/g.db", "db", "migrate"}), 3, "'plain' is a file, not a folder");
+  EXPECT_CLI(gp({"--db", "no/such/g.db", "import", "a.json"}), 3, "the folder 'no' does not exist");
+  EXPECT_CLI(gp({"--db", "no/such/g.db", "runs"}), 2, "no database at 'no/such/g.db' (the folder 'no' does not exist)");
   seed();
   EXPECT_CLI(gp({"export", "-o", "plain/out.json"}), 3, "cannot write 'plain/out.json'");
   EXPECT_CLI(gp({"export", "-o", "/proc/gpuperf-out.json"}), 3, "cannot write");
@@ -173,7 +175,7 @@ TEST_F(CliTest, UnwritableLocationsExitThree) {
     EXPECT_EQ(bytes("gpuperf.db"), before);
     std::filesystem::create_directory(path("ro"));
     chmod(path("ro").c_str(), 0555);
-    EXPECT_CLI(gp({"--db", "ro/g.db", "import", "a.json"}), 3, "cannot open database");
+    EXPECT_CLI(gp({"--db", "ro/g.db", "import", "a.json"}), 3, "permission denied: you cannot create files in the folder 'ro'");
   }
 }
 

@@ -1,8 +1,11 @@
 // gpuperf db / runs / import / export as a user runs them: the real executable, real files.
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <sqlite3.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -230,6 +233,73 @@ TEST_F(CliTest, BackupIsAConsistentCopy) {
   EXPECT_CLI(gp({"db", "backup", "copy.db"}), 0, "copied to copy.db");
   EXPECT_EQ(gp({"--db", "copy.db", "export"}).out, gp({"export"}).out);
   EXPECT_CLI(gp({"db", "backup", "copy.db"}), 2, "already exists");
+}
+
+// `db backup` killed at any moment: the destination is absent or whole, and the retry works.
+TEST_F(CliTest, KilledBackupLeavesNothingOrAWholeCopy) {
+  std::vector<gpuperf::Run> runs;
+  for (int i = 0; i < 20; ++i) {
+    gpuperf::Run r = make_run(run_uuid(100 + i), "2026-10-20T02:00:00Z");
+    r.results[0].metrics[0].samples.assign(20000, 100.0 + i);
+    runs.push_back(r);
+  }
+  write("big.json", db::to_interchange(runs));
+  ASSERT_EQ(gp({"import", "big.json"}).code, 0);
+  const std::string all = gp({"export"}).out;
+  for (int delay_ms : {0, 2, 10, 30, 60, 120}) {
+    SCOPED_TRACE(delay_ms);
+    pid_t pid = spawn_gpuperf({"db", "backup", "copy.db"}, path(""));
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (exists("copy.db")) {
+      EXPECT_EQ(gp({"--db", "copy.db", "export"}).out, all);
+    }
+    std::filesystem::remove(path("copy.db"));
+    EXPECT_CLI(gp({"db", "backup", "copy.db"}), 0, "copied to copy.db");
+    EXPECT_EQ(gp({"--db", "copy.db", "export"}).out, all);
+    std::filesystem::remove(path("copy.db"));
+  }
+  // The last retry removed what the kills left: no temporary remains.
+  for (const auto& e : std::filesystem::directory_iterator(path(""))) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+  }
+}
+
+// A lock held past the busy timeout: exit 3, naming the holder; the timeout comes from --busy-timeout or
+// $GPUPERF_DB_BUSY_TIMEOUT, and a writer with the default waits its turn.
+TEST_F(CliTest, ALockHeldTooLongNamesItsHolder) {
+  seed();
+  write("a.json", runs_file(10, 1));
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t holder = fork();
+  if (holder == 0) {
+    sqlite3* db = nullptr;
+    sqlite3_open(path("gpuperf.db").c_str(), &db);
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) _exit(1);
+    char c = 1;
+    if (::write(ready[1], &c, 1) != 1) _exit(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr);
+    _exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  EXPECT_CLI(gp({"--busy-timeout", "0.2", "import", "a.json"}), 3,
+             "/gpuperf.db' is locked by pid " + std::to_string(holder) + " (");
+  setenv("GPUPERF_DB_BUSY_TIMEOUT", "0.2", 1);
+  EXPECT_CLI(gp({"import", "a.json"}), 3, "gave up after waiting 0.2 s");
+  setenv("GPUPERF_DB_BUSY_TIMEOUT", "later", 1);
+  EXPECT_CLI(gp({"import", "a.json"}), 2, "GPUPERF_DB_BUSY_TIMEOUT: 'later' is not a busy timeout");
+  unsetenv("GPUPERF_DB_BUSY_TIMEOUT");
+  EXPECT_CLI(gp({"--busy-timeout", "soon", "import", "a.json"}), 2, "--busy-timeout: 'soon' is not a busy timeout");
+  EXPECT_CLI(gp({"import", "a.json"}), 0, "1 new");  // the default waits for the holder's commit
+  int status = 0;
+  waitpid(holder, &status, 0);
+  EXPECT_EQ(nlohmann::json::parse(gp({"runs", "--format", "json"}).out).size(), 4u);
 }
 
 }  // namespace

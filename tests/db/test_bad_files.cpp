@@ -102,6 +102,13 @@ TEST(BadFiles, CorruptedPageIsReportedAndNothingIsWritten) {
   EXPECT_FALSE(report.ok);
   ASSERT_FALSE(report.problems.empty());
   expect_error([&] { s.runs(); }, kExitUsage, "SQLITE_CORRUPT");
+  // The file and the cause in words; no SQL (cut or whole) for a damaged file.
+  expect_error([&] { s.runs(); }, kExitUsage, "database '" + path + "': a page of the file is corrupt");
+  try {
+    s.runs();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("SELECT"), std::string::npos) << e.what();
+  }
   expect_error([&] { s.insert_run(testing::make_run("99999999-0000-4000-8000-000000000000", "2026-12-01T00:00:00Z")); },
                kExitUsage, "malformed");
   s = Store(":memory:");  // close the file
@@ -120,13 +127,26 @@ TEST(BadFiles, DirectoryIsNotADatabase) {
 TEST(BadFiles, UnwritableLocationIsAnEnvironmentError) {
   TempDir dir;
   testing::write_bytes(dir.file("plain"), "x");
-  expect_error([&] { Store s(dir.file("plain") + "/g.db"); }, kExitEnvironment, "cannot open database");
-  expect_error([&] { Store s("/proc/gpuperf-test-cannot-exist.db"); }, kExitEnvironment, "cannot open database");
+  expect_error([&] { Store s(dir.file("plain") + "/g.db"); }, kExitEnvironment,
+               "cannot create '" + dir.file("plain") + "/g.db': '" + dir.file("plain") + "' is a file, not a folder");
+  expect_error([&] { Store s(dir.file("missing") + "/g.db"); }, kExitEnvironment,
+               "the folder '" + dir.file("missing") + "' does not exist");
+  expect_error([&] { Store s("/proc/gpuperf-test-cannot-exist.db"); }, kExitEnvironment,
+               "cannot create '/proc/gpuperf-test-cannot-exist.db'");
+  // Read-only, a missing folder is named too (exit 2: there is no database to read).
+  expect_error([&] { Store s(dir.file("missing") + "/g.db", Access::read_only); }, kExitUsage,
+               "(the folder '" + dir.file("missing") + "' does not exist)");
   if (geteuid() != 0) {
     std::filesystem::create_directory(dir.file("ro"));
     chmod(dir.file("ro").c_str(), 0555);
-    expect_error([&] { Store s(dir.file("ro") + "/g.db"); }, kExitEnvironment, "cannot open database");
+    expect_error([&] { Store s(dir.file("ro") + "/g.db"); }, kExitEnvironment,
+                 "permission denied: you cannot create files in the folder");
   }
+  // Nothing was left anywhere: no database, no temporary.
+  EXPECT_FALSE(std::filesystem::exists(dir.file("missing")));
+  std::size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) entries += e.path().filename() != "plain";
+  EXPECT_EQ(entries, geteuid() != 0 ? 1u : 0u);  // "ro" as an ordinary user
 }
 
 // A read-only file: as an ordinary user, chmod 0444 makes SQLite open it read-only and the store refuses

@@ -1,0 +1,31 @@
+#include "cli/open_store.hpp"
+
+#include <cstdio>
+
+namespace gpuperf::cli {
+
+db::OpenOptions open_options(const Context& ctx) {
+  db::OpenOptions options;
+  if (!ctx.busy_timeout.empty()) options.busy_timeout = db::parse_busy_timeout(ctx.busy_timeout, "--busy-timeout");
+  if (ctx.progress_enabled()) {
+    // A line after the first second of waiting, then one every 10 s: writers queue behind each other's
+    // transactions, and whoever waits should see for whom.
+    options.on_wait = [last = -1L](const db::LockWait& w) mutable {
+      const long s = static_cast<long>(w.waited.count() / 1000);
+      if (last >= 0 && s - last < 10) return;
+      last = s;
+      std::fprintf(stderr, "gpuperf: waiting %lds for the lock on '%s' (held by %s); giving up after %llds\n", s,
+                   w.path.c_str(), w.holders.empty() ? "another process" : w.holders.c_str(),
+                   static_cast<long long>(w.timeout.count() / 1000));
+    };
+  }
+  return options;
+}
+
+db::Store open_store(const Context& ctx, db::Access access) { return open_store(ctx, access, ctx.db_path); }
+
+db::Store open_store(const Context& ctx, db::Access access, const std::string& path) {
+  return db::Store(path, access, open_options(ctx));
+}
+
+}  // namespace gpuperf::cli
