@@ -52,7 +52,8 @@ table=$out/table.txt
 worst=0
 row() { printf '%-34s %-8s %s\n' "$1" "$2" "$3" | tee -a "$table"; }
 want() { [[ ",$parts," == *",$1,"* ]]; }
-verdict() { if (($1)); then echo ok; else worst=1; echo FAILED; fi; }
+status=ok
+judge() { if (($1)); then status=ok; else status=FAILED; worst=1; fi; }  # judge 0|1: sets $status
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm --format=csv >"$log/gpu.csv" 2>&1
 
 # --- check: the occupancy patch through `check`, and the A/A ---------------------------------------------
@@ -89,8 +90,10 @@ EOF
   [[ $rc_aa == 0 && $(head -1 <<<"$aa") =~ ^same\ [0-9]+$ ]] && aa_ok=1
   ed_ok=0
   [[ $rc_ed == 1 ]] && grep -q 'stencil1d/shared achieved_occupancy .* slower' <<<"$ed" && ed_ok=1
-  row "check A/A (exit $rc_aa)" "$(verdict $aa_ok)" "$(head -1 <<<"$aa")"
-  row "check lose_occupancy (exit $rc_ed)" "$(verdict $ed_ok)" "$(head -1 <<<"$ed")"
+  judge $aa_ok
+  row "check A/A (exit $rc_aa)" "$status" "$(head -1 <<<"$aa")"
+  judge $ed_ok
+  row "check lose_occupancy (exit $rc_ed)" "$status" "$(head -1 <<<"$ed")"
   { echo "--- A/A rows not same:"; tail -n +2 <<<"$aa"; echo "--- edited rows not same:"; tail -n +2 <<<"$ed"; } >"$out/check.txt"
 fi
 
@@ -109,7 +112,8 @@ for c in json.load(open(sys.argv[1]))["changes"]:
               f'{"unconfirmed" if c["unconfirmed"] else "confirmed"}; hints: {", ".join(c["hints"])}')
 EOF
 )
-  row "nightly lose_occupancy (exit $rc)" "$(verdict $((rc == 0)))" "$(grep -c 'achieved_occupancy' <<<"$occ") achieved_occupancy change(s) in detect"
+  judge $((rc == 0))
+  row "nightly lose_occupancy (exit $rc)" "$status" "$(grep -c 'achieved_occupancy' <<<"$occ") achieved_occupancy change(s) in detect"
   echo "$occ" >"$out/nightly-detect.txt"
 fi
 
@@ -141,10 +145,10 @@ if want bank; then
   mix=smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum
   bank=$out/bank
   mkdir -p "$bank"
-  ncu_run() {  # ncu_run TAG METRICS [ncu options]: one ncu process over the instance's launch-only run
+  ncu_run() {  # [CLOCK=base] ncu_run TAG METRICS [ncu options]: one ncu process over a launch-only run
     local tag=$1 metrics=$2
     shift 2
-    ncu --clock-control none --profile-from-start off --metrics "$metrics" --csv --page raw --print-units base "$@" \
+    ncu --clock-control "${CLOCK:-none}" --profile-from-start off --metrics "$metrics" --csv --page raw --print-units base "$@" \
       --log-file "$bank/$tag.csv" "$landed/gpuperf" -q profile "$inst" --launch-only >/dev/null 2>"$bank/$tag.err"
   }
   # The conflict counters (with the wavefronts gpuperf already reads) apart from the instruction mix, so an
@@ -154,7 +158,7 @@ if want bank; then
     for i in 1 2 3; do ncu_run "ncu-kernel-$i" "$counters,$wave" --replay-mode kernel; done
     for i in 1 2; do ncu_run "ncu-app-$i" "$counters,$wave" --replay-mode application; done
     for i in 1 2; do ncu_run "ncu-alone-$i" "$counters" --replay-mode kernel; done  # one pass, nothing else
-    for i in 1 2; do ncu_run "ncu-clockbase-$i" "$counters" --clock-control base; done
+    for i in 1 2; do CLOCK=base ncu_run "ncu-clockbase-$i" "$counters"; done
     ncu_run ncu-mix "$mix"
   fi
   for i in 1 2 3; do
@@ -234,7 +238,8 @@ if want tests; then
   wait "$smi" 2>/dev/null
   for t in "${tests[@]}"; do
     name=$(basename "$t")
-    row "$name x$rounds" "$(verdict $((${passed[$name]:-0} == rounds)))" \
+    judge $((${passed[$name]:-0} == rounds))
+    row "$name x$rounds" "$status" \
       "${passed[$name]:-0} of $rounds passed in a row$( ((rounds < test_runs)) && echo " (deadline: $test_runs asked)")"
   done
   # What the timing test printed (paired gap and per-round offsets), every run.

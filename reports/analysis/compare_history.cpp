@@ -44,8 +44,7 @@ void one_value_against_levels(CompareRow& row, const std::vector<double>& levels
   const LevelBand band = level_band(levels);
   const double p = 1 - t.alpha / 2;
   const double bound = prediction_bound(band, p);
-  const auto abs_it = t.min_effect_abs.find(row.metric.name);
-  const double abs_floor = abs_it == t.min_effect_abs.end() ? 0.0 : abs_it->second;
+  const double abs_floor = t.abs_floor_for(row.metric);
   const double margin = t.min_effect_for(row.metric);
   const double c = row.candidate->median;
   row.note.clear();  // "no test" no longer holds: the history is the test

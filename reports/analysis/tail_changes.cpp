@@ -68,8 +68,7 @@ int level_moved(double v, const Reference& ref, bool lone, bool one_value, const
   double margin = o.range_margin_pct, abs_floor = 0;
   if (one_value) {
     margin = std::max(margin, o.thresholds.min_effect_for(metric));
-    const auto it = o.thresholds.min_effect_abs.find(metric.name);
-    if (it != o.thresholds.min_effect_abs.end()) abs_floor = it->second;
+    abs_floor = o.thresholds.abs_floor_for(metric);
   }
   const int d = outside_band(v, ref.band, margin, abs_floor, lone ? ref.bound_one : ref.bound_more);
   if (d == 0) return 0;

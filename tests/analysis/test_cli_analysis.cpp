@@ -169,6 +169,20 @@ TEST_F(AnalysisCli, DetectFailOnRegressionAndRecent) {
 }
 
 
+// Night `night` (1..99) of a nightly series on one GPU: a run of `benchmark` with these metrics, uuid
+// PREFIX-...00NN (NN = 10 + night).
+json nightly_run(const std::string& uuid_prefix, int night, const std::string& gpu, const std::string& benchmark,
+                 const json& params, const json& metrics) {
+  char day[32];
+  std::snprintf(day, sizeof day, "2026-10-%02dT02:00:00Z", night);
+  return {{"uuid", uuid_prefix + "-0000-4000-8000-0000000000" + std::to_string(10 + night)},
+          {"started_at", day},
+          {"commit", "c0mm1t" + std::to_string(10 + night)},
+          {"branch", "main"},
+          {"machine", {{"hostname", "node-" + gpu}, {"gpu_name", "NVIDIA " + gpu}, {"gpu_uuid", "GPU-" + gpu}}},
+          {"results", json::array({{{"benchmark", benchmark}, {"params", params}, {"status", "ok"}, {"metrics", metrics}}})}};
+}
+
 // Twelve nightly runs of one kernel (100 samples each, 0.3% run-to-run jitter), then a 13th 30% slower with
 // its gld_efficiency halved: the step lands tonight.
 std::string step_tonight_history() {
@@ -179,20 +193,9 @@ std::string step_tonight_history() {
     const double level = 277e3 * (night == 13 ? 1.3 : 1.0) * (1 + jitter(rng));
     json samples = json::array();
     for (int i = 0; i < 100; ++i) samples.push_back(level * (1 + spread(rng)));
-    char day[32];
-    std::snprintf(day, sizeof day, "2026-10-%02dT02:00:00Z", night);
-    runs.push_back({{"uuid", "5e000000-0000-4000-8000-0000000000" + std::to_string(10 + night)},
-                    {"started_at", day},
-                    {"commit", "c0mm1t" + std::to_string(10 + night)},
-                    {"branch", "main"},
-                    {"machine", {{"hostname", "h200-node1"}, {"gpu_name", "NVIDIA H200"}, {"gpu_uuid", "GPU-1"}}},
-                    {"results", json::array({{{"benchmark", "matmul/tiled"},
-                                              {"params", {{"n", 1024}, {"tile", 16}}},
-                                              {"status", "ok"},
-                                              {"metrics",
-                                               {{"duration", {{"unit", "ns"}, {"samples", samples}}},
-                                                {"gld_efficiency",
-                                                 {{"unit", "%"}, {"value", night == 13 ? 50.0 : 100.0}}}}}}})}});
+    runs.push_back(nightly_run("5e000000", night, "H200", "matmul/tiled", {{"n", 1024}, {"tile", 16}},
+                               {{"duration", {{"unit", "ns"}, {"samples", samples}}},
+                                {"gld_efficiency", {{"unit", "%"}, {"value", night == 13 ? 50.0 : 100.0}}}}));
   }
   return json{{"format", "gpuperf-results"}, {"version", 1}, {"runs", runs}}.dump();
 }
@@ -237,23 +240,12 @@ std::string one_value_history(bool step) {
     const double level = 61.5e3 * (1 + jitter(rng));
     json samples = json::array();
     for (int i = 0; i < 80; ++i) samples.push_back(level * (1 + spread(rng)));
-    char day[32];
-    std::snprintf(day, sizeof day, "2026-10-%02dT02:00:00Z", night);
-    runs.push_back({{"uuid", "0e000000-0000-4000-8000-0000000000" + std::to_string(10 + night)},
-                    {"started_at", day},
-                    {"commit", "c0mm1t" + std::to_string(10 + night)},
-                    {"branch", "main"},
-                    {"machine", {{"hostname", "h100-node1"}, {"gpu_name", "NVIDIA H100"}, {"gpu_uuid", "GPU-2"}}},
-                    {"results", json::array({{{"benchmark", "stencil1d/shared"},
-                                              {"params", json::object()},
-                                              {"status", "ok"},
-                                              {"metrics",
-                                               {{"duration", {{"unit", "ns"}, {"samples", samples}}},
-                                                {"achieved_occupancy",
-                                                 {{"unit", "%"}, {"value", 84.8 * (stepped ? 0.5 : 1) * (1 + once(rng))}}},
-                                                {"dram_bytes_read",
-                                                 {{"unit", "bytes"},
-                                                  {"value", 67.1e6 * (stepped ? 2 : 1) * (1 + once(rng))}}}}}}})}});
+    const double occupancy = 84.8 * (stepped ? 0.5 : 1) * (1 + once(rng));
+    const double bytes = 67.1e6 * (stepped ? 2 : 1) * (1 + once(rng));
+    runs.push_back(nightly_run("0e000000", night, "H100", "stencil1d/shared", json::object(),
+                               {{"duration", {{"unit", "ns"}, {"samples", samples}}},
+                                {"achieved_occupancy", {{"unit", "%"}, {"value", occupancy}}},
+                                {"dram_bytes_read", {{"unit", "bytes"}, {"value", bytes}}}}));
   }
   return json{{"format", "gpuperf-results"}, {"version", 1}, {"runs", runs}}.dump();
 }
