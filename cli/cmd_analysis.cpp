@@ -320,8 +320,9 @@ void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
   cmd->add_option("--alpha", a.alpha, "Significance level of the Mann-Whitney test (default 0.01)");
   cmd->add_option("--metric", a.metrics, "Only these metrics (repeatable)");
   cmd->add_option("--history", a.history,
-                  "A noisy change whose candidate median lies within the range of the base branch's last N runs "
-                  "on this machine is ambiguous, not a change (default 10; 0: off)");
+                  "The base branch's last N runs on this machine: a noisy change at a level they show is "
+                  "ambiguous, not a change; a metric measured once per run is judged against them (at least 3) "
+                  "(default 10; 0: off)");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/metrics.hpp"
+#include "reports/analysis/compare_history.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/mann_whitney.hpp"
 #include "reports/analysis/ratio_ci.hpp"
@@ -139,43 +140,6 @@ void follow_duration(std::vector<CompareRow>& rows, std::size_t first, std::size
   }
 }
 
-// A faster/slower noisy row whose candidate median lies within the range of the same series' last runs
-// (the base branch on this machine, the candidate's own run left out) is not a new level: GPUs move some
-// kernels between run-to-run regimes (two modes a few percent apart) that one run's samples cannot show.
-void within_history(CompareRow& row, const std::vector<db::Series>& history, const Run& candidate,
-                    std::int64_t candidate_run_id, const CompareOptions& options) {
-  if ((row.verdict != Verdict::slower && row.verdict != Verdict::faster) || row.metric.deterministic ||
-      !row.candidate || options.history_runs == 0) {
-    return;
-  }
-  const std::string key = params_key(row.instance.params);
-  for (const db::Series& s : history) {
-    if (s.key.metric.name != row.metric.name || s.key.instance.name != row.instance.name ||
-        params_key(s.key.instance.params) != key) {
-      continue;
-    }
-    std::vector<double> levels;
-    for (const db::SeriesPoint& p : s.points) {
-      if (p.excluded || p.status != Status::ok || p.summary.n == 0 || p.run_id == candidate_run_id ||
-          p.run_uuid == candidate.uuid || (!candidate.started_at.empty() && p.started_at > candidate.started_at)) {
-        continue;
-      }
-      levels.push_back(p.summary.median);
-    }
-    if (levels.size() > options.history_runs) {
-      levels.erase(levels.begin(), levels.end() - static_cast<std::ptrdiff_t>(options.history_runs));
-    }
-    if (levels.size() < 3) return;
-    const auto [lo, hi] = std::minmax_element(levels.begin(), levels.end());
-    const double c = row.candidate->median;
-    if (c < *lo || c > *hi) return;
-    row.verdict = Verdict::ambiguous;
-    add_note(row, "within the last " + std::to_string(levels.size()) + " runs' range (" +
-                      format_value(*lo, row.metric.unit) + " to " + format_value(*hi, row.metric.unit) + ")");
-    return;
-  }
-}
-
 }  // namespace
 
 RunSide run_side(const Run& run, std::int64_t run_id) {
@@ -266,7 +230,7 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
       row.verdict = Verdict::same;
     } else {
       row.verdict = Verdict::ambiguous;
-      add_note(row, "one value per side: no test");
+      add_note(row, "one value per side: no test");  // compare_runs() judges it against the history
     }
     return row;
   }
@@ -362,7 +326,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
     if (report.rows.size() > first_row) ranges.emplace_back(first_row, report.rows.size());
   }
   if (history != nullptr) {
-    for (CompareRow& row : report.rows) within_history(row, *history, candidate, candidate_run_id, options);
+    for (CompareRow& row : report.rows) judge_with_history(row, *history, candidate, candidate_run_id, options);
   }
   for (const auto& [first_row, end_row] : ranges) {
     follow_duration(report.rows, first_row, end_row);

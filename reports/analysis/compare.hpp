@@ -9,6 +9,8 @@
 // clocks differ by more than 1%, a duration change must also hold in cycles (duration x clock), else it is
 // "ambiguous" with confirmed_in_cycles = false. With history, a level the machine produced in its last
 // runs is "ambiguous" too (CompareOptions::history_runs).
+// One value per side (achieved occupancy, DRAM bytes, a recorded kernel's totals): no test; a difference
+// within the floor is "same", a larger one "ambiguous" until the history judges it (compare_history.hpp).
 // Deterministic metrics: any relative difference above the rounding tolerance (per-metric for the nearly
 // deterministic shared-memory counters) is a change.
 #pragma once
@@ -28,8 +30,8 @@ struct CompareOptions {
   Thresholds thresholds = Thresholds::for_compare();
   double clock_tolerance_pct = 1.0;  // median SM clocks further apart than this need cycle confirmation
   // With a history (compare_runs), a noisy change whose candidate median lies within the range of the
-  // series' last `history_runs` run medians is "ambiguous": the machine has produced that level before.
-  // 0 turns it off.
+  // series' last `history_runs` run medians is "ambiguous": the machine has produced that level before; a
+  // single value is judged against those medians (compare_history.hpp). 0 turns both off.
   std::size_t history_runs = 10;
 };
 

@@ -7,6 +7,7 @@
 
 #include "core/metrics.hpp"
 #include "reports/analysis/change_points.hpp"
+#include "reports/analysis/level_band.hpp"
 
 namespace gpuperf::analysis {
 namespace {
@@ -41,6 +42,21 @@ std::size_t metric_rank(const std::string& name) {
     if (table[i].info.name == name) return i;
   }
   return table.size();
+}
+
+// The duration change that a counter's change `c` may explain: one of the same machine and instance at the
+// same run or a neighbouring one (a noisy level is placed to within a run), as "duration 100 us -> 176 us".
+std::vector<std::string> explained_duration(const ChangePoint& c, const std::vector<ChangePoint>& all) {
+  for (const ChangePoint& d : all) {
+    if (!is_time_metric(d.metric) || d.machine != c.machine || d.instance.name != c.instance.name ||
+        params_key(d.instance.params) != params_key(c.instance.params)) {
+      continue;
+    }
+    if (d.run_id == c.run_id || d.previous_run_id == c.run_id || c.previous_run_id == d.run_id) {
+      return {d.metric.name + ' ' + format_value(d.before, d.metric.unit) + " -> " + format_value(d.after, d.metric.unit)};
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -117,8 +133,10 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
       splits = find_change_points(values, seg);
       if (options.unconfirmed) {
         std::vector<TailRun> runs;
+        const bool judged_once = judged_by_level(metric);
         for (std::size_t i : at) {
-          runs.push_back({s.points[i].summary.median, &s.points[i].samples, &s.points[i].sm_clock_mhz});
+          const db::SeriesPoint& p = s.points[i];
+          runs.push_back({p.summary.median, &p.samples, &p.sm_clock_mhz, judged_once && p.summary.n == 1});
         }
         TailOptions to = options.tail;
         to.range_margin_pct = seg.min_effect_pct;  // within detect's floor of a level seen: not a new one
@@ -162,7 +180,7 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
   }
   if (options.hints) {
     for (ChangePoint& c : all) {
-      if (is_time_metric(c.metric)) c.hints = root_cause_hints(c, series, all, options);
+      c.hints = is_time_metric(c.metric) ? root_cause_hints(c, series, all, options) : explained_duration(c, all);
     }
   }
   if (options.recent) {

@@ -17,7 +17,9 @@ struct DetectOptions {
   std::size_t min_segment = 4;       // runs on each side before a change can be called
   std::size_t permutations = 1999;   // per permutation test
   std::optional<std::size_t> recent; // only changes starting within each series' newest N points
-  bool hints = true;                 // fill ChangePoint::hints for duration changes
+  // Fill ChangePoint::hints: a duration change's root causes, and for any other change the duration change
+  // of the same instance at that run (the one it may explain).
+  bool hints = true;
   // Unconfirmed changes (tail_changes.hpp): a change starting in the newest runs of a noisy series with raw
   // samples, before min_segment runs confirm it. The tail tested is at most 2 * min_segment - 1 runs long:
   // the segmentation often needs more than min_segment runs after a step, and a change flagged last night

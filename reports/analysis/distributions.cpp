@@ -102,4 +102,13 @@ double student_t_cdf(double t, double df) {
   return t > 0 ? 1.0 - two_tail / 2 : two_tail / 2;
 }
 
+double student_t_quantile(double p, double df) {
+  double lo = 0, hi = 1e6;  // 60 halvings of [0, 1e6] reach 1e-12
+  for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
+    const double mid = lo + (hi - lo) / 2;
+    (student_t_cdf(mid, df) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 }  // namespace gpuperf::analysis

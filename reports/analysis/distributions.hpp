@@ -14,5 +14,7 @@ double normal_quantile(double p);
 double incomplete_beta(double a, double b, double x);
 // P(T <= t) for Student's t with `df` > 0 degrees of freedom (df need not be an integer: Welch).
 double student_t_cdf(double t, double df);
+// The t with student_t_cdf(t, df) == p, for p in (0.5, 1) (bisection to a relative 1e-9).
+double student_t_quantile(double p, double df);
 
 }  // namespace gpuperf::analysis

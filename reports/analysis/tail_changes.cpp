@@ -8,28 +8,16 @@
 #include "core/stats.hpp"
 #include "reports/analysis/compare.hpp"
 #include "reports/analysis/distributions.hpp"
+#include "reports/analysis/level_band.hpp"
 
 namespace gpuperf::analysis {
 namespace {
 
 bool has_samples(const TailRun& r) { return r.samples != nullptr && r.samples->size() >= 2; }
 
-// The t with student_t_cdf(t, df) == p, p in (0.5, 1): bisection (60 halvings of [0, 1e6] reach 1e-12).
-double student_t_quantile(double p, double df) {
-  double lo = 0, hi = 1e6;
-  for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
-    const double mid = lo + (hi - lo) / 2;
-    (student_t_cdf(mid, df) < p ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
-}
-
 // What the previous segment [a, b) says about the level a new run should have.
 struct Reference {
-  std::size_t m = 0;         // run medians of rules 1 and 2: the newest level_runs of the segment
-  double level = 0;          // their median
-  double sd = 0;             // their standard deviation
-  double low = 0, high = 0;  // their range
+  LevelBand band;  // rules 1 and 2: the newest level_runs run medians of the segment
   // Rule 2: t * sd * sqrt(1 + 1/m). One run beyond `bound_one` with probability alpha; two in a row
   // beyond `bound_more` each with sqrt(alpha), so both with alpha.
   double bound_one = 0, bound_more = 0;
@@ -40,18 +28,12 @@ struct Reference {
 
 Reference reference_of(const std::vector<TailRun>& runs, std::size_t a, std::size_t b, const TailOptions& o) {
   Reference ref;
-  ref.m = std::min(b - a, std::max<std::size_t>(o.level_runs, 2));
+  const std::size_t m = std::min(b - a, std::max<std::size_t>(o.level_runs, 2));
   std::vector<double> levels;
-  for (std::size_t i = b - ref.m; i < b; ++i) levels.push_back(runs[i].level);
-  ref.level = median(levels);
-  ref.sd = stdev(levels);
-  const auto [lo, hi] = std::minmax_element(levels.begin(), levels.end());
-  ref.low = *lo;
-  ref.high = *hi;
-  const double md = static_cast<double>(ref.m);
-  const double se = ref.sd * std::sqrt(1 + 1 / md);
-  ref.bound_one = student_t_quantile(1 - o.alpha, md - 1) * se;
-  ref.bound_more = student_t_quantile(1 - std::sqrt(o.alpha), md - 1) * se;
+  for (std::size_t i = b - m; i < b; ++i) levels.push_back(runs[i].level);
+  ref.band = level_band(levels);
+  ref.bound_one = prediction_bound(ref.band, 1 - o.alpha);
+  ref.bound_more = prediction_bound(ref.band, 1 - std::sqrt(o.alpha));
   ref.pooled_from = b - std::min(b - a, std::max<std::size_t>(o.sample_runs, 1));
   ref.pooled_to = b;
   return ref;
@@ -78,14 +60,22 @@ const Measurement& pooled(const std::vector<TailRun>& runs, Reference& ref, cons
 }
 
 // Rules 1, 2 and 4 on a level: +1 when it moved up, -1 down, 0 not at all. Rule 4 holds for a lone run,
-// and for every run while the segment is shorter than full_history.
-int level_moved(double v, const Reference& ref, bool lone, const TailOptions& o) {
-  const double margin = o.range_margin_pct / 100;
-  if (v <= ref.high * (1 + margin) && v >= ref.low * (1 - margin)) return 0;
-  if (std::fabs(v - ref.level) <= (lone ? ref.bound_one : ref.bound_more)) return 0;
-  const bool large_only = lone || ref.m < o.full_history;
-  if (large_only && ref.level != 0 && std::fabs(v / ref.level - 1) * 100 < o.night_one_min_effect_pct) return 0;
-  return v > ref.level ? 1 : -1;
+// and for every run while the segment is shorter than full_history. A run that measured one value has no
+// samples for rule 3: rule 1's margin is then the metric's compare floor (and absolute floor), as
+// `compare --history` judges such a value (level_band.hpp).
+int level_moved(double v, const Reference& ref, bool lone, bool one_value, const MetricInfo& metric,
+                const TailOptions& o) {
+  double margin = o.range_margin_pct, abs_floor = 0;
+  if (one_value) {
+    margin = std::max(margin, o.thresholds.min_effect_for(metric));
+    abs_floor = o.thresholds.abs_floor_for(metric);
+  }
+  const int d = outside_band(v, ref.band, margin, abs_floor, lone ? ref.bound_one : ref.bound_more);
+  if (d == 0) return 0;
+  const bool large_only = lone || ref.band.m < o.full_history;
+  const double level = ref.band.level;
+  if (large_only && level != 0 && std::fabs(v / level - 1) * 100 < o.night_one_min_effect_pct) return 0;
+  return d;
 }
 
 // Rule 3: the run's raw samples against the pooled ones, as compare judges two runs; true when they moved
@@ -116,12 +106,12 @@ int runs_moved(const std::vector<TailRun>& runs, std::size_t from, std::size_t t
                const MetricInfo& metric, const TailOptions& o) {
   int direction = 0;
   for (std::size_t i = to; i-- > from;) {  // newest first: it fails most often
-    const int d = level_moved(runs[i].level, ref, lone, o);
+    const int d = level_moved(runs[i].level, ref, lone, runs[i].one_value, metric, o);
     if (d == 0 || (direction != 0 && d != direction)) return 0;
     direction = d;
   }
   for (std::size_t i = to; i-- > from;) {
-    if (!samples_moved(runs, i, direction, ref, metric, o)) return 0;
+    if (!runs[i].one_value && !samples_moved(runs, i, direction, ref, metric, o)) return 0;
   }
   return direction;
 }
@@ -146,9 +136,9 @@ int extends(const std::vector<TailRun>& runs, std::size_t start, Reference& ref,
   if (direction == 0 && n - start >= 3) direction = runs_moved(runs, start, start + 2, false, ref, metric, o);
   if (direction == 0) return 0;
   const double level = tail_median(runs, start);
-  if (level_moved(level, ref, false, o) != direction) return 0;
+  if (level_moved(level, ref, false, runs[start].one_value, metric, o) != direction) return 0;
   for (std::size_t i = start; i < n; ++i) {
-    if (std::fabs(runs[i].level - level) >= std::fabs(runs[i].level - ref.level)) return 0;
+    if (std::fabs(runs[i].level - level) >= std::fabs(runs[i].level - ref.band.level)) return 0;
   }
   return direction;
 }
@@ -172,12 +162,13 @@ std::optional<TailChange> find_tail_change(const std::vector<TailRun>& runs, std
     TailChange c;
     c.index = start;
     c.runs = k;
-    c.before = ref.level;
+    c.before = ref.band.level;
     c.after = tail_median(runs, start);
     // As if the tail's median were the mean of k runs: an indication of strength, not an exact test.
-    const double se = ref.sd * std::sqrt(1 / static_cast<double>(k) + 1 / static_cast<double>(ref.m));
+    const double m = static_cast<double>(ref.band.m);
+    const double se = ref.band.sd * std::sqrt(1 / static_cast<double>(k) + 1 / m);
     const double z = se > 0 ? std::fabs(c.after - c.before) / se : INFINITY;
-    c.p_value = std::isfinite(z) ? std::min(1.0, 2 * (1 - student_t_cdf(z, static_cast<double>(ref.m) - 1))) : 0.0;
+    c.p_value = std::isfinite(z) ? std::min(1.0, 2 * (1 - student_t_cdf(z, m - 1))) : 0.0;
     return c;
   }
   return std::nullopt;

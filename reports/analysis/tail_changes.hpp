@@ -26,7 +26,10 @@
 //      tails to trust a small change (a new benchmark, or one right after a change point).
 // All in the same direction. A tail also stands when one weak run would otherwise cut it short (see
 // extends() in the .cpp): it keeps an alarm alive until the segmentation confirms it. The longest tail
-// that passes wins. Runs without raw samples give no evidence. bench/detect_eval.py latency measures the
+// that passes wins. Runs without raw samples give no evidence, except runs of a metric measured once per run
+// (achieved occupancy, DRAM bytes, a recorded kernel's totals): there is no rule 3 for them, and rule 1's
+// margin is the metric's compare floor instead (5% and 1 MB for DRAM bytes), as `compare --history` judges
+// one value (level_band.hpp). bench/detect_eval.py latency measures the
 // nights to a first flag and the false alarms these rules give (README, "detect").
 #pragma once
 
@@ -56,6 +59,7 @@ struct TailRun {
   double level = 0;
   const std::vector<double>* samples = nullptr;
   const std::vector<double>* sm_clock_mhz = nullptr;
+  bool one_value = false;  // the run measured one value: judged by its level alone (no rule 3)
 };
 
 struct TailChange {

@@ -42,6 +42,11 @@ Thresholds Thresholds::for_detect() {
   return t;
 }
 
+double Thresholds::abs_floor_for(const MetricInfo& metric) const {
+  const auto it = min_effect_abs.find(metric.name);
+  return it == min_effect_abs.end() ? 0.0 : it->second;
+}
+
 bool Thresholds::below_absolute_floor(const MetricInfo& metric, double before, double after) const {
   const auto it = min_effect_abs.find(metric.name);
   return it != min_effect_abs.end() && std::fabs(after - before) < it->second;

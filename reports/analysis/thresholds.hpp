@@ -33,6 +33,8 @@ struct Thresholds {
   // The percent a change of `metric` must reach: min_effect_pct[name], else the default for noisy
   // metrics, else deterministic_tolerance_pct for deterministic ones.
   double min_effect_for(const MetricInfo& metric) const;
+  // The metric's absolute floor in its unit (min_effect_abs), 0 without one.
+  double abs_floor_for(const MetricInfo& metric) const;
   // True when |after - before| is below the metric's absolute floor (min_effect_abs).
   bool below_absolute_floor(const MetricInfo& metric, double before, double after) const;
   // Applies "NAME=PCT" (e.g. "duration=3", "duration=3%", "*=2.5" for the noisy default).

@@ -1,6 +1,8 @@
 // The real gpuperf executable on an imported fixture (fixtures/history.json, written by
 // fixtures/make_fixture.py): compare, detect and their exit codes, formats and JUnit files.
+#include <map>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -167,6 +169,20 @@ TEST_F(AnalysisCli, DetectFailOnRegressionAndRecent) {
 }
 
 
+// Night `night` (1..99) of a nightly series on one GPU: a run of `benchmark` with these metrics, uuid
+// PREFIX-...00NN (NN = 10 + night).
+json nightly_run(const std::string& uuid_prefix, int night, const std::string& gpu, const std::string& benchmark,
+                 const json& params, const json& metrics) {
+  char day[32];
+  std::snprintf(day, sizeof day, "2026-10-%02dT02:00:00Z", night);
+  return {{"uuid", uuid_prefix + "-0000-4000-8000-0000000000" + std::to_string(10 + night)},
+          {"started_at", day},
+          {"commit", "c0mm1t" + std::to_string(10 + night)},
+          {"branch", "main"},
+          {"machine", {{"hostname", "node-" + gpu}, {"gpu_name", "NVIDIA " + gpu}, {"gpu_uuid", "GPU-" + gpu}}},
+          {"results", json::array({{{"benchmark", benchmark}, {"params", params}, {"status", "ok"}, {"metrics", metrics}}})}};
+}
+
 // Twelve nightly runs of one kernel (100 samples each, 0.3% run-to-run jitter), then a 13th 30% slower with
 // its gld_efficiency halved: the step lands tonight.
 std::string step_tonight_history() {
@@ -177,20 +193,9 @@ std::string step_tonight_history() {
     const double level = 277e3 * (night == 13 ? 1.3 : 1.0) * (1 + jitter(rng));
     json samples = json::array();
     for (int i = 0; i < 100; ++i) samples.push_back(level * (1 + spread(rng)));
-    char day[32];
-    std::snprintf(day, sizeof day, "2026-10-%02dT02:00:00Z", night);
-    runs.push_back({{"uuid", "5e000000-0000-4000-8000-0000000000" + std::to_string(10 + night)},
-                    {"started_at", day},
-                    {"commit", "c0mm1t" + std::to_string(10 + night)},
-                    {"branch", "main"},
-                    {"machine", {{"hostname", "h200-node1"}, {"gpu_name", "NVIDIA H200"}, {"gpu_uuid", "GPU-1"}}},
-                    {"results", json::array({{{"benchmark", "matmul/tiled"},
-                                              {"params", {{"n", 1024}, {"tile", 16}}},
-                                              {"status", "ok"},
-                                              {"metrics",
-                                               {{"duration", {{"unit", "ns"}, {"samples", samples}}},
-                                                {"gld_efficiency",
-                                                 {{"unit", "%"}, {"value", night == 13 ? 50.0 : 100.0}}}}}}})}});
+    runs.push_back(nightly_run("5e000000", night, "H200", "matmul/tiled", {{"n", 1024}, {"tile", 16}},
+                               {{"duration", {{"unit", "ns"}, {"samples", samples}}},
+                                {"gld_efficiency", {{"unit", "%"}, {"value", night == 13 ? 50.0 : 100.0}}}}));
   }
   return json{{"format", "gpuperf-results"}, {"version", 1}, {"runs", runs}}.dump();
 }
@@ -220,6 +225,114 @@ TEST(AnalysisCliTonight, AStepOnTheLastNightIsAnUnconfirmedRegression) {
   const CliResult text = gp({"detect", "--metric", "duration"});
   EXPECT_NE(text.out.find("unconfirmed (1 run)"), std::string::npos) << text.out;
   EXPECT_EQ(gp({"detect", "--unconfirmed-alpha", "0.7"}).code, 2);
+}
+
+// Thirteen nights of stencil1d/shared: durations (80 samples, 0.3% run-to-run jitter) that never move, and
+// achieved occupancy and DRAM bytes read measured once a night with a 2% run-to-run spread. With `step`,
+// the 13th night halves the occupancy and doubles the DRAM bytes (a kernel that hides the latency: its
+// duration holds).
+std::string one_value_history(bool step) {
+  std::mt19937_64 rng(step ? 19 : 20);
+  std::normal_distribution<double> jitter(0, 0.003), spread(0, 0.004), once(0, 0.02);
+  json runs = json::array();
+  for (int night = 1; night <= 13; ++night) {
+    const bool stepped = step && night == 13;
+    const double level = 61.5e3 * (1 + jitter(rng));
+    json samples = json::array();
+    for (int i = 0; i < 80; ++i) samples.push_back(level * (1 + spread(rng)));
+    const double occupancy = 84.8 * (stepped ? 0.5 : 1) * (1 + once(rng));
+    const double bytes = 67.1e6 * (stepped ? 2 : 1) * (1 + once(rng));
+    runs.push_back(nightly_run("0e000000", night, "H100", "stencil1d/shared", json::object(),
+                               {{"duration", {{"unit", "ns"}, {"samples", samples}}},
+                                {"achieved_occupancy", {{"unit", "%"}, {"value", occupancy}}},
+                                {"dram_bytes_read", {{"unit", "bytes"}, {"value", bytes}}}}));
+  }
+  return json{{"format", "gpuperf-results"}, {"version", 1}, {"runs", runs}}.dump();
+}
+
+class OneValueCli : public ::testing::Test {
+ protected:
+  CliResult gp(std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), {"--db", dir_.file("gp.db")});
+    return run_gpuperf(args, dir_.path().string(), input);
+  }
+  // The rows of `compare` of the last two nights, by metric.
+  std::map<std::string, json> last_night(const std::vector<std::string>& more = {}) {
+    std::vector<std::string> args{"compare", "0e000000-0000-4000-8000-000000000022",
+                                  "0e000000-0000-4000-8000-000000000023", "--format", "json"};
+    args.insert(args.end(), more.begin(), more.end());
+    const CliResult r = gp(args);
+    EXPECT_LE(r.code, 1) << r.err;
+    std::map<std::string, json> rows;
+    const json parsed = json::parse(r.out);
+    for (const auto& row : parsed["rows"]) rows[row["metric"].get<std::string>()] = row;
+    EXPECT_EQ(rows.size(), 3u) << r.out << r.err;
+    code_ = r.code;
+    return rows;
+  }
+  TempDir dir_;
+  int code_ = -1;
+};
+
+TEST_F(OneValueCli, HalvedOccupancyAndDoubledDramAreFlaggedByCompareAndDetect) {
+  ASSERT_EQ(gp({"import", "-"}, one_value_history(true)).code, 0);
+  auto rows = last_night();
+  EXPECT_EQ(code_, 1);
+  EXPECT_EQ(rows["duration"]["verdict"], "same");
+  EXPECT_EQ(rows["achieved_occupancy"]["verdict"], "slower") << rows["achieved_occupancy"].dump();
+  EXPECT_NE(rows["achieved_occupancy"]["note"].get<std::string>().find("outside the last 10 runs' range"),
+            std::string::npos);
+  EXPECT_EQ(rows["dram_bytes_read"]["verdict"], "slower") << rows["dram_bytes_read"].dump();
+  // Without the history there is no test of one value: ambiguous, no regression.
+  rows = last_night({"--history", "0"});
+  EXPECT_EQ(code_, 0);
+  EXPECT_EQ(rows["achieved_occupancy"]["verdict"], "ambiguous");
+  EXPECT_EQ(rows["achieved_occupancy"]["note"], "one value per side: no test");
+  // Two earlier runs are too few, and it says so (the base is night 12, so --history 2 keeps 11 and 12).
+  rows = last_night({"--history", "2"});
+  EXPECT_EQ(rows["achieved_occupancy"]["verdict"], "ambiguous");
+  EXPECT_NE(rows["achieved_occupancy"]["note"].get<std::string>().find("3 judge one value"), std::string::npos);
+
+  // detect: both flagged the night they land, unconfirmed; the duration not at all.
+  const CliResult d = gp({"detect", "--format", "json"});
+  ASSERT_EQ(d.code, 0) << d.err;
+  std::map<std::string, json> changes;
+  const json parsed = json::parse(d.out);
+  for (const auto& c : parsed["changes"]) changes[c["metric"].get<std::string>()] = c;
+  ASSERT_EQ(changes.size(), 2u) << d.out;
+  for (const char* metric : {"achieved_occupancy", "dram_bytes_read"}) {
+    SCOPED_TRACE(metric);
+    const json& c = changes[metric];
+    EXPECT_EQ(c["run"], "0e000000-0000-4000-8000-000000000023");
+    EXPECT_EQ(c["kind"], "regression");
+    EXPECT_EQ(c["unconfirmed"], true);
+    EXPECT_EQ(c["runs_after"], 1);
+  }
+  EXPECT_NEAR(changes["achieved_occupancy"]["change_pct"].get<double>(), -50, 5);
+  EXPECT_NEAR(changes["dram_bytes_read"]["change_pct"].get<double>(), 100, 10);
+  EXPECT_EQ(gp({"detect", "--fail-on-regression", "--recent", "1"}).code, 1);
+  // The report lists the occupancy as a finding of its own (no duration change to fold it into).
+  const CliResult md = gp({"report", "--format", "md", "--out", dir_.file("site")});
+  ASSERT_EQ(md.code, 0) << md.err;
+  const std::string text = read_bytes(dir_.file("site") + "/report.md");
+  EXPECT_NE(text.find("### Regressions (2)"), std::string::npos) << text;
+  std::istringstream lines(text);
+  std::string line, finding;
+  while (std::getline(lines, line)) {
+    if (line.rfind("| stencil1d/shared | achieved", 0) == 0) finding = line;
+  }
+  EXPECT_NE(finding.find("counter only"), std::string::npos) << text;
+  EXPECT_NE(finding.find("unconfirmed (1 run)"), std::string::npos) << finding;
+}
+
+TEST_F(OneValueCli, ASteadyHistoryOfTheSameSpreadStaysQuiet) {
+  ASSERT_EQ(gp({"import", "-"}, one_value_history(false)).code, 0);
+  const auto rows = last_night();
+  EXPECT_EQ(code_, 0);
+  for (const auto& [metric, row] : rows) EXPECT_EQ(row["verdict"], "same") << row.dump();
+  const CliResult d = gp({"detect", "--format", "json"});
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_TRUE(json::parse(d.out)["changes"].empty()) << d.out;
 }
 
 }  // namespace

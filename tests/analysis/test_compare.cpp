@@ -286,10 +286,11 @@ TEST(Compare, DerivedSingleValuesFollowTheDuration) {
   EXPECT_EQ(rep.rows[3].verdict, Verdict::same);
 }
 
-db::Series history_of(const std::string& name, std::int64_t n, const std::vector<double>& medians) {
+db::Series history_of(const std::string& name, std::int64_t n, const std::vector<double>& medians,
+                      const std::string& metric = "duration") {
   db::Series s;
   s.key.instance = {name, Params{{"n", n}}};
-  s.key.metric = metric_info_for("duration");
+  s.key.metric = metric_info_for(metric);
   for (std::size_t i = 0; i < medians.size(); ++i) {
     db::SeriesPoint p;
     p.run_id = static_cast<std::int64_t>(i + 1);
@@ -329,6 +330,66 @@ TEST(Compare, ALevelTheMachineProducedBeforeIsNotAChange) {
   cand.results[0] = result("transpose/padded", 4096, {samples("duration", 35.4e3, 0.003, 33, 51)});
   cand.started_at = "2026-10-02T00:00:00Z";  // only the first point (34.1) is older
   EXPECT_EQ(compare_runs(base, cand, {}, 0, 0, &history).rows[0].verdict, Verdict::slower);
+}
+
+// Achieved occupancy and DRAM bytes are measured once per run: no test between two runs, so the base
+// branch's earlier runs on the machine judge the candidate's value.
+TEST(Compare, OneValueMetricsJudgedAgainstTheHistory) {
+  const std::vector<double> occupancy{80, 89, 84, 86, 82, 88, 85, 83, 87, 81};  // median 84.5, sd 3.03
+  std::vector<double> dram;
+  for (double o : occupancy) dram.push_back(134e6 * o / 84.5);
+  const std::vector<db::Series> history{history_of("stencil1d/shared", 1 << 24, occupancy, "achieved_occupancy"),
+                                        history_of("stencil1d/shared", 1 << 24, dram, "dram_bytes_read")};
+  gpuperf::Run base = make_run("aaaa");
+  gpuperf::Run cand = make_run("bbbb");
+  cand.started_at = "2026-11-02T02:00:00Z";
+  base.results.push_back(result("stencil1d/shared", 1 << 24,
+                                {value("achieved_occupancy", 81), value("dram_bytes_read", 134e6 * 81 / 84.5)}));
+  const auto with = [&](double occ, double bytes, std::size_t runs = 10) {
+    cand.results = {result("stencil1d/shared", 1 << 24, {value("achieved_occupancy", occ), value("dram_bytes_read", bytes)})};
+    CompareOptions o;
+    o.history_runs = runs;
+    return compare_runs(base, cand, o, 0, 0, &history);
+  };
+  // Halved occupancy, doubled DRAM bytes: slower, both.
+  CompareReport rep = with(41.9, 268e6);
+  ASSERT_EQ(rep.rows.size(), 2u);
+  EXPECT_EQ(rep.rows[0].metric.name, "achieved_occupancy");
+  EXPECT_EQ(rep.rows[0].verdict, Verdict::slower) << rep.rows[0].note;
+  EXPECT_NE(rep.rows[0].note.find("one value: outside the last 10 runs' range (80% to 89%) and the 99% prediction "
+                                  "bound 84.5% +- 10.3"),
+            std::string::npos)
+      << rep.rows[0].note;
+  EXPECT_EQ(rep.rows[1].verdict, Verdict::slower) << rep.rows[1].note;
+  EXPECT_TRUE(rep.regression());
+  // Higher occupancy, fewer bytes: faster.
+  rep = with(120, 60e6);
+  EXPECT_EQ(rep.rows[0].verdict, Verdict::faster);
+  EXPECT_EQ(rep.rows[1].verdict, Verdict::faster);
+  // +8.6% on the base but inside the range the machine produced: same (a rerun of the same binary).
+  rep = with(88, 134e6 * 88 / 84.5);
+  EXPECT_EQ(rep.rows[0].verdict, Verdict::same) << rep.rows[0].note;
+  EXPECT_NE(rep.rows[0].note.find("within 5% of the last 10 runs' range"), std::string::npos) << rep.rows[0].note;
+  EXPECT_EQ(rep.rows[1].verdict, Verdict::same) << rep.rows[1].note;
+  EXPECT_FALSE(rep.regression());
+  // Beyond the range and its 5% (93.45%) but inside the prediction bound (94.8%): the spread is too wide.
+  rep = with(94, 134e6);
+  EXPECT_EQ(rep.rows[0].verdict, Verdict::ambiguous);
+  EXPECT_NE(rep.rows[0].note.find("but within the 99% prediction bound"), std::string::npos) << rep.rows[0].note;
+  // Two earlier runs are too few: ambiguous, and it says why. Without history: no test.
+  rep = with(41.9, 268e6, 2);
+  EXPECT_EQ(rep.rows[0].verdict, Verdict::ambiguous);
+  EXPECT_NE(rep.rows[0].note.find("2 earlier runs of the base branch on this machine; 3 judge one value"),
+            std::string::npos)
+      << rep.rows[0].note;
+  EXPECT_EQ(compare_runs(base, cand, {}).rows[0].verdict, Verdict::ambiguous);
+  EXPECT_EQ(compare_runs(base, cand, {}).rows[0].note, "one value per side: no test");
+  // DRAM's absolute floor holds against the history too: 0.5 MB beyond a tiny, steady range is nothing
+  // (here the base, 3 MB, is an odd run outside the history).
+  const std::vector<db::Series> tiny{history_of("stencil1d/shared", 1 << 24, {1e5, 1e5, 1e5, 1e5}, "dram_bytes_written")};
+  base.results = {result("stencil1d/shared", 1 << 24, {value("dram_bytes_written", 3e6)})};
+  cand.results = {result("stencil1d/shared", 1 << 24, {value("dram_bytes_written", 6e5)})};
+  EXPECT_EQ(compare_runs(base, cand, {}, 0, 0, &tiny).rows[0].verdict, Verdict::same);
 }
 
 TEST(Compare, RunAgainstItselfIsAllSame) {

@@ -132,12 +132,67 @@ TEST(Detect, RootCauseHints) {
   EXPECT_EQ(d->index, 18u);
   // In the traits table's order, whatever the order of the series.
   EXPECT_EQ(d->hints, (std::vector<std::string>{"gld_efficiency 100% -> 50%", "registers 32 -> 40"}));
-  // Hints belong to duration changes only.
+  // A counter's change names the duration change of its instance at that run (the one it may explain);
+  // the other instance's has none.
+  std::size_t counters = 0;
   for (const auto& c : changes) {
-    if (c.metric.name != "duration") {
-      EXPECT_TRUE(c.hints.empty());
+    if (c.metric.name == "duration") continue;
+    ++counters;
+    if (c.instance.params == inst.params) {
+      ASSERT_EQ(c.hints.size(), 1u) << c.metric.name;
+      EXPECT_EQ(c.hints[0].rfind("duration 2", 0), 0u) << c.hints[0];
+      EXPECT_NE(c.hints[0].find(" us -> 2"), std::string::npos) << c.hints[0];
+    } else {
+      EXPECT_TRUE(c.hints.empty()) << c.metric.name;
     }
   }
+  EXPECT_EQ(counters, 3u);
+}
+
+// A metric measured once per run (achieved occupancy, DRAM bytes): a step on the newest night is flagged
+// that night, unconfirmed, from the run medians alone; a steady history of the same spread is not.
+TEST(Detect, OneValueMetricsFlaggedTheNightTheyLand) {
+  const auto inst = instance("stencil1d/shared", 1 << 24);
+  for (const char* metric : {"achieved_occupancy", "dram_bytes_read"}) {
+    SCOPED_TRACE(metric);
+    const bool occupancy = std::string(metric) == "achieved_occupancy";
+    const double level = occupancy ? 84.8 : 134e6;
+    const double factor = occupancy ? 0.5 : 2.0;
+    // 12 nights with 2% run-to-run spread, the 13th stepped.
+    const auto stepped = make_series(inst, metric, noisy(13, level, 0.02, 12, factor, 21));
+    const auto changes = detect_changes({stepped});
+    ASSERT_EQ(changes.size(), 1u);
+    EXPECT_TRUE(changes[0].unconfirmed);
+    EXPECT_EQ(changes[0].runs_after, 1u);
+    EXPECT_EQ(changes[0].run_id, 13);
+    EXPECT_EQ(changes[0].kind, ChangeKind::regression);
+    EXPECT_NEAR(changes[0].change_pct, (factor - 1) * 100, 5);
+    // Steady: the same spread, no step, over many seeds: quiet every night.
+    for (std::uint64_t seed = 100; seed < 160; ++seed) {
+      const auto steady = make_series(inst, metric, noisy(13, level, 0.02, 13, 1.0, seed));
+      EXPECT_TRUE(detect_changes({steady}).empty()) << "seed " << seed;
+    }
+  }
+  // The duration of the same run moved too (raw samples, 0.5% spread): each change names the other.
+  auto dur = make_series(inst, "duration", noisy(13, 1e5, 0.003, 12, 1.76, 22));
+  std::mt19937_64 rng(23);
+  std::normal_distribution<double> spread(0, 0.005);
+  for (auto& p : dur.points) {
+    for (int i = 0; i < 60; ++i) p.samples.push_back(p.summary.median * (1 + spread(rng)));
+    p.summary = summarize(p.samples);
+  }
+  const auto occ = make_series(inst, "achieved_occupancy", noisy(13, 84.8, 0.02, 12, 0.5, 21));
+  const auto changes = detect_changes({dur, occ});
+  ASSERT_EQ(changes.size(), 2u);
+  const ChangePoint& d = changes[0].metric.name == "duration" ? changes[0] : changes[1];
+  const ChangePoint& o = changes[0].metric.name == "duration" ? changes[1] : changes[0];
+  EXPECT_TRUE(d.unconfirmed);
+  EXPECT_TRUE(o.unconfirmed);
+  ASSERT_EQ(d.hints.size(), 1u);
+  EXPECT_EQ(d.hints[0].rfind("achieved_occupancy 8", 0), 0u) << d.hints[0];
+  ASSERT_EQ(o.hints.size(), 1u);
+  EXPECT_EQ(o.hints[0].rfind("duration ", 0), 0u) << o.hints[0];
+  EXPECT_NE(o.hints[0].find(" us -> 17"), std::string::npos) << o.hints[0];
 }
 
 TEST(Detect, RecentKeepsOnlyNewChanges) {

@@ -1,0 +1,113 @@
+#include "reports/analysis/compare_history.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "reports/analysis/detect.hpp"
+#include "reports/analysis/level_band.hpp"
+
+namespace gpuperf::analysis {
+namespace {
+
+void add_note(CompareRow& row, const std::string& text) {
+  if (!row.note.empty()) row.note += "; ";
+  row.note += text;
+}
+
+std::string range_text(const LevelBand& band, const MetricInfo& metric) {
+  return "the last " + std::to_string(band.m) + " runs' range (" + format_value(band.low, metric.unit) + " to " +
+         format_value(band.high, metric.unit) + ")";
+}
+
+// A faster/slower noisy row at a level the machine produced before: ambiguous.
+void within_history(CompareRow& row, const std::vector<double>& levels) {
+  if (row.verdict != Verdict::slower && row.verdict != Verdict::faster) return;
+  if (levels.size() < kMinHistoryRuns) return;
+  const LevelBand band = level_band(levels);
+  const double c = row.candidate->median;
+  if (c < band.low || c > band.high) return;
+  row.verdict = Verdict::ambiguous;
+  add_note(row, "within " + range_text(band, row.metric));
+}
+
+// A one-value row (ambiguous: no test) judged by its level against the earlier runs.
+void one_value_against_levels(CompareRow& row, const std::vector<double>& levels, const CompareOptions& options) {
+  if (levels.size() < kMinHistoryRuns) {
+    add_note(row, std::to_string(levels.size()) + " earlier run" + (levels.size() == 1 ? "" : "s") +
+                      " of the base branch on this machine; " + std::to_string(kMinHistoryRuns) +
+                      " judge one value (--history)");
+    return;
+  }
+  const Thresholds& t = options.thresholds;
+  const LevelBand band = level_band(levels);
+  const double p = 1 - t.alpha / 2;
+  const double bound = prediction_bound(band, p);
+  const double abs_floor = t.abs_floor_for(row.metric);
+  const double margin = t.min_effect_for(row.metric);
+  const double c = row.candidate->median;
+  row.note.clear();  // "no test" no longer holds: the history is the test
+  char buf[200];
+  if (outside_band(c, band, margin, abs_floor, 0.0) == 0) {  // rule 1 alone: inside the range and margin
+    row.verdict = Verdict::same;
+    std::snprintf(buf, sizeof buf, "one value: within %.3g%% of ", margin);
+    add_note(row, buf + range_text(band, row.metric));
+    return;
+  }
+  std::snprintf(buf, sizeof buf, "%.0f%% prediction bound %s +- %s", (2 * p - 1) * 100,
+                format_value(band.level, row.metric.unit).c_str(), format_value(bound, row.metric.unit).c_str());
+  const int d = outside_band(c, band, margin, abs_floor, bound);
+  if (d == 0) {
+    row.verdict = Verdict::ambiguous;
+    add_note(row, "one value: beyond " + range_text(band, row.metric) + " but within the " + buf);
+    return;
+  }
+  row.verdict = (d > 0) == row.metric.higher_is_better ? Verdict::faster : Verdict::slower;
+  add_note(row, "one value: outside " + range_text(band, row.metric) + " and the " + buf);
+}
+
+}  // namespace
+
+bool one_value_row(const CompareRow& row) {
+  if (row.metric.deterministic || !row.base || !row.candidate) return false;
+  return (row.base->n == 1 || row.candidate->n == 1) && judged_by_level(row.metric);
+}
+
+std::vector<double> history_levels(const CompareRow& row, const std::vector<db::Series>& history,
+                                   const Run& candidate, std::int64_t candidate_run_id, std::size_t max_runs) {
+  std::vector<double> levels;
+  const std::string key = params_key(row.instance.params);
+  for (const db::Series& s : history) {
+    if (s.key.metric.name != row.metric.name || s.key.instance.name != row.instance.name ||
+        params_key(s.key.instance.params) != key) {
+      continue;
+    }
+    for (const db::SeriesPoint& p : s.points) {
+      if (p.excluded || p.status != Status::ok || p.summary.n == 0 || p.run_id == candidate_run_id ||
+          p.run_uuid == candidate.uuid || (!candidate.started_at.empty() && p.started_at > candidate.started_at)) {
+        continue;
+      }
+      levels.push_back(p.summary.median);
+    }
+    break;
+  }
+  if (levels.size() > max_runs) levels.erase(levels.begin(), levels.end() - static_cast<std::ptrdiff_t>(max_runs));
+  return levels;
+}
+
+void judge_with_history(CompareRow& row, const std::vector<db::Series>& history, const Run& candidate,
+                        std::int64_t candidate_run_id, const CompareOptions& options) {
+  if (options.history_runs == 0 || !row.candidate) return;
+  const bool one_value = one_value_row(row) && row.verdict == Verdict::ambiguous;
+  const bool noisy_change = !row.metric.deterministic && (row.verdict == Verdict::slower || row.verdict == Verdict::faster);
+  if (!one_value && !noisy_change) return;
+  const std::vector<double> levels = history_levels(row, history, candidate, candidate_run_id, options.history_runs);
+  if (one_value) {
+    one_value_against_levels(row, levels, options);
+  } else {
+    within_history(row, levels);
+  }
+}
+
+}  // namespace gpuperf::analysis

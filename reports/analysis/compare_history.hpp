@@ -1,0 +1,41 @@
+// What `compare`/`check` take from the base branch's history on the candidate's machine (--history N): the
+// run levels of a row's series before the candidate, and two verdicts that rest on them.
+//   - A noisy change whose candidate median lies within the range of the last N levels is "ambiguous": GPUs
+//     move some kernels between run-to-run regimes (two modes a few percent apart) that one run's samples
+//     cannot show.
+//   - A metric measured once per run (achieved occupancy, DRAM bytes, a recorded kernel's totals) has no
+//     sample test; its one value is judged against the last N levels instead (level_band.hpp): with at
+//     least 3 of them, outside their range by more than the metric's floor and beyond their prediction
+//     bound at 1 - alpha/2 is slower/faster; beyond the range but within the bound is ambiguous; within
+//     the range (plus floor) is same. With fewer than 3 it stays ambiguous and says so. The duration (a
+//     summary without samples) and GB/s, GFLOP/s are left alone (level_band.hpp, judged_by_level()).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/result.hpp"
+#include "db/store.hpp"
+#include "reports/analysis/compare.hpp"
+#include "reports/analysis/types.hpp"
+
+namespace gpuperf::analysis {
+
+// The fewest earlier runs a one-value metric is judged against.
+constexpr std::size_t kMinHistoryRuns = 3;
+
+// Run medians of `row`'s series in `history` (machine already chosen by the caller), oldest first: usable
+// points only (not excluded, status ok, a value), none of the candidate's own run nor later than it, at
+// most the newest `max_runs`.
+std::vector<double> history_levels(const CompareRow& row, const std::vector<db::Series>& history,
+                                   const Run& candidate, std::int64_t candidate_run_id, std::size_t max_runs);
+
+// Applies both rules above to `row` (no-op where neither applies or options.history_runs is 0).
+void judge_with_history(CompareRow& row, const std::vector<db::Series>& history, const Run& candidate,
+                        std::int64_t candidate_run_id, const CompareOptions& options);
+
+// True for a row with a single value on a side, of a metric that is not deterministic and is
+// judged_by_level(): the rows judge_with_history() judges by level.
+bool one_value_row(const CompareRow& row);
+
+}  // namespace gpuperf::analysis
