@@ -22,6 +22,7 @@
 #include "profiler/metric_plan.hpp"
 #include "profiler/record/aggregate.hpp"
 #include "profiler/record/launch.hpp"
+#include "profiler/record/program_name.hpp"
 #include "profiler/record/record_file.hpp"
 #include "reports/format.hpp"
 
@@ -94,7 +95,9 @@ std::string format_top_kernels(const Run& run, std::size_t top) {
 
 
 void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
-  cmd->add_option("--name", a.name, "Family name of the recorded kernels (default: the program's base name)");
+  cmd->add_option("--name", a.name,
+                  "Program name the kernels are stored under (default: the script an interpreter or launcher runs, "
+                  "without its extension, else the executable's base name)");
   cmd->add_option("--kernel-regex", a.kernel_regex, "Only kernels whose name matches this ECMAScript regex");
   cmd->add_option("--nvtx-include", a.nvtx_include,
                   "Only launches whose NVTX range path (outer/inner) matches this ECMAScript regex");
@@ -134,7 +137,7 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   select.launch_count = a.launch_count;
   select.max_samples = a.max_samples;
   select.naming = record::kernel_naming_from_string(a.kernel_name);
-  const std::string program = record::program_family(a.name.empty() ? a.command.front() : a.name);
+  const std::string program = a.name.empty() ? record::program_name(a.command) : record::program_family(a.name);
   record::resolve_program(a.command.front());  // exit 2 before anything runs
   {
     record::KernelTotals none;
@@ -262,8 +265,9 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   for (std::size_t i = 0; i < out.runs.size(); ++i) {
     out.run_ids.push_back(stored[i].run_id);
     if (!ctx.quiet) {
-      std::fprintf(stderr, "stored run %s (id %lld, %zu kernels) in %s\n", out.runs[i].uuid.c_str(),
-                   static_cast<long long>(stored[i].run_id), out.runs[i].results.size(), ctx.db_path.c_str());
+      std::fprintf(stderr, "stored run %s (id %lld, program %s, %zu kernels) in %s\n", out.runs[i].uuid.c_str(),
+                   static_cast<long long>(stored[i].run_id), program.c_str(), out.runs[i].results.size(),
+                   ctx.db_path.c_str());
     }
   }
   if (!ctx.quiet) {
