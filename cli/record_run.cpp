@@ -12,6 +12,7 @@
 
 #include "core/command_line.hpp"
 #include "core/errors.hpp"
+#include "core/short_name.hpp"
 #include "db/store.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
@@ -76,19 +77,21 @@ bool gpus_present_quickly() {
 std::string format_top_kernels(const Run& run, std::size_t top) {
   std::string out = "kernel (top " + std::to_string(std::min(top, run.results.size())) + " of " +
                     std::to_string(run.results.size()) + " by GPU time)  launches  median  total  share\n";
+  std::vector<std::string> names;
+  for (const Result& r : run.results) names.push_back(r.instance.name);
+  const ShortNames short_names(names);
   for (std::size_t i = 0; i < run.results.size() && i < top; ++i) {
     const Result& r = run.results[i];
     auto value = [&](const char* metric) {
       const Measurement* m = r.find(metric);
       return m != nullptr ? m->summary.median : 0.0;
     };
-    std::string name = r.instance.display_name();
-    if (name.size() > 100) name = name.substr(0, 97) + "...";
-    char line[512];
-    std::snprintf(line, sizeof line, "%s  %.0f  %s  %s  %.1f%%\n", name.c_str(), value("launches"),
+    const std::string name = short_names.display_name(r.instance);
+    char line[160];
+    std::snprintf(line, sizeof line, "  %.0f  %s  %s  %.1f%%\n", value("launches"),
                   reports::format_value(value("duration"), "ns").c_str(), reports::format_value(value("gpu_time_total"), "ns").c_str(),
                   value("gpu_time_share"));
-    out += line;
+    out += name + line;
   }
   return out;
 }

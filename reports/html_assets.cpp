@@ -34,7 +34,7 @@ table { border-collapse: collapse; margin: 6px 0 12px; width: 100%; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--bg-soft); font-weight: 600; font-size: 13px; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-td.name { overflow-wrap: break-word; min-width: 12em; }
+td.name { overflow-wrap: anywhere; min-width: 12em; }
 td.nowrap { white-space: nowrap; }
 details.kname > summary { cursor: pointer; }
 details.kname code.full, p.fullname code { display: block; white-space: pre-wrap; overflow-wrap: anywhere;

@@ -15,13 +15,14 @@ using html::HoverData;
 std::string esc(const std::string& s) { return html_escape(s); }
 
 // An instance's short display name (InstanceTrends::short_name), escaped, with line-break opportunities
-// before its parameters and after each comma, so a long name wraps between parameters rather than inside one.
+// before its parameters and after each comma and "::", so a long name wraps between parameters and scopes
+// rather than inside one.
 std::string name_html(const InstanceTrends& t) {
   std::string out;
   for (char c : esc(t.short_display_name())) {
     if (c == '[') out += "<wbr>";
     out += c;
-    if (c == ',') out += "<wbr>";
+    if (c == ',' || (c == ':' && out.size() > 1 && out[out.size() - 2] == ':')) out += "<wbr>";
   }
   return out;
 }
