@@ -251,19 +251,10 @@ Folded fold_with(const std::string& prefix, const Folder& folder, std::size_t ma
   return f;
 }
 
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 // fold_name within max_chars with " #" and `digits` hex digits of the full name's hash at the end.
 std::string hashed(const std::string& full, std::size_t max_chars, int digits) {
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(full)));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a64(full)));
   const std::size_t room = max_chars > static_cast<std::size_t>(digits) + 2 ? max_chars - digits - 2 : 1;
   return fold_name(full, room) + " #" + std::string(hex, static_cast<std::size_t>(digits));
 }
