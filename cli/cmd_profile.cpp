@@ -16,6 +16,7 @@
 #include "cli/measure.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "core/short_name.hpp"
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/metric_profile.hpp"
@@ -68,7 +69,9 @@ void print_text(const ProfileReport& report) {
   std::size_t width = 0;
   for (const auto& n : report.metric_names) width = std::max(width, n.size());
   for (const auto& r : report.results) {
-    std::printf("%s", r.instance.display_name().c_str());
+    BenchmarkInstance shown = r.instance;
+    shown.name = fold_name(shown.name);  // JSON keeps the full name
+    std::printf("%s", shown.display_name().c_str());
     if (r.status != Status::ok) std::printf("  [%s] %s", to_string(r.status), r.message.c_str());
     std::printf("\n");
     for (const auto& m : r.metrics) {

@@ -13,6 +13,7 @@
 #include "cli/open_store.hpp"
 #include "core/command_line.hpp"
 #include "core/errors.hpp"
+#include "core/short_name.hpp"
 #include "db/store.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
@@ -23,6 +24,7 @@
 #include "profiler/metric_plan.hpp"
 #include "profiler/record/aggregate.hpp"
 #include "profiler/record/launch.hpp"
+#include "profiler/record/program_name.hpp"
 #include "profiler/record/record_file.hpp"
 #include "reports/format.hpp"
 
@@ -76,26 +78,30 @@ bool gpus_present_quickly() {
 std::string format_top_kernels(const Run& run, std::size_t top) {
   std::string out = "kernel (top " + std::to_string(std::min(top, run.results.size())) + " of " +
                     std::to_string(run.results.size()) + " by GPU time)  launches  median  total  share\n";
+  std::vector<std::string> names;
+  for (const Result& r : run.results) names.push_back(r.instance.name);
+  const ShortNames short_names(names);
   for (std::size_t i = 0; i < run.results.size() && i < top; ++i) {
     const Result& r = run.results[i];
     auto value = [&](const char* metric) {
       const Measurement* m = r.find(metric);
       return m != nullptr ? m->summary.median : 0.0;
     };
-    std::string name = r.instance.display_name();
-    if (name.size() > 100) name = name.substr(0, 97) + "...";
-    char line[512];
-    std::snprintf(line, sizeof line, "%s  %.0f  %s  %s  %.1f%%\n", name.c_str(), value("launches"),
+    const std::string name = short_names.display_name(r.instance);
+    char line[160];
+    std::snprintf(line, sizeof line, "  %.0f  %s  %s  %.1f%%\n", value("launches"),
                   reports::format_value(value("duration"), "ns").c_str(), reports::format_value(value("gpu_time_total"), "ns").c_str(),
                   value("gpu_time_share"));
-    out += line;
+    out += name + line;
   }
   return out;
 }
 
 
 void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
-  cmd->add_option("--name", a.name, "Family name of the recorded kernels (default: the program's base name)");
+  cmd->add_option("--name", a.name,
+                  "Program name the kernels are stored under (default: the script an interpreter or launcher runs, "
+                  "without its extension, else the executable's base name)");
   cmd->add_option("--kernel-regex", a.kernel_regex, "Only kernels whose name matches this ECMAScript regex");
   cmd->add_option("--nvtx-include", a.nvtx_include,
                   "Only launches whose NVTX range path (outer/inner) matches this ECMAScript regex");
@@ -135,7 +141,7 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   select.launch_count = a.launch_count;
   select.max_samples = a.max_samples;
   select.naming = record::kernel_naming_from_string(a.kernel_name);
-  const std::string program = record::program_family(a.name.empty() ? a.command.front() : a.name);
+  const std::string program = a.name.empty() ? record::program_name(a.command) : record::program_family(a.name);
   record::resolve_program(a.command.front());  // exit 2 before anything runs
   {
     record::KernelTotals none;
@@ -263,8 +269,9 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   for (std::size_t i = 0; i < out.runs.size(); ++i) {
     out.run_ids.push_back(stored[i].run_id);
     if (!ctx.quiet) {
-      std::fprintf(stderr, "stored run %s (id %lld, %zu kernels) in %s\n", out.runs[i].uuid.c_str(),
-                   static_cast<long long>(stored[i].run_id), out.runs[i].results.size(), ctx.db_path.c_str());
+      std::fprintf(stderr, "stored run %s (id %lld, program %s, %zu kernels) in %s\n", out.runs[i].uuid.c_str(),
+                   static_cast<long long>(stored[i].run_id), program.c_str(), out.runs[i].results.size(),
+                   ctx.db_path.c_str());
     }
   }
   if (!ctx.quiet) {

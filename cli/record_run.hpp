@@ -18,7 +18,7 @@ namespace gpuperf::cli {
 
 struct RecordArgs {
   std::vector<std::string> command;  // APP ARGS...
-  std::string name;                  // family; default: the program's base name
+  std::string name;                  // family; default: record::program_name(command)
   std::string kernel_regex, nvtx_include, kernel_name = "demangled";
   std::uint64_t launch_skip = 0;
   std::optional<std::uint64_t> launch_count;

@@ -112,6 +112,8 @@ std::string format_uuid(std::uint64_t a, std::uint64_t b, unsigned version) {
   return buf;
 }
 
+}  // namespace
+
 std::uint64_t fnv1a64(const std::string& s, std::uint64_t basis) {
   std::uint64_t h = basis;
   for (unsigned char c : s) {
@@ -120,7 +122,6 @@ std::uint64_t fnv1a64(const std::string& s, std::uint64_t basis) {
   }
   return h;
 }
-}  // namespace
 
 std::string make_uuid() {
   std::random_device rd;

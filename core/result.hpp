@@ -115,6 +115,8 @@ struct Run {
   std::vector<Result> results;
 };
 
+// The 64-bit FNV-1a hash of `s`: stable across machines and runs (keyed UUIDs, short names' hashes).
+std::uint64_t fnv1a64(const std::string& s, std::uint64_t basis = 0xcbf29ce484222325ULL);
 // A fresh random RFC 4122 version-4 UUID.
 std::string make_uuid();
 // A UUID that depends on `key` alone (RFC 9562 version 8, from two 64-bit FNV-1a hashes): the same key

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/short_name.hpp"
 #include "profiler/stopping_rule.hpp"
 
 namespace gpuperf {
@@ -32,9 +33,12 @@ std::string format_run_summary(const Run& run) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;
   std::size_t counts[5] = {0, 0, 0, 0, 0};
+  std::vector<std::string> names;
+  for (const auto& r : run.results) names.push_back(r.instance.name);
+  const ShortNames short_names(names);
   for (const auto& r : run.results) {
     std::vector<std::string> row(header.size(), "-");
-    row[0] = r.instance.display_name();
+    row[0] = short_names.display_name(r.instance);
     if (const Measurement* d = r.find("duration"); d != nullptr && !d->samples.empty()) {
       row[1] = format_duration_ns(d->summary.median);
       // Relative half-width of the median's ~95% interval: what the stopping rule drove down.
@@ -46,7 +50,7 @@ std::string format_run_summary(const Run& run) {
     if (const Measurement* f = r.find("gflops"); f != nullptr && !f->samples.empty()) row[4] = fixed(f->summary.median, 1);
     row[6] = to_string(r.status);
     counts[static_cast<int>(r.status)]++;
-    if (!r.message.empty()) notes.push_back(r.instance.display_name() + ": " + r.message);
+    if (!r.message.empty()) notes.push_back(row[0] + ": " + r.message);
     rows.push_back(std::move(row));
   }
   std::vector<std::size_t> width(header.size());

@@ -34,8 +34,12 @@ table { border-collapse: collapse; margin: 6px 0 12px; width: 100%; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: var(--bg-soft); font-weight: 600; font-size: 13px; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-td.name { overflow-wrap: break-word; min-width: 12em; }
+td.name { overflow-wrap: anywhere; min-width: 12em; }
 td.nowrap { white-space: nowrap; }
+details.kname > summary { cursor: pointer; }
+details.kname code.full, p.fullname code { display: block; white-space: pre-wrap; overflow-wrap: anywhere;
+  font-size: 11.5px; color: var(--muted); margin: 2px 0 4px; max-height: 16em; overflow-y: auto; }
+p.fullname { font-size: 12.5px; color: var(--muted); }
 td ul { margin: 0; padding-left: 16px; }
 .bad { color: var(--bad); } .good { color: var(--good); }
 .badge { display: inline-block; border-radius: 9px; padding: 0 7px; font-size: 12px; font-weight: 600; color: #fff; }

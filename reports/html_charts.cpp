@@ -135,7 +135,7 @@ std::string trend_figure(const MachineReport& m, std::size_t machine_index, cons
     }
     spec.levels.push_back({from, series.points.back().run, series.changes.back().after});
   }
-  spec.aria_label = inst.instance.display_name() + " " + series.metric.name + " over " +
+  spec.aria_label = inst.short_display_name() + " " + series.metric.name + " over " +
                     std::to_string(series.points.size()) + " runs";
   spec.hover_index = hover.add(machine_index, spec);
 
@@ -174,7 +174,7 @@ std::string pair_figures(const MachineReport& m, std::size_t machine_index, cons
     spec.lines.push_back(line_of(*sv, variant_of(v.instance.name), 0, false));
     add_markers(spec, *sb, variant_of(b.instance.name));
     add_markers(spec, *sv, variant_of(v.instance.name));
-    spec.aria_label = metric + " of " + v.instance.display_name() + " and " + b.instance.display_name();
+    spec.aria_label = metric + " of " + v.short_display_name() + " and " + b.short_display_name();
     spec.hover_index = hover.add(machine_index, spec);
     const std::string caption = "<span class=\"metric\">" + html_escape(metric) + "</span> <span class=\"latest\">" +
                                 html_escape(variant_of(b.instance.name)) + " " +

@@ -14,16 +14,36 @@ using html::HoverData;
 
 std::string esc(const std::string& s) { return html_escape(s); }
 
-// A benchmark instance's display name, escaped, with line-break opportunities before its parameters and
-// after each comma, so a long name wraps between parameters rather than inside one.
-std::string name_html(const BenchmarkInstance& inst) {
+// An instance's short display name (InstanceTrends::short_name), escaped, with line-break opportunities
+// before its parameters and after each comma and "::", so a long name wraps between parameters and scopes
+// rather than inside one.
+std::string name_html(const InstanceTrends& t) {
   std::string out;
-  for (char c : esc(inst.display_name())) {
+  for (char c : esc(t.short_display_name())) {
     if (c == '[') out += "<wbr>";
     out += c;
-    if (c == ',') out += "<wbr>";
+    if (c == ',' || (c == ':' && out.size() > 1 && out[out.size() - 2] == ':')) out += "<wbr>";
   }
   return out;
+}
+
+bool folded(const InstanceTrends& t) { return !t.short_name.empty() && t.short_name != t.instance.name; }
+
+// Where the short name stands in text: the full one on hover.
+std::string name_span(const InstanceTrends& t) {
+  if (!folded(t)) return name_html(t);
+  return "<span class=\"kname\" title=\"" + esc(t.instance.display_name()) + "\">" + name_html(t) + "</span>";
+}
+
+// In a table cell: the short name (a link to its trends when `anchor` is given), the full one on hover and,
+// opened, below it.
+std::string name_cell(const InstanceTrends& t, const std::string& anchor = "") {
+  std::string shown = name_html(t);
+  if (!anchor.empty()) shown = "<a href=\"#" + anchor + "\">" + shown + "</a>";
+  if (!folded(t)) return shown;
+  const std::string full = esc(t.instance.display_name());
+  return "<details class=\"kname\"><summary title=\"" + full + "\">" + shown + "</summary><code class=\"full\">" + full +
+         "</code></details>";
 }
 
 std::string scope_line(const ReportModel& model) {
@@ -87,8 +107,8 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
   for (const auto& row : rows) {
     const auto& cp = row.change;
     const auto& unit = cp.metric.unit;
-    o += "<tr><td class=\"name\"><a href=\"#" + html::instance_anchor(mi, row.instance) + "\">" +
-         name_html(m.instances[row.instance].instance) + "</a></td><td>" + esc(cp.metric.name) + "</td>";
+    o += "<tr><td class=\"name\">" + name_cell(m.instances[row.instance], html::instance_anchor(mi, row.instance)) +
+         "</td><td>" + esc(cp.metric.name) + "</td>";
     o += std::string("<td class=\"num ") + (regression ? "bad" : "good") + "\">" + esc(format_change(cp.before, cp.after, cp.change_pct)) +
          "</td><td class=\"num\">" + esc(format_value(cp.before, unit)) + "</td><td class=\"num\">" +
          esc(format_value(cp.after, unit)) + "</td>";
@@ -120,7 +140,7 @@ std::string programs(const MachineReport& m) {
          "<th>Since the run before</th></tr></thead><tbody>\n";
     for (std::size_t k = 0; k < p.kernels.size() && k < 25; ++k) {
       const ProgramKernelCells c = program_kernel_cells(p.kernels[k]);
-      o += "<tr><td>" + name_html(m.instances[p.kernels[k].instance].instance) + "</td><td class=\"num\">" +
+      o += "<tr><td class=\"name\">" + name_cell(m.instances[p.kernels[k].instance]) + "</td><td class=\"num\">" +
            esc(c.launches) + "</td><td class=\"num\">" + esc(c.median) + "</td><td class=\"num\">" + esc(c.share) +
            "</td><td class=\"num\">" + esc(c.since) + "</td></tr>\n";
     }
@@ -137,9 +157,9 @@ std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
   for (const auto& f : m.families) {
     o += "<h4>" + esc(f.family) + "</h4>\n";
     for (const auto& pair : f.pairs) {
-      const auto& v = m.instances[pair.variant].instance;
-      const auto& b = m.instances[pair.baseline].instance;
-      o += "<div class=\"pair\"><h5>" + name_html(v) + " <span class=\"muted\">vs</span> " + name_html(b) +
+      const auto& v = m.instances[pair.variant];
+      const auto& b = m.instances[pair.baseline];
+      o += "<div class=\"pair\"><h5>" + name_span(v) + " <span class=\"muted\">vs</span> " + name_span(b) +
            "</h5>\n";
       if (!pair.ratio.empty()) {
         const std::string label = html::ratio_label(m, pair);
@@ -163,7 +183,7 @@ std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
     const auto& inst = m.instances[ii];
     const bool changed = inst.regressions + inst.improvements > 0;
     o += "<details class=\"instance\" id=\"" + html::instance_anchor(mi, ii) + "\"" +
-         (open_all || changed ? " open" : "") + "><summary>" + name_html(inst.instance);
+         (open_all || changed ? " open" : "") + "><summary>" + name_span(inst);
     if (inst.regressions > 0) {
       o += " <span class=\"badge bad\">" + std::to_string(inst.regressions) +
            (inst.regressions == 1 ? " regression" : " regressions") + "</span>";
@@ -172,7 +192,9 @@ std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
       o += " <span class=\"badge good\">" + std::to_string(inst.improvements) +
            (inst.improvements == 1 ? " improvement" : " improvements") + "</span>";
     }
-    o += "</summary>\n<div class=\"charts\">";
+    o += "</summary>\n";
+    if (folded(inst)) o += "<p class=\"fullname\">Full name: <code>" + esc(inst.instance.display_name()) + "</code></p>\n";
+    o += "<div class=\"charts\">";
     std::string flat;
     for (const auto& s : inst.series) {
       if (s.constant() && s.changes.empty() && s.points.size() > 1) {

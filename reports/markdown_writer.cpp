@@ -129,7 +129,7 @@ struct Writer {
         std::string hints = row.counter_only ? std::string("_") + kCounterOnly + "_" : "";
         for (const auto& h : row.hints) hints += (hints.empty() ? "" : "; ") + md(h);
         const std::string change = format_change(cp.before, cp.after, cp.change_pct);
-        r += "| " + md(m.instances[row.instance].instance.display_name()) + " | " + md(cp.metric.name) + " | " +
+        r += "| " + md(m.instances[row.instance].short_display_name()) + " | " + md(cp.metric.name) + " | " +
              (regression ? "**" + change + "**" : change) + " | " + md(format_value(cp.before, cp.metric.unit)) +
              kArrow + md(format_value(cp.after, cp.metric.unit)) + " | " + md_commit(cp.previous_commit) + ".." +
              md_commit(cp.commit) + " | " + md(format_date(cp.started_at)) + " | " +
@@ -162,8 +162,8 @@ struct Writer {
           const auto& v = m.instances[pair.variant];
           const auto& b = m.instances[pair.baseline];
           std::string r = several ? "| " + md(m.host) + " " : "";
-          r += "| " + md(f.family) + " | " + md(ratio_label(m, pair)) + " | " + md(v.instance.display_name()) + " vs " +
-               md(b.instance.display_name()) + " | ";
+          r += "| " + md(f.family) + " | " + md(ratio_label(m, pair)) + " | " + md(v.short_display_name()) + " vs " +
+               md(b.short_display_name()) + " | ";
           const TrendSeries* vd = v.find("duration");
           const TrendSeries* bd = b.find("duration");
           if (vd != nullptr && bd != nullptr) {
@@ -213,8 +213,10 @@ struct Writer {
                     std::min<std::size_t>(p.kernels.size(), 10));
         for (std::size_t k = 0; k < p.kernels.size() && k < 10; ++k) {
           const ProgramKernelCells c = program_kernel_cells(p.kernels[k]);
-          std::string name = m.instances[p.kernels[k].instance].instance.display_name().substr(p.program.size() + 1);
-          if (name.size() > 90) name = name.substr(0, 87) + "...";
+          // The short name without its program: "kernel<…>[block=...]".
+          const std::string shown = m.instances[p.kernels[k].instance].short_display_name();
+          const std::string name =
+              shown.compare(0, p.program.size() + 1, p.program + "/") == 0 ? shown.substr(p.program.size() + 1) : shown;
           const std::string r = "| " + md(name) + " | " + md(c.launches) + " | " + md(c.median) + " | " + md(c.share) +
                                 " | " + md(c.since) + " |\n";
           if (!table.add(r, budget())) break;
@@ -260,7 +262,7 @@ struct Writer {
       for (const auto& cp : it.s->changes) {
         cps += (cps.empty() ? "" : ", ") + format_change(cp.before, cp.after, cp.change_pct) + " at " + md_commit(cp.commit);
       }
-      r += "| " + md(it.inst->instance.display_name()) + " | " + md(format_value(it.s->latest(), it.s->metric.unit)) +
+      r += "| " + md(it.inst->short_display_name()) + " | " + md(format_value(it.s->latest(), it.s->metric.unit)) +
            " | " + format_change_pct(change) + " | " + sparkline(values) + " | " + cps + " |\n";
       if (!table.add(r, budget())) break;
     }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/metrics.hpp"
+#include "core/short_name.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/family_pairs.hpp"
 #include "reports/format.hpp"
@@ -32,6 +33,12 @@ const Summary* TrendSeries::at(std::size_t run) const {
 std::string InstanceTrends::family() const {
   const auto slash = instance.name.find('/');
   return slash == std::string::npos ? instance.name : instance.name.substr(0, slash);
+}
+
+std::string InstanceTrends::short_display_name() const {
+  BenchmarkInstance shown = instance;
+  if (!short_name.empty()) shown.name = short_name;
+  return shown.display_name();
 }
 
 const TrendSeries* InstanceTrends::find(const std::string& metric) const {
@@ -281,6 +288,15 @@ ReportModel build_report_model(ReportInput input) {
     return std::tie(a.machine.hostname, a.fingerprint, a.machine_id) <
            std::tie(b.machine.hostname, b.fingerprint, b.machine_id);
   });
+  // Short names, unique across the whole report (a kernel keeps one short name on every machine).
+  std::vector<std::string> names;
+  for (const auto& m : model.machines) {
+    for (const auto& inst : m.instances) names.push_back(inst.instance.name);
+  }
+  const ShortNames short_names(names);
+  for (auto& m : model.machines) {
+    for (auto& inst : m.instances) inst.short_name = short_names(inst.instance.name);
+  }
   std::map<std::pair<std::string, std::string>, int> same_model_on_host;
   for (const auto& m : model.machines) ++same_model_on_host[{m.machine.hostname, m.machine.gpu_name}];
   for (auto& m : model.machines) {

@@ -56,11 +56,16 @@ struct TrendSeries {
 
 struct InstanceTrends {
   BenchmarkInstance instance;
+  // instance.name as people read it (core/short_name.hpp): folded to at most 120 characters, unique among the
+  // report's names. Tables show it; the HTML keeps the full name on hover and in an expandable element.
+  std::string short_name;
   std::string baseline;             // the family baseline benchmark's name, "" for a baseline
   std::vector<TrendSeries> series;  // metric display order: the traits table's order, then by name
   std::size_t regressions = 0, improvements = 0;
 
   std::string family() const;  // "matmul" for "matmul/tiled"
+  // display_name() with the short name: "train/kernel<…>[block=256x1x1,grid=64x1x1]".
+  std::string short_display_name() const;
   const TrendSeries* find(const std::string& metric) const;
 };
 

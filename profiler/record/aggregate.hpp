@@ -50,7 +50,7 @@ struct KernelTotals {
 // (largest first), with metrics duration (samples in launch order, at most max_samples), launches,
 // gpu_time_total (ns, all kept launches) and gpu_time_share (% of that device's kept kernel time), then the
 // hardware metrics of its profiled launches when options.metrics is set.
-// `program` is the family ("python3"); it must not contain '/'. Throws InputError for an invalid regex.
+// `program` is the family ("train", see program_name.hpp); it must not contain '/'. Throws InputError for an invalid regex.
 std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vector<ProcessRecord>& processes,
                                                                 const std::string& program,
                                                                 const SelectOptions& options, KernelTotals& totals);

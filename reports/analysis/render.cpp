@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/short_name.hpp"
 #include "reports/analysis/detect.hpp"
 
 namespace gpuperf::analysis {
@@ -223,6 +224,9 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   }
   std::vector<std::vector<std::string>> cells;
   std::size_t hidden = 0;
+  std::vector<std::string> names;
+  for (const auto& r : report.rows) names.push_back(r.instance.name);
+  const ShortNames short_names(names);  // for people; JSON and JUnit keep the full names
   for (const auto& r : report.rows) {
     if (!all_rows && r.verdict == Verdict::same) {
       ++hidden;
@@ -231,7 +235,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     const bool both = r.base && r.candidate && r.base->n > 0 && r.candidate->n > 0;
     std::string verdict = to_string(r.verdict);
     if (format == Format::md && (is_regression(r))) verdict = "**" + verdict + "**";
-    const std::string name = r.instance.display_name();
+    const std::string name = short_names.display_name(r.instance);
     cells.push_back({format == Format::md ? md(name) : name, format == Format::md ? md(r.metric.name) : r.metric.name,
                      value_cell(r.base, r.metric), value_cell(r.candidate, r.metric),
                      both ? signed_pct(r.change_pct) : "", verdict, format == Format::md ? md(r.note) : r.note});
@@ -317,6 +321,9 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     header.push_back(h);
   }
   if (!text) header.push_back("hints");
+  std::vector<std::string> names;
+  for (const auto& c : changes) names.push_back(c.instance.name);
+  const ShortNames short_names(names);
   std::vector<std::vector<std::string>> cells;
   for (const auto& c : changes) {
     std::vector<std::string> row;
@@ -324,7 +331,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     std::string kind = to_string(c.kind);
     if (!text && c.kind == ChangeKind::regression) kind = "**" + kind + "**";
     for (const std::string& cell :
-         {esc(c.instance.display_name()), esc(c.metric.name), signed_pct(c.change_pct),
+         {esc(short_names.display_name(c.instance)), esc(c.metric.name), signed_pct(c.change_pct),
           format_value(c.before, c.metric.unit), format_value(c.after, c.metric.unit), esc(short_commit(c.commit)),
           esc(short_commit(c.previous_commit)), kind, confidence_cell(c.confidence), state_cell(c)}) {
       row.push_back(cell);
