@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/help.hpp"
 #include "cli/measure.hpp"
 #include "cli/record_run.hpp"
 #include "core/errors.hpp"
@@ -335,6 +336,9 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   compare->add_option("candidate", cmp->candidate, "Candidate, in the same forms")->required();
   add_verdict_options(compare, cmp->out);
   compare->add_option("--filter", cmp->out.filter, "ECMAScript regex on instance names: only matching rows");
+  set_help_footer(*compare,
+                  "gpuperf compare branch:main 3f2a1c9e\n"
+                  "gpuperf compare label:release-1.2 branch:feature --format md > comment.md");
   compare->callback([&ctx, cmp] { ctx.action = [&ctx, cmp] { return do_compare(ctx, *cmp); }; });
 
   auto chk = std::make_shared<CheckArgs>();
@@ -351,6 +355,9 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   "its kernels with the baseline");
   add_record_options(check, chk->program, false);
   check->add_option("command", chk->program.command, "With --record: -- APP [ARGS...]");
+  set_help_footer(*check,
+                  "gpuperf check --baseline branch:main --junit check.xml\n"
+                  "gpuperf check --record --baseline label:first -- ./my_app --size 4096");
   check->callback([&ctx, chk, check] {
     chk->metrics_given = check->count("--metrics") > 0;
     ctx.action = [&ctx, chk] { return do_check(ctx, *chk); };
@@ -385,6 +392,9 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                    "Exit 1 when a regression is found (an unconfirmed one counts)");
   detect->add_option("--format", det->format, "text, md or json")->check(CLI::IsMember({"text", "md", "markdown", "json"}));
   detect->add_option("--junit", det->junit, "Also write JUnit XML here (a regression is a failure)");
+  set_help_footer(*detect,
+                  "gpuperf detect --branch main --recent 3 --fail-on-regression\n"
+                  "gpuperf detect --metric duration --format md");
   detect->callback([&ctx, det] { ctx.action = [&ctx, det] { return do_detect(ctx, *det); }; });
 }
 

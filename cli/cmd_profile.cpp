@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
+#include "cli/help.hpp"
 #include "cli/measure.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
@@ -217,6 +218,10 @@ void add_profile_command(CLI::App& app, Context& ctx) {
                 "With --launch-only: flush L2 as the collector does before each profiled launch, outside the "
                 "profiled window (for ncu --cache-control none)")
       ->group("");
+  set_help_footer(*cmd,
+                  "gpuperf profile 'matmul/tiled[n=1024,tile=16]'\n"
+                  "gpuperf profile 'memory/strided' --metrics gld_efficiency,dram__bytes_read.sum\n"
+                  "gpuperf profile --list-metrics --chip GH100 l1tex__data_bank");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_profile(ctx, *args); }; });
 }
 
