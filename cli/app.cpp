@@ -16,11 +16,8 @@
 #include "cli/help.hpp"
 #include "cli/unknown_word.hpp"
 #include "core/errors.hpp"
+#include "gpuperf/version.hpp"
 #include "kernels/benchmark.hpp"
-
-#ifndef GPUPERF_VERSION
-#define GPUPERF_VERSION "0.0.0"
-#endif
 
 namespace gpuperf::cli {
 

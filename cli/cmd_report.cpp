@@ -14,15 +14,12 @@
 #include "cli/help.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
+#include "gpuperf/version.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/report_files.hpp"
 #include "reports/report_input.hpp"
 #include "reports/writers.hpp"
-
-#ifndef GPUPERF_VERSION
-#define GPUPERF_VERSION "0.0.0"
-#endif
 
 namespace gpuperf::cli {
 namespace {

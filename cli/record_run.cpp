@@ -13,6 +13,7 @@
 #include "core/command_line.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
+#include "gpuperf/version.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/git_info.hpp"
@@ -24,10 +25,6 @@
 #include "profiler/record/launch.hpp"
 #include "profiler/record/record_file.hpp"
 #include "reports/format.hpp"
-
-#ifndef GPUPERF_VERSION
-#define GPUPERF_VERSION "0.0.0"
-#endif
 
 namespace gpuperf::cli {
 namespace {

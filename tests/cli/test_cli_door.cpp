@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -169,6 +170,17 @@ TEST_F(CliTest, EveryCommandsHelpEndsWithAnExampleOfIt) {
     ++seen;
   }
   EXPECT_GE(seen, 19u);  // 13 commands, runs' 2 and db's 4
+}
+
+// --version says the version of project(gpuperf VERSION ...): the generated header is the only source.
+TEST_F(CliTest, VersionIsTheProjectsVersion) {
+  std::ifstream in(std::string(GPUPERF_SOURCE_DIR) + "/CMakeLists.txt");
+  const std::string cmake((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(cmake, m, std::regex(R"(project\(gpuperf VERSION ([0-9.]+))")));
+  CliResult r = gp({"--version"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "gpuperf " + m[1].str() + "\n");
 }
 
 }  // namespace
