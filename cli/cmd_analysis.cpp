@@ -217,8 +217,9 @@ int do_check_record(const Context& ctx, const CheckArgs& a, const analysis::Comp
 int do_check(const Context& ctx, const CheckArgs& a) {
   const analysis::CompareOptions options = compare_options(a.out);
   if (a.record != !a.program.command.empty()) {
-    throw InputError(a.record ? "check --record needs the program: check --record --baseline REF -- APP [ARGS...]"
-                              : "a program to run was given without --record: check --record --baseline REF -- APP [ARGS...]");
+    throw InputError(
+        a.record ? "check --record needs the program: check --record --baseline REF -- APP [ARGS...]"
+                 : "a program to run was given without --record: check --record --baseline REF -- APP [ARGS...]");
   }
   analysis::parse_format(a.out.format);
   if (!a.record) parse_metrics_option(a.measure.metrics);  // bad names fail before any work
@@ -390,7 +391,8 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                          std::to_string(static_cast<int>(det->night_one)) + ")");
   detect->add_flag("--fail-on-regression", det->fail_on_regression,
                    "Exit 1 when a regression is found (an unconfirmed one counts)");
-  detect->add_option("--format", det->format, "text, md or json")->check(CLI::IsMember({"text", "md", "markdown", "json"}));
+  detect->add_option("--format", det->format, "text, md or json")
+      ->check(CLI::IsMember({"text", "md", "markdown", "json"}));
   detect->add_option("--junit", det->junit, "Also write JUnit XML here (a regression is a failure)");
   set_help_footer(*detect,
                   "gpuperf detect --branch main --recent 3 --fail-on-regression\n"

@@ -12,8 +12,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
-#include "cli/help.hpp"
 #include "cli/device_workers.hpp"
+#include "cli/help.hpp"
 #include "cli/measure.hpp"
 #include "core/errors.hpp"
 #include "db/interchange.hpp"

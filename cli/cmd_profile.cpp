@@ -167,7 +167,9 @@ int do_profile(const Context& ctx, const ProfileArgs& args) {
   }
   std::cout.flush();
   if (!ctx.quiet) {
-    std::fprintf(stderr, "profiled %zu instance(s) on %s: %zu metric(s), %zu pass(es), %zu session(s), %.3f s in the profiler (%.3f s starting it)\n",
+    std::fprintf(stderr,
+                 "profiled %zu instance(s) on %s: %zu metric(s), %zu pass(es), %zu session(s), %.3f s in the profiler "
+                 "(%.3f s starting it)\n",
                  report.results.size(), report.device_name.c_str(), report.metric_names.size(), report.passes,
                  report.sessions, report.init_seconds + report.collect_seconds, report.init_seconds);
   }

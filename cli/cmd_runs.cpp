@@ -34,7 +34,9 @@ db::RunFilter make_filter(const db::Store& store, const RunsArgs& a) {
   if (a.last > 0) f.last = a.last;
   if (!a.machine.empty()) {
     auto m = store.find_machine(a.machine);
-    if (!m) throw InputError("no machine matches '" + a.machine + "' (give an id, a fingerprint or a hostname; see `gpuperf db info`)");
+    if (!m)
+      throw InputError("no machine matches '" + a.machine +
+                       "' (give an id, a fingerprint or a hostname; see `gpuperf db info`)");
     f.machine_id = m->id;
   }
   return f;
@@ -183,15 +185,13 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
       "exclude", "Keep a run out of baselines, comparisons and trends (its data stays; `runs include` undoes it)");
   exclude->add_option("RUN", ex->run, "Run id, uuid (or prefix of 8+), or commit (7+)")->required();
   exclude->add_option("--reason", ex->reason, "Why, e.g. 'GPU shared with another job'")->required();
-  set_help_footer(*exclude,
-                  "gpuperf runs exclude 42 --reason 'GPU shared with another job'");
+  set_help_footer(*exclude, "gpuperf runs exclude 42 --reason 'GPU shared with another job'");
   exclude->callback([&ctx, ex] { ctx.action = [&ctx, ex] { return do_exclude(ctx, *ex, true); }; });
 
   auto in = std::make_shared<ExcludeArgs>();
   CLI::App* include = runs->add_subcommand("include", "Undo `runs exclude`");
   include->add_option("RUN", in->run, "Run id, uuid (or prefix of 8+), or commit (7+)")->required();
-  set_help_footer(*include,
-                  "gpuperf runs include 42");
+  set_help_footer(*include, "gpuperf runs include 42");
   include->callback([&ctx, in] { ctx.action = [&ctx, in] { return do_exclude(ctx, *in, false); }; });
 
   // Subcommand callbacks run before their parent's: the listing only when no subcommand was given.

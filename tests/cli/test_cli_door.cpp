@@ -66,11 +66,11 @@ TEST(UnknownWord, NamesAMisspeltOptionOfTheCommandOrAbove) {
 
 TEST(UnknownWord, SaysNothingWhenEveryWordHasItsPlace) {
   Toy t;
-  EXPECT_EQ(t.message({}), "");                                        // no command: CLI11 says one is required
-  EXPECT_EQ(t.message({"run", "--filter"}), "");                       // a missing value
-  EXPECT_EQ(t.message({"run", "--metrics", "--bogus"}), "");           // a value, whatever it looks like
-  EXPECT_EQ(t.message({"--db=x.db", "-q", "run", "--filter=a"}), "");  // --name=value
-  EXPECT_EQ(t.message({"runs", "exclude", "-5"}), "");                 // a negative number is a value
+  EXPECT_EQ(t.message({}), "");                                             // no command: CLI11 says one is required
+  EXPECT_EQ(t.message({"run", "--filter"}), "");                            // a missing value
+  EXPECT_EQ(t.message({"run", "--metrics", "--bogus"}), "");                // a value, whatever it looks like
+  EXPECT_EQ(t.message({"--db=x.db", "-q", "run", "--filter=a"}), "");       // --name=value
+  EXPECT_EQ(t.message({"runs", "exclude", "-5"}), "");                      // a negative number is a value
   EXPECT_EQ(t.message({"record", "--", "./app", "--metrcs", "lsit"}), "");  // the recorded program's words
 }
 
@@ -87,13 +87,15 @@ TEST(UnknownWord, SentenceNamesEveryTie) {
 TEST_F(CliTest, MisspeltCommandOrOptionExits2WithTheNearest) {
   CliResult r = gp({"reprot"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "gpuperf: 'reprot' is not a gpuperf command. The most similar command is 'report'.\n"
-                   "See 'gpuperf --help'.\n");
+  EXPECT_EQ(r.err,
+            "gpuperf: 'reprot' is not a gpuperf command. The most similar command is 'report'.\n"
+            "See 'gpuperf --help'.\n");
   EXPECT_EQ(r.out, "");
   r = gp({"run", "--metrcs", "x"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "gpuperf: unknown option '--metrcs' for 'gpuperf run'. The most similar option is '--metrics'.\n"
-                   "See 'gpuperf run --help'.\n");
+  EXPECT_EQ(r.err,
+            "gpuperf: unknown option '--metrcs' for 'gpuperf run'. The most similar option is '--metrics'.\n"
+            "See 'gpuperf run --help'.\n");
   EXPECT_CLI(gp({"db", "inof"}), 2, "'inof' is not a gpuperf db command. The most similar command is 'info'.");
   EXPECT_CLI(gp({"report", "--out", "site", "--brnch", "main"}), 2, "The most similar option is '--branch'.");
   EXPECT_FALSE(exists("gpuperf.db"));  // refused before anything was opened

@@ -45,8 +45,8 @@ TEST(CloseNames, FindMetricTypos) {
   EXPECT_EQ(close_names("shared", names, 2).size(), 2u);  // at most max_results
 }
 
-const Names kCommands = {"list", "run", "profile", "compare", "check", "detect", "report", "import",
-                         "export", "runs", "db", "merge", "record"};
+const Names kCommands = {"list",   "run",    "profile", "compare", "check", "detect", "report",
+                         "import", "export", "runs",    "db",      "merge", "record"};
 
 TEST(MostSimilar, NamesTheCommandATypoMeant) {
   EXPECT_EQ(most_similar("reprot", kCommands), Names{"report"});
@@ -64,9 +64,9 @@ TEST(MostSimilar, TiesAreAllNamedInTheGivenOrder) {
 }
 
 TEST(MostSimilar, NothingWhenNothingIsClose) {
-  EXPECT_TRUE(most_similar("x", kCommands).empty());  // inside "export", but one letter is no hint
+  EXPECT_TRUE(most_similar("x", kCommands).empty());           // inside "export", but one letter is no hint
   EXPECT_TRUE(most_similar("frobnicate", kCommands).empty());  // 6 edits from "profile": too many
-  EXPECT_TRUE(most_similar("ab", {"db"}).empty());  // one edit of two letters is half: not meant
+  EXPECT_TRUE(most_similar("ab", {"db"}).empty());             // one edit of two letters is half: not meant
   EXPECT_TRUE(most_similar("reprot", {}).empty());
 }
 
