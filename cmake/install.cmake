@@ -40,9 +40,7 @@ foreach(header ${GPUPERF_PUBLIC_HEADERS} include/gpuperf/gpuperf.hpp)
 endforeach()
 install(DIRECTORY ${gpuperf_public_dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${GPUPERF_GENERATED_INCLUDE_DIR}/gpuperf/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpuperf)
-foreach(target gpuperf_core gpuperf_kernels)
-  target_include_directories(${target} PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-endforeach()
+# Consumers get include/ (install(TARGETS ... INCLUDES DESTINATION) below), nothing deeper.
 
 set(gpuperf_exported
   gpuperf_core gpuperf_kernels gpuperf_builtin_kernels gpuperf_profiler gpuperf_collector gpuperf_record gpuperf_db

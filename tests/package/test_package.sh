@@ -57,7 +57,7 @@ case $mode in
     ! [[ -e $prefix/include/gpuperf/profiler ]] || fail "private headers are installed"
     # A consumer writes <gpuperf/...> only: the installed headers include each other that way too.
     ! grep -rnE '#include "(core|kernels)/' "$prefix/include" || fail "an installed header includes a bare core/ or kernels/"
-    ! grep -rniE 'nlohmann|CLI11' "$prefix/lib/cmake/gpuperf" ||
+    ! grep -rnE '^[^#]*(nlohmann|CLI11)' "$prefix/lib/cmake/gpuperf" ||  # code, not the comments saying why
       fail "the CMake package asks a consumer for the CLI's private dependencies"
     # The consumer's machine has neither nlohmann_json nor CLI11: find_package of them fails, and including
     # their headers (or SQLite's) stops the compiler, so nothing of gpuperf's may need them.
