@@ -7,6 +7,8 @@ packages=(cmake g++ make libsqlite3-dev sqlite3 libgtest-dev nlohmann-json3-dev 
 # Test-only extras: headless Chromium for the HTML report test, yamllint and shellcheck for the CI recipes.
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(chromium yamllint shellcheck)
+  # ci/format_check.sh, once formatting is enforced (its version is pinned there).
+  if [[ -e "$(dirname "$0")/../.clang-format-enforced" ]]; then packages+=(clang-format-14); fi
 fi
 
 missing=()

@@ -6,18 +6,39 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/help.hpp"
+#include "cli/unknown_word.hpp"
 #include "core/errors.hpp"
+#include "gpuperf/version.hpp"
 #include "kernels/benchmark.hpp"
 
-#ifndef GPUPERF_VERSION
-#define GPUPERF_VERSION "0.0.0"
-#endif
-
 namespace gpuperf::cli {
+
+const std::string& exit_codes_help() {
+  static const std::string text =
+      "Exit codes:\n"
+      "  0  fine\n"
+      "  1  a regression was found (compare, check, detect --fail-on-regression)\n"
+      "  2  bad usage or input: an unknown command or option, a malformed file, a database not gpuperf's\n"
+      "  3  the environment cannot do it: no GPU or driver, no profiling permission, an unwritable path\n"
+      "  4  a kernel gave a wrong answer (stored as incorrect, never a baseline)\n"
+      "  5  record, check --record: the recorded program failed (its run is stored with its exit status)";
+  return text;
+}
+
+void set_help_footer(CLI::App& cmd, const std::string& examples, const std::string& exit_codes) {
+  std::istringstream lines(examples);
+  std::string text = "Examples:\n";
+  for (std::string line; std::getline(lines, line);) text += "  " + line + "\n";
+  cmd.footer(text + "\n" + exit_codes);
+}
 
 int main(int argc, char** argv) {
   // A GPUPERF_BENCHMARK that was refused at start-up (a name registered twice, ...) makes every result of
@@ -44,9 +65,12 @@ int main(int argc, char** argv) {
   app.add_option("--busy-timeout", ctx.busy_timeout,
                  "Seconds a write waits for another process's lock on the database (default 600 or "
                  "$GPUPERF_DB_BUSY_TIMEOUT)");
-  app.footer(
-      "Exit codes: 0 fine, 1 regression found, 2 bad usage or input, 3 environment (no GPU, no profiling\n"
-      "permission, unwritable path), 4 a kernel gave a wrong answer.");
+  set_help_footer(app,
+                  "gpuperf run --label nightly            # verify, time and profile the suite; store the run\n"
+                  "gpuperf check --baseline branch:main   # the pre-merge check\n"
+                  "gpuperf report --out site              # HTML and Markdown trend reports\n"
+                  "gpuperf record -- ./my_app --size 4096 # every kernel of an unmodified CUDA program\n"
+                  "gpuperf COMMAND --help                 # a command's options and examples");
 
   add_list_run_commands(app, ctx);
   add_profile_command(app, ctx);
@@ -61,6 +85,14 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A misspelt command or option: name it and the nearest valid one, as git does.
+    if (e.get_exit_code() != 0) {
+      const std::string unknown = unknown_word_message(app, std::vector<std::string>(argv + 1, argv + argc));
+      if (!unknown.empty()) {
+        std::fprintf(stderr, "%s\n", unknown.c_str());
+        return kExitUsage;
+      }
+    }
     int rc = app.exit(e);  // prints help/version (rc 0) or the usage error
     return rc == 0 ? kExitOk : kExitUsage;
   }

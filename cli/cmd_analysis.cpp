@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/help.hpp"
 #include "cli/open_store.hpp"
 #include "cli/measure.hpp"
 #include "cli/record_run.hpp"
@@ -217,8 +218,9 @@ int do_check_record(const Context& ctx, const CheckArgs& a, const analysis::Comp
 int do_check(const Context& ctx, const CheckArgs& a) {
   const analysis::CompareOptions options = compare_options(a.out);
   if (a.record != !a.program.command.empty()) {
-    throw InputError(a.record ? "check --record needs the program: check --record --baseline REF -- APP [ARGS...]"
-                              : "a program to run was given without --record: check --record --baseline REF -- APP [ARGS...]");
+    throw InputError(
+        a.record ? "check --record needs the program: check --record --baseline REF -- APP [ARGS...]"
+                 : "a program to run was given without --record: check --record --baseline REF -- APP [ARGS...]");
   }
   analysis::parse_format(a.out.format);
   if (!a.record) parse_metrics_option(a.measure.metrics);  // bad names fail before any work
@@ -337,6 +339,9 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   compare->add_option("candidate", cmp->candidate, "Candidate, in the same forms")->required();
   add_verdict_options(compare, cmp->out);
   compare->add_option("--filter", cmp->out.filter, "ECMAScript regex on instance names: only matching rows");
+  set_help_footer(*compare,
+                  "gpuperf compare branch:main 3f2a1c9e\n"
+                  "gpuperf compare label:release-1.2 branch:feature --format md > comment.md");
   compare->callback([&ctx, cmp] { ctx.action = [&ctx, cmp] { return do_compare(ctx, *cmp); }; });
 
   auto chk = std::make_shared<CheckArgs>();
@@ -353,6 +358,9 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   "its kernels with the baseline");
   add_record_options(check, chk->program, false);
   check->add_option("command", chk->program.command, "With --record: -- APP [ARGS...]");
+  set_help_footer(*check,
+                  "gpuperf check --baseline branch:main --junit check.xml\n"
+                  "gpuperf check --record --baseline label:first -- ./my_app --size 4096");
   check->callback([&ctx, chk, check] {
     chk->metrics_given = check->count("--metrics") > 0;
     ctx.action = [&ctx, chk] { return do_check(ctx, *chk); };
@@ -385,8 +393,12 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                          std::to_string(static_cast<int>(det->night_one)) + ")");
   detect->add_flag("--fail-on-regression", det->fail_on_regression,
                    "Exit 1 when a regression is found (an unconfirmed one counts)");
-  detect->add_option("--format", det->format, "text, md or json")->check(CLI::IsMember({"text", "md", "markdown", "json"}));
+  detect->add_option("--format", det->format, "text, md or json")
+      ->check(CLI::IsMember({"text", "md", "markdown", "json"}));
   detect->add_option("--junit", det->junit, "Also write JUnit XML here (a regression is a failure)");
+  set_help_footer(*detect,
+                  "gpuperf detect --branch main --recent 3 --fail-on-regression\n"
+                  "gpuperf detect --metric duration --format md");
   detect->callback([&ctx, det] { ctx.action = [&ctx, det] { return do_detect(ctx, *det); }; });
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
+#include "cli/help.hpp"
 #include "cli/open_store.hpp"
 #include "db/store.hpp"
 
@@ -99,23 +100,30 @@ void add_db_commands(CLI::App& app, Context& ctx) {
   CLI::App* db = app.add_subcommand("db", "The results database: info, check, migrate, backup");
   db->require_subcommand(1);
 
+  set_help_footer(*db,
+                  "gpuperf db info\n"
+                  "gpuperf --db /var/lib/gpuperf/gpuperf.db db backup nightly-copy.db");
   auto format = std::make_shared<std::string>("text");
   CLI::App* info = db->add_subcommand("info", "Path, schema version, journal mode, size and row counts (read-only)");
   info->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  set_help_footer(*info, "gpuperf db info --format json");
   info->callback([&ctx, format] { ctx.action = [&ctx, format] { return do_info(ctx, *format); }; });
 
   CLI::App* check = db->add_subcommand(
       "check", "SQLite integrity_check and foreign_key_check (read-only); exit 2 when anything is wrong");
+  set_help_footer(*check, "gpuperf --db nightly.db db check");
   check->callback([&ctx] { ctx.action = [&ctx] { return do_check(ctx); }; });
 
   CLI::App* migrate = db->add_subcommand(
       "migrate", "Bring the database to this gpuperf's schema version (creates it when missing)");
+  set_help_footer(*migrate, "gpuperf --db old.db db migrate");
   migrate->callback([&ctx] { ctx.action = [&ctx] { return do_migrate(ctx); }; });
 
   auto dest = std::make_shared<std::string>();
   CLI::App* backup = db->add_subcommand(
       "backup", "Write a consistent, compacted copy to a new file (VACUUM INTO; safe while others write)");
   backup->add_option("FILE", *dest, "Destination; must not exist")->required();
+  set_help_footer(*backup, "gpuperf db backup gpuperf-2026-11-22.db");
   backup->callback([&ctx, dest] { ctx.action = [&ctx, dest] { return do_backup(ctx, *dest); }; });
 }
 

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/help.hpp"
 #include "cli/open_store.hpp"
 #include "db/import_export.hpp"
 #include "db/store.hpp"
@@ -78,6 +79,9 @@ void add_import_export_commands(CLI::App& app, Context& ctx) {
       "import", "Add runs from gpuperf-results JSON files; all files in one transaction, runs already present "
                 "(same uuid) skipped");
   imp->add_option("FILE", *files, "Interchange files; - reads standard input")->required();
+  set_help_footer(*imp,
+                  "gpuperf import runs.json more-runs.json\n"
+                  "gpuperf export --branch main | gpuperf --db copy.db import -");
   imp->callback([&ctx, files] { ctx.action = [&ctx, files] { return do_import(ctx, *files); }; });
 
   auto args = std::make_shared<ExportArgs>();
@@ -88,6 +92,9 @@ void add_import_export_commands(CLI::App& app, Context& ctx) {
   exp->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time");
   exp->add_option("-o,--output", args->output,
                   "Write here (atomically: a temporary file renamed into place) instead of standard output");
+  set_help_footer(*exp,
+                  "gpuperf export --branch main --since 2026-11-01 -o runs.json\n"
+                  "gpuperf export --run 42");
   exp->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_export(ctx, *args); }; });
 }
 

@@ -14,6 +14,7 @@
 #include "cli/context.hpp"
 #include "cli/open_store.hpp"
 #include "cli/device_workers.hpp"
+#include "cli/help.hpp"
 #include "cli/measure.hpp"
 #include "core/errors.hpp"
 #include "db/interchange.hpp"
@@ -137,6 +138,9 @@ void add_list_run_commands(CLI::App& app, Context& ctx) {
                    "ECMAScript regex searched in instance names, e.g. 'matmul|transpose/naive' "
                    "(also selects opt-in benchmarks)");
   list->add_option("--format", list_args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  set_help_footer(*list,
+                  "gpuperf list --filter 'matmul|transpose/naive'\n"
+                  "gpuperf list --format json");
   list->callback([&ctx, list_args] { ctx.action = [list_args] { return do_list(*list_args); }; });
 
   auto run_args = std::make_shared<RunArgs>();
@@ -151,6 +155,10 @@ void add_list_run_commands(CLI::App& app, Context& ctx) {
   add_measure_options(run, run_args->measure);
   run->add_option("--format", run_args->format, "text (summary table) or json (the interchange format)")
       ->check(CLI::IsMember({"text", "json"}));
+  set_help_footer(*run,
+                  "gpuperf run --label nightly\n"
+                  "gpuperf run --filter 'memory/' --metrics none --quick\n"
+                  "gpuperf run --device all --run-key nightly/2026-11-22/3f2a1c9e");
   run->callback([&ctx, run_args] { ctx.action = [&ctx, run_args] { return do_run(ctx, *run_args); }; });
 }
 

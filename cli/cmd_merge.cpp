@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/help.hpp"
 #include "cli/open_store.hpp"
 #include "db/merge.hpp"
 #include "db/store.hpp"
@@ -41,6 +42,7 @@ void add_merge_command(CLI::App& app, Context& ctx) {
       "merge", "Combine databases from several runners into one (idempotent on run uuid; machines kept apart)");
   merge->add_option("SOURCE", args->sources, "Databases to read (read-only)")->required();
   merge->add_option("--into", args->into, "Database to merge into (created if missing)")->required();
+  set_help_footer(*merge, "gpuperf merge runner-a.db runner-b.db --into all.db");
   merge->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_merge(ctx, *args); }; });
 }
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
+#include "cli/help.hpp"
 #include "cli/measure.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
@@ -169,7 +170,9 @@ int do_profile(const Context& ctx, const ProfileArgs& args) {
   }
   std::cout.flush();
   if (!ctx.quiet) {
-    std::fprintf(stderr, "profiled %zu instance(s) on %s: %zu metric(s), %zu pass(es), %zu session(s), %.3f s in the profiler (%.3f s starting it)\n",
+    std::fprintf(stderr,
+                 "profiled %zu instance(s) on %s: %zu metric(s), %zu pass(es), %zu session(s), %.3f s in the profiler "
+                 "(%.3f s starting it)\n",
                  report.results.size(), report.device_name.c_str(), report.metric_names.size(), report.passes,
                  report.sessions, report.init_seconds + report.collect_seconds, report.init_seconds);
   }
@@ -220,6 +223,10 @@ void add_profile_command(CLI::App& app, Context& ctx) {
                 "With --launch-only: flush L2 as the collector does before each profiled launch, outside the "
                 "profiled window (for ncu --cache-control none)")
       ->group("");
+  set_help_footer(*cmd,
+                  "gpuperf profile 'matmul/tiled[n=1024,tile=16]'\n"
+                  "gpuperf profile 'memory/strided' --metrics gld_efficiency,dram__bytes_read.sum\n"
+                  "gpuperf profile --list-metrics --chip GH100 l1tex__data_bank");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_profile(ctx, *args); }; });
 }
 

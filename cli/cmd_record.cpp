@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/help.hpp"
 #include "cli/record_run.hpp"
 #include "db/interchange.hpp"
 
@@ -45,8 +46,11 @@ void add_record_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--format", args->format, "text (top kernels) or json (the interchange format)")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("command", args->record.command, "-- APP [ARGS...]: the program and its arguments")->required();
-  cmd->footer("Exit codes: 0 recorded; 2 bad usage or nothing to record; 3 no GPU or CUPTI, or another tool attached;\n"
-              "5 the program failed (its run is stored with its exit status).");
+  set_help_footer(*cmd,
+                  "gpuperf record -- ./my_app --size 4096\n"
+                  "gpuperf record --label nightly --kernel-regex 'gemm|softmax' -- python3 train.py --steps 20",
+                  "Exit codes: 0 recorded; 2 bad usage or nothing to record; 3 no GPU or CUPTI, or another tool "
+                  "attached;\n5 the program failed (its run is stored with its exit status).");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_record(ctx, *args); }; });
 }
 

@@ -11,18 +11,16 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
+#include "cli/help.hpp"
 #include "cli/open_store.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
+#include "gpuperf/version.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/report_files.hpp"
 #include "reports/report_input.hpp"
 #include "reports/writers.hpp"
-
-#ifndef GPUPERF_VERSION
-#define GPUPERF_VERSION "0.0.0"
-#endif
 
 namespace gpuperf::cli {
 namespace {
@@ -129,6 +127,9 @@ void add_report_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--since", args->since, "Only runs started at or after this ISO 8601 date (e.g. 2026-06-01)");
   cmd->add_option("--last", args->last, "Only each machine's newest N runs")->check(CLI::PositiveNumber);
   cmd->add_flag("--timings", args->timings, "Print how long each stage took (to standard error)");
+  set_help_footer(*cmd,
+                  "gpuperf report --out site\n"
+                  "gpuperf report --out site --branch main --last 30 --format md");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_report(ctx, *args); }; });
 }
 

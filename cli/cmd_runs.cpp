@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/context.hpp"
+#include "cli/help.hpp"
 #include "cli/open_store.hpp"
 #include "core/command_line.hpp"
 #include "db/store.hpp"
@@ -34,7 +35,9 @@ db::RunFilter make_filter(const db::Store& store, const RunsArgs& a) {
   if (a.last > 0) f.last = a.last;
   if (!a.machine.empty()) {
     auto m = store.find_machine(a.machine);
-    if (!m) throw InputError("no machine matches '" + a.machine + "' (give an id, a fingerprint or a hostname; see `gpuperf db info`)");
+    if (!m)
+      throw InputError("no machine matches '" + a.machine +
+                       "' (give an id, a fingerprint or a hostname; see `gpuperf db info`)");
     f.machine_id = m->id;
   }
   return f;
@@ -173,6 +176,9 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
   runs->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time (prefix compare)");
   runs->add_option("--last", args->last, "Only the newest N runs");
   runs->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  set_help_footer(*runs,
+                  "gpuperf runs --branch main --last 10\n"
+                  "gpuperf runs exclude 42 --reason 'GPU shared with another job'");
   runs->require_subcommand(0, 1);
 
   auto ex = std::make_shared<ExcludeArgs>();
@@ -180,11 +186,13 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
       "exclude", "Keep a run out of baselines, comparisons and trends (its data stays; `runs include` undoes it)");
   exclude->add_option("RUN", ex->run, "Run id, uuid (or prefix of 8+), or commit (7+)")->required();
   exclude->add_option("--reason", ex->reason, "Why, e.g. 'GPU shared with another job'")->required();
+  set_help_footer(*exclude, "gpuperf runs exclude 42 --reason 'GPU shared with another job'");
   exclude->callback([&ctx, ex] { ctx.action = [&ctx, ex] { return do_exclude(ctx, *ex, true); }; });
 
   auto in = std::make_shared<ExcludeArgs>();
   CLI::App* include = runs->add_subcommand("include", "Undo `runs exclude`");
   include->add_option("RUN", in->run, "Run id, uuid (or prefix of 8+), or commit (7+)")->required();
+  set_help_footer(*include, "gpuperf runs include 42");
   include->callback([&ctx, in] { ctx.action = [&ctx, in] { return do_exclude(ctx, *in, false); }; });
 
   // Subcommand callbacks run before their parent's: the listing only when no subcommand was given.

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/errors.hpp"
+#include "gpuperf/version.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/runner.hpp"
 

@@ -15,6 +15,7 @@
 #include "core/errors.hpp"
 #include "core/short_name.hpp"
 #include "db/store.hpp"
+#include "gpuperf/version.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/git_info.hpp"
@@ -27,10 +28,6 @@
 #include "profiler/record/program_name.hpp"
 #include "profiler/record/record_file.hpp"
 #include "reports/format.hpp"
-
-#ifndef GPUPERF_VERSION
-#define GPUPERF_VERSION "0.0.0"
-#endif
 
 namespace gpuperf::cli {
 namespace {

@@ -7,22 +7,44 @@ include(CMakePackageConfigHelpers)
 set(GPUPERF_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/gpuperf)
 set(GPUPERF_INSTALL_MODULEDIR ${CMAKE_INSTALL_LIBDIR}/gpuperf)
 
-# The public headers: what a benchmark is written with. Everything else stays private.
-install(FILES include/gpuperf/gpuperf.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpuperf)
-install(FILES core/errors.hpp core/metrics.hpp core/result.hpp core/stats.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpuperf/core)
-install(FILES kernels/benchmark.hpp kernels/cuda_check.hpp kernels/device_buffer.hpp kernels/host_data.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpuperf/kernels)
-# <gpuperf/gpuperf.hpp> through include/, and its own "core/..." and "kernels/..." through include/gpuperf.
-foreach(target gpuperf_core gpuperf_kernels)
-  target_include_directories(${target} PUBLIC
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/gpuperf>)
+# The public headers: what a benchmark is written with. Everything else stays private. A consumer gets
+# include/ on its path and writes <gpuperf/...> only (as google/benchmark's users write <benchmark/...>), so
+# its own core/ or kernels/ cannot collide with gpuperf's. The installed copies therefore include each other
+# as <gpuperf/core/...>: generated here from the sources, whose "core/..." includes are rewritten.
+set(GPUPERF_PUBLIC_HEADERS
+  core/errors.hpp core/metrics.hpp core/result.hpp core/stats.hpp
+  kernels/benchmark.hpp kernels/cuda_check.hpp kernels/device_buffer.hpp kernels/host_data.hpp)
+set(gpuperf_public_dir ${PROJECT_BINARY_DIR}/install-include/gpuperf)
+foreach(header ${GPUPERF_PUBLIC_HEADERS} include/gpuperf/gpuperf.hpp)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${header})
+  file(READ ${PROJECT_SOURCE_DIR}/${header} text)
+  string(REGEX REPLACE "#include \"((core|kernels)/[^\"]+)\"" "#include <gpuperf/\\1>" text "${text}")
+  # Each <gpuperf/...> a public header includes must itself be installed.
+  string(REGEX MATCHALL "\n#include <gpuperf/[^>]+>" included "${text}")  # not the ones in comments
+  foreach(line ${included})
+    string(REGEX REPLACE "\n#include <gpuperf/([^>]+)>" "\\1" target "${line}")
+    if(NOT target IN_LIST GPUPERF_PUBLIC_HEADERS AND NOT target STREQUAL "version.hpp")
+      message(FATAL_ERROR "public header ${header} includes ${target}, which is not public: add it to "
+                          "GPUPERF_PUBLIC_HEADERS in cmake/install.cmake or include it from a source file instead")
+    endif()
+  endforeach()
+  string(REGEX REPLACE "^include/gpuperf/" "" installed ${header})
+  set(out ${gpuperf_public_dir}/${installed})
+  set(old "")
+  if(EXISTS ${out})
+    file(READ ${out} old)
+  endif()
+  if(NOT old STREQUAL text)  # rewritten only when changed: no rebuild of whatever depends on it
+    file(WRITE ${out} "${text}")
+  endif()
 endforeach()
+install(DIRECTORY ${gpuperf_public_dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(FILES ${GPUPERF_GENERATED_INCLUDE_DIR}/gpuperf/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpuperf)
+# Consumers get include/ (install(TARGETS ... INCLUDES DESTINATION) below), nothing deeper.
 
 set(gpuperf_exported
   gpuperf_core gpuperf_kernels gpuperf_builtin_kernels gpuperf_profiler gpuperf_collector gpuperf_record gpuperf_db
-  gpuperf_analysis gpuperf_reports gpuperf_cli gpuperf_main)
+  gpuperf_escape gpuperf_analysis gpuperf_reports gpuperf_cli gpuperf_main)
 foreach(target ${gpuperf_exported})
   string(REPLACE "gpuperf_" "" export_name ${target})
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})
@@ -59,6 +81,7 @@ set(CPACK_PACKAGE_CONTACT "gpuperf maintainers")
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libsqlite3-dev, nlohmann-json3-dev, libcli11-dev")
+# A bench executable links SQLite (gpuperf::db); nlohmann_json and CLI11 are inside gpuperf's libraries.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libsqlite3-dev")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 include(CPack)

@@ -1,7 +1,5 @@
 #include "core/metrics.hpp"
 
-#include <algorithm>
-#include <cstddef>
 #include <utility>
 
 namespace gpuperf {
@@ -107,44 +105,6 @@ MetricInfo metric_info_for(const std::string& name) {
   info.higher_is_better = info.unit == "%";
   info.deterministic = ends_with(name, ".sum") && info.unit == "count";
   return info;
-}
-
-namespace {
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-}  // namespace
-
-std::vector<std::string> close_names(const std::string& name, const std::vector<std::string>& candidates,
-                                     std::size_t max_results) {
-  std::vector<std::pair<double, std::string>> scored;
-  scored.reserve(candidates.size());
-  for (const auto& c : candidates) {
-    double d = static_cast<double>(edit_distance(name, c));
-    // A candidate that contains the name (or is contained in it) is a strong hint: "occupancy" finds
-    // "achieved_occupancy" even though the edit distance is large.
-    if (!name.empty() && (c.find(name) != std::string::npos || name.find(c) != std::string::npos)) {
-      d = d * 0.25;
-    }
-    scored.emplace_back(d / static_cast<double>(std::max<std::size_t>(1, std::max(name.size(), c.size()))), c);
-  }
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
-  for (const auto& [score, c] : scored) {
-    if (out.size() >= max_results || score > 0.6) break;
-    out.push_back(c);
-  }
-  return out;
 }
 
 }  // namespace gpuperf

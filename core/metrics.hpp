@@ -46,8 +46,4 @@ Measurement single_value(const MetricInfo& info, double value);
 // launch count.
 Measurement single_value(const std::string& name, double value);
 
-// Names from `candidates` closest to `name` (edit distance, then shared substrings), best first.
-std::vector<std::string> close_names(const std::string& name, const std::vector<std::string>& candidates,
-                                     std::size_t max_results = 5);
-
 }  // namespace gpuperf

@@ -22,7 +22,8 @@ class DeviceBuffer {
   ~DeviceBuffer() {
     if (data_ != nullptr) cudaFree(data_);  // no throw from a destructor; a failure here is not actionable
   }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
       if (data_ != nullptr) cudaFree(data_);

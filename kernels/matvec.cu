@@ -106,7 +106,8 @@ std::unique_ptr<Workload> make_matvec(const Params& p, std::uint64_t seed) {
 }
 
 double matvec_bytes(const Params& p) {
-  const double m = static_cast<double>(int_param(p, "m", "matvec")), n = static_cast<double>(int_param(p, "n", "matvec"));
+  const double m = static_cast<double>(int_param(p, "m", "matvec")),
+               n = static_cast<double>(int_param(p, "n", "matvec"));
   return (m * n + n + m) * sizeof(float);  // A and x read once, y written once
 }
 double matvec_flops(const Params& p) {

@@ -73,7 +73,8 @@ class CopyWorkload : public Workload {
     switch (pattern) {
       case Pattern::coalesced: expected_ = in; break;
       case Pattern::strided: {
-        if (arg <= 0 || arg > kCount) throw InputError("memory/strided: stride must be in 1.." + std::to_string(kCount));
+        if (arg <= 0 || arg > kCount)
+          throw InputError("memory/strided: stride must be in 1.." + std::to_string(kCount));
         stride_log2_ = log2_exact(arg, "stride");
         rows_log2_ = log2_exact(kCount / arg, "n / stride");
         const std::size_t rows_mask = (std::size_t{1} << rows_log2_) - 1;

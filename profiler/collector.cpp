@@ -122,7 +122,8 @@ class Collector final : public MetricCollector {
       bool have_statics = false;
       if (plan_.needs_static()) {
         try {
-          statics = device_->static_attributes(targets[i].workload->kernel_function(), targets[i].workload->launch_shape());
+          statics =
+              device_->static_attributes(targets[i].workload->kernel_function(), targets[i].workload->launch_shape());
           have_statics = true;
         } catch (const std::exception& e) {
           static_failure = e.what();

@@ -119,8 +119,8 @@ struct MetricSelection {
 };
 // Parses "none", "default", "all" or a comma-separated list of gpuperf names and raw Perfworks names
 // ("gld_efficiency,dram__bytes_read.sum"); "default" may appear inside a list. Throws InputError for an
-// unknown gpuperf name (listing close names), a metric only `gpuperf record` counts, or an empty item. Raw Perfworks names (they contain "__")
-// are checked later, against the chip, by make_cupti_collector().
+// unknown gpuperf name (listing close names), a metric only `gpuperf record` counts, or an empty item. Raw Perfworks
+// names (they contain "__") are checked later, against the chip, by make_cupti_collector().
 MetricSelection parse_metrics_option(const std::string& text);
 
 }  // namespace gpuperf

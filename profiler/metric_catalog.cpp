@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/close_names.hpp"
 #include "core/errors.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend.hpp"

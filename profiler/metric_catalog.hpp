@@ -51,8 +51,9 @@ bool looks_like_perfworks(const std::string& name);
 std::string unit_for_dimension(const std::string& dimension);
 
 // Resolves `names` in order, without duplicates. Our names come from the traits table; a raw Perfworks
-// name must exist in `catalog` (skipped when `catalog` is null), which also gives its unit. Throws InputError for an unknown name
-// (listing close names), for a timing, derived or recorded metric (not the profiler's), and for an empty list.
+// name must exist in `catalog` (skipped when `catalog` is null), which also gives its unit. Throws InputError for an
+// unknown name (listing close names), for a timing, derived or recorded metric (not the profiler's), and for an empty
+// list.
 std::vector<MetricRequest> resolve_metric_requests(const std::vector<std::string>& names, PerfworksCatalog* catalog);
 
 // Throws InputError when `name` is not a metric of the catalog's chip; the message suggests close full

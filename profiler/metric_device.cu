@@ -58,7 +58,8 @@ class CudaDeviceOps final : public DeviceOps {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
-      throw EnvironmentError("no GPU to profile on: " + (e == cudaSuccess ? std::string("no CUDA device") : cuda_error_text(e)));
+      throw EnvironmentError("no GPU to profile on: " +
+                             (e == cudaSuccess ? std::string("no CUDA device") : cuda_error_text(e)));
     }
     if (e != cudaSuccess) throw EnvironmentError("cannot query CUDA devices: " + cuda_error_text(e));
     if (device < 0 || device >= count) {

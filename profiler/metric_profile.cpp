@@ -133,7 +133,8 @@ std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& i
                  });
   if (progress) {
     for (const Result& r : results) {
-      if (r.status != Status::ok && !r.message.empty()) progress("skipped " + r.instance.display_name() + ": " + r.message);
+      if (r.status != Status::ok && !r.message.empty())
+        progress("skipped " + r.instance.display_name() + ": " + r.message);
     }
   }
   return names;

@@ -9,16 +9,13 @@
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "gpuperf/version.hpp"
 #include "profiler/cupti/activity_tracer.hpp"
 #include "profiler/git_info.hpp"
 #include "profiler/gpu/cuda_timing_device.hpp"
 #include "profiler/gpu/device_info.hpp"
 #include "profiler/gpu/stream.hpp"
 #include "profiler/sample_loop.hpp"
-
-#ifndef GPUPERF_VERSION
-#define GPUPERF_VERSION "0.0.0"
-#endif
 
 namespace gpuperf {
 namespace {

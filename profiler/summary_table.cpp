@@ -16,8 +16,12 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
-std::string pad_right(const std::string& s, std::size_t w) { return s + std::string(w > s.size() ? w - s.size() : 0, ' '); }
-std::string pad_left(const std::string& s, std::size_t w) { return std::string(w > s.size() ? w - s.size() : 0, ' ') + s; }
+std::string pad_right(const std::string& s, std::size_t w) {
+  return s + std::string(w > s.size() ? w - s.size() : 0, ' ');
+}
+std::string pad_left(const std::string& s, std::size_t w) {
+  return std::string(w > s.size() ? w - s.size() : 0, ' ') + s;
+}
 
 }  // namespace
 
@@ -46,8 +50,10 @@ std::string format_run_summary(const Run& run) {
       row[2] = spread < 1e9 ? fixed(100.0 * spread, 2) + "%" : "-";
       row[5] = std::to_string(d->summary.n);
     }
-    if (const Measurement* g = r.find("gbps"); g != nullptr && !g->samples.empty()) row[3] = fixed(g->summary.median, 1);
-    if (const Measurement* f = r.find("gflops"); f != nullptr && !f->samples.empty()) row[4] = fixed(f->summary.median, 1);
+    if (const Measurement* g = r.find("gbps"); g != nullptr && !g->samples.empty())
+      row[3] = fixed(g->summary.median, 1);
+    if (const Measurement* f = r.find("gflops"); f != nullptr && !f->samples.empty())
+      row[4] = fixed(f->summary.median, 1);
     row[6] = to_string(r.status);
     counts[static_cast<int>(r.status)]++;
     if (!r.message.empty()) notes.push_back(row[0] + ": " + r.message);

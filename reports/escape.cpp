@@ -92,6 +92,8 @@ std::string html_escape(std::string_view s) {
   return out;
 }
 
+std::string xml_escape(std::string_view s) { return html_escape(s); }
+
 std::string json_string(std::string_view s) {
   std::string out = "\"";
   out.reserve(s.size() + 2);

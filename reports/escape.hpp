@@ -11,6 +11,10 @@ namespace gpuperf::reports {
 // tab and newline, and bytes that are not valid UTF-8, become U+FFFD.
 std::string html_escape(std::string_view s);
 
+// Text and attribute values in XML 1.0 (JUnit): html_escape's rules, whose entities and U+FFFD
+// replacements are all valid XML (which forbids most control characters even as references).
+std::string xml_escape(std::string_view s);
+
 // A JSON string literal (with quotes) that is also safe inside an HTML <script> element: < > & and
 // U+2028/U+2029 are \u-escaped, so "</script>" or "<!--" in a name cannot end the script.
 std::string json_string(std::string_view s);

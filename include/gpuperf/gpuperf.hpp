@@ -10,6 +10,8 @@
 // Link the executable with gpuperf::main and it is the whole `gpuperf` CLI over these benchmarks.
 #pragma once
 
+#include <gpuperf/version.hpp>  // GPUPERF_VERSION "0.1.0", GPUPERF_VERSION_MAJOR, _MINOR, _PATCH
+
 #include "core/errors.hpp"           // Error, InputError, EnvironmentError, exit codes
 #include "core/result.hpp"           // Params, ParamValue, the result model
 #include "kernels/benchmark.hpp"     // Workload, Benchmark, Registry, GPUPERF_BENCHMARK

@@ -126,7 +126,8 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
   }
 
   std::optional<MetricProperties> metric_properties(const std::string& full_name) override {
-    auto p = params<CUpti_Profiler_Host_GetMetricProperties_Params>(CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
+    auto p = params<CUpti_Profiler_Host_GetMetricProperties_Params>(
+        CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE);
     p.pHostObject = catalog_host();
     p.pMetricName = full_name.c_str();
     CUptiResult r = cuptiProfilerHostGetMetricProperties(&p);
@@ -151,23 +152,27 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
     Configuration& cfg = configs_.back();
     cfg.metrics = metrics;
     auto names = c_strings(cfg.metrics);
-    auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    auto add =
+        params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
     add.pHostObject = cfg.host;
     add.ppMetricNames = names.data();
     add.numMetrics = names.size();
     GPUPERF_CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
 
-    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
     size.pHostObject = cfg.host;
     GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
     cfg.image.assign(size.configImageSize, 0);
-    auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    auto image =
+        params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     image.pHostObject = cfg.host;
     image.configImageSize = cfg.image.size();
     image.pConfigImage = cfg.image.data();
     GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&image));
 
-    auto passes = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    auto passes =
+        params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
     passes.configImageSize = cfg.image.size();
     passes.pConfigImage = cfg.image.data();
     GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetNumOfPasses(&passes));
@@ -192,7 +197,8 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
     range_profiler_ = enable.pRangeProfilerObject;
 
     auto names = c_strings(cfg.metrics);
-    auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+    auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
     size.pRangeProfilerObject = range_profiler_;
     size.pMetricNames = names.data();
     size.numMetrics = names.size();
@@ -201,7 +207,8 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
     GPUPERF_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
     counter_data_.assign(size.counterDataSize, 0);
 
-    auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     init.pRangeProfilerObject = range_profiler_;
     init.counterDataSize = counter_data_.size();
     init.pCounterData = counter_data_.data();
@@ -257,7 +264,8 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
   }
 
   std::vector<RangeValues> evaluate() override {
-    auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+    auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
+        CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
     info.pCounterDataImage = counter_data_.data();
     info.counterDataImageSize = counter_data_.size();
     GPUPERF_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
@@ -267,7 +275,8 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
     std::vector<RangeValues> out;
     out.reserve(info.numTotalRanges);
     for (std::size_t i = 0; i < info.numTotalRanges; ++i) {
-      auto range = params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
+      auto range = params<CUpti_RangeProfiler_CounterData_GetRangeInfo_Params>(
+          CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE);
       range.pCounterDataImage = counter_data_.data();
       range.counterDataImageSize = counter_data_.size();
       range.rangeIndex = i;
@@ -277,7 +286,8 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
       RangeValues rv;
       rv.name = range.rangeName != nullptr ? range.rangeName : std::to_string(i);
       rv.values.assign(names.size(), 0.0);
-      auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+      auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+          CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
       eval.pHostObject = cfg.host;
       eval.pCounterDataImage = counter_data_.data();
       eval.counterDataImageSize = counter_data_.size();
@@ -391,7 +401,8 @@ class CuptiBackendFactory final : public BackendFactory {
     }
 
     auto ctx = static_cast<CUcontext>(cu_context);
-    auto avail = params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+    auto avail =
+        params<CUpti_Profiler_GetCounterAvailability_Params>(CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
     avail.ctx = ctx;
     GPUPERF_CUPTI_CHECK(cuptiProfilerGetCounterAvailability(&avail));  // size first
     std::vector<std::uint8_t> image(avail.counterAvailabilityImageSize, 0);

@@ -97,7 +97,8 @@ std::vector<double> CudaTimingDevice::read_clocks_mhz(std::size_t count) {
   count = std::min(count, slots_);
   std::vector<unsigned long long> raw(2 * count);
   if (count > 0) {
-    GPUPERF_CUDA_CHECK(cudaMemcpy(raw.data(), clocks_, raw.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    GPUPERF_CUDA_CHECK(
+        cudaMemcpy(raw.data(), clocks_, raw.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
   }
   std::vector<double> mhz(count, 0.0);
   for (std::size_t i = 0; i < count; ++i) {

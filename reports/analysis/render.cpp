@@ -11,6 +11,7 @@
 #include "core/errors.hpp"
 #include "core/short_name.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/escape.hpp"
 
 namespace gpuperf::analysis {
 namespace {
@@ -31,46 +32,9 @@ json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr
 
 json params_object(const Params& p) { return json::parse(params_json(p)); }
 
-// GitHub-flavoured Markdown: user strings must not open tables, links, HTML or emphasis.
-std::string md(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '|': out += "\\|"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '*': case '_': case '`': case '[': case ']': case '\\': case '#': case '~':
-        out += '\\';
-        out += c;
-        break;
-      case '\n': case '\r': out += ' '; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string xml(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default:
-        // XML 1.0 forbids most control characters even as references.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
-          out += ' ';
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out;
-}
+// One escaper per format for every writer (reports/escape.hpp), under short names.
+std::string md(const std::string& s) { return reports::md_escape(s); }
+std::string xml(const std::string& s) { return reports::xml_escape(s); }
 
 // A plain text table: columns padded to their widest cell, two spaces apart.
 // `below[i]`, when given and not empty, is printed on its own indented line under row i.

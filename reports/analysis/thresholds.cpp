@@ -12,7 +12,8 @@ namespace {
 
 // Counters marked deterministic that still move between runs of one binary on an H200 (measured with
 // bench/detect_eval_gpu.sh, 13 runs): shared load/store wavefronts by up to 1.2% (13303..13468 store
-// wavefronts of matvec/shared), bank conflicts by up to 15% where the count is small (832..960). Real changes of these (a tile size, padding) are 2x and more.
+// wavefronts of matvec/shared), bank conflicts by up to 15% where the count is small (832..960). Real changes of these
+// (a tile size, padding) are 2x and more.
 void nearly_deterministic(Thresholds& t) {
   t.min_effect_pct["shared_load_transactions"] = 2.0;
   t.min_effect_pct["shared_store_transactions"] = 2.0;

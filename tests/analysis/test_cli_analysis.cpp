@@ -95,7 +95,8 @@ TEST_F(AnalysisCli, JUnitFile) {
   const CliResult r = gpuperf({"compare", "branch:main", "branch:feature", "--junit", path});
   EXPECT_EQ(r.code, 1);
   const std::string xml = read_bytes(path);
-  EXPECT_NE(xml.find("<testsuites name=\"gpuperf compare\" tests=\"10\" failures=\"2\" errors=\"0\""), std::string::npos)
+  EXPECT_NE(xml.find("<testsuites name=\"gpuperf compare\" tests=\"10\" failures=\"2\" errors=\"0\""),
+            std::string::npos)
       << xml;
   EXPECT_NE(xml.find("<failure type=\"regression\""), std::string::npos);
 }

@@ -106,8 +106,10 @@ TEST(MannWhitney, DegenerateInputs) {
 TEST(Welch, TextbookExample) {
   // Two samples of 15 (the Welch's t-test example of Wikipedia, "A1"/"A2"); t, df by formula, p by
   // numerical integration of the t density.
-  const std::vector<double> a1{27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4};
-  const std::vector<double> a2{27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4};
+  const std::vector<double> a1{27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1,
+                               21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4};
+  const std::vector<double> a2{27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0,
+                               24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4};
   const WelchT r = welch_t_test(a1, a2);
   EXPECT_NEAR(r.t, 2.45535639828601, 1e-10);
   EXPECT_NEAR(r.df, 24.98852929023142, 1e-9);

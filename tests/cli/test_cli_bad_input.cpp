@@ -145,8 +145,11 @@ TEST_F(CliTest, NewerSchemaIsRefusedUntouched) {
                             ", newer than this gpuperf supports (" + std::to_string(db::Store::kSchemaVersion) + ")";
   const std::string before = bytes("gpuperf.db");
   write("a.json", runs_file(10, 1));
-  for (auto args : std::vector<std::vector<std::string>>{
-           {"runs"}, {"db", "info"}, {"db", "migrate"}, {"import", "a.json"}, {"runs", "exclude", "1", "--reason", "x"}}) {
+  for (auto args : std::vector<std::vector<std::string>>{{"runs"},
+                                                         {"db", "info"},
+                                                         {"db", "migrate"},
+                                                         {"import", "a.json"},
+                                                         {"runs", "exclude", "1", "--reason", "x"}}) {
     EXPECT_CLI(gp(args), 2, newer);
   }
   EXPECT_EQ(bytes("gpuperf.db"), before);

@@ -18,8 +18,9 @@ class MergeTest : public CliTest {
   void SetUp() override {
     write("a.json", runs_file(1, 3));
     ASSERT_EQ(gp({"--db", "a.db", "import", "a.json"}).code, 0);
-    std::vector<gpuperf::Run> runs = {make_run(run_uuid(4), "2026-10-04T02:00:00Z", "main", 1.1, h200("node-2", "GPU-2222")),
-                             make_run(run_uuid(5), "2026-10-05T02:00:00Z", "main", 1.2, h200("node-2", "GPU-2222"))};
+    std::vector<gpuperf::Run> runs = {
+        make_run(run_uuid(4), "2026-10-04T02:00:00Z", "main", 1.1, h200("node-2", "GPU-2222")),
+        make_run(run_uuid(5), "2026-10-05T02:00:00Z", "main", 1.2, h200("node-2", "GPU-2222"))};
     runs[1].excluded = true;
     runs[1].exclude_reason = "shared GPU";
     write("b.json", db::to_interchange(runs));

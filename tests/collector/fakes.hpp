@@ -95,8 +95,9 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
     return passes;
   }
   void begin_session(std::size_t configuration, cupti::SessionReplay replay, std::size_t max_ranges) override {
-    log_->events.push_back(std::string("begin:") + (configurations.size() > 1 ? std::to_string(configuration) + ":" : "") +
-                           (replay == cupti::SessionReplay::user ? "user" : "kernel") + ":" + std::to_string(max_ranges));
+    log_->events.push_back(
+        std::string("begin:") + (configurations.size() > 1 ? std::to_string(configuration) + ":" : "") +
+        (replay == cupti::SessionReplay::user ? "user" : "kernel") + ":" + std::to_string(max_ranges));
     maybe_fail("begin_session");
     active_ = configuration;
     replay_ = replay;

@@ -331,7 +331,11 @@ TEST(Collector, SeparateSassRunsOneSessionPerConfigurationAndMergesTheValues) {
   o.metrics = {"gld_efficiency", "dram_bytes_read", "gst_efficiency"};
   o.separate_sass = true;
   Rig rig(o, [](FakeBackend& b) {
-    b.value = [](const std::string&, const std::string& m) { return m.find("_op_ld.pct") != std::string::npos ? 50.0 : m.find("_op_st.pct") != std::string::npos ? 75.0 : 1024.0; };
+    b.value = [](const std::string&, const std::string& m) {
+      return m.find("_op_ld.pct") != std::string::npos   ? 50.0
+             : m.find("_op_st.pct") != std::string::npos ? 75.0
+                                                         : 1024.0;
+    };
   });
   ASSERT_EQ(rig.backend->configurations.size(), 2u);
   EXPECT_EQ(rig.backend->configurations[0], std::vector<std::string>{"dram__bytes_read.sum"});

@@ -197,7 +197,9 @@ TEST_F(CollectorGpu, RunProfilesTimedInstancesInGroupsWithTheReferenceValues) {
     options.timing = TimingOptions::quick();
     options.seed = 7;
     options.max_group = group;
-    options.collect = [&](const std::vector<ProfileTarget>& t, StreamHandle s) { return collector->collect_batch(t, s); };
+    options.collect = [&](const std::vector<ProfileTarget>& t, StreamHandle s) {
+      return collector->collect_batch(t, s);
+    };
     std::vector<std::size_t> finished;
     std::size_t metrics_when_finished = 0;
     options.progress = [&](const ProgressEvent& e) {

@@ -61,17 +61,5 @@ TEST(Metrics, RawPerfworksNamesGetUnitsFromSuffix) {
   EXPECT_TRUE(inst.deterministic);
 }
 
-TEST(Metrics, CloseNamesFindTypos) {
-  std::vector<std::string> names;
-  for (const auto& t : known_metrics()) names.push_back(t.info.name);
-  auto close = close_names("gld_eficiency", names);
-  ASSERT_FALSE(close.empty());
-  EXPECT_EQ(close.front(), "gld_efficiency");
-  auto occ = close_names("occupancy", names);
-  ASSERT_FALSE(occ.empty());
-  EXPECT_NE(std::find(occ.begin(), occ.end(), "achieved_occupancy"), occ.end());
-  EXPECT_TRUE(close_names("zzzzzzzzzzzzzzzzzzzz", names).empty());
-}
-
 }  // namespace
 }  // namespace gpuperf

@@ -84,7 +84,9 @@ TEST_F(OnGpu, BrokenKernelsAreRecordedIncorrectAndNeverTimed) {
   // The control: the same workload without a bug verifies and is timed.
   Benchmark ok;
   ok.name = "broken/none";
-  ok.make = [](const Params&, std::uint64_t seed) { return testing::make_buggy_copy(testing::Bug::none, 1u << 20, seed); };
+  ok.make = [](const Params&, std::uint64_t seed) {
+    return testing::make_buggy_copy(testing::Bug::none, 1u << 20, seed);
+  };
   MustNotTime timer;
   const Result r = measure_instance(InstanceRef{&ok, {}}, 7, stream_, timer, TimingOptions{});
   EXPECT_EQ(r.status, Status::ok) << r.message;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # gpuperf as a user's project consumes it, on a machine without a GPU (ctest labels `unit`):
 #   test_package.sh install BUILD_DIR       cmake --install into a prefix, move the prefix (relocatable),
-#                                           build examples/ and tests/package/consumer/ with find_package
+#                                           build examples/ and tests/package/consumer/ with find_package, where
+#                                           nlohmann_json, CLI11 and SQLite's header cannot be found or included
 #   test_package.sh subdirectory            build examples/ with gpuperf's source tree added by add_subdirectory
-#   test_package.sh no-cupti BUILD_DIR      find_package(gpuperf) against a toolkit without CUPTI fails naming it
+#   test_package.sh no-cupti BUILD_DIR      find_package(gpuperf) against a toolkit without CUPTI works, says so
 # Each checks the bench executables' no-GPU behaviour: `list` shows exactly the registered benchmarks,
 # `run` exits 3 with the no-GPU message, and bad registrations exit 2 with a message.
 set -euo pipefail
@@ -54,7 +55,20 @@ case $mode in
     done
     ! grep -rq "$work/stage" "$prefix/lib/cmake" || fail "the CMake package names the prefix it was installed to"
     ! [[ -e $prefix/include/gpuperf/profiler ]] || fail "private headers are installed"
-    cmake -S "$src/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$prefix" >"$work/examples.log" 2>&1 ||
+    # A consumer writes <gpuperf/...> only: the installed headers include each other that way too.
+    ! grep -rnE '#include "(core|kernels)/' "$prefix/include" || fail "an installed header includes a bare core/ or kernels/"
+    ! grep -rnE '^[^#]*(nlohmann|CLI11)' "$prefix/lib/cmake/gpuperf" ||  # code, not the comments saying why
+      fail "the CMake package asks a consumer for the CLI's private dependencies"
+    # The consumer's machine has neither nlohmann_json nor CLI11: find_package of them fails, and including
+    # their headers (or SQLite's) stops the compiler, so nothing of gpuperf's may need them.
+    poison=$work/poison
+    mkdir -p "$poison/nlohmann" "$poison/CLI"
+    for h in nlohmann/json.hpp nlohmann/json_fwd.hpp CLI/CLI.hpp CLI/App.hpp sqlite3.h; do
+      printf '#error "a consumer of gpuperf included <%s>: it is a private dependency"\n' "$h" >"$poison/$h"
+    done
+    hidden=(-DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON -DCMAKE_DISABLE_FIND_PACKAGE_CLI11=ON
+            "-DCMAKE_CXX_FLAGS=-I$poison" "-DCMAKE_CUDA_FLAGS=-I$poison")
+    cmake -S "$src/examples" -B "$work/examples" -DCMAKE_PREFIX_PATH="$prefix" "${hidden[@]}" >"$work/examples.log" 2>&1 ||
       { cat "$work/examples.log"; fail "configuring examples/ against the installed package"; }
     cmake --build "$work/examples" -j "$jobs" >>"$work/examples.log" 2>&1 ||
       { cat "$work/examples.log"; fail "building examples/ against the installed package"; }
@@ -76,7 +90,7 @@ case $mode in
     (cd "$user_repo" && expect 3 "no CUDA GPU" bash "$prefix/share/gpuperf/ci/premerge.sh" --bench "$work/examples/my_bench" \
       --db "$work/nightly.db" --artifacts "$work/premerge-art")
     (cd "$user_repo" && expect 2 "no --bench given" bash "$prefix/share/gpuperf/ci/nightly.sh" --db "$work/nightly.db")
-    if ! { cmake -S "$here/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" &&
+    if ! { cmake -S "$here/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" "${hidden[@]}" &&
            cmake --build "$work/consumer" -j "$jobs"; } >"$work/consumer.log" 2>&1; then
       cat "$work/consumer.log"
       fail "building tests/package/consumer"
@@ -112,7 +126,8 @@ case $mode in
     mkdir -p "$work/user"
     printf 'cmake_minimum_required(VERSION 3.24)\nproject(user LANGUAGES CXX)\nfind_package(gpuperf CONFIG REQUIRED)\n' \
       >"$work/user/CMakeLists.txt"
-    expect 1 "needs the CUDA toolkit's CUPTI component" cmake -S "$work/user" -B "$work/user/build" \
+    # CUPTI is opened at run time: a bench executable builds without it, and the package says what it lacks.
+    expect 0 "has no CUPTI \\(libcupti\\); bench executables build" cmake -S "$work/user" -B "$work/user/build" \
       -DCMAKE_PREFIX_PATH="$work/prefix" -DCUDAToolkit_ROOT="$fake"
     ;;
   *) fail "unknown mode '$mode'" ;;

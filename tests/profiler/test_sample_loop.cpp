@@ -69,7 +69,9 @@ TEST(SampleLoop, NoisyInstanceRunsToTheSampleCap) {
 TEST(SampleLoop, ConvergesWhenTheMedianSettles) {
   FakeGpu gpu;
   // +/-1% jitter: the median's interval falls below 0.5% after a few dozen samples.
-  FakeWorkload w(&gpu, [](std::size_t n) { return 100000.0 * (1.0 + 0.01 * static_cast<double>(static_cast<int>(n * 7 % 11) - 5) / 5.0); });
+  FakeWorkload w(&gpu, [](std::size_t n) {
+    return 100000.0 * (1.0 + 0.01 * static_cast<double>(static_cast<int>(n * 7 % 11) - 5) / 5.0);
+  });
   SampleLoop loop(gpu, gpu);
   const TimingResult t = loop.time(w, nullptr, "fake/jitter", small_cold());
   EXPECT_EQ(t.stop_reason, StopReason::converged);

@@ -197,8 +197,8 @@ TEST_F(TimingOnGpu, FlushEvictsTheWorkingSet) {
     const double hot_ns = median(loop.time(*small, stream_, "small", hot).duration_ns);
     std::printf("%s: 4 MB copy cold %.0f ns, hot %.0f ns\n", label, cold_ns, hot_ns);
     EXPECT_GT(cold_ns, 1.2 * hot_ns) << label;
-    for (const char* name : {"memory/coalesced", "memory/broadcast", "memory/strided[stride=8]", "transpose/shared[n=4096]",
-                             "matmul/tiled[n=1024,tile=16]"}) {
+    for (const char* name : {"memory/coalesced", "memory/broadcast", "memory/strided[stride=8]",
+                             "transpose/shared[n=4096]", "matmul/tiled[n=1024,tile=16]"}) {
       const InstanceRef ref = instance(name);
       auto w = ref.benchmark->make(ref.params, 3);
       const TimingResult t = loop.time(*w, stream_, name, TimingOptions{});

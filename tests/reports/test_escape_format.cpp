@@ -22,6 +22,13 @@ TEST(HtmlEscape, ReplacesControlCharactersAndInvalidUtf8) {
   EXPECT_EQ(html_escape("tab\tnewline\n"), "tab\tnewline\n");
 }
 
+TEST(XmlEscape, GivesWellFormedXml10) {
+  EXPECT_EQ(xml_escape("<a b='1'>\"&</a>"), "&lt;a b=&#39;1&#39;&gt;&quot;&amp;&lt;/a&gt;");
+  // XML 1.0 has no character for most control bytes, not even as a reference; invalid UTF-8 is not XML.
+  EXPECT_EQ(xml_escape(std::string("a\x01\x1F" "b\xC3")), "a\xEF\xBF\xBD\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+  EXPECT_EQ(xml_escape("µs\ttab\n"), "µs\ttab\n");
+}
+
 TEST(JsonString, CannotCloseTheScriptElement) {
   const std::string s = json_string("</script><!--\"\\\n\xE2\x80\xA8");
   EXPECT_EQ(s, "\"\\u003c/script\\u003e\\u003c!--\\\"\\\\\\n\\u2028\"");

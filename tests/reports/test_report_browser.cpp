@@ -76,8 +76,8 @@ TEST(ReportBrowser, LoadsWithoutErrorsDrawsChartsAndShowsTooltips) {
   ASSERT_GT(charts, 10u);
 
   // The DOM after the page's script ran, with the self-test hover of the first chart.
-  const CommandResult dom = run_command(chromium_command(chromium, dir / "profile-dom",
-                                                         "--dump-dom " + sh_quote("file://" + html.string() + "#selftest")));
+  const CommandResult dom = run_command(chromium_command(
+      chromium, dir / "profile-dom", "--dump-dom " + sh_quote("file://" + html.string() + "#selftest")));
   ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
   EXPECT_EQ(page_errors(dom.output), "");
   std::smatch m;
