@@ -65,7 +65,7 @@ history() {
 
 history coalescing 9 "git apply bench/patches/lose_coalescing.patch" "memory: lose coalescing in copy_coalesced"
 # Duration only: each block of copy_coalesced sleeps before it copies (no load, store or register count moves).
-history sleep 6 "sed -i 's|^  const unsigned i = blockIdx.x \\* blockDim.x + threadIdx.x;\$|&\\n  __nanosleep($slow_ns);|' kernels/memory_access.cu && grep -q __nanosleep kernels/memory_access.cu" \
+history sleep 6 "sed -i '0,/^  const unsigned i = blockIdx.x \\* blockDim.x + threadIdx.x;\$/s//&\\n  __nanosleep($slow_ns);/' kernels/memory_access.cu && grep -q __nanosleep kernels/memory_access.cu" \
   "memory: copy_coalesced sleeps ${slow_ns} ns per thread"
 
 bisect_one() {
@@ -73,7 +73,7 @@ bisect_one() {
   local dir=$work/$name
   echo "== $name: bisect $metric of memory/coalesced, commits 0..15 ==" | tee -a "$out/summary.txt"
   local t0=$SECONDS rc=0
-  (cd "$dir" && "$gp" --db "$out/bisect.db" bisect --good HEAD~15 --bad HEAD --build "$build" --bench build/cli/gpuperf \
+  (cd "$dir" && timeout --signal=TERM 270 "$gp" --db "$out/bisect.db" bisect --good HEAD~15 --bad HEAD --build "$build" --bench build/cli/gpuperf \
     --filter '^memory/coalesced' --metric "$metric" --format text) >"$out/$name.txt" 2>"$out/$name.err" || rc=$?
   tee -a "$out/summary.txt" <"$out/$name.txt"
   tail -5 "$out/$name.err"

@@ -96,22 +96,16 @@ def md_cell(text):
 
 def main(argv):
     args = [a for a in argv if not a.startswith("--")]
-    markdown = None
-    bisect_list = None
-    if "--bisect-list" in argv:
-        i = argv.index("--bisect-list")
-        if i + 1 >= len(argv):
-            print("new_regressions: --bisect-list needs a file", file=sys.stderr)
-            return 2
-        bisect_list = argv[i + 1]
-        args = [a for a in args if a != bisect_list]
-    if "--markdown" in argv:
-        i = argv.index("--markdown")
-        if i + 1 >= len(argv):
-            print("new_regressions: --markdown needs a file", file=sys.stderr)
-            return 2
-        markdown = argv[i + 1]
-        args = [a for a in args if a != markdown]
+    files = {}
+    for option in ("--markdown", "--bisect-list"):
+        if option in argv:
+            i = argv.index(option)
+            if i + 1 >= len(argv):
+                print(f"new_regressions: {option} needs a file", file=sys.stderr)
+                return 2
+            files[option] = argv[i + 1]
+            args = [a for a in args if a != argv[i + 1]]
+    markdown, bisect_list = files.get("--markdown"), files.get("--bisect-list")
     if len(args) != 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2

@@ -6,6 +6,7 @@
 
 #include "cli/subprocess.hpp"
 #include "core/errors.hpp"
+#include "profiler/git_info.hpp"
 
 namespace gpuperf::cli {
 namespace {
@@ -33,14 +34,6 @@ std::string git_ok(const std::string& dir, const std::vector<std::string>& args)
   return trimmed(r.out);
 }
 
-bool is_sha(const std::string& s) {
-  if (s.size() != 40) return false;
-  for (char c : s) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string git_toplevel(const std::string& dir) {
@@ -55,7 +48,7 @@ std::string resolve_commit(const std::string& repo, const std::string& ref) {
   if (ref.empty() || ref[0] == '-') throw InputError("'" + ref + "' is not a git reference");
   const ProcessResult r = git(repo, {"rev-parse", "--verify", "-q", ref + "^{commit}"});
   const std::string sha = trimmed(r.out);
-  if (r.exit_code != 0 || !is_sha(sha)) {
+  if (r.exit_code != 0 || !is_git_sha(sha)) {
     throw InputError("'" + ref + "' names no commit in " + repo);
   }
   return sha;
@@ -128,12 +121,12 @@ BisectOutcome bisect_run(const Worktree& wt, const std::string& good, const std:
       continue;
     }
     const std::string first = line.substr(0, line.find(' '));
-    if (!listing && line.find(" is the first bad commit") != std::string::npos && is_sha(first)) {
+    if (!listing && line.find(" is the first bad commit") != std::string::npos && is_git_sha(first)) {
       out.culprits = {first};
       break;
     }
     if (listing) {
-      if (!is_sha(first)) break;
+      if (!is_git_sha(first)) break;
       out.culprits.push_back(first);
     }
   }
