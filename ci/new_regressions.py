@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Which regressions of tonight's `gpuperf detect` were not there before tonight's run.
 
-    new_regressions.py BEFORE.json AFTER.json [--markdown FILE]
+    new_regressions.py BEFORE.json AFTER.json [--markdown FILE] [--bisect-list FILE]
 
 Both files are `gpuperf detect --format json` output: BEFORE from the backup taken before tonight's run,
 AFTER from the database with it. A change is the same change when its series (machine, benchmark, params,
@@ -12,9 +12,12 @@ their database ids, the same in the backup.)
 What is new is listed as findings, as the report does: a duration change with the counters of the same
 instance that changed at the same run (one run apart for a noisy metric) as its hints, and a counter that
 changed without a duration change on its own, marked so. Prints the new regressions and exits 1 when there
-are any, 0 when there are none, 2 on unreadable input. Standard library only.
+are any, 0 when there are none, 2 on unreadable input. --bisect-list writes one line per new finding for
+`gpuperf bisect` (nightly.sh --bisect): instance regex, metric, last good commit, first bad commit, tab-separated.
+Standard library only.
 """
 import json
+import re
 import sys
 
 COUNTER_ONLY = "counter only: no duration change detected"
@@ -93,14 +96,16 @@ def md_cell(text):
 
 def main(argv):
     args = [a for a in argv if not a.startswith("--")]
-    markdown = None
-    if "--markdown" in argv:
-        i = argv.index("--markdown")
-        if i + 1 >= len(argv):
-            print("new_regressions: --markdown needs a file", file=sys.stderr)
-            return 2
-        markdown = argv[i + 1]
-        args = [a for a in args if a != markdown]
+    files = {}
+    for option in ("--markdown", "--bisect-list"):
+        if option in argv:
+            i = argv.index(option)
+            if i + 1 >= len(argv):
+                print(f"new_regressions: {option} needs a file", file=sys.stderr)
+                return 2
+            files[option] = argv[i + 1]
+            args = [a for a in args if a != argv[i + 1]]
+    markdown, bisect_list = files.get("--markdown"), files.get("--bisect-list")
     if len(args) != 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -129,6 +134,12 @@ def main(argv):
     if markdown:
         with open(markdown, "w", encoding="utf-8") as f:
             f.write(text)
+    if bisect_list:
+        with open(bisect_list, "w", encoding="utf-8") as f:
+            for c, _ in new:
+                if c.get("commit") and c.get("previous_commit"):
+                    f.write("\t".join(("^" + re.escape(instance(c)) + "$", str(c.get("metric")),
+                                        c["previous_commit"], c["commit"])) + "\n")
     return 1 if new else 0
 
 

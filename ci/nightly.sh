@@ -11,11 +11,16 @@
 # Usage: ci/nightly.sh [--db PATH] [--artifacts DIR] [--branch NAME] [--device all|N[,M...]]
 #                      [--filter REGEX] [--quick] [--night YYYY-MM-DD] [--bench BIN] [--source DIR]
 #                      [--import FILE]...   # imported-data mode: no measuring, no GPU needed
+#                      [--bisect [--bisect-budget MIN] [--bisect-build CMD] [--bisect-bench PATH]]
 # --bench: the executable to run: gpuperf, or a project's own bench executable linking gpuperf::main
 # (--gpuperf is the same). Without it, gpuperf is built from the source tree this script lies in.
 # --source: the git checkout whose commit and branch are recorded (default: gpuperf's own tree when this
 # script lies in one, else the checkout around the current directory, e.g. a user repository calling the
 # installed share/gpuperf/ci/nightly.sh).
+# --bisect: for each new regression, `gpuperf bisect` between its last good and first bad commit in the
+# --source checkout (on device 0), within --bisect-budget minutes in all (default 60); each culprit goes to
+# summary.md. --bisect-build is run in each commit's checkout (default for gpuperf's own tree: a Release build
+# of the gpuperf target into build-bisect/), --bisect-bench is the executable it makes, relative to the checkout.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +34,11 @@ night=$(date -u +%F)
 gpuperf=${GPUPERF_BIN:-}
 source_dir=""
 imports=()
+bisect=0
+bisect_budget=60
+# shellcheck disable=SC2016 # expanded by the sh that runs the build in each checkout
+bisect_build='cmake -S . -B build-bisect -DCMAKE_BUILD_TYPE=Release -DGPUPERF_BUILD_TESTS=OFF >/dev/null && cmake --build build-bisect -j "$(nproc)" --target gpuperf'
+bisect_bench=build-bisect/cli/gpuperf
 
 die() { echo "nightly: $*" >&2; exit 2; }
 while (($#)); do
@@ -43,11 +53,16 @@ while (($#)); do
     --gpuperf|--bench) gpuperf=${2:?$1 needs a path}; shift 2 ;;
     --source) source_dir=${2:?--source needs a folder}; shift 2 ;;
     --import) imports+=("${2:?--import needs a file}"); shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --bisect) bisect=1; shift ;;
+    --bisect-budget) bisect_budget=${2:?--bisect-budget needs minutes}; shift 2 ;;
+    --bisect-build) bisect_build=${2:?--bisect-build needs a command}; shift 2 ;;
+    --bisect-bench) bisect_bench=${2:?--bisect-bench needs a path}; shift 2 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
 [[ $night =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}$ ]] || die "--night '$night' is not YYYY-MM-DD"
+[[ $bisect_budget =~ ^[0-9]+$ ]] || die "--bisect-budget '$bisect_budget' is not a number of minutes"
 
 log() { echo "[nightly $(date -u +%H:%M:%S)] $*" >&2; }
 start_s=$(date +%s)
@@ -126,10 +141,31 @@ gp report --out "$artifacts" --branch "$branch" --format html,md
 # 6. What is new tonight.
 new_rc=0
 python3 "$repo/ci/new_regressions.py" "$artifacts/changes-before.json" "$artifacts/changes.json" \
-  --markdown "$artifacts/new-regressions.md" || new_rc=$?
+  --markdown "$artifacts/new-regressions.md" --bisect-list "$artifacts/bisect-list.tsv" || new_rc=$?
 ((new_rc <= 1)) || exit "$new_rc"
+
+# 7. Which commit: bisect each new regression within the budget (the culprits go to summary.md).
+: >"$artifacts/bisect.md"
+if ((bisect && new_rc == 1)) && [[ -s $artifacts/bisect-list.tsv ]]; then
+  deadline=$(($(date +%s) + bisect_budget * 60))
+  while IFS=$'\t' read -r instance_re metric good bad; do
+    left=$((deadline - $(date +%s)))
+    if ((left <= 0)); then
+      echo "Not bisected (budget of $bisect_budget min spent): \`$instance_re\` $metric" >>"$artifacts/bisect.md"
+      continue
+    fi
+    log "bisecting $metric of $instance_re between ${good:0:10} and ${bad:0:10} (${left} s left)"
+    rc=0
+    timeout --signal=TERM "$left" "$gpuperf" --db "$db" bisect --repo "$source_dir" --good "$good" --bad "$bad" \
+      --build "$bisect_build" --bench "$bisect_bench" --filter "$instance_re" --metric "$metric" \
+      --format md >>"$artifacts/bisect.md" 2>>"$artifacts/bisect.log" || rc=$?
+    ((rc == 0)) || echo "Bisect of \`$instance_re\` $metric ended with exit $rc (see bisect.log)" >>"$artifacts/bisect.md"
+    echo >>"$artifacts/bisect.md"
+  done <"$artifacts/bisect-list.tsv"
+fi
 if [[ -f $artifacts/report.md ]]; then
-  { cat "$artifacts/new-regressions.md"; echo; cat "$artifacts/report.md"; } >"$artifacts/summary.md"
+  { cat "$artifacts/new-regressions.md"; echo; if [[ -s $artifacts/bisect.md ]]; then cat "$artifacts/bisect.md"; echo; fi
+    cat "$artifacts/report.md"; } >"$artifacts/summary.md"
 fi
 
 log "done in $(($(date +%s) - start_s)) s"

@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
   add_db_commands(app, ctx);
   add_merge_command(app, ctx);
   add_record_command(app, ctx);
+  add_bisect_command(app, ctx);
 
   try {
     app.parse(argc, argv);

@@ -35,5 +35,6 @@ void add_analysis_commands(CLI::App& app, Context& ctx);  // compare, check, det
 void add_report_command(CLI::App& app, Context& ctx);
 void add_merge_command(CLI::App& app, Context& ctx);
 void add_record_command(CLI::App& app, Context& ctx);  // record -- APP ARGS
+void add_bisect_command(CLI::App& app, Context& ctx);  // bisect, and its hidden bisect-step
 
 }  // namespace gpuperf::cli

@@ -36,7 +36,9 @@ std::string first_line(const std::string& command) {
   return out;
 }
 
-bool is_sha(const std::string& s) {
+}  // namespace
+
+bool is_git_sha(const std::string& s) {
   if (s.size() != 40) return false;
   for (char c : s) {
     if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
@@ -44,13 +46,11 @@ bool is_sha(const std::string& s) {
   return true;
 }
 
-}  // namespace
-
 GitInfo detect_git(const std::string& dir) {
   GitInfo info;
   const std::string git = "git -C " + shell_quote(dir.empty() ? "." : dir) + " ";
   const std::string sha = first_line(git + "rev-parse HEAD 2>/dev/null");
-  if (!is_sha(sha)) return info;
+  if (!is_git_sha(sha)) return info;
   info.commit = sha;
   std::string branch = first_line(git + "rev-parse --abbrev-ref HEAD 2>/dev/null");
   if (branch == "HEAD") {

@@ -15,4 +15,7 @@ struct GitInfo {
 // $CI_COMMIT_REF_NAME or $BRANCH_NAME, in that order.
 GitInfo detect_git(const std::string& dir);
 
+// True for a full 40-hex-digit lowercase sha.
+bool is_git_sha(const std::string& s);
+
 }  // namespace gpuperf

@@ -1,0 +1,45 @@
+// What `gpuperf bisect` found, and its three writers: a text table, Markdown (for an issue or a pull
+// request comment) and JSON.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/bisect_git.hpp"
+#include "reports/analysis/types.hpp"
+
+namespace gpuperf::cli {
+
+// The bisected metric of one instance at the good end, at the culprit's parent and at the culprit.
+struct BisectLevel {
+  std::string instance;
+  MetricInfo metric;
+  double good = 0, before = 0, at = 0, bad = 0;  // medians
+};
+
+struct BisectStepRow {
+  std::string commit, verdict, why;
+  int runs_measured = 0, runs_reused = 0;
+  bool built = false;
+};
+
+struct BisectReport {
+  std::string good, bad;            // full shas of the ends
+  std::string filter, metric;
+  std::size_t commits_in_range = 0;
+  bool resolved = false;            // git named one commit
+  CommitInfo culprit;               // when resolved
+  std::vector<std::string> candidates;  // when not: the commits git could not tell apart (skipped)
+  std::vector<BisectLevel> levels;
+  std::vector<analysis::CompareRow> moved;  // other metrics that moved from the parent to the culprit
+  std::vector<BisectStepRow> steps;         // the ends first, then each commit git chose
+  int commits_built = 0, runs_measured = 0, runs_reused = 0;
+  double wall_s = 0;
+};
+
+void write_bisect_text(std::ostream& out, const BisectReport& r);
+void write_bisect_markdown(std::ostream& out, const BisectReport& r);
+void write_bisect_json(std::ostream& out, const BisectReport& r);
+
+}  // namespace gpuperf::cli
