@@ -77,12 +77,12 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   record::RecordOptions options;
   options.command = a.command;
   options.name = a.name;
-  options.kernel_regex = a.kernel_regex;
-  options.nvtx_include = a.nvtx_include;
-  options.naming = record::kernel_naming_from_string(a.kernel_name);
-  options.launch_skip = a.launch_skip;
-  options.launch_count = a.launch_count;
-  options.max_samples = a.max_samples;
+  options.select.kernel_regex = a.kernel_regex;
+  options.select.nvtx_include = a.nvtx_include;
+  options.select.launch_skip = a.launch_skip;
+  options.select.launch_count = a.launch_count;
+  options.select.max_samples = a.max_samples;
+  options.select.naming = record::kernel_naming_from_string(a.kernel_name);
   options.commit = a.commit;
   options.branch = a.branch;
   options.label = a.label;

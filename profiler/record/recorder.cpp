@@ -59,20 +59,7 @@ bool gpus_present_quickly() {
   return !v.empty() && v[0] != '-' && v.rfind("NoDevFiles", 0) != 0;
 }
 
-SelectOptions select_options(const RecordOptions& o) {
-  SelectOptions select;
-  select.kernel_regex = o.kernel_regex;
-  select.nvtx_include = o.nvtx_include;
-  select.launch_skip = o.launch_skip;
-  select.launch_count = o.launch_count;
-  select.max_samples = o.max_samples;
-  select.naming = o.naming;
-  return select;
-}
-
-std::string family(const RecordOptions& o) {
-  return o.name.empty() ? program_name(o.command) : program_family(o.name);
-}
+std::string family(const RecordOptions& o) { return o.name.empty() ? program_name(o.command) : program_family(o.name); }
 
 // --metrics: the collector's metric plan (none when not asked); the injection library profiles
 // plan.perfworks in that order. `tell`: say through options.note which metrics are left out.
@@ -94,7 +81,8 @@ std::optional<MetricPlan> plan_record_metrics(const RecordOptions& o, bool tell)
         "give): " +
         left_out);
   }
-  if (requests.empty()) throw InputError("--metrics '" + o.metrics + "' names no hardware metric a program's kernels can give");
+  if (requests.empty())
+    throw InputError("--metrics '" + o.metrics + "' names no hardware metric a program's kernels can give");
   MetricPlan plan = plan_metrics(std::move(requests));
   if (o.profile_launches == 0) throw InputError("--profile-launches must be at least 1 with --metrics");
   return plan;
@@ -102,10 +90,10 @@ std::optional<MetricPlan> plan_record_metrics(const RecordOptions& o, bool tell)
 
 void check_before_metrics(const RecordOptions& o) {
   if (o.command.empty()) throw InputError("no program given: -- APP [ARGS...]");
-  if (o.max_samples == 0) throw InputError("--max-samples must be at least 1");
+  if (o.select.max_samples == 0) throw InputError("--max-samples must be at least 1");
   resolve_program(o.command.front());
   KernelTotals none;
-  aggregate_launches({}, family(o), select_options(o), none);  // bad regexes fail here
+  aggregate_launches({}, family(o), o.select, none);  // bad regexes fail here
 }
 
 // The library's environment for the plan: the Perfworks names, the CUPTI back end and the launches to profile.
@@ -150,7 +138,7 @@ void check_record_options(const RecordOptions& options) {
 Recording record_program(const RecordOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   check_before_metrics(o);  // exit 2 before anything runs
-  SelectOptions select = select_options(o);
+  SelectOptions select = o.select;
   std::vector<std::pair<std::string, std::string>> env;
   const std::optional<MetricPlan> plan = plan_record_metrics(o, true);
   if (plan) {

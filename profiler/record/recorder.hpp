@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,33 +24,29 @@ namespace gpuperf::record {
 struct RecordOptions {
   std::vector<std::string> command;  // APP ARGS...
   std::string name;                  // family; empty: program_name(command)
-  std::string kernel_regex, nvtx_include;
-  KernelNaming naming = KernelNaming::demangled;
-  std::uint64_t launch_skip = 0;
-  std::optional<std::uint64_t> launch_count;
-  std::size_t max_samples = 1000;
+  SelectOptions select;              // which launches become samples; select.metrics is record_program's own
   std::string commit, branch;        // empty: detected with git in the current folder
   std::string label = "record";
-  bool allow_empty = false;          // no kernel recorded: one empty run (device 0) instead of none
-  bool nvtx = true;                  // false: no NVTX range paths (--no-nvtx)
-  std::string keep_records;          // keep the record files in this folder; empty: a temporary one
-  std::string metrics = "none";      // none, default or a list: hardware metrics of profiled launches
+  bool allow_empty = false;            // no kernel recorded: one empty run (device 0) instead of none
+  bool nvtx = true;                    // false: no NVTX range paths (--no-nvtx)
+  std::string keep_records;            // keep the record files in this folder; empty: a temporary one
+  std::string metrics = "none";        // none, default or a list: hardware metrics of profiled launches
   std::uint64_t profile_launches = 3;  // launches profiled per kernel (the first ones)
   // Told, as it happens, what is left out before the program runs (metrics a program's kernels cannot give).
   std::function<void(const std::string&)> note;
 };
 
 struct Recording {
-  std::string program;                 // the family the kernels are stored under
-  std::vector<Run> runs;               // one per GPU used, in device order; none when nothing was recorded
-  ProgramEnd end;                      // how and when the program ended
-  std::size_t processes = 0;           // processes that wrote records
+  std::string program;        // the family the kernels are stored under
+  std::vector<Run> runs;      // one per GPU used, in device order; none when nothing was recorded
+  ProgramEnd end;             // how and when the program ended
+  std::size_t processes = 0;  // processes that wrote records
   KernelTotals totals;
-  std::vector<std::string> warnings;   // records lost or unreadable, one sentence each
+  std::vector<std::string> warnings;  // records lost or unreadable, one sentence each
   // Non-empty when the program gave no kernel to keep ("it launched no kernel", ...): `runs` is empty then,
   // unless allow_empty gave one empty run.
   std::string nothing_recorded;
-  std::string inject_library;          // the injection library the program ran with
+  std::string inject_library;  // the injection library the program ran with
   // gpuperf's own time before the program started, and when it started (for its own time after).
   double seconds_before = 0;
   std::chrono::steady_clock::time_point program_started;
