@@ -4,7 +4,7 @@
 // the records, then builds one Run per GPU the program used.
 //
 //   RecordOptions -> record_program -> Recording (runs, the program's end, totals, warnings) -> the caller
-//   stores the runs (db::Store::insert_runs, in one transaction) and prints what it wants
+//   stores the runs (in one transaction, as it stores a benchmark run) and prints what it wants
 //
 // Nothing is stored or printed here, except through `note`.
 #pragma once
