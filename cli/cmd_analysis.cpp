@@ -238,12 +238,8 @@ int do_check(const Context& ctx, const CheckArgs& a) {
   const Run& run = measured.run;
 
   db::Store store = open_store(ctx, db::Access::read_write);
-  const db::InsertOutcome stored = store.insert_run(run);
-  if (!ctx.quiet) {
-    std::fprintf(stderr, "stored run %s (id %lld) in %s\n", run.uuid.c_str(), static_cast<long long>(stored.run_id),
-                 ctx.db_path.c_str());
-  }
-  const int verdict = compare_with_baseline(store, a, options, run, stored.run_id);
+  const std::int64_t run_id = store_runs(ctx, store, {run}).front();
+  const int verdict = compare_with_baseline(store, a, options, run, run_id);
   const int incorrect = exit_code_for(run);
   if (incorrect != kExitOk) return incorrect;  // a wrong answer outranks a slowdown
   if (!measured.profiling_error.empty()) {

@@ -87,11 +87,8 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
   }
   std::cout.flush();
 
-  const db::InsertOutcome stored = open_store(ctx, db::Access::read_write).insert_run(run);
-  if (!ctx.quiet) {
-    std::fprintf(stderr, "stored run %s (id %lld, %zu instances) in %s\n", run.uuid.c_str(),
-                 static_cast<long long>(stored.run_id), run.results.size(), ctx.db_path.c_str());
-  }
+  db::Store store = open_store(ctx, db::Access::read_write);
+  store_runs(ctx, store, {run}, [](const Run& r) { return ", " + std::to_string(r.results.size()) + " instances"; });
 
   const int code = exit_code_for(run);
   if (code != kExitOk) return code;

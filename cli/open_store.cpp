@@ -28,4 +28,17 @@ db::Store open_store(const Context& ctx, db::Access access, const std::string& p
   return db::Store(path, access, open_options(ctx));
 }
 
+std::vector<std::int64_t> store_runs(const Context& ctx, db::Store& store, const std::vector<Run>& runs,
+                                     const std::function<std::string(const Run&)>& detail) {
+  const std::vector<db::InsertOutcome> stored = store.insert_runs(runs);
+  std::vector<std::int64_t> ids;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    ids.push_back(stored[i].run_id);
+    if (ctx.quiet) continue;
+    std::fprintf(stderr, "stored run %s (id %lld%s) in %s\n", runs[i].uuid.c_str(),
+                 static_cast<long long>(stored[i].run_id), detail ? detail(runs[i]).c_str() : "", ctx.db_path.c_str());
+  }
+  return ids;
+}
+
 }  // namespace gpuperf::cli

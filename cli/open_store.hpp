@@ -2,9 +2,13 @@
 // $GPUPERF_DB_BUSY_TIMEOUT, else 10 minutes) and, on a terminal, a line while a write waits for a lock.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "cli/context.hpp"
+#include "core/result.hpp"
 #include "db/store.hpp"
 
 namespace gpuperf::cli {
@@ -14,5 +18,11 @@ db::OpenOptions open_options(const Context& ctx);
 // The database at `path` (default: ctx.db_path), opened with open_options(ctx).
 db::Store open_store(const Context& ctx, db::Access access);
 db::Store open_store(const Context& ctx, db::Access access, const std::string& path);
+
+// The one way a command's runs reach the database, measured (run, check) or recorded (record, check
+// --record): all of `runs` in one transaction, then, unless --quiet, a line per run on stderr: "stored run
+// UUID (id N<detail>) in DB", `detail(run)` saying what follows the id (", 33 instances"). Their ids, in order.
+std::vector<std::int64_t> store_runs(const Context& ctx, db::Store& store, const std::vector<Run>& runs,
+                                     const std::function<std::string(const Run&)>& detail = {});
 
 }  // namespace gpuperf::cli

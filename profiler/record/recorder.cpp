@@ -1,0 +1,214 @@
+#include "profiler/record/recorder.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "core/command_line.hpp"
+#include "core/errors.hpp"
+#include "gpuperf/version.hpp"
+#include "profiler/collector.hpp"
+#include "profiler/cupti/range_backend_loader.hpp"
+#include "profiler/git_info.hpp"
+#include "profiler/gpu/device_info.hpp"
+#include "profiler/gpu/nvml.hpp"
+#include "profiler/metric_catalog.hpp"
+#include "profiler/metric_plan.hpp"
+#include "profiler/record/program_name.hpp"
+#include "profiler/record/record_file.hpp"
+
+namespace gpuperf::record {
+namespace {
+
+// A temporary folder for the record files, removed with the object unless it was asked to be kept.
+class RecordDir {
+ public:
+  explicit RecordDir(const std::string& keep) : keep_(!keep.empty()) {
+    if (keep_) {
+      std::filesystem::create_directories(keep);
+      path_ = std::filesystem::absolute(keep).string();
+      return;
+    }
+    std::string tmpl = (std::filesystem::temp_directory_path() / "gpuperf-record.XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) throw EnvironmentError("cannot create a temporary folder for the records");
+    path_ = tmpl;
+  }
+  ~RecordDir() {
+    std::error_code ec;
+    if (!keep_) std::filesystem::remove_all(path_, ec);  // best effort
+  }
+  RecordDir(const RecordDir&) = delete;
+  RecordDir& operator=(const RecordDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  bool keep_;
+  std::string path_;
+};
+
+// Whether NVML's quick count may stand in for CUDA's check before the program starts: NVML counts the
+// machine's GPUs, not those CUDA_VISIBLE_DEVICES selects, so a selection that hides them all ("", "-1",
+// "NoDevFiles") is left to CUDA.
+bool gpus_present_quickly() {
+  const auto count = gpu::nvml_device_count();
+  if (!count || *count == 0) return false;
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (visible == nullptr) return true;
+  const std::string v = visible;
+  return !v.empty() && v[0] != '-' && v.rfind("NoDevFiles", 0) != 0;
+}
+
+std::string family(const RecordOptions& o) { return o.name.empty() ? program_name(o.command) : program_family(o.name); }
+
+// --metrics: the collector's metric plan (none when not asked); the injection library profiles
+// plan.perfworks in that order. `tell`: say through options.note which metrics are left out.
+std::optional<MetricPlan> plan_record_metrics(const RecordOptions& o, bool tell) {
+  const MetricSelection selection = parse_metrics_option(o.metrics);
+  if (!selection.enabled) return std::nullopt;
+  std::vector<MetricRequest> requests;
+  std::string left_out;
+  for (auto& r : resolve_metric_requests(selection.names, nullptr)) {
+    if (r.source == MetricSource::profiler) {
+      requests.push_back(std::move(r));
+    } else {
+      left_out += (left_out.empty() ? "" : ", ") + r.name;
+    }
+  }
+  if (!left_out.empty() && tell && o.note) {
+    o.note(
+        "not recorded for a program's kernels (they need the kernel function, which a recorded program does not "
+        "give): " +
+        left_out);
+  }
+  if (requests.empty())
+    throw InputError("--metrics '" + o.metrics + "' names no hardware metric a program's kernels can give");
+  MetricPlan plan = plan_metrics(std::move(requests));
+  if (o.profile_launches == 0) throw InputError("--profile-launches must be at least 1 with --metrics");
+  return plan;
+}
+
+void check_before_metrics(const RecordOptions& o) {
+  if (o.command.empty()) throw InputError("no program given: -- APP [ARGS...]");
+  if (o.select.max_samples == 0) throw InputError("--max-samples must be at least 1");
+  resolve_program(o.command.front());
+  KernelTotals none;
+  aggregate_launches({}, family(o), o.select, none);  // bad regexes fail here
+}
+
+// The library's environment for the plan: the Perfworks names, the CUPTI back end and the launches to profile.
+std::vector<std::pair<std::string, std::string>> metrics_environment(const MetricPlan& plan, const RecordOptions& o) {
+  std::string names, module;
+  for (const auto& n : plan.perfworks) names += (names.empty() ? "" : ",") + n;
+  try {
+    module = cupti::find_backend_module();
+  } catch (const EnvironmentError& e) {
+    throw EnvironmentError(std::string("--metrics needs gpuperf's CUPTI back end: ") + e.what());
+  }
+  return {{"GPUPERF_RECORD_METRICS", names},
+          {"GPUPERF_RECORD_CUPTI_MODULE", module},
+          {"GPUPERF_RECORD_PROFILE_LAUNCHES", std::to_string(o.profile_launches)}};
+}
+
+// What the record files say went wrong: unreadable records, processes that did not flush, dropped records.
+// `incomplete` is set when a process ended without flushing.
+std::vector<std::string> record_warnings(const std::vector<ProcessRecord>& processes, bool& incomplete) {
+  std::vector<std::string> out;
+  std::uint64_t dropped = 0;
+  for (const auto& p : processes) {
+    for (const auto& e : p.errors) out.push_back("process " + std::to_string(p.pid) + ": " + e);
+    if (!p.complete) {
+      incomplete = true;
+      out.push_back("process " + std::to_string(p.pid) +
+                    " ended without flushing its records (killed?): launches it made last may be missing");
+    }
+    dropped += p.dropped;
+  }
+  if (dropped > 0) out.push_back("CUPTI dropped " + std::to_string(dropped) + " kernel records (buffers full)");
+  return out;
+}
+
+}  // namespace
+
+void check_record_options(const RecordOptions& options) {
+  check_before_metrics(options);
+  plan_record_metrics(options, false);
+}
+
+Recording record_program(const RecordOptions& o) {
+  const auto started = std::chrono::steady_clock::now();
+  check_before_metrics(o);  // exit 2 before anything runs
+  SelectOptions select = o.select;
+  std::vector<std::pair<std::string, std::string>> env;
+  const std::optional<MetricPlan> plan = plan_record_metrics(o, true);
+  if (plan) {
+    env = metrics_environment(*plan, o);
+    select.metrics = &*plan;
+  }
+
+  check_no_other_injection();
+  // Exit 3 without a GPU, before the program runs. Where NVML sees GPUs that CUDA_VISIBLE_DEVICES does not
+  // hide, that answer is enough here, and CUDA's own check (its start-up alone takes 0.03 s on a machine of
+  // one H100, 0.3 s on one of two H200s) runs while the program does; if it fails after all, the error
+  // comes once the program has ended and nothing is stored.
+  if (!gpus_present_quickly()) gpu::device_count();
+  Recording out;
+  out.program = family(o);
+  out.inject_library = find_inject_library();
+
+  RecordDir dir(o.keep_records);
+  // While the program runs, gpuperf finds what the runs need of this machine and checkout (the CUDA
+  // driver's start-up, NVML, the device properties, git), then reads the records as they are written: once
+  // the program has ended, only its last buffers are left to read.
+  std::vector<Machine> machines;
+  GitInfo git;
+  RecordDirReader reader(dir.path());
+  bool described = false;
+  auto while_running = [&] {
+    if (!described) {
+      described = true;
+      const int devices = gpu::device_count();
+      for (int d = 0; d < devices; ++d) machines.push_back(gpu::describe_machine(d));
+      if (o.commit.empty() || o.branch.empty()) git = detect_git(".");
+    }
+    reader.poll();
+  };
+  out.program_started = std::chrono::steady_clock::now();
+  out.seconds_before = std::chrono::duration<double>(out.program_started - started).count();
+  out.end = run_program(o.command, dir.path(), out.inject_library, o.nvtx, env, while_running);
+  const auto processes = reader.finish();
+  out.processes = processes.size();
+  auto by_device = aggregate_launches(processes, out.program, select, out.totals);
+  bool incomplete = false;
+  out.warnings = record_warnings(processes, incomplete);
+
+  if (by_device.empty()) {
+    out.nothing_recorded =
+        processes.empty()
+            ? "it made no CUDA call (or the CUDA driver could not load " + out.inject_library + ")"
+            : (out.totals.launches_seen == 0 ? "it launched no kernel" : "no launch matched the selection");
+    if (!o.allow_empty) return out;
+    by_device[0] = {};
+  }
+  const bool failed = out.end.exit_status != 0;
+  for (auto& [device, results] : by_device) {
+    Run run;
+    run.uuid = make_uuid();
+    run.started_at = out.end.started_at;
+    run.finished_at = out.end.finished_at;
+    run.commit = o.commit.empty() ? git.commit : o.commit;
+    run.branch = o.branch.empty() ? git.branch : o.branch;
+    run.label = o.label;
+    run.tool_version = GPUPERF_VERSION;
+    run.machine = device < machines.size() ? machines[device] : gpu::describe_machine(static_cast<int>(device));
+    run.command = command_line(o.command);
+    run.exit_status = out.end.exit_status;
+    run.results = std::move(results);
+    run.status = (failed || incomplete) ? Status::failed : Status::ok;
+    out.runs.push_back(std::move(run));
+  }
+  return out;
+}
+
+}  // namespace gpuperf::record

@@ -1,0 +1,65 @@
+// Where a recorded kernel becomes a result: `gpuperf record` and `check --record` in one call, as the runner
+// (profiler/runner.hpp) is for benchmarks. Checks the options before anything runs, plans the hardware
+// metrics, runs the program under the injection library while describing the machine and git and reading
+// the records, then builds one Run per GPU the program used.
+//
+//   RecordOptions -> record_program -> Recording (runs, the program's end, totals, warnings) -> the caller
+//   stores the runs (in one transaction, as it stores a benchmark run) and prints what it wants
+//
+// Nothing is stored or printed here, except through `note`.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/result.hpp"
+#include "profiler/record/aggregate.hpp"
+#include "profiler/record/launch.hpp"
+
+namespace gpuperf::record {
+
+struct RecordOptions {
+  std::vector<std::string> command;  // APP ARGS...
+  std::string name;                  // family; empty: program_name(command)
+  SelectOptions select;              // which launches become samples; select.metrics is record_program's own
+  std::string commit, branch;        // empty: detected with git in the current folder
+  std::string label = "record";
+  bool allow_empty = false;            // no kernel recorded: one empty run (device 0) instead of none
+  bool nvtx = true;                    // false: no NVTX range paths (--no-nvtx)
+  std::string keep_records;            // keep the record files in this folder; empty: a temporary one
+  std::string metrics = "none";        // none, default or a list: hardware metrics of profiled launches
+  std::uint64_t profile_launches = 3;  // launches profiled per kernel (the first ones)
+  // Told, as it happens, what is left out before the program runs (metrics a program's kernels cannot give).
+  std::function<void(const std::string&)> note;
+};
+
+struct Recording {
+  std::string program;        // the family the kernels are stored under
+  std::vector<Run> runs;      // one per GPU used, in device order; none when nothing was recorded
+  ProgramEnd end;             // how and when the program ended
+  std::size_t processes = 0;  // processes that wrote records
+  KernelTotals totals;
+  std::vector<std::string> warnings;  // records lost or unreadable, one sentence each
+  // Non-empty when the program gave no kernel to keep ("it launched no kernel", ...): `runs` is empty then,
+  // unless allow_empty gave one empty run.
+  std::string nothing_recorded;
+  std::string inject_library;  // the injection library the program ran with
+  // gpuperf's own time before the program started, and when it started (for its own time after).
+  double seconds_before = 0;
+  std::chrono::steady_clock::time_point program_started;
+};
+
+// The checks that need no GPU and run nothing: a command, --max-samples >= 1, a program that exists, valid
+// regexes, --metrics naming hardware metrics a program's kernels can give and --profile-launches >= 1 with
+// them. InputError (exit 2) naming the option; record_program makes them first.
+void check_record_options(const RecordOptions& options);
+
+// Records `options.command`. Throws InputError (bad options, program not found), EnvironmentError (no GPU,
+// another tool attached, no injection library or CUPTI back end for --metrics). The program's failure is
+// not an exception: it is in `end` and in each run (exit status, status failed).
+Recording record_program(const RecordOptions& options);
+
+}  // namespace gpuperf::record
