@@ -85,6 +85,9 @@ def main():
 
     def run_recorded(cmd, extra, tag):
         db = os.path.join(out, tag + ".db")
+        for stale in (db, db + "-wal", db + "-shm"):  # an --out folder used before: judge this run alone
+            if os.path.exists(stale):
+                os.remove(stale)
         p = subprocess.run([gpuperf, "--db", db, "record", *extra, "--", *cmd], capture_output=True, text=True)
         with open(os.path.join(out, tag + ".log"), "w") as f:
             f.write(p.stdout + p.stderr)
@@ -127,12 +130,11 @@ def main():
             recorded[setting] = [runner.submit(run_recorded, cmd, extra, f"{name}-{setting.replace(' ', '')}-{i}")
                                  for i in range(args.runs)]
         pending.append((name, plain, count, how, kernel, recorded))
-    if args.deadline > 0:
-        every = [f for item in pending if len(item) > 3 for f in
-                 item[1] + ([item[2]] if item[2] else []) + [g for fs in item[5].values() for g in fs]]
-        futures.wait(every, timeout=max(0.0, args.deadline - (time.time() - started)))
-        for f in every:
-            f.cancel()
+    every = [f for item in pending if len(item) > 3 for f in
+             item[1] + ([item[2]] if item[2] else []) + [g for fs in item[5].values() for g in fs]]
+    futures.wait(every, timeout=max(0.0, args.deadline - (time.time() - started)) if args.deadline > 0 else None)
+    for f in every:
+        f.cancel()
     done = lambda fs: [f.result() for f in fs if f.done() and not f.cancelled()]
     rows = []
     for item in pending:
