@@ -64,11 +64,9 @@ void CUPTIAPI ActivityApi::buffer_completed(CUcontext context, std::uint32_t str
                                             std::size_t, std::size_t valid) {
   ActivityApi& api = *g_instance;
   if (!api.finished_.load()) {
-    CUpti_Activity* record = nullptr;
-    while (valid > 0 && api.f_.next_record(buffer, valid, &record) == CUPTI_SUCCESS) api.handler_->on_record(*record);
     std::size_t dropped = 0;
     if (api.f_.dropped_records(context, stream_id, &dropped) != CUPTI_SUCCESS) dropped = 0;
-    api.handler_->on_buffer_done(dropped);
+    api.handler_->on_buffer(ActivityBuffer(api.f_.next_record, buffer, valid), dropped);
   }
   std::free(buffer);
 }

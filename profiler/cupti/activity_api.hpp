@@ -35,12 +35,28 @@ struct ActivityFunctions {
   decltype(&cuptiGetResultString) result_string = nullptr;
 };
 
-// Called with each completed buffer's records, on whichever thread CUPTI completes it (its worker thread, or
-// the one that flushes). `dropped` counts records CUPTI could not fit.
+// One completed buffer's records, read in order with for_each (valid only during the handler's call).
+class ActivityBuffer {
+ public:
+  ActivityBuffer(decltype(&cuptiActivityGetNextRecord) next, std::uint8_t* buffer, std::size_t valid)
+      : next_(next), buffer_(buffer), valid_(valid) {}
+  template <typename F>
+  void for_each(F&& f) const {
+    CUpti_Activity* record = nullptr;
+    while (valid_ > 0 && next_(buffer_, valid_, &record) == CUPTI_SUCCESS) f(*record);
+  }
+
+ private:
+  decltype(&cuptiActivityGetNextRecord) next_;
+  std::uint8_t* buffer_;
+  std::size_t valid_;
+};
+
+// Called with each completed buffer, on whichever thread CUPTI completes it (its worker thread, or the one
+// that flushes). `dropped` counts records CUPTI could not fit.
 class ActivityHandler {
  public:
-  virtual void on_record(const CUpti_Activity& record) = 0;
-  virtual void on_buffer_done(std::size_t dropped) = 0;
+  virtual void on_buffer(const ActivityBuffer& records, std::size_t dropped) = 0;
 
  protected:
   ~ActivityHandler() = default;  // handlers outlive the process's tracing; never deleted through this

@@ -70,26 +70,24 @@ ActivityFunctions load_functions() {
 // like the ActivityApi that calls it.
 class Sink : public ActivityHandler {
  public:
-  void on_record(const CUpti_Activity& record) override {
-    if (record.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record.kind == CUPTI_ACTIVITY_KIND_KERNEL) {
-      const auto& k = reinterpret_cast<const KernelActivity&>(record);
-      got_.kernels.push_back(KernelRecord{k.correlationId, k.start, k.end, k.streamId, k.name != nullptr ? k.name : ""});
-    } else if (record.kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
-      const auto& e = reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record);
-      if (e.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
-        got_.correlations.push_back(ExternalCorrelation{e.externalId, e.correlationId});
+  void on_buffer(const ActivityBuffer& records, std::size_t dropped) override {
+    ActivityBatch got;  // read outside the lock, then appended under it
+    records.for_each([&](const CUpti_Activity& record) {
+      if (record.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record.kind == CUPTI_ACTIVITY_KIND_KERNEL) {
+        const auto& k = reinterpret_cast<const KernelActivity&>(record);
+        got.kernels.push_back(KernelRecord{k.correlationId, k.start, k.end, k.streamId, k.name != nullptr ? k.name : ""});
+      } else if (record.kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
+        const auto& e = reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record);
+        if (e.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
+          got.correlations.push_back(ExternalCorrelation{e.externalId, e.correlationId});
+        }
       }
-    }
-  }
-  void on_buffer_done(std::size_t dropped) override {
-    got_.dropped = dropped;
+    });
     std::lock_guard<std::mutex> lock(mutex_);
-    if (accepting_) {
-      batch_.kernels.insert(batch_.kernels.end(), got_.kernels.begin(), got_.kernels.end());
-      batch_.correlations.insert(batch_.correlations.end(), got_.correlations.begin(), got_.correlations.end());
-      batch_.dropped += got_.dropped;
-    }
-    got_ = ActivityBatch{};
+    if (!accepting_) return;
+    batch_.kernels.insert(batch_.kernels.end(), got.kernels.begin(), got.kernels.end());
+    batch_.correlations.insert(batch_.correlations.end(), got.correlations.begin(), got.correlations.end());
+    batch_.dropped += dropped;
   }
   void accept(bool on) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -102,8 +100,7 @@ class Sink : public ActivityHandler {
   }
 
  private:
-  ActivityBatch got_;  // the buffer being read: CUPTI completes one buffer at a time
-  std::mutex mutex_;   // guards the two below
+  std::mutex mutex_;  // guards the two below
   ActivityBatch batch_;
   bool accepting_ = false;
 };

@@ -149,8 +149,16 @@ std::uint64_t name_id_locked(const char* name) {
 // thread that flushes). Never destroyed.
 class RecordWriter : public gpuperf::cupti::ActivityHandler {
  public:
-  void on_record(const CUpti_Activity& record) override {
+  // One lock per buffer, not per record (a record takes about 0.15 us to write on CUPTI's thread).
+  void on_buffer(const gpuperf::cupti::ActivityBuffer& records, std::size_t dropped) override {
     std::lock_guard<std::mutex> lock(state().mutex);
+    records.for_each([](const CUpti_Activity& record) { write_record_locked(record); });
+    if (dropped > 0) write_line_locked("D " + std::to_string(dropped));
+    if (state().out != nullptr) std::fflush(state().out);  // what a later SIGKILL cannot take back
+  }
+
+ private:
+  static void write_record_locked(const CUpti_Activity& record) {
     char line[400];
     if (record.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
       const auto& k = reinterpret_cast<const CUpti_ActivityKernel10&>(record);
@@ -178,11 +186,6 @@ class RecordWriter : public gpuperf::cupti::ActivityHandler {
         write_locked(line, static_cast<std::size_t>(p - line));
       }
     }
-  }
-  void on_buffer_done(std::size_t dropped) override {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    if (dropped > 0) write_line_locked("D " + std::to_string(dropped));
-    if (state().out != nullptr) std::fflush(state().out);  // what a later SIGKILL cannot take back
   }
 };
 
