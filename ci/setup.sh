@@ -4,11 +4,10 @@
 set -euo pipefail
 
 packages=(cmake g++ make libsqlite3-dev sqlite3 libgtest-dev nlohmann-json3-dev libcli11-dev)
-# Test-only extras: headless Chromium for the HTML report test, yamllint and shellcheck for the CI recipes.
+# Test-only extras: headless Chromium for the HTML report test, yamllint and shellcheck for the CI recipes,
+# clang-format-14 for ci/format_check.sh (its version is pinned there).
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(chromium yamllint shellcheck)
-  # ci/format_check.sh, once formatting is enforced (its version is pinned there).
-  if [[ -e "$(dirname "$0")/../.clang-format-enforced" ]]; then packages+=(clang-format-14); fi
+  packages+=(chromium yamllint shellcheck clang-format-14)
 fi
 
 missing=()

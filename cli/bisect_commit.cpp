@@ -53,8 +53,7 @@ bool covers(const Run& run, const std::regex& re, const std::string& metric) {
   return false;
 }
 
-int decide(const BisectConfig& cfg, const db::Store& store, const std::vector<std::int64_t>& runs,
-           CommitStep& step) {
+int decide(const BisectConfig& cfg, const db::Store& store, const std::vector<std::int64_t>& runs, CommitStep& step) {
   const Run good = store.load_run(cfg.good_run), bad = store.load_run(cfg.bad_run);
   const analysis::CompareOptions options = cfg.compare_options();
   const auto tracked = analysis::reproduced_changes(good, bad, cfg.metric, options);
@@ -76,11 +75,12 @@ const char* verdict_name(int code) {
 }  // namespace
 
 std::string BisectConfig::to_json() const {
-  return json{{"db", db_path},       {"worktree", worktree}, {"scratch", scratch},   {"build", build},
-              {"bench", bench},      {"record", record},     {"self", self},         {"filter", filter},
-              {"metric", metric},    {"metrics", metrics},   {"device", device},     {"quick", quick},
-              {"tries", tries},      {"alpha", alpha},       {"thresholds", thresholds},
-              {"good_run", good_run}, {"bad_run", bad_run},  {"fingerprint", fingerprint},
+  return json{{"db", db_path},        {"worktree", worktree}, {"scratch", scratch},
+              {"build", build},       {"bench", bench},       {"record", record},
+              {"self", self},         {"filter", filter},     {"metric", metric},
+              {"metrics", metrics},   {"device", device},     {"quick", quick},
+              {"tries", tries},       {"alpha", alpha},       {"thresholds", thresholds},
+              {"good_run", good_run}, {"bad_run", bad_run},   {"fingerprint", fingerprint},
               {"hostname", hostname}}
       .dump();
 }
@@ -124,9 +124,9 @@ analysis::CompareOptions BisectConfig::compare_options() const {
 
 void append_step(const BisectConfig& cfg, const CommitStep& s) {
   std::ofstream f(cfg.step_log(), std::ios::app);
-  f << json{{"commit", s.commit},   {"built", s.built},   {"build_failed", s.build_failed},
-            {"measured", s.measured}, {"reused", s.reused}, {"verdict", s.verdict},
-            {"why", s.why},         {"build_s", s.build_s}, {"measure_s", s.measure_s}}
+  f << json{{"commit", s.commit},     {"built", s.built},     {"build_failed", s.build_failed},
+            {"measured", s.measured}, {"reused", s.reused},   {"verdict", s.verdict},
+            {"why", s.why},           {"build_s", s.build_s}, {"measure_s", s.measure_s}}
            .dump()
     << '\n';
 }
@@ -184,8 +184,8 @@ std::optional<Run> measure_commit(const BisectConfig& cfg, const std::string& sh
   const auto t0 = std::chrono::steady_clock::now();
   const std::string scratch_db = cfg.scratch + "/bench.db";
   std::vector<std::string> argv;
-  const std::vector<std::string> identity{"--commit", sha, "--branch", kBisectLabel, "--label", kBisectLabel,
-                                          "--format", "json"};
+  const std::vector<std::string> identity{"--commit", sha,          "--branch", kBisectLabel,
+                                          "--label",  kBisectLabel, "--format", "json"};
   if (!cfg.record.empty()) {
     argv = {cfg.self, "--db", scratch_db, "--quiet", "record", "--metrics", cfg.metrics};
     if (!cfg.filter.empty()) argv.insert(argv.end(), {"--kernel-regex", cfg.filter});
@@ -194,8 +194,8 @@ std::optional<Run> measure_commit(const BisectConfig& cfg, const std::string& sh
     argv.push_back(in_worktree(cfg, cfg.record.front()));
     argv.insert(argv.end(), cfg.record.begin() + 1, cfg.record.end());
   } else {
-    argv = {in_worktree(cfg, cfg.bench), "--db", scratch_db, "--quiet", "run", "--device", std::to_string(cfg.device),
-            "--filter", cfg.filter, "--metrics", cfg.metrics};
+    argv = {in_worktree(cfg, cfg.bench), "--db",     scratch_db, "--quiet",   "run",      "--device",
+            std::to_string(cfg.device),  "--filter", cfg.filter, "--metrics", cfg.metrics};
     if (cfg.quick) argv.push_back("--quick");
     argv.insert(argv.end(), identity.begin(), identity.end());
   }
@@ -209,7 +209,8 @@ std::optional<Run> measure_commit(const BisectConfig& cfg, const std::string& sh
   step.measure_s += seconds_since(t0);
   const std::string err = slurp(o.err_path);
   if (r.exit_code == kExitEnvironment) {
-    throw EnvironmentError("the bench cannot measure here (exit 3) at " + sha.substr(0, 12) + ": " + tail_lines(err, 5));
+    throw EnvironmentError("the bench cannot measure here (exit 3) at " + sha.substr(0, 12) + ": " +
+                           tail_lines(err, 5));
   }
   std::vector<Run> runs;
   if (r.exit_code == kExitOk || r.exit_code == kExitIncorrect || r.exit_code == kExitProgramFailed) {
@@ -222,8 +223,8 @@ std::optional<Run> measure_commit(const BisectConfig& cfg, const std::string& sh
   }
   if (runs.empty()) {
     if (failure != nullptr) {
-      *failure = "the bench exited " + std::to_string(r.exit_code) + " at " + sha.substr(0, 12) +
-                 " without a run:\n" + tail_lines(err, 10);
+      *failure = "the bench exited " + std::to_string(r.exit_code) + " at " + sha.substr(0, 12) + " without a run:\n" +
+                 tail_lines(err, 10);
     }
     return std::nullopt;
   }

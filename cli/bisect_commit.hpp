@@ -20,18 +20,18 @@ inline const char* const kBisectLabel = "bisect";
 
 struct BisectConfig {
   std::string db_path;
-  std::string worktree;  // where each commit is checked out and built
-  std::string scratch;   // the bisection's temporary folder: logs, the bench's own database, the step log
-  std::string build;     // shell command (sh -c) run in the worktree
-  std::string bench;     // the bench executable, relative to the worktree unless absolute
+  std::string worktree;             // where each commit is checked out and built
+  std::string scratch;              // the bisection's temporary folder: logs, the bench's own database, the step log
+  std::string build;                // shell command (sh -c) run in the worktree
+  std::string bench;                // the bench executable, relative to the worktree unless absolute
   std::vector<std::string> record;  // --record: APP ARGS (APP relative to the worktree unless absolute)
-  std::string self;      // this gpuperf, which records the program
-  std::string filter;    // instance regex, passed to the bench (and to record as --kernel-regex)
+  std::string self;                 // this gpuperf, which records the program
+  std::string filter;               // instance regex, passed to the bench (and to record as --kernel-regex)
   std::string metric = "duration";
   std::string metrics = "default";  // the bench's --metrics
   int device = 0;
   bool quick = false;
-  int tries = 3;         // measurements of an ambiguous commit before it is skipped
+  int tries = 3;  // measurements of an ambiguous commit before it is skipped
   double alpha = 0.01;
   std::vector<std::string> thresholds;
   std::int64_t good_run = 0, bad_run = 0;
@@ -49,7 +49,7 @@ struct CommitStep {
   std::string commit;
   bool built = false, build_failed = false;
   std::vector<std::int64_t> measured, reused;  // run ids
-  std::string verdict;  // good, bad, skip
+  std::string verdict;                         // good, bad, skip
   std::string why;
   double build_s = 0, measure_s = 0;
 };

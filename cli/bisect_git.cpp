@@ -91,9 +91,7 @@ Worktree::~Worktree() {
   }
 }
 
-void Worktree::checkout(const std::string& sha) const {
-  git_ok(dir_, {"checkout", "--quiet", "--detach", sha});
-}
+void Worktree::checkout(const std::string& sha) const { git_ok(dir_, {"checkout", "--quiet", "--detach", sha}); }
 
 BisectOutcome bisect_run(const Worktree& wt, const std::string& good, const std::string& bad,
                          const std::vector<std::string>& step, const std::string& log_path) {

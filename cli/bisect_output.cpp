@@ -46,18 +46,18 @@ std::string culprit_line(const BisectReport& r) {
 }  // namespace
 
 void write_bisect_text(std::ostream& out, const BisectReport& r) {
-  out << "bisect " << short_sha(r.good) << ".." << short_sha(r.bad) << " (" << r.commits_in_range
-      << " commits), " << r.metric << " of /" << r.filter << "/\n";
+  out << "bisect " << short_sha(r.good) << ".." << short_sha(r.bad) << " (" << r.commits_in_range << " commits), "
+      << r.metric << " of /" << r.filter << "/\n";
   out << "culprit  " << culprit_line(r) << "\n\n";
   if (!r.levels.empty()) {
     char line[400];
-    std::snprintf(line, sizeof line, "%-40s %-16s %12s %12s %12s %9s\n", "instance", "metric", "good",
-                  "before", "culprit", "change");
+    std::snprintf(line, sizeof line, "%-40s %-16s %12s %12s %12s %9s\n", "instance", "metric", "good", "before",
+                  "culprit", "change");
     out << line;
     for (const BisectLevel& l : r.levels) {
       std::snprintf(line, sizeof line, "%-40s %-16s %12s %12s %12s %9s\n", l.instance.c_str(), l.metric.name.c_str(),
-                    value(l.good, l.metric).c_str(), value(l.before, l.metric).c_str(),
-                    value(l.at, l.metric).c_str(), pct(l.before, l.at).c_str());
+                    value(l.good, l.metric).c_str(), value(l.before, l.metric).c_str(), value(l.at, l.metric).c_str(),
+                    pct(l.before, l.at).c_str());
       out << line;
     }
   }
@@ -66,8 +66,8 @@ void write_bisect_text(std::ostream& out, const BisectReport& r) {
   for (std::size_t i = 0; i < r.moved.size(); ++i) out << (i ? ", " : "") << moved_text(r.moved[i]);
   out << "\n\nsteps\n";
   for (const BisectStepRow& s : r.steps) {
-    out << "  " << short_sha(s.commit) << "  " << s.verdict << "  (" << (s.built ? "built, " : "")
-        << s.runs_measured << " measured, " << s.runs_reused << " reused)  " << s.why << "\n";
+    out << "  " << short_sha(s.commit) << "  " << s.verdict << "  (" << (s.built ? "built, " : "") << s.runs_measured
+        << " measured, " << s.runs_reused << " reused)  " << s.why << "\n";
   }
   out << "cost: " << cost_text(r) << "\n";
 }
@@ -85,9 +85,9 @@ void write_bisect_markdown(std::ostream& out, const BisectReport& r) {
   if (!r.levels.empty()) {
     out << "| instance | metric | good | before | culprit | change |\n|---|---|---:|---:|---:|---:|\n";
     for (const BisectLevel& l : r.levels) {
-      out << "| " << reports::md_escape(l.instance) << " | " << reports::md_escape(l.metric.name) << " | " << value(l.good, l.metric)
-          << " | " << value(l.before, l.metric) << " | " << value(l.at, l.metric) << " | " << pct(l.before, l.at)
-          << " |\n";
+      out << "| " << reports::md_escape(l.instance) << " | " << reports::md_escape(l.metric.name) << " | "
+          << value(l.good, l.metric) << " | " << value(l.before, l.metric) << " | " << value(l.at, l.metric) << " | "
+          << pct(l.before, l.at) << " |\n";
     }
     out << "\n";
   }
@@ -98,10 +98,16 @@ void write_bisect_markdown(std::ostream& out, const BisectReport& r) {
 }
 
 void write_bisect_json(std::ostream& out, const BisectReport& r) {
-  json j{{"good", r.good}, {"bad", r.bad}, {"filter", r.filter}, {"metric", r.metric},
-         {"commits_in_range", r.commits_in_range}, {"resolved", r.resolved}};
+  json j{{"good", r.good},
+         {"bad", r.bad},
+         {"filter", r.filter},
+         {"metric", r.metric},
+         {"commits_in_range", r.commits_in_range},
+         {"resolved", r.resolved}};
   if (r.resolved) {
-    j["culprit"] = {{"commit", r.culprit.sha}, {"subject", r.culprit.subject}, {"date", r.culprit.date},
+    j["culprit"] = {{"commit", r.culprit.sha},
+                    {"subject", r.culprit.subject},
+                    {"date", r.culprit.date},
                     {"parent", r.culprit.parent}};
   } else {
     j["culprit"] = nullptr;
@@ -109,13 +115,20 @@ void write_bisect_json(std::ostream& out, const BisectReport& r) {
   j["candidates"] = r.candidates;
   json levels = json::array();
   for (const BisectLevel& l : r.levels) {
-    levels.push_back({{"instance", l.instance}, {"metric", l.metric.name}, {"unit", l.metric.unit},
-                      {"good", l.good}, {"before", l.before}, {"culprit", l.at}, {"bad", l.bad}});
+    levels.push_back({{"instance", l.instance},
+                      {"metric", l.metric.name},
+                      {"unit", l.metric.unit},
+                      {"good", l.good},
+                      {"before", l.before},
+                      {"culprit", l.at},
+                      {"bad", l.bad}});
   }
   j["levels"] = levels;
   json moved = json::array();
   for (const auto& m : r.moved) {
-    moved.push_back({{"instance", m.instance.display_name()}, {"metric", m.metric.name}, {"unit", m.metric.unit},
+    moved.push_back({{"instance", m.instance.display_name()},
+                     {"metric", m.metric.name},
+                     {"unit", m.metric.unit},
                      {"before", m.base ? json(m.base->median) : json(nullptr)},
                      {"culprit", m.candidate ? json(m.candidate->median) : json(nullptr)},
                      {"verdict", analysis::to_string(m.verdict)}});
@@ -123,12 +136,18 @@ void write_bisect_json(std::ostream& out, const BisectReport& r) {
   j["moved"] = moved;
   json steps = json::array();
   for (const auto& s : r.steps) {
-    steps.push_back({{"commit", s.commit}, {"verdict", s.verdict}, {"why", s.why}, {"built", s.built},
-                     {"runs_measured", s.runs_measured}, {"runs_reused", s.runs_reused}});
+    steps.push_back({{"commit", s.commit},
+                     {"verdict", s.verdict},
+                     {"why", s.why},
+                     {"built", s.built},
+                     {"runs_measured", s.runs_measured},
+                     {"runs_reused", s.runs_reused}});
   }
   j["steps"] = steps;
-  j["cost"] = {{"commits_built", r.commits_built}, {"runs_measured", r.runs_measured},
-               {"runs_reused", r.runs_reused}, {"wall_s", std::round(r.wall_s * 10) / 10}};
+  j["cost"] = {{"commits_built", r.commits_built},
+               {"runs_measured", r.runs_measured},
+               {"runs_reused", r.runs_reused},
+               {"wall_s", std::round(r.wall_s * 10) / 10}};
   out << j.dump(2) << "\n";
 }
 

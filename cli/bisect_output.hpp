@@ -25,11 +25,11 @@ struct BisectStepRow {
 };
 
 struct BisectReport {
-  std::string good, bad;            // full shas of the ends
+  std::string good, bad;  // full shas of the ends
   std::string filter, metric;
   std::size_t commits_in_range = 0;
-  bool resolved = false;            // git named one commit
-  CommitInfo culprit;               // when resolved
+  bool resolved = false;                // git named one commit
+  CommitInfo culprit;                   // when resolved
   std::vector<std::string> candidates;  // when not: the commits git could not tell apart (skipped)
   std::vector<BisectLevel> levels;
   std::vector<analysis::CompareRow> moved;  // other metrics that moved from the parent to the culprit

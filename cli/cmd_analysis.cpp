@@ -15,8 +15,8 @@
 
 #include "cli/context.hpp"
 #include "cli/help.hpp"
-#include "cli/open_store.hpp"
 #include "cli/measure.hpp"
+#include "cli/open_store.hpp"
 #include "cli/record_run.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
@@ -161,9 +161,9 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
     base = analysis::resolve_run_ref(store, a.base, cand.machine_id);
   } else {
     base = analysis::resolve_run_ref(store, a.base);
-    cand = analysis::resolve_run_ref(store, a.candidate,
-                                     analysis::is_moving_ref(store, a.candidate) ? std::optional(base.machine_id)
-                                                                                 : std::nullopt);
+    cand = analysis::resolve_run_ref(
+        store, a.candidate,
+        analysis::is_moving_ref(store, a.candidate) ? std::optional(base.machine_id) : std::nullopt);
   }
   if (base.machine_id != cand.machine_id) {
     std::fprintf(stderr, "gpuperf: warning: comparing runs of two machines (%s, %s): timings are not comparable\n",
@@ -327,9 +327,10 @@ void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
 
 void add_analysis_commands(CLI::App& app, Context& ctx) {
   auto cmp = std::make_shared<CompareArgs>();
-  CLI::App* compare = app.add_subcommand(
-      "compare", "Compare two runs per benchmark instance and metric: same, faster, slower, ambiguous, new, "
-                 "missing or failed; exit 1 on a regression");
+  CLI::App* compare =
+      app.add_subcommand("compare",
+                         "Compare two runs per benchmark instance and metric: same, faster, slower, ambiguous, new, "
+                         "missing or failed; exit 1 on a regression");
   compare->add_option("base", cmp->base, "Base: run id, uuid (prefix), commit, branch:NAME, label:NAME or a branch")
       ->required();
   compare->add_option("candidate", cmp->candidate, "Candidate, in the same forms")->required();
@@ -341,9 +342,10 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   compare->callback([&ctx, cmp] { ctx.action = [&ctx, cmp] { return do_compare(ctx, *cmp); }; });
 
   auto chk = std::make_shared<CheckArgs>();
-  CLI::App* check = app.add_subcommand(
-      "check", "Pre-merge check: run the suite on this GPU, store the run, compare it with the latest run of "
-               "--baseline on this machine; exit 1 on a regression, 4 on a wrong answer");
+  CLI::App* check =
+      app.add_subcommand("check",
+                         "Pre-merge check: run the suite on this GPU, store the run, compare it with the latest run of "
+                         "--baseline on this machine; exit 1 on a regression, 4 on a wrong answer");
   check->add_option("--baseline", chk->baseline, "Baseline: branch:NAME, label:NAME, a branch, a run id or commit")
       ->required();
   check->add_option("--device", chk->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
@@ -363,9 +365,10 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   });
 
   auto det = std::make_shared<DetectArgs>();
-  CLI::App* detect = app.add_subcommand(
-      "detect", "Change points in the history of a branch, per machine, instance and metric (excluded runs "
-                "skipped), with root-cause hints for duration changes");
+  CLI::App* detect =
+      app.add_subcommand("detect",
+                         "Change points in the history of a branch, per machine, instance and metric (excluded runs "
+                         "skipped), with root-cause hints for duration changes");
   detect->add_option("--branch", det->branch, "Branch whose history to read (default main)");
   detect->add_option("--machine", det->machine, "Only this machine: id, fingerprint or hostname");
   detect->add_option("--filter", det->filter, "ECMAScript regex on instance names");
@@ -383,7 +386,8 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                    "Only changes with --min-segment runs on each side: no unconfirmed changes in the newest runs");
   detect->add_option("--unconfirmed-alpha", det->unconfirmed_alpha,
                      "Unconfirmed changes: chance per night and direction that normal run-to-run noise passes the "
-                     "prediction bound (default " + std::to_string(det->unconfirmed_alpha).substr(0, 5) + ")");
+                     "prediction bound (default " +
+                         std::to_string(det->unconfirmed_alpha).substr(0, 5) + ")");
   detect->add_option("--night-one-threshold", det->night_one,
                      "Unconfirmed changes resting on one run must reach this percent (default " +
                          std::to_string(static_cast<int>(det->night_one)) + ")");

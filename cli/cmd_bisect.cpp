@@ -20,11 +20,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/help.hpp"
 #include "cli/bisect_commit.hpp"
 #include "cli/bisect_git.hpp"
 #include "cli/bisect_output.hpp"
 #include "cli/context.hpp"
+#include "cli/help.hpp"
 #include "cli/subprocess.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
@@ -211,7 +211,8 @@ int do_bisect(const Context& ctx, BisectArgs a) {
     throw InputError(a.record ? "bisect --record needs the program: -- APP [ARGS...]"
                               : "a program was given without --record: bisect ... --record -- APP [ARGS...]");
   }
-  if (!a.record && a.bench.empty()) throw InputError("bisect needs --bench PATH (the built bench executable) or --record");
+  if (!a.record && a.bench.empty())
+    throw InputError("bisect needs --bench PATH (the built bench executable) or --record");
   if (!a.record && a.filter.empty()) throw InputError("bisect needs --filter INSTANCE: the instances to measure");
   if (a.tries < 1) throw InputError("--tries must be at least 1");
   if (!(a.alpha > 0 && a.alpha < 1)) throw InputError("--alpha must lie in (0, 1)");
@@ -259,7 +260,8 @@ int do_bisect(const Context& ctx, BisectArgs a) {
     if (tracked.empty()) {
       throw InputError("the change does not reproduce: " + a.metric + " at the bad end " + report.bad.substr(0, 12) +
                        " is not different from the good end " + report.good.substr(0, 12) +
-                       " by compare's test; nothing was stored" + rows_text(analysis::end_rows(good.run, bad.run, cfg.metric, options)));
+                       " by compare's test; nothing was stored" +
+                       rows_text(analysis::end_rows(good.run, bad.run, cfg.metric, options)));
     }
     {
       db::Store store(ctx.db_path, db::Access::read_write);
@@ -272,7 +274,8 @@ int do_bisect(const Context& ctx, BisectArgs a) {
     report.steps = {good.row, bad.row};
     const std::string state = scratch.path() + "/state.json";
     std::ofstream(state) << cfg.to_json();
-    if (!ctx.quiet) std::fprintf(stderr, "bisect: %zu commits, git bisect run in the worktree\n", report.commits_in_range);
+    if (!ctx.quiet)
+      std::fprintf(stderr, "bisect: %zu commits, git bisect run in the worktree\n", report.commits_in_range);
     const BisectOutcome outcome =
         bisect_run(wt, report.good, report.bad, {cfg.self, "--db", cfg.db_path, "--quiet", "bisect-step", state},
                    scratch.path() + "/bisect.log");
@@ -295,7 +298,8 @@ int do_bisect(const Context& ctx, BisectArgs a) {
       report.culprit = commit_info(repo, outcome.culprits.front());
       const db::Store store(ctx.db_path, db::Access::read_only);
       const Run at = run_for(cfg, store, report.culprit.sha, bad.run);
-      const Run before = report.culprit.parent == report.good ? good.run : run_for(cfg, store, report.culprit.parent, good.run);
+      const Run before =
+          report.culprit.parent == report.good ? good.run : run_for(cfg, store, report.culprit.parent, good.run);
       for (const auto& t : tracked) {
         report.levels.push_back({t.instance.display_name(), t.ends.metric, median_of(good.run, t.instance, cfg.metric),
                                  median_of(before, t.instance, cfg.metric), median_of(at, t.instance, cfg.metric),
@@ -321,8 +325,9 @@ int do_bisect(const Context& ctx, BisectArgs a) {
 void add_bisect_command(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<BisectArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "bisect", "Find the commit between --good and --bad that changed a benchmark's metric: git bisect in a "
-                "worktree of its own, each commit built (--build), measured (--bench) and stored (label bisect)");
+      "bisect",
+      "Find the commit between --good and --bad that changed a benchmark's metric: git bisect in a "
+      "worktree of its own, each commit built (--build), measured (--bench) and stored (label bisect)");
   cmd->add_option("--good", args->good, "A commit where the metric is as it should be");
   cmd->add_option("--bad", args->bad, "A later commit where it changed (good must be its ancestor)");
   cmd->add_option("--build", args->build, "Shell command that builds a commit, run in its checkout (sh -c)");
@@ -345,13 +350,14 @@ void add_bisect_command(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"text", "md", "markdown", "json"}));
   cmd->add_flag("--record", args->record, "Record a program the build makes (-- APP ARGS) instead of a bench");
   cmd->add_option("command", args->command, "With --record: -- APP [ARGS...]");
-  set_help_footer(*cmd,
-                  "gpuperf bisect --good v1.2 --bad main --build 'cmake --build build -j' --bench build/cli/gpuperf \\\n"
-                  "    --filter 'memory/copy_coalesced' --metric duration\n"
-                  "gpuperf bisect --finding --build 'cmake --build build -j' --bench build/cli/gpuperf --format md",
-                  "Exit codes: 0 a culprit (or, with skipped commits, a list of candidates) was found; 2 bad input: a\n"
-                  "reference that names nothing, good not an ancestor of bad, the build failing at an end, a change\n"
-                  "that does not reproduce; 3 environment (no GPU, git failing); 130 interrupted (worktree removed).");
+  set_help_footer(
+      *cmd,
+      "gpuperf bisect --good v1.2 --bad main --build 'cmake --build build -j' --bench build/cli/gpuperf \\\n"
+      "    --filter 'memory/copy_coalesced' --metric duration\n"
+      "gpuperf bisect --finding --build 'cmake --build build -j' --bench build/cli/gpuperf --format md",
+      "Exit codes: 0 a culprit (or, with skipped commits, a list of candidates) was found; 2 bad input: a\n"
+      "reference that names nothing, good not an ancestor of bad, the build failing at an end, a change\n"
+      "that does not reproduce; 3 environment (no GPU, git failing); 130 interrupted (worktree removed).");
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_bisect(ctx, *args); }; });
 
   auto state = std::make_shared<std::string>();

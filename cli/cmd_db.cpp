@@ -32,11 +32,17 @@ int do_info(const Context& ctx, const std::string& format) {
   db::Store store = open_store(ctx, db::Access::read_only);
   const db::DbInfo d = store.info();
   if (format == "json") {
-    nlohmann::ordered_json j{{"path", d.path},         {"schema_version", d.schema_version},
+    nlohmann::ordered_json j{{"path", d.path},
+                             {"schema_version", d.schema_version},
                              {"supported_version", d.supported_version},
-                             {"journal_mode", d.journal_mode}, {"file_bytes", d.file_bytes},
-                             {"machines", d.machines}, {"runs", d.runs}, {"benchmarks", d.benchmarks},
-                             {"metrics", d.metrics},   {"results", d.results}, {"samples", d.samples}};
+                             {"journal_mode", d.journal_mode},
+                             {"file_bytes", d.file_bytes},
+                             {"machines", d.machines},
+                             {"runs", d.runs},
+                             {"benchmarks", d.benchmarks},
+                             {"metrics", d.metrics},
+                             {"results", d.results},
+                             {"samples", d.samples}};
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -114,8 +120,8 @@ void add_db_commands(CLI::App& app, Context& ctx) {
   set_help_footer(*check, "gpuperf --db nightly.db db check");
   check->callback([&ctx] { ctx.action = [&ctx] { return do_check(ctx); }; });
 
-  CLI::App* migrate = db->add_subcommand(
-      "migrate", "Bring the database to this gpuperf's schema version (creates it when missing)");
+  CLI::App* migrate =
+      db->add_subcommand("migrate", "Bring the database to this gpuperf's schema version (creates it when missing)");
   set_help_footer(*migrate, "gpuperf --db old.db db migrate");
   migrate->callback([&ctx] { ctx.action = [&ctx] { return do_migrate(ctx); }; });
 

@@ -27,10 +27,11 @@ int do_import(const Context& ctx, const std::vector<std::string>& files) {
   const db::ParsedFiles parsed = db::read_interchange_files(files);
   const db::ImportReport r = db::import_into(ctx.db_path, parsed, open_options(ctx));
   if (!ctx.quiet) {
-    std::printf("imported %zu run%s into %s: %zu new, %zu skipped (already there); %zu results, %zu samples "
-                "from %zu file%s\n",
-                r.runs, r.runs == 1 ? "" : "s", ctx.db_path.c_str(), r.inserted, r.skipped, r.results, r.samples,
-                r.files, r.files == 1 ? "" : "s");
+    std::printf(
+        "imported %zu run%s into %s: %zu new, %zu skipped (already there); %zu results, %zu samples "
+        "from %zu file%s\n",
+        r.runs, r.runs == 1 ? "" : "s", ctx.db_path.c_str(), r.inserted, r.skipped, r.results, r.samples, r.files,
+        r.files == 1 ? "" : "s");
   }
   return kExitOk;
 }
@@ -75,9 +76,10 @@ int do_export(const Context& ctx, const ExportArgs& a) {
 
 void add_import_export_commands(CLI::App& app, Context& ctx) {
   auto files = std::make_shared<std::vector<std::string>>();
-  CLI::App* imp = app.add_subcommand(
-      "import", "Add runs from gpuperf-results JSON files; all files in one transaction, runs already present "
-                "(same uuid) skipped");
+  CLI::App* imp =
+      app.add_subcommand("import",
+                         "Add runs from gpuperf-results JSON files; all files in one transaction, runs already present "
+                         "(same uuid) skipped");
   imp->add_option("FILE", *files, "Interchange files; - reads standard input")->required();
   set_help_footer(*imp,
                   "gpuperf import runs.json more-runs.json\n"

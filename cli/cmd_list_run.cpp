@@ -2,8 +2,8 @@
 // gpuperf run: verify, time and (optionally) profile the selected instances, store the run, print a summary.
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -12,10 +12,10 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.hpp"
-#include "cli/open_store.hpp"
 #include "cli/device_workers.hpp"
 #include "cli/help.hpp"
 #include "cli/measure.hpp"
+#include "cli/open_store.hpp"
 #include "core/errors.hpp"
 #include "db/interchange.hpp"
 #include "db/store.hpp"

@@ -26,10 +26,11 @@ int do_merge(const Context& ctx, const MergeArgs& a) {
   const db::ParsedFiles parsed = db::read_databases(a.sources);
   const db::ImportReport r = db::import_into(a.into, parsed, open_options(ctx));
   if (!ctx.quiet) {
-    std::printf("merged %zu run%s from %zu database%s into %s: %zu new, %zu skipped (already there); "
-                "%zu results, %zu samples\n",
-                r.runs, r.runs == 1 ? "" : "s", parsed.files, parsed.files == 1 ? "" : "s", a.into.c_str(),
-                r.inserted, r.skipped, r.results, r.samples);
+    std::printf(
+        "merged %zu run%s from %zu database%s into %s: %zu new, %zu skipped (already there); "
+        "%zu results, %zu samples\n",
+        r.runs, r.runs == 1 ? "" : "s", parsed.files, parsed.files == 1 ? "" : "s", a.into.c_str(), r.inserted,
+        r.skipped, r.results, r.samples);
   }
   return kExitOk;
 }

@@ -191,8 +191,8 @@ int do_profile(const Context& ctx, const ProfileArgs& args) {
 
 void add_profile_command(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<ProfileArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "profile", "Print every hardware metric of the matching instances (CUPTI; nothing is stored)");
+  CLI::App* cmd =
+      app.add_subcommand("profile", "Print every hardware metric of the matching instances (CUPTI; nothing is stored)");
   cmd->add_option("instance", args->pattern,
                   "An instance's exact name ('matmul/tiled[n=1024,tile=16]') or an ECMAScript regex (default: "
                   "the default suite); with --list-metrics, text the listed metric names must contain");

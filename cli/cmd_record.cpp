@@ -38,7 +38,8 @@ int do_record(const Context& ctx, const RecordCommandArgs& a) {
 void add_record_command(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<RecordCommandArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "record", "Run a CUDA program unmodified and store every kernel it launched as a run (gpuperf record -- APP ARGS)");
+      "record",
+      "Run a CUDA program unmodified and store every kernel it launched as a run (gpuperf record -- APP ARGS)");
   add_record_options(cmd, args->record);
   cmd->add_option("--commit", args->record.commit, "Commit to record (default: git rev-parse HEAD)");
   cmd->add_option("--branch", args->record.branch, "Branch to record (default: the checkout's branch)");

@@ -64,8 +64,9 @@ int do_report(const Context& ctx, const ReportArgs& args) {
   auto t0 = std::chrono::steady_clock::now();
   db::Store store = open_store(ctx, db::Access::read_only);
   double detect_s = 0;
-  reports::ReportInput input =
-      reports::load_report_input(store, query, [&detect_s](const std::vector<db::Series>& series) {
+  reports::ReportInput input = reports::load_report_input(
+      store, query,
+      [&detect_s](const std::vector<db::Series>& series) {
         const auto t = std::chrono::steady_clock::now();
         auto changes = analysis::detect_changes(series);
         detect_s = seconds_since(t);

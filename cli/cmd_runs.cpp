@@ -108,20 +108,21 @@ int do_list(const Context& ctx, const RunsArgs& a) {
   if (a.format == "json") {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& r : runs) {
-      out.push_back({{"id", r.id},
-                     {"uuid", r.uuid},
-                     {"started_at", r.started_at},
-                     {"finished_at", r.finished_at},
-                     {"commit", r.commit},
-                     {"branch", r.branch},
-                     {"label", r.label},
-                     {"tool_version", r.tool_version},
-                     {"machine", {{"id", r.machine_id}, {"fingerprint", r.fingerprint}, {"hostname", r.hostname},
-                                  {"gpu_name", r.gpu_name}}},
-                     {"instances", r.instance_count},
-                     {"status", to_string(r.status)},
-                     {"excluded", r.excluded},
-                     {"exclude_reason", r.exclude_reason}});
+      out.push_back(
+          {{"id", r.id},
+           {"uuid", r.uuid},
+           {"started_at", r.started_at},
+           {"finished_at", r.finished_at},
+           {"commit", r.commit},
+           {"branch", r.branch},
+           {"label", r.label},
+           {"tool_version", r.tool_version},
+           {"machine",
+            {{"id", r.machine_id}, {"fingerprint", r.fingerprint}, {"hostname", r.hostname}, {"gpu_name", r.gpu_name}}},
+           {"instances", r.instance_count},
+           {"status", to_string(r.status)},
+           {"excluded", r.excluded},
+           {"exclude_reason", r.exclude_reason}});
       // A recorded run's program (`gpuperf record`); benchmark runs list as they always did.
       if (!r.command.empty()) out.back()["command"] = r.command;
       if (r.exit_status) out.back()["exit_status"] = *r.exit_status;
@@ -141,9 +142,9 @@ int do_list(const Context& ctx, const RunsArgs& a) {
       std::any_of(runs.begin(), runs.end(), [](const db::RunInfo& r) { return !r.command.empty(); });
   if (any_recorded) rows.front().push_back("command");
   for (const auto& r : runs) {
-    rows.push_back({std::to_string(r.id), r.uuid.substr(0, 8), r.started_at, r.commit.substr(0, 10), r.branch,
-                    r.label, machine_cell(r), std::to_string(r.instance_count),
-                    to_string(r.status), r.excluded ? "yes: " + r.exclude_reason : ""});
+    rows.push_back({std::to_string(r.id), r.uuid.substr(0, 8), r.started_at, r.commit.substr(0, 10), r.branch, r.label,
+                    machine_cell(r), std::to_string(r.instance_count), to_string(r.status),
+                    r.excluded ? "yes: " + r.exclude_reason : ""});
     if (any_recorded) rows.back().push_back(command_cell(r));
   }
   print_table(rows);

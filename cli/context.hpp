@@ -1,11 +1,11 @@
 // What every subcommand shares: the database path, the output format, and the way it reports.
 #pragma once
 
+#include <unistd.h>
 #include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
-#include <unistd.h>
 
 namespace CLI {
 class App;
@@ -14,9 +14,9 @@ class App;
 namespace gpuperf::cli {
 
 struct Context {
-  std::string db_path;  // --db, else $GPUPERF_DB, else ./gpuperf.db
-  bool quiet = false;   // --quiet: no progress lines
-  std::string busy_timeout;  // --busy-timeout SECONDS; empty: $GPUPERF_DB_BUSY_TIMEOUT, else 10 minutes
+  std::string db_path;            // --db, else $GPUPERF_DB, else ./gpuperf.db
+  bool quiet = false;             // --quiet: no progress lines
+  std::string busy_timeout;       // --busy-timeout SECONDS; empty: $GPUPERF_DB_BUSY_TIMEOUT, else 10 minutes
   std::vector<std::string> argv;  // the command line as given, for commands that start workers of themselves
   // Set by the chosen subcommand's callback; main() runs it and maps exceptions to exit codes.
   std::function<int()> action;
@@ -26,8 +26,8 @@ struct Context {
 };
 
 // Each subcommand file adds its commands here; see main.cpp for the order.
-void add_db_commands(CLI::App& app, Context& ctx);        // db info | check | migrate
-void add_runs_commands(CLI::App& app, Context& ctx);      // runs [exclude|include]
+void add_db_commands(CLI::App& app, Context& ctx);    // db info | check | migrate
+void add_runs_commands(CLI::App& app, Context& ctx);  // runs [exclude|include]
 void add_import_export_commands(CLI::App& app, Context& ctx);
 void add_list_run_commands(CLI::App& app, Context& ctx);  // list, run
 void add_profile_command(CLI::App& app, Context& ctx);

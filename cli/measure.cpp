@@ -50,8 +50,8 @@ namespace {
 // "[ 3/33] matmul/tiled[n=1024,tile=16]" rewritten in place on a terminal.
 void print_progress(const ProgressEvent& e) {
   if (e.phase != ProgressEvent::Phase::starting) return;
-  std::fprintf(stderr, "\r\033[K[%*zu/%zu] %s", static_cast<int>(std::to_string(e.total).size()), e.index + 1,
-               e.total, e.instance->instance().display_name().c_str());
+  std::fprintf(stderr, "\r\033[K[%*zu/%zu] %s", static_cast<int>(std::to_string(e.total).size()), e.index + 1, e.total,
+               e.instance->instance().display_name().c_str());
   std::fflush(stderr);
 }
 }  // namespace

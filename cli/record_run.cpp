@@ -33,13 +33,12 @@ std::string format_top_kernels(const Run& run, std::size_t top) {
     const std::string name = short_names.display_name(r.instance);
     char line[160];
     std::snprintf(line, sizeof line, "  %.0f  %s  %s  %.1f%%\n", value("launches"),
-                  reports::format_value(value("duration"), "ns").c_str(), reports::format_value(value("gpu_time_total"), "ns").c_str(),
-                  value("gpu_time_share"));
+                  reports::format_value(value("duration"), "ns").c_str(),
+                  reports::format_value(value("gpu_time_total"), "ns").c_str(), value("gpu_time_share"));
     out += name + line;
   }
   return out;
 }
-
 
 void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
   cmd->add_option("--name", a.name,
@@ -52,7 +51,8 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
   cmd->add_option("--launch-count", a.launch_count, "Keep at most N selected launches after the skipped ones");
   cmd->add_option("--max-samples", a.max_samples,
                   "Durations stored per kernel (the first ones; launch counts and totals cover all)");
-  cmd->add_option("--kernel-name", a.kernel_name, "demangled (template arguments kept, no parameter list), function, or mangled")
+  cmd->add_option("--kernel-name", a.kernel_name,
+                  "demangled (template arguments kept, no parameter list), function, or mangled")
       ->check(CLI::IsMember({"demangled", "function", "mangled"}));
   cmd->add_flag("--no-nvtx", a.no_nvtx,
                 "Record no NVTX range paths (saves tracing each launch call; identities then have no nvtx)");
@@ -99,7 +99,8 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   const record::ProgramEnd& end = recording.end;
   for (const std::string& w : recording.warnings) std::fprintf(stderr, "gpuperf: warning: %s\n", w.c_str());
   if (!ctx.quiet) {
-    std::fprintf(stderr, "%s: %s after %.2f s; %zu process(es) recorded, %llu kernel launches (%llu kept), %zu kernel(s)\n",
+    std::fprintf(stderr,
+                 "%s: %s after %.2f s; %zu process(es) recorded, %llu kernel launches (%llu kept), %zu kernel(s)\n",
                  a.command.front().c_str(), describe_exit_status(end.exit_status).c_str(), end.wall_seconds,
                  recording.processes, static_cast<unsigned long long>(recording.totals.launches_seen),
                  static_cast<unsigned long long>(recording.totals.launches_kept), recording.totals.identities);

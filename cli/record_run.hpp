@@ -27,8 +27,8 @@ struct RecordArgs {
   bool allow_empty = false;
   bool no_nvtx = false;
   std::string keep_records;
-  std::string metrics = "none";           // none, default or a list: hardware metrics of profiled launches
-  std::uint64_t profile_launches = 3;     // launches profiled per kernel (the first ones)
+  std::string metrics = "none";        // none, default or a list: hardware metrics of profiled launches
+  std::uint64_t profile_launches = 3;  // launches profiled per kernel (the first ones)
 };
 
 // The selection and identity options (--name, --kernel-regex, --nvtx-include, --launch-skip, --launch-count,
@@ -38,9 +38,9 @@ struct RecordArgs {
 void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics = true);
 
 struct Recorded {
-  std::vector<Run> runs;               // one per GPU, stored, in device order
-  std::vector<std::int64_t> run_ids;   // their ids in the database
-  int exit_status = 0;                 // the program's (< 0: minus the signal)
+  std::vector<Run> runs;              // one per GPU, stored, in device order
+  std::vector<std::int64_t> run_ids;  // their ids in the database
+  int exit_status = 0;                // the program's (< 0: minus the signal)
 };
 
 // Records `a.command` and stores the runs in one transaction. Throws InputError (bad options, program not

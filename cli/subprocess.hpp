@@ -10,15 +10,15 @@
 namespace gpuperf::cli {
 
 struct ProcessResult {
-  int exit_code = -1;  // the exit status, or 128 + the signal that ended it
+  int exit_code = -1;    // the exit status, or 128 + the signal that ended it
   std::string out, err;  // captured output (empty where it went to a file or was inherited)
 };
 
 struct ProcessOptions {
-  std::string cwd;                           // empty: the current directory
-  std::map<std::string, std::string> env;    // added to (or replacing in) the environment
-  std::string out_path, err_path;            // write stdout/stderr here ("" captures it)
-  bool inherit_output = false;               // stdout and stderr go where gpuperf's go
+  std::string cwd;                         // empty: the current directory
+  std::map<std::string, std::string> env;  // added to (or replacing in) the environment
+  std::string out_path, err_path;          // write stdout/stderr here ("" captures it)
+  bool inherit_output = false;             // stdout and stderr go where gpuperf's go
 };
 
 // Runs argv[0] (searched on $PATH when it holds no '/') with its arguments and waits for it. Throws

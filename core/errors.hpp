@@ -8,10 +8,10 @@ namespace gpuperf {
 
 enum ExitCode : int {
   kExitOk = 0,
-  kExitRegression = 1,   // a regression was found
-  kExitUsage = 2,        // bad usage or bad input (a file, a database, an argument)
-  kExitEnvironment = 3,  // the environment cannot do it: no GPU, no profiling permission, unwritable path
-  kExitIncorrect = 4,    // a kernel gave a wrong answer
+  kExitRegression = 1,     // a regression was found
+  kExitUsage = 2,          // bad usage or bad input (a file, a database, an argument)
+  kExitEnvironment = 3,    // the environment cannot do it: no GPU, no profiling permission, unwritable path
+  kExitIncorrect = 4,      // a kernel gave a wrong answer
   kExitProgramFailed = 5,  // gpuperf record: the recorded program failed (its run is stored, with its exit status)
 };
 

@@ -5,8 +5,8 @@
 namespace gpuperf {
 namespace {
 
-MetricTraits make(const char* name, const char* unit, bool higher_is_better, bool deterministic,
-                  MetricSource source, std::vector<std::string> perfworks, const char* description) {
+MetricTraits make(const char* name, const char* unit, bool higher_is_better, bool deterministic, MetricSource source,
+                  std::vector<std::string> perfworks, const char* description) {
   return MetricTraits{MetricInfo{name, unit, higher_is_better, deterministic}, source, std::move(perfworks),
                       description};
 }
@@ -26,10 +26,8 @@ const std::vector<MetricTraits>& known_metrics() {
            "sum of the durations of the kernel's launches in the recorded program"),
       make("gpu_time_share", "%", false, false, MetricSource::recorded, {},
            "the kernel's share of the recorded program's total kernel time on that GPU"),
-      make("gbps", "GB/s", true, false, MetricSource::derived, {},
-           "declared bytes per launch / median duration"),
-      make("gflops", "GFLOP/s", true, false, MetricSource::derived, {},
-           "declared FLOPs per launch / median duration"),
+      make("gbps", "GB/s", true, false, MetricSource::derived, {}, "declared bytes per launch / median duration"),
+      make("gflops", "GFLOP/s", true, false, MetricSource::derived, {}, "declared FLOPs per launch / median duration"),
       make("gld_efficiency", "%", true, true, MetricSource::profiler,
            {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"},
            "bytes used per global-load sector fetched"),
@@ -69,8 +67,8 @@ const MetricTraits* find_metric(const std::string& name) {
 }
 
 std::vector<std::string> default_profile_metrics() {
-  return {"gld_efficiency",     "gst_efficiency",  "shared_load_transactions", "shared_store_transactions",
-          "shared_bank_conflicts", "achieved_occupancy", "dram_bytes_read",    "dram_bytes_written"};
+  return {"gld_efficiency",        "gst_efficiency",     "shared_load_transactions", "shared_store_transactions",
+          "shared_bank_conflicts", "achieved_occupancy", "dram_bytes_read",          "dram_bytes_written"};
 }
 
 namespace {

@@ -11,10 +11,10 @@
 namespace gpuperf {
 
 enum class MetricSource {
-  timing,      // the timing pass (CUPTI activity records)
-  profiler,    // CUPTI Range Profiler, one or more Perfworks metrics summed
-  static_attr, // cudaFuncGetAttributes / occupancy API, no replay
-  derived,     // computed from duration and the benchmark's declared bytes/FLOPs
+  timing,       // the timing pass (CUPTI activity records)
+  profiler,     // CUPTI Range Profiler, one or more Perfworks metrics summed
+  static_attr,  // cudaFuncGetAttributes / occupancy API, no replay
+  derived,      // computed from duration and the benchmark's declared bytes/FLOPs
   // Counted by `gpuperf record` over every launch of a kernel identity in an unmodified program (CUPTI
   // activity records). Not `timing`: a benchmark run's timing pass never produces these, so `run` and
   // `profile` must neither collect them nor drop them silently as "the timing pass gives it".

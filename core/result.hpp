@@ -61,10 +61,10 @@ struct MetricInfo {
 struct Measurement {
   MetricInfo metric;
   Status status = Status::ok;
-  std::string message;                // why, when status != ok
-  std::vector<double> samples;        // raw values in the metric's unit, in measurement order
-  std::vector<double> sm_clock_mhz;   // empty, or one SM clock reading per sample
-  Summary summary;                    // of samples (a single value is a summary with n = 1)
+  std::string message;               // why, when status != ok
+  std::vector<double> samples;       // raw values in the metric's unit, in measurement order
+  std::vector<double> sm_clock_mhz;  // empty, or one SM clock reading per sample
+  Summary summary;                   // of samples (a single value is a summary with n = 1)
 };
 
 struct Result {
@@ -84,10 +84,10 @@ struct Machine {
   std::string hostname;
   std::string gpu_name;
   std::string gpu_uuid;
-  std::string cc;          // compute capability, "9.0"
+  std::string cc;  // compute capability, "9.0"
   std::int64_t sm_count = 0;
-  std::string driver;      // "580.159.04"
-  std::string cuda;        // runtime version, "13.0"
+  std::string driver;  // "580.159.04"
+  std::string cuda;    // runtime version, "13.0"
   // One machine series per GPU: the UUID when known, else hostname + GPU name.
   std::string fingerprint() const;
 };

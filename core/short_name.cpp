@@ -64,7 +64,7 @@ struct Brackets {
       std::size_t k = open.size();
       while (k > 0 && s[open[k - 1]] != want && s[open[k - 1]] == '<') --k;
       if (k == 0 || s[open[k - 1]] != want) continue;  // closes nothing: text
-      while (open.size() > k) {  // unclosed '<' inside what closes here
+      while (open.size() > k) {                        // unclosed '<' inside what closes here
         if (s[open.back()] == '<') --templates;
         open.pop_back();
       }
@@ -162,7 +162,8 @@ struct Folder {
         const bool params = top || (i > 0 && (is_ident(s[i - 1]) || s[i - 1] == '>' || s[i - 1] == ')'));
         std::size_t after = m + 1;
         if (s.compare(after, 6, " const") == 0) after += 6;
-        if (params && s.compare(after, 2, "::") == 0) {  // a local scope: "fill_kernel(at::Tensor&)::" -> "fill_kernel()::"
+        if (params &&
+            s.compare(after, 2, "::") == 0) {  // a local scope: "fill_kernel(at::Tensor&)::" -> "fill_kernel()::"
           out += "()";
           i = after;
           continue;

@@ -72,8 +72,7 @@ std::size_t export_runs(const Store& store, const std::vector<std::int64_t>& run
   return w.count();
 }
 
-std::size_t export_runs_to_file(const Store& store, const std::vector<std::int64_t>& run_ids,
-                                const std::string& path) {
+std::size_t export_runs_to_file(const Store& store, const std::vector<std::int64_t>& run_ids, const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw InputError("export destination '" + path + "' is a directory");
@@ -101,8 +100,8 @@ std::size_t export_runs_to_file(const Store& store, const std::vector<std::int64
       close(sync_fd);
     }
     // mkstemp creates 0600; an export is an ordinary file.
-    fs::permissions(tmpl, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                              fs::perms::others_read, ec);
+    fs::permissions(
+        tmpl, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read, ec);
     if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
       throw EnvironmentError("cannot move the export into place at '" + path + "': " + std::strerror(errno));
     }

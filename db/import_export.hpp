@@ -45,7 +45,6 @@ std::size_t export_runs(const Store& store, const std::vector<std::int64_t>& run
 // Like export_runs, into `path` through a temporary file in the same directory that is renamed over it
 // once complete: readers never see half a file, and a failure leaves no file behind.
 // Throws EnvironmentError when the directory cannot be written.
-std::size_t export_runs_to_file(const Store& store, const std::vector<std::int64_t>& run_ids,
-                                const std::string& path);
+std::size_t export_runs_to_file(const Store& store, const std::vector<std::int64_t>& run_ids, const std::string& path);
 
 }  // namespace gpuperf::db

@@ -3,9 +3,9 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -108,10 +108,10 @@ class Reader {
   }
   // Run::exit_status: an exit code, or minus the signal that killed the program.
   int exit_status(const json& v, const std::string& path) const {
-    const bool fits = v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::numeric_limits<int>::max()
-                                             : v.is_number_integer() &&
-                                                   v.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
-                                                   v.get<std::int64_t>() <= std::numeric_limits<int>::max();
+    const bool fits = v.is_number_unsigned()
+                          ? v.get<std::uint64_t>() <= std::numeric_limits<int>::max()
+                          : v.is_number_integer() && v.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+                                v.get<std::int64_t>() <= std::numeric_limits<int>::max();
     if (!fits) fail(path, "expected an integer (the exit code, or minus the signal number), got " + describe(v));
     return static_cast<int>(v.get<std::int64_t>());
   }
@@ -153,15 +153,17 @@ class Reader {
     m.metric.name = name;
     m.metric.unit = string_field(v, "unit", path, true);
     if (const MetricTraits* t = find_metric(name); t != nullptr && t->info.unit != m.metric.unit) {
-      fail(at_key(path, "unit"), "gpuperf's metric '" + name + "' is measured in \"" + t->info.unit + "\", got " +
-                                     describe(v["unit"]));
+      fail(at_key(path, "unit"),
+           "gpuperf's metric '" + name + "' is measured in \"" + t->info.unit + "\", got " + describe(v["unit"]));
     }
     if (const json* b = optional(v, "better")) {
       std::string s = string(*b, at_key(path, "better"));
-      if (s != "higher" && s != "lower") fail(at_key(path, "better"), "expected \"higher\" or \"lower\", got " + describe(*b));
+      if (s != "higher" && s != "lower")
+        fail(at_key(path, "better"), "expected \"higher\" or \"lower\", got " + describe(*b));
       m.metric.higher_is_better = s == "higher";
     }
-    if (const json* d = optional(v, "deterministic")) m.metric.deterministic = boolean(*d, at_key(path, "deterministic"));
+    if (const json* d = optional(v, "deterministic"))
+      m.metric.deterministic = boolean(*d, at_key(path, "deterministic"));
     if (const json* s = optional(v, "status")) m.status = status(*s, at_key(path, "status"));
     m.message = string_field(v, "message", path, false);
     const json* samples = optional(v, "samples");
@@ -169,7 +171,8 @@ class Reader {
     if (samples != nullptr && value != nullptr) fail(path, "has both \"samples\" and \"value\"; give one");
     if (samples != nullptr) {
       m.samples = numbers(*samples, at_key(path, "samples"));
-      if (m.samples.empty() && m.status == Status::ok) fail(at_key(path, "samples"), "empty (a metric with status ok needs at least one sample)");
+      if (m.samples.empty() && m.status == Status::ok)
+        fail(at_key(path, "samples"), "empty (a metric with status ok needs at least one sample)");
       if (const json* clk = optional(v, "sm_clock_mhz")) {
         m.sm_clock_mhz = numbers(*clk, at_key(path, "sm_clock_mhz"));
         if (m.sm_clock_mhz.size() != m.samples.size()) {
@@ -246,7 +249,8 @@ class Reader {
     r.uuid = string_field(v, "uuid", path, true);
     if (r.uuid.empty()) fail(at_key(path, "uuid"), "empty");
     r.started_at = timestamp(require(v, "started_at", path), at_key(path, "started_at"));
-    if (const json* f = optional(v, "finished_at"); f != nullptr && !(f->is_string() && f->get<std::string>().empty())) {
+    if (const json* f = optional(v, "finished_at");
+        f != nullptr && !(f->is_string() && f->get<std::string>().empty())) {
       r.finished_at = timestamp(*f, at_key(path, "finished_at"));
     }
     r.commit = string_field(v, "commit", path, false);
@@ -265,8 +269,8 @@ class Reader {
       Result res = result(results[i], at_index(rp, i));
       auto [it, fresh] = first_at.emplace(res.instance.display_name(), i);
       if (!fresh) {
-        fail(at_index(rp, i), "benchmark instance " + res.instance.display_name() + " appears twice in this run (first at " +
-                                  at_index(rp, it->second) + ")");
+        fail(at_index(rp, i), "benchmark instance " + res.instance.display_name() +
+                                  " appears twice in this run (first at " + at_index(rp, it->second) + ")");
       }
       r.results.push_back(std::move(res));
     }
@@ -281,7 +285,8 @@ class Reader {
   }
 
   std::vector<Run> document(const json& doc) const {
-    if (!doc.is_object()) fail("", "expected a JSON object with \"format\", \"version\" and \"runs\", got " + describe(doc));
+    if (!doc.is_object())
+      fail("", "expected a JSON object with \"format\", \"version\" and \"runs\", got " + describe(doc));
     const json* format = optional(doc, "format");
     if (format == nullptr) fail("format", "missing (is this a gpuperf-results file?)");
     if (!format->is_string() || format->get<std::string>() != kInterchangeFormat) {
@@ -301,8 +306,8 @@ class Reader {
       Run r = run(runs[i], at_index("runs", i));
       auto [it, fresh] = first_at.emplace(r.uuid, i);
       if (!fresh) {
-        fail(at_key(at_index("runs", i), "uuid"), "duplicate run uuid \"" + r.uuid + "\" (first at " +
-                                                     at_index("runs", it->second) + ")");
+        fail(at_key(at_index("runs", i), "uuid"),
+             "duplicate run uuid \"" + r.uuid + "\" (first at " + at_index("runs", it->second) + ")");
       }
       out.push_back(std::move(r));
     }

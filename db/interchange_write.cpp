@@ -36,8 +36,8 @@ ojson measurement_to_json(const Measurement& m) {
   if (m.summary.n > 1) {
     // For readers of the file; an import recomputes it from the samples.
     const Summary& s = m.summary;
-    j["summary"] = ojson{{"n", s.n},         {"median", s.median}, {"mean", s.mean}, {"min", s.min},
-                         {"max", s.max},     {"q1", s.q1},         {"q3", s.q3},     {"stdev", s.stdev}};
+    j["summary"] = ojson{{"n", s.n},     {"median", s.median}, {"mean", s.mean}, {"min", s.min},
+                         {"max", s.max}, {"q1", s.q1},         {"q3", s.q3},     {"stdev", s.stdev}};
   }
   return j;
 }
@@ -58,9 +58,8 @@ ojson run_to_json(const Run& run) {
   if (!run.command.empty()) j["command"] = run.command;
   if (run.exit_status) j["exit_status"] = *run.exit_status;
   const Machine& m = run.machine;
-  j["machine"] = ojson{{"hostname", m.hostname}, {"gpu_name", m.gpu_name}, {"gpu_uuid", m.gpu_uuid},
-                       {"cc", m.cc},             {"sm_count", m.sm_count}, {"driver", m.driver},
-                       {"cuda", m.cuda}};
+  j["machine"] = ojson{{"hostname", m.hostname}, {"gpu_name", m.gpu_name}, {"gpu_uuid", m.gpu_uuid}, {"cc", m.cc},
+                       {"sm_count", m.sm_count}, {"driver", m.driver},     {"cuda", m.cuda}};
   ojson results = ojson::array();
   for (const Result& r : run.results) {
     ojson x;

@@ -31,8 +31,10 @@ std::size_t find_number_literal(const std::string& text, const std::string& toke
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -42,8 +44,10 @@ std::size_t find_number_literal(const std::string& text, const std::string& toke
     if (text.compare(i, token.size(), token) == 0) {
       char before = i == 0 ? ' ' : text[i - 1];
       char after = i + token.size() < text.size() ? text[i + token.size()] : ' ';
-      auto numeric = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0 || ch == '.' ||
-                                          ch == 'e' || ch == 'E' || ch == '+' || ch == '-'; };
+      auto numeric = [](char ch) {
+        return std::isdigit(static_cast<unsigned char>(ch)) != 0 || ch == '.' || ch == 'e' || ch == 'E' || ch == '+' ||
+               ch == '-';
+      };
       if (!numeric(before) && !numeric(after)) return i;
     }
   }

@@ -146,7 +146,8 @@ MigrationResult migrate(Connection& c) {
   }
   if (r.from == kLatest) return r;  // nothing to do: the transaction rolls back, writing nothing
   if (r.from == 0 && has_foreign_tables(c)) {
-    throw InputError("'" + c.path() + "' is an SQLite database of another program (it has tables but no "
+    throw InputError("'" + c.path() +
+                     "' is an SQLite database of another program (it has tables but no "
                      "gpuperf schema version); refusing to add gpuperf's tables to it");
   }
   for (int v = r.from; v < kLatest; ++v) kMigrations[v](c);

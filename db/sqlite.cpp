@@ -31,8 +31,8 @@ std::string filename_of(sqlite3* db) {
 // "database 'c.db' is locked by pid 4242 (gpuperf import a.json); gave up after 600 s ...".
 std::string lock_words(sqlite3* db, const std::string& path) {
   const std::string holders = lock_holders(path);
-  std::string words = "database '" + path + "' is locked by " +
-                      (holders.empty() ? std::string("another process") : holders);
+  std::string words =
+      "database '" + path + "' is locked by " + (holders.empty() ? std::string("another process") : holders);
   if (t_gave_up.db == db) {
     words += "; gave up after waiting " + seconds(t_gave_up.waited) + " (the busy timeout is " +
              seconds(t_gave_up.timeout) + ": set GPUPERF_DB_BUSY_TIMEOUT or --busy-timeout to wait longer)";
@@ -64,7 +64,8 @@ void throw_statement_failure(sqlite3* db, int rc, std::string_view sql) {
   const std::string msg = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   const std::string path = filename_of(db);
   const std::string detail = " (" + msg + "; " + describe_code(ext) + ")";
-  if ((ext & 0xff) == SQLITE_BUSY || (ext & 0xff) == SQLITE_LOCKED) throw SqliteError(lock_words(db, path) + detail, ext);
+  if ((ext & 0xff) == SQLITE_BUSY || (ext & 0xff) == SQLITE_LOCKED)
+    throw SqliteError(lock_words(db, path) + detail, ext);
   const std::string cause = cause_in_words(ext, path, db != nullptr ? sqlite3_system_errno(db) : 0);
   if (!cause.empty()) throw SqliteError("database '" + path + "': " + cause + detail, ext);
   throw SqliteError("'" + std::string(sql) + "' on '" + path + "': " + msg + " (" + describe_code(ext) + ")", ext);
@@ -137,8 +138,8 @@ Connection::Connection(const std::string& path, int flags, const std::string& ur
     const std::string msg = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
     std::string cause = location_problem(path, (flags & SQLITE_OPEN_CREATE) != 0);
     if (cause.empty()) cause = cause_in_words(ext, path, raw != nullptr ? sqlite3_system_errno(raw) : 0);
-    throw SqliteError("cannot open database '" + path + "'" + (cause.empty() ? "" : ": " + cause) + " (" + msg +
-                          "; " + describe_code(ext) + ")",
+    throw SqliteError("cannot open database '" + path + "'" + (cause.empty() ? "" : ": " + cause) + " (" + msg + "; " +
+                          describe_code(ext) + ")",
                       ext);
   }
   sqlite3_extended_result_codes(raw, 1);
@@ -177,9 +178,7 @@ Statement::Statement(sqlite3* db, std::string_view sql) : db_(db) {
 
 Statement::~Statement() { sqlite3_finalize(stmt_); }
 
-Statement::Statement(Statement&& other) noexcept : stmt_(other.stmt_), db_(other.db_) {
-  other.stmt_ = nullptr;
-}
+Statement::Statement(Statement&& other) noexcept : stmt_(other.stmt_), db_(other.db_) { other.stmt_ = nullptr; }
 
 Statement& Statement::operator=(Statement&& other) noexcept {
   if (this != &other) {

@@ -22,29 +22,27 @@ SqliteError::SqliteError(const std::string& what, int extended_code)
 
 int exit_code_for(int sqlite_code) {
   switch (sqlite_code & 0xff) {
-    case SQLITE_CANTOPEN:   // a missing directory, a path under a regular file, no permission
-    case SQLITE_READONLY:   // a read-only file, directory or mount
+    case SQLITE_CANTOPEN:  // a missing directory, a path under a regular file, no permission
+    case SQLITE_READONLY:  // a read-only file, directory or mount
     case SQLITE_PERM:
-    case SQLITE_IOERR:      // the disk failed
-    case SQLITE_FULL:       // the disk is full
+    case SQLITE_IOERR:  // the disk failed
+    case SQLITE_FULL:   // the disk is full
     case SQLITE_NOMEM:
-    case SQLITE_BUSY:       // another process held the lock past the busy timeout
+    case SQLITE_BUSY:  // another process held the lock past the busy timeout
     case SQLITE_LOCKED:
-    case SQLITE_NOLFS:
-      return kExitEnvironment;
-    default:                // NOTADB, CORRUPT, CONSTRAINT, MISMATCH, ...: the data or the request
+    case SQLITE_NOLFS: return kExitEnvironment;
+    default:  // NOTADB, CORRUPT, CONSTRAINT, MISMATCH, ...: the data or the request
       return kExitUsage;
   }
 }
 
 std::string describe_code(int extended_code) {
   static const char* const names[] = {
-      "SQLITE_OK",     "SQLITE_ERROR",    "SQLITE_INTERNAL", "SQLITE_PERM",     "SQLITE_ABORT",
-      "SQLITE_BUSY",   "SQLITE_LOCKED",   "SQLITE_NOMEM",    "SQLITE_READONLY", "SQLITE_INTERRUPT",
-      "SQLITE_IOERR",  "SQLITE_CORRUPT",  "SQLITE_NOTFOUND", "SQLITE_FULL",     "SQLITE_CANTOPEN",
-      "SQLITE_PROTOCOL", "SQLITE_EMPTY",  "SQLITE_SCHEMA",   "SQLITE_TOOBIG",   "SQLITE_CONSTRAINT",
-      "SQLITE_MISMATCH", "SQLITE_MISUSE", "SQLITE_NOLFS",    "SQLITE_AUTH",     "SQLITE_FORMAT",
-      "SQLITE_RANGE",  "SQLITE_NOTADB"};
+      "SQLITE_OK",       "SQLITE_ERROR",      "SQLITE_INTERNAL", "SQLITE_PERM",      "SQLITE_ABORT", "SQLITE_BUSY",
+      "SQLITE_LOCKED",   "SQLITE_NOMEM",      "SQLITE_READONLY", "SQLITE_INTERRUPT", "SQLITE_IOERR", "SQLITE_CORRUPT",
+      "SQLITE_NOTFOUND", "SQLITE_FULL",       "SQLITE_CANTOPEN", "SQLITE_PROTOCOL",  "SQLITE_EMPTY", "SQLITE_SCHEMA",
+      "SQLITE_TOOBIG",   "SQLITE_CONSTRAINT", "SQLITE_MISMATCH", "SQLITE_MISUSE",    "SQLITE_NOLFS", "SQLITE_AUTH",
+      "SQLITE_FORMAT",   "SQLITE_RANGE",      "SQLITE_NOTADB"};
   int primary = extended_code & 0xff;
   std::string name = primary >= 0 && primary < static_cast<int>(sizeof names / sizeof names[0])
                          ? names[primary]
@@ -65,24 +63,17 @@ std::string cause_in_words(int extended_code, const std::string& path, int syste
     case SQLITE_CORRUPT:
       return "a page of the file is corrupt (the file is damaged: `gpuperf db check` lists the damage; "
              "restore it from a backup or an export)";
-    case SQLITE_NOTADB:
-      return "the file is not an SQLite database (or it is encrypted)";
-    case SQLITE_FULL:
-      return "the disk is full";
-    case SQLITE_IOERR:
-      return "the disk failed to read or write" + os;
-    case SQLITE_READONLY:
-      return "it cannot be written here (a read-only file, folder or file system)";
-    case SQLITE_PERM:
-      return "permission denied" + os;
-    case SQLITE_NOMEM:
-      return "out of memory";
+    case SQLITE_NOTADB: return "the file is not an SQLite database (or it is encrypted)";
+    case SQLITE_FULL: return "the disk is full";
+    case SQLITE_IOERR: return "the disk failed to read or write" + os;
+    case SQLITE_READONLY: return "it cannot be written here (a read-only file, folder or file system)";
+    case SQLITE_PERM: return "permission denied" + os;
+    case SQLITE_NOMEM: return "out of memory";
     case SQLITE_CANTOPEN: {
       std::string where = location_problem(path, true);
       return where.empty() ? "it cannot be opened" + os : where;
     }
-    default:
-      return {};
+    default: return {};
   }
 }
 
@@ -161,7 +152,8 @@ std::string lock_holders(const std::string& path) {
     const auto colon = device.rfind(':');
     if (colon == std::string::npos) continue;
     const auto ino = static_cast<ino_t>(std::strtoull(device.c_str() + colon + 1, nullptr, 10));
-    if ((has_shm && ino == shm && start >= 120 && start <= 122) || (has_file && ino == file && start >= 0x40000000ULL)) {
+    if ((has_shm && ino == shm && start >= 120 && start <= 122) ||
+        (has_file && ino == file && start >= 0x40000000ULL)) {
       pids.insert(pid);
     }
   }

@@ -189,8 +189,8 @@ CheckReport Store::check() const {
     }
     Statement fk(impl_->conn, "PRAGMA foreign_key_check");
     while (fk.step()) {
-      r.problems.push_back("foreign key: " + fk.text(0) + " row " + fk.text(1) + " refers to a missing " +
-                           fk.text(2) + " row");
+      r.problems.push_back("foreign key: " + fk.text(0) + " row " + fk.text(1) + " refers to a missing " + fk.text(2) +
+                           " row");
     }
   } catch (const SqliteError& e) {
     r.problems.push_back(std::string("the check itself failed: ") + e.what());

@@ -108,7 +108,7 @@ struct HistoryFilter {
   std::vector<std::string> metrics;      // empty: all
   std::string benchmark_regex;           // empty: all; matched against display_name()
   bool include_excluded = false;
-  bool include_failed = false;           // points whose status is not ok
+  bool include_failed = false;  // points whose status is not ok
   bool with_samples = false;
 };
 

@@ -25,8 +25,7 @@ bool is_memory(const std::string& path);
 // Opens `path` as `access` asks (db/store_open.cpp): refuses what is not a sound database file, creates a
 // missing one whole (read_write), falls back to an immutable read where a reader cannot make the WAL's
 // files, and sets the busy wait. `created` (may be null) tells whether this call made the file.
-Connection open_connection(const std::string& path, Access access, const OpenOptions& options,
-                           bool* created = nullptr);
+Connection open_connection(const std::string& path, Access access, const OpenOptions& options, bool* created = nullptr);
 // Puts the database in WAL mode, retrying within `timeout` while other connections are in transactions.
 void enable_wal(Connection& c, std::chrono::milliseconds timeout);
 

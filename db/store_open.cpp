@@ -62,7 +62,7 @@ void precheck_file(const std::string& path) {
   if (ec || size == 0) return;  // missing (created later, or refused) or empty
   unsigned char h[100] = {};
   std::size_t got = 0;
-  if (!read_header(path, h, got)) return;  // unreadable: the open says why
+  if (!read_header(path, h, got)) return;         // unreadable: the open says why
   static const char magic[] = "SQLite format 3";  // 16 bytes with its NUL
   if (got < 16 || std::memcmp(h, magic, 16) != 0) {
     throw InputError("'" + path + "' is not an SQLite database (it does not start with the SQLite header)");

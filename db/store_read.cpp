@@ -10,11 +10,12 @@ namespace {
 
 // "SELECT <RunInfo's columns in read_run_info's order> FROM run r JOIN machine m ...", for a WHERE to follow.
 std::string select_run_info(bool has_recorded_columns) {
-  return std::string("SELECT r.id, r.uuid, r.machine_id, m.fingerprint, "
-                     "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, "
-                     "m.gpu_name, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, "
-                     "r.status, r.excluded, r.exclude_reason, "
-                     "(SELECT count(*) FROM outcome o WHERE o.run_id = r.id), ") +
+  return std::string(
+             "SELECT r.id, r.uuid, r.machine_id, m.fingerprint, "
+             "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, "
+             "m.gpu_name, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, "
+             "r.status, r.excluded, r.exclude_reason, "
+             "(SELECT count(*) FROM outcome o WHERE o.run_id = r.id), ") +
          recorded_columns(has_recorded_columns) + " FROM run r JOIN machine m ON m.id = r.machine_id ";
 }
 
@@ -131,13 +132,12 @@ Run Store::load_run(std::int64_t run_id, bool with_samples) const {
   const Connection& c = impl_->conn;
   Run run;
   {
-    Statement s(c,
-                std::string("SELECT r.uuid, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, "
-                            "r.tool_version, r.status, r.excluded, r.exclude_reason, "
-                            "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, m.gpu_name, "
-                            "m.gpu_uuid, m.cc, m.sm_count, r.driver, r.cuda, ") +
-                    recorded_columns(impl_->has_recorded_columns) +
-                    " FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1");
+    Statement s(c, std::string("SELECT r.uuid, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, "
+                               "r.tool_version, r.status, r.excluded, r.exclude_reason, "
+                               "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, m.gpu_name, "
+                               "m.gpu_uuid, m.cc, m.sm_count, r.driver, r.cuda, ") +
+                       recorded_columns(impl_->has_recorded_columns) +
+                       " FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1");
     s.bind(1, run_id);
     if (!s.step()) throw InputError("no run with id " + std::to_string(run_id));
     run.uuid = s.text(0);

@@ -54,31 +54,33 @@ struct Writer {
   Connection& c;
   Statement find_run{c, "SELECT id FROM run WHERE uuid = ?1"};
   Statement upsert_machine{c,
-      "INSERT INTO machine(fingerprint, hostname, gpu_name, gpu_uuid, cc, sm_count, driver, cuda) "
-      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(fingerprint) DO UPDATE SET "
-      "gpu_name = CASE WHEN gpu_name = '' THEN excluded.gpu_name ELSE gpu_name END, "
-      "cc = CASE WHEN cc = '' THEN excluded.cc ELSE cc END, "
-      "sm_count = CASE WHEN sm_count = 0 THEN excluded.sm_count ELSE sm_count END "
-      "RETURNING id"};
+                           "INSERT INTO machine(fingerprint, hostname, gpu_name, gpu_uuid, cc, sm_count, driver, cuda) "
+                           "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT(fingerprint) DO UPDATE SET "
+                           "gpu_name = CASE WHEN gpu_name = '' THEN excluded.gpu_name ELSE gpu_name END, "
+                           "cc = CASE WHEN cc = '' THEN excluded.cc ELSE cc END, "
+                           "sm_count = CASE WHEN sm_count = 0 THEN excluded.sm_count ELSE sm_count END "
+                           "RETURNING id"};
   // The machine row shows the host, driver and CUDA of its newest run.
   Statement refresh_machine{c,
-      "UPDATE machine SET hostname = ?2, driver = ?3, cuda = ?4 WHERE id = ?1 AND NOT EXISTS "
-      "(SELECT 1 FROM run WHERE machine_id = ?1 AND started_at > ?5)"};
-  Statement insert_run{c,
+                            "UPDATE machine SET hostname = ?2, driver = ?3, cuda = ?4 WHERE id = ?1 AND NOT EXISTS "
+                            "(SELECT 1 FROM run WHERE machine_id = ?1 AND started_at > ?5)"};
+  Statement insert_run{
+      c,
       "INSERT INTO run(uuid, machine_id, started_at, finished_at, commit_sha, branch, label, tool_version, "
       "status, excluded, exclude_reason, hostname, driver, cuda, command, exit_status) "
       "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"};
   Statement newest_overall{c, "SELECT NOT EXISTS (SELECT 1 FROM run WHERE started_at > ?1)"};
-  Statement upsert_benchmark{c,
+  Statement upsert_benchmark{
+      c,
       "INSERT INTO benchmark(name, params_json, params_key, baseline) VALUES(?1, ?2, ?3, ?4) "
       "ON CONFLICT(name, params_key) DO UPDATE SET baseline = CASE WHEN ?5 THEN excluded.baseline "
       "ELSE baseline END RETURNING id"};
   Statement find_metric{c, "SELECT id, unit, higher_is_better, deterministic FROM metric WHERE name = ?1"};
-  Statement insert_metric{c,
-      "INSERT INTO metric(name, unit, higher_is_better, deterministic) VALUES(?1, ?2, ?3, ?4)"};
-  Statement insert_outcome{c,
-      "INSERT INTO outcome(run_id, benchmark_id, seq, status, message) VALUES(?1, ?2, ?3, ?4, ?5)"};
-  Statement insert_result{c,
+  Statement insert_metric{c, "INSERT INTO metric(name, unit, higher_is_better, deterministic) VALUES(?1, ?2, ?3, ?4)"};
+  Statement insert_outcome{
+      c, "INSERT INTO outcome(run_id, benchmark_id, seq, status, message) VALUES(?1, ?2, ?3, ?4, ?5)"};
+  Statement insert_result{
+      c,
       "INSERT INTO result(run_id, benchmark_id, metric_id, seq, status, message, n, median, mean, min, max, "
       "q1, q3, stdev) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"};
   Statement insert_sample{c, "INSERT INTO sample(result_id, idx, value, sm_clock_mhz) VALUES(?1, ?2, ?3, ?4)"};

@@ -11,8 +11,7 @@
 namespace {
 
 // z = a x + y, out of place so that repeated launches give the same result (the timing loop relaunches).
-__global__ void saxpy(float a, const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ z,
-                      int n) {
+__global__ void saxpy(float a, const float* __restrict__ x, const float* __restrict__ y, float* __restrict__ z, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) z[i] = a * x[i] + y[i];
 }

@@ -23,7 +23,7 @@ using StreamHandle = CUstream_st*;
 
 struct Verification {
   bool ok = false;
-  std::string message;     // what was wrong and where ("c[17,3] = nan, expected 12.5")
+  std::string message;  // what was wrong and where ("c[17,3] = nan, expected 12.5")
   double max_rel_error = 0;
 };
 
@@ -69,8 +69,8 @@ struct Benchmark {
   std::function<std::unique_ptr<Workload>(const Params& params, std::uint64_t seed)> make;
   std::function<double(const Params&)> bytes;  // minimal bytes moved per launch (each input read once,
                                                // each output written once), for GB/s
-  std::function<double(const Params&)> flops; // floating-point operations per launch, for GFLOP/s
-  std::string source;  // "file.cu:42" where GPUPERF_BENCHMARK registered it; empty for add()
+  std::function<double(const Params&)> flops;  // floating-point operations per launch, for GFLOP/s
+  std::string source;                          // "file.cu:42" where GPUPERF_BENCHMARK registered it; empty for add()
 
   std::string family() const;   // "matmul"
   std::string variant() const;  // "tiled"
@@ -92,8 +92,8 @@ class Registry {
   // Throws InputError on a duplicate name, a name without exactly one '/', or an axis without values.
   const Benchmark& add(Benchmark b);
   // Registers a benchmark with only a name and factory; the returned builder fills in the rest in place.
-  BenchmarkBuilder& builder(std::string name, std::function<std::unique_ptr<Workload>(const Params&,
-                                                                                    std::uint64_t)> make);
+  BenchmarkBuilder& builder(std::string name,
+                            std::function<std::unique_ptr<Workload>(const Params&, std::uint64_t)> make);
   // What GPUPERF_BENCHMARK calls at static initialisation, where an exception would abort the program before
   // main(): a registration that add() would refuse (a duplicate name, a bad name, no factory) is kept in
   // registration_errors() instead, naming `file:line` (and, for a duplicate, where the first one was
@@ -155,8 +155,8 @@ class BenchmarkBuilder {
 // a static library (the linker drops a library's objects that nothing references).
 // A refused registration (e.g. a name registered twice) does not abort: gpuperf::main reports it with
 // both source locations and exits 2.
-#define GPUPERF_BENCHMARK(name, factory)                                                    \
-  [[maybe_unused]] static ::gpuperf::BenchmarkBuilder& GPUPERF_DETAIL_CONCAT(             \
-      gpuperf_benchmark_, __LINE__) = ::gpuperf::Registry::global().builder_at(name, factory, __FILE__, __LINE__)
+#define GPUPERF_BENCHMARK(name, factory)                                                                     \
+  [[maybe_unused]] static ::gpuperf::BenchmarkBuilder& GPUPERF_DETAIL_CONCAT(gpuperf_benchmark_, __LINE__) = \
+      ::gpuperf::Registry::global().builder_at(name, factory, __FILE__, __LINE__)
 
 }  // namespace gpuperf

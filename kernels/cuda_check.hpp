@@ -27,12 +27,12 @@ class CudaError : public Error {
 
 }  // namespace gpuperf
 
-#define GPUPERF_CUDA_CHECK(call)                                                   \
-  do {                                                                             \
-    const cudaError_t gpuperf_cuda_status_ = (call);                               \
-    if (gpuperf_cuda_status_ != cudaSuccess) {                                     \
+#define GPUPERF_CUDA_CHECK(call)                                                    \
+  do {                                                                              \
+    const cudaError_t gpuperf_cuda_status_ = (call);                                \
+    if (gpuperf_cuda_status_ != cudaSuccess) {                                      \
       ::gpuperf::throw_cuda_error(gpuperf_cuda_status_, #call, __FILE__, __LINE__); \
-    }                                                                              \
+    }                                                                               \
   } while (0)
 
 // After a kernel launch (<<<>>> reports launch errors only through cudaGetLastError).

@@ -67,9 +67,7 @@ IndexNamer index_1d() {
 }
 
 IndexNamer index_2d(std::size_t cols) {
-  return [cols](std::size_t i) {
-    return "[" + std::to_string(i / cols) + "," + std::to_string(i % cols) + "]";
-  };
+  return [cols](std::size_t i) { return "[" + std::to_string(i / cols) + "," + std::to_string(i % cols) + "]"; };
 }
 
 namespace {
@@ -80,8 +78,7 @@ std::string fmt(double v) {
 }
 
 Verification summarize_failures(std::size_t wrong, std::size_t total, std::size_t first, const std::string& what,
-                                const IndexNamer& namer, double got, const std::string& expected_text,
-                                double max_rel) {
+                                const IndexNamer& namer, double got, const std::string& expected_text, double max_rel) {
   Verification v;
   v.max_rel_error = max_rel;
   if (wrong == 0) {
@@ -89,8 +86,8 @@ Verification summarize_failures(std::size_t wrong, std::size_t total, std::size_
     return v;
   }
   v.ok = false;
-  v.message = what + namer(first) + " = " + fmt(got) + ", expected " + expected_text + "; " +
-              std::to_string(wrong) + " of " + std::to_string(total) + " elements wrong";
+  v.message = what + namer(first) + " = " + fmt(got) + ", expected " + expected_text + "; " + std::to_string(wrong) +
+              " of " + std::to_string(total) + " elements wrong";
   return v;
 }
 }  // namespace
@@ -100,8 +97,8 @@ Verification verify_close(const std::vector<float>& got, const std::vector<doubl
                           const IndexNamer& namer) {
   if (got.size() != expected.size() || (!scale.empty() && scale.size() != expected.size())) {
     Verification v;
-    v.message = what + ": " + std::to_string(got.size()) + " elements computed, " +
-                std::to_string(expected.size()) + " expected";
+    v.message = what + ": " + std::to_string(got.size()) + " elements computed, " + std::to_string(expected.size()) +
+                " expected";
     return v;
   }
   std::size_t wrong = 0, first = 0;
@@ -128,12 +125,12 @@ Verification verify_close(const std::vector<float>& got, const std::vector<doubl
                             std::isfinite(static_cast<double>(got[first])) ? max_rel : INFINITY);
 }
 
-Verification verify_equal(const std::vector<float>& got, const std::vector<float>& expected,
-                          const std::string& what, const IndexNamer& namer) {
+Verification verify_equal(const std::vector<float>& got, const std::vector<float>& expected, const std::string& what,
+                          const IndexNamer& namer) {
   if (got.size() != expected.size()) {
     Verification v;
-    v.message = what + ": " + std::to_string(got.size()) + " elements computed, " +
-                std::to_string(expected.size()) + " expected";
+    v.message = what + ": " + std::to_string(got.size()) + " elements computed, " + std::to_string(expected.size()) +
+                " expected";
     return v;
   }
   std::size_t wrong = 0, first = 0;

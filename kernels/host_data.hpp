@@ -42,8 +42,8 @@ Verification verify_close(const std::vector<float>& got, const std::vector<doubl
                           const std::vector<double>& scale, Tolerance tol, const std::string& what,
                           const IndexNamer& namer = index_1d());
 // Bit-exact comparison for copies and permutations.
-Verification verify_equal(const std::vector<float>& got, const std::vector<float>& expected,
-                          const std::string& what, const IndexNamer& namer = index_1d());
+Verification verify_equal(const std::vector<float>& got, const std::vector<float>& expected, const std::string& what,
+                          const IndexNamer& namer = index_1d());
 
 }  // namespace gpuperf
 

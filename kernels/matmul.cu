@@ -18,8 +18,7 @@ namespace {
 
 constexpr int kNaiveBlock = 16;
 
-__global__ void matmul_naive(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                             int n) {
+__global__ void matmul_naive(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int n) {
   const int row = blockIdx.y * blockDim.y + threadIdx.y;
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (row >= n || col >= n) return;
@@ -29,8 +28,7 @@ __global__ void matmul_naive(const float* __restrict__ a, const float* __restric
 }
 
 template <int TILE>
-__global__ void matmul_tiled(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
-                             int n) {
+__global__ void matmul_tiled(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int n) {
   __shared__ float as[TILE][TILE];
   __shared__ float bs[TILE][TILE];
   const int tx = threadIdx.x, ty = threadIdx.y;

@@ -14,8 +14,8 @@ namespace {
 
 constexpr int kBlock = 256;
 
-__global__ void matvec_naive(const float* __restrict__ a, const float* __restrict__ x, float* __restrict__ y,
-                             int m, int n) {
+__global__ void matvec_naive(const float* __restrict__ a, const float* __restrict__ x, float* __restrict__ y, int m,
+                             int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
   float sum = 0.0f;
@@ -23,8 +23,8 @@ __global__ void matvec_naive(const float* __restrict__ a, const float* __restric
   y[i] = sum;
 }
 
-__global__ void matvec_shared(const float* __restrict__ a, const float* __restrict__ x, float* __restrict__ y,
-                              int m, int n) {
+__global__ void matvec_shared(const float* __restrict__ a, const float* __restrict__ x, float* __restrict__ y, int m,
+                              int n) {
   __shared__ float xs[kBlock];
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   float sum = 0.0f;

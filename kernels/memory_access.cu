@@ -25,16 +25,15 @@ __global__ void copy_coalesced(const float* __restrict__ in, float* __restrict__
 
 // Thread i reads in[(i mod rows) * stride + i / rows] with rows = n / stride: neighbours are `stride`
 // elements apart, and every element is read exactly once. n and stride are powers of two.
-__global__ void copy_strided(const float* __restrict__ in, float* __restrict__ out, unsigned n,
-                             unsigned stride_log2, unsigned rows_log2) {
+__global__ void copy_strided(const float* __restrict__ in, float* __restrict__ out, unsigned n, unsigned stride_log2,
+                             unsigned rows_log2) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const unsigned src = ((i & ((1u << rows_log2) - 1u)) << stride_log2) + (i >> rows_log2);
   out[i] = in[src];
 }
 
-__global__ void copy_misaligned(const float* __restrict__ in, float* __restrict__ out, unsigned n,
-                                unsigned offset) {
+__global__ void copy_misaligned(const float* __restrict__ in, float* __restrict__ out, unsigned n, unsigned offset) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = in[i + offset];
 }

@@ -34,8 +34,8 @@ __global__ void poly_block2d(const float* __restrict__ in, float* __restrict__ o
 
 // Thread (x, y) handles rows y, y + rows_per_pass, ...: all 16 loads are issued first, then every pixel's
 // powers x^2, x^4, x^8 and the four Estrin quarters stay live together.
-__global__ void __launch_bounds__(256) poly_register_heavy(const float* __restrict__ in, float* __restrict__ out,
-                                                           int width, int height, Coefficients k) {
+__global__ void __launch_bounds__(256)
+    poly_register_heavy(const float* __restrict__ in, float* __restrict__ out, int width, int height, Coefficients k) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y0 = blockIdx.y * blockDim.y + threadIdx.y;
   const int pass = gridDim.y * blockDim.y;
@@ -104,8 +104,7 @@ class PolyWorkload : public Workload {
                         index_2d(static_cast<std::size_t>(kWidth)));
   }
   const void* kernel_function() const override {
-    return heavy_ ? reinterpret_cast<const void*>(&poly_register_heavy)
-                  : reinterpret_cast<const void*>(&poly_block2d);
+    return heavy_ ? reinterpret_cast<const void*>(&poly_register_heavy) : reinterpret_cast<const void*>(&poly_block2d);
   }
   LaunchShape launch_shape() const override {
     LaunchShape s;

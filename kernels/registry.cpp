@@ -47,8 +47,8 @@ const Benchmark& Registry::add(Benchmark b) {
   return *benchmarks_.back();
 }
 
-BenchmarkBuilder& Registry::builder(
-    std::string name, std::function<std::unique_ptr<Workload>(const Params&, std::uint64_t)> make) {
+BenchmarkBuilder& Registry::builder(std::string name,
+                                    std::function<std::unique_ptr<Workload>(const Params&, std::uint64_t)> make) {
   Benchmark b;
   b.name = std::move(name);
   b.make = std::move(make);
@@ -57,9 +57,9 @@ BenchmarkBuilder& Registry::builder(
   return *builders_.back();
 }
 
-BenchmarkBuilder& Registry::builder_at(
-    std::string name, std::function<std::unique_ptr<Workload>(const Params&, std::uint64_t)> make,
-    const char* file, int line) noexcept {
+BenchmarkBuilder& Registry::builder_at(std::string name,
+                                       std::function<std::unique_ptr<Workload>(const Params&, std::uint64_t)> make,
+                                       const char* file, int line) noexcept {
   const std::string where = std::string(file != nullptr ? file : "?") + ":" + std::to_string(line);
   try {
     if (const Benchmark* first = find(name); first != nullptr) {

@@ -55,15 +55,15 @@ class VectorAddWorkload : public Workload {
 }  // namespace
 
 void register_vector_add(Registry& r) {
-  r.builder("vector_add/add",
-            [](const Params& p, std::uint64_t seed) -> std::unique_ptr<Workload> {
-              const auto block = int_param(p, "block", "vector_add/add");
-              if (block < 32 || block > 1024 || block % 32 != 0) {
-                throw InputError("vector_add/add: block must be a multiple of 32 in 32..1024, got " +
-                                 std::to_string(block));
-              }
-              return std::make_unique<VectorAddWorkload>(static_cast<unsigned>(block), seed);
-            })
+  r.builder(
+       "vector_add/add",
+       [](const Params& p, std::uint64_t seed) -> std::unique_ptr<Workload> {
+         const auto block = int_param(p, "block", "vector_add/add");
+         if (block < 32 || block > 1024 || block % 32 != 0) {
+           throw InputError("vector_add/add: block must be a multiple of 32 in 32..1024, got " + std::to_string(block));
+         }
+         return std::make_unique<VectorAddWorkload>(static_cast<unsigned>(block), seed);
+       })
       .description("c = a + b over 16M floats, one element per thread")
       .axis("block", {32, 64, 128, 256, 512, 1024})
       .bytes([](const Params&) { return 3.0 * kCount * sizeof(float); })

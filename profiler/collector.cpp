@@ -39,12 +39,9 @@ std::string environment_message(const cupti::BackendError& e) {
     case cupti::FailureKind::profiler_busy:
       return "another profiler holds the GPU's performance counters (" + std::string(e.what()) +
              "): run gpuperf outside ncu/nsys, or pause DCGM profiling (dcgmi profile --pause)";
-    case cupti::FailureKind::unsupported_device:
-      return std::string("this GPU cannot be profiled: ") + e.what();
-    case cupti::FailureKind::no_device:
-      return std::string("no usable GPU context for profiling: ") + e.what();
-    default:
-      return e.what();
+    case cupti::FailureKind::unsupported_device: return std::string("this GPU cannot be profiled: ") + e.what();
+    case cupti::FailureKind::no_device: return std::string("no usable GPU context for profiling: ") + e.what();
+    default: return e.what();
   }
 }
 
@@ -54,7 +51,9 @@ class Collector final : public MetricCollector {
   // metrics are measured).
   Collector(std::unique_ptr<cupti::RangeProfilerBackend> backend, std::unique_ptr<DeviceOps> device,
             const CollectorOptions& options, std::string unavailable = "")
-      : backend_(std::move(backend)), device_(std::move(device)), options_(options),
+      : backend_(std::move(backend)),
+        device_(std::move(device)),
+        options_(options),
         environment_error_(std::move(unavailable)) {
     std::vector<std::string> names = options.metrics.empty() ? default_collector_metrics() : options.metrics;
     std::unique_ptr<PerfworksCatalog> catalog;
@@ -144,7 +143,7 @@ class Collector final : public MetricCollector {
   struct Outcome {
     std::vector<std::vector<double>> values;  // [target][plan_.perfworks index]
     std::vector<bool> failed;
-    std::vector<std::string> failure;         // the first failure's reason
+    std::vector<std::string> failure;  // the first failure's reason
     std::vector<Status> status;
     void fail(std::size_t t, const std::string& why, Status s) {
       if (failed[t]) return;
@@ -205,8 +204,8 @@ class Collector final : public MetricCollector {
       end_session_quietly();
       if (is_environment_failure(e.kind())) {
         environment_error_ = environment_message(e);
-        fail_all(environment_error_, e.kind() == cupti::FailureKind::unsupported_device ? Status::unsupported
-                                                                                          : Status::failed);
+        fail_all(environment_error_,
+                 e.kind() == cupti::FailureKind::unsupported_device ? Status::unsupported : Status::failed);
       } else {
         fail_all(std::string("CUPTI: ") + e.what(), Status::failed);
       }

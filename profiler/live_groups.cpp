@@ -4,8 +4,8 @@
 
 namespace gpuperf {
 
-void for_each_live_group(const std::vector<InstanceRef>& instances, const GroupLimits& limits,
-                         const PrepareFn& prepare, const GroupFn& run_group) {
+void for_each_live_group(const std::vector<InstanceRef>& instances, const GroupLimits& limits, const PrepareFn& prepare,
+                         const GroupFn& run_group) {
   std::vector<std::unique_ptr<Workload>> live;
   std::vector<std::size_t> index;
   auto flush = [&] {

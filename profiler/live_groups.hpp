@@ -37,7 +37,7 @@ using GroupFn = std::function<void(const std::vector<ProfileTarget>& targets, co
 // destroyed, before the next instance is prepared when the group holds `limits.max_instances` workloads or
 // `limits.memory_low()` says so; whatever is left after the last instance forms the final group. Every
 // group has at least one target. Exceptions from the callbacks propagate (the live workloads are freed).
-void for_each_live_group(const std::vector<InstanceRef>& instances, const GroupLimits& limits,
-                         const PrepareFn& prepare, const GroupFn& run_group);
+void for_each_live_group(const std::vector<InstanceRef>& instances, const GroupLimits& limits, const PrepareFn& prepare,
+                         const GroupFn& run_group);
 
 }  // namespace gpuperf

@@ -37,7 +37,8 @@ std::vector<std::string> collectable_names() {
 // launches, gpu_time_total and gpu_time_share: counts over a recorded program's launches, which neither a
 // benchmark's timing pass nor the profiler produces. Asking `run` or `profile` for one is a mistake to name.
 [[noreturn]] void recorded_only(const std::string& name) {
-  throw InputError("'" + name + "' is counted over a program's kernel launches by `gpuperf record -- APP ARGS`; "
+  throw InputError("'" + name +
+                   "' is counted over a program's kernel launches by `gpuperf record -- APP ARGS`; "
                    "`run` and `profile` cannot collect it");
 }
 
@@ -125,8 +126,8 @@ void check_perfworks_name(const std::string& name, PerfworksCatalog& catalog) {
     if (suggestions.empty()) {
       for (std::size_t i = 0; i < sufs.size() && i < 5; ++i) suggestions.push_back(base + sufs[i]);
     }
-    throw InputError("'" + name + "' is not a metric of " + catalog.chip() + ": '" + base +
-                     "' needs another suffix" + (suggestions.empty() ? "" : ", e.g. " + join(suggestions, ", ")));
+    throw InputError("'" + name + "' is not a metric of " + catalog.chip() + ": '" + base + "' needs another suffix" +
+                     (suggestions.empty() ? "" : ", e.g. " + join(suggestions, ", ")));
   }
   for (const auto& b : close_names(base, bases, 5)) suggestions.push_back(b + suffix);
   throw InputError("'" + name + "' is not a metric of " + catalog.chip() +
@@ -147,7 +148,8 @@ std::vector<MetricRequest> resolve_metric_requests(const std::vector<std::string
     if (const MetricTraits* t = find_metric(name)) {
       if (t->source == MetricSource::recorded) recorded_only(name);
       if (t->source == MetricSource::timing || t->source == MetricSource::derived) {
-        throw InputError("'" + name + "' is measured by the timing pass (gpuperf run), not by the profiler: the "
+        throw InputError("'" + name +
+                         "' is measured by the timing pass (gpuperf run), not by the profiler: the "
                          "profiler's replayed ranges include launch gaps");
       }
       r.info = t->info;
@@ -160,8 +162,8 @@ std::vector<MetricRequest> resolve_metric_requests(const std::vector<std::string
         if (std::string dim = catalog->dimension(name); !dim.empty()) {
           r.info.unit = unit_for_dimension(dim);
           r.info.higher_is_better = false;  // unknown for raw counters: regressions are reported both ways
-          r.info.deterministic = r.info.unit == "count" && name.size() > 4 &&
-                                 name.compare(name.size() - 4, 4, ".sum") == 0;
+          r.info.deterministic =
+              r.info.unit == "count" && name.size() > 4 && name.compare(name.size() - 4, 4, ".sum") == 0;
         }
       }
       r.source = MetricSource::profiler;

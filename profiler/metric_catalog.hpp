@@ -19,8 +19,8 @@ class RangeProfilerBackend;
 
 // One requested metric, resolved.
 struct MetricRequest {
-  std::string name;  // as requested: "gld_efficiency" or "dram__bytes_read.sum"
-  MetricInfo info;   // unit, direction, determinism
+  std::string name;                              // as requested: "gld_efficiency" or "dram__bytes_read.sum"
+  MetricInfo info;                               // unit, direction, determinism
   MetricSource source = MetricSource::profiler;  // profiler or static_attr
   std::vector<std::string> perfworks;            // full Perfworks names summed into the value (profiler)
 };

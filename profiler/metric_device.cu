@@ -38,18 +38,16 @@ __global__ void discard_from_l2(char* __restrict__ buf, std::size_t lines) {
   }
 }
 
-std::string cuda_error_text(cudaError_t e) {
-  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
-}
+std::string cuda_error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
 
-#define GPUPERF_CUDA_CHECK(call)                                                                         \
-  do {                                                                                                   \
-    cudaError_t gpuperf_cuda_error_ = (call);                                                            \
-    if (gpuperf_cuda_error_ != cudaSuccess) {                                                            \
-      throw ::gpuperf::Error(std::string(#call) + " failed at " __FILE__ ":" + std::to_string(__LINE__) + \
-                                 ": " + cuda_error_text(gpuperf_cuda_error_),                            \
-                             ::gpuperf::kExitEnvironment);                                               \
-    }                                                                                                    \
+#define GPUPERF_CUDA_CHECK(call)                                                                                 \
+  do {                                                                                                           \
+    cudaError_t gpuperf_cuda_error_ = (call);                                                                    \
+    if (gpuperf_cuda_error_ != cudaSuccess) {                                                                    \
+      throw ::gpuperf::Error(std::string(#call) + " failed at " __FILE__ ":" + std::to_string(__LINE__) + ": " + \
+                                 cuda_error_text(gpuperf_cuda_error_),                                           \
+                             ::gpuperf::kExitEnvironment);                                                       \
+    }                                                                                                            \
   } while (0)
 
 class CudaDeviceOps final : public DeviceOps {

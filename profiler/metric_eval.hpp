@@ -14,12 +14,12 @@ namespace gpuperf {
 
 // What cudaFuncGetAttributes and the occupancy API say about a kernel at its launch shape.
 struct StaticAttributes {
-  int registers = 0;                     // per thread
-  std::size_t static_shared_bytes = 0;   // per block
-  std::size_t local_bytes = 0;           // per thread (spills, stack)
-  int threads_per_block = 0;             // of the launch
-  int active_blocks_per_sm = 0;          // cudaOccupancyMaxActiveBlocksPerMultiprocessor at that launch
-  int max_threads_per_sm = 0;            // cudaDevAttrMaxThreadsPerMultiProcessor
+  int registers = 0;                    // per thread
+  std::size_t static_shared_bytes = 0;  // per block
+  std::size_t local_bytes = 0;          // per thread (spills, stack)
+  int threads_per_block = 0;            // of the launch
+  int active_blocks_per_sm = 0;         // cudaOccupancyMaxActiveBlocksPerMultiprocessor at that launch
+  int max_threads_per_sm = 0;           // cudaDevAttrMaxThreadsPerMultiProcessor
   int warp_size = 32;
 };
 

@@ -100,8 +100,7 @@ ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const
 
 std::vector<std::string> launch_instances_once(const std::vector<InstanceRef>& instances, int device,
                                                std::uint64_t seed,
-                                               const std::function<void(const std::string&)>& progress,
-                                               bool flush_l2) {
+                                               const std::function<void(const std::string&)>& progress, bool flush_l2) {
   gpu::select_device(device);
   std::unique_ptr<DeviceOps> device_ops;
   if (flush_l2) device_ops = make_cuda_device_ops(device);

@@ -26,14 +26,14 @@ struct ProfileOptions {
 
 struct ProfileReport {
   std::string device_name;
-  std::string environment_error;        // non-empty: profiling was impossible (see MetricCollector)
+  std::string environment_error;  // non-empty: profiling was impossible (see MetricCollector)
   std::vector<std::string> metric_names;
-  std::size_t passes = 0;                // per session, from CUPTI
-  std::size_t sessions = 0;              // collector sessions run (groups of live instances)
-  std::vector<Result> results;           // one per instance, in order; incorrect ones carry no metrics
-  double setup_seconds = 0;              // making, poisoning, launching and verifying workloads
-  double init_seconds = 0;               // starting the collector: CUPTI, counter availability, configuration
-  double collect_seconds = 0;            // inside the collector: replay passes, decoding, evaluation
+  std::size_t passes = 0;       // per session, from CUPTI
+  std::size_t sessions = 0;     // collector sessions run (groups of live instances)
+  std::vector<Result> results;  // one per instance, in order; incorrect ones carry no metrics
+  double setup_seconds = 0;     // making, poisoning, launching and verifying workloads
+  double init_seconds = 0;      // starting the collector: CUPTI, counter availability, configuration
+  double collect_seconds = 0;   // inside the collector: replay passes, decoding, evaluation
 };
 
 // Throws InputError (metric names), EnvironmentError (no GPU). Instance failures are in the results.

@@ -195,7 +195,8 @@ Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& 
   run.results.resize(instances.size());
   auto finished = [&](std::size_t i) {
     if (options.progress) {
-      options.progress(ProgressEvent{ProgressEvent::Phase::finished, i, instances.size(), &instances[i], &run.results[i]});
+      options.progress(
+          ProgressEvent{ProgressEvent::Phase::finished, i, instances.size(), &instances[i], &run.results[i]});
     }
   };
   GroupLimits limits;
@@ -207,7 +208,8 @@ Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& 
       instances, limits,
       [&](std::size_t i) -> std::unique_ptr<Workload> {
         const InstanceRef& ref = instances[i];
-        if (options.progress) options.progress(ProgressEvent{ProgressEvent::Phase::starting, i, instances.size(), &ref, nullptr});
+        if (options.progress)
+          options.progress(ProgressEvent{ProgressEvent::Phase::starting, i, instances.size(), &ref, nullptr});
         Result& r = run.results[i];
         std::unique_ptr<Workload> workload;
         if (!broken.empty()) {

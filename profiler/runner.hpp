@@ -37,13 +37,13 @@ struct ProgressEvent {
 };
 
 struct RunOptions {
-  int device = 0;                  // CUDA device ordinal (--device)
-  TimingOptions timing;            // cold by default
-  std::uint64_t seed = 0;          // input seed for every workload; 0 = a fresh random seed per run
-  std::string commit, branch;      // empty: detected with git in working_dir ("" when not a git checkout)
+  int device = 0;              // CUDA device ordinal (--device)
+  TimingOptions timing;        // cold by default
+  std::uint64_t seed = 0;      // input seed for every workload; 0 = a fresh random seed per run
+  std::string commit, branch;  // empty: detected with git in working_dir ("" when not a git checkout)
   std::string label;
   std::string working_dir = ".";
-  std::string tool_version;        // empty: this build's version
+  std::string tool_version;  // empty: this build's version
   // Hardware metrics. Empty: timing only, and each workload is freed right after its timing. Otherwise a
   // timed workload stays alive until its group (live_groups.hpp) is profiled in one collector session: a
   // group ends at `max_group` instances or when less than `min_free_memory_fraction` of device memory

@@ -112,8 +112,8 @@ TimingResult SampleLoop::time(Workload& workload, StreamHandle stream, const std
       durations = cupti::durations_by_external_id(records, ids);
       if (durations.size() == batch) break;
       if (records.dropped > 0) {
-        throw EnvironmentError("CUPTI dropped " + std::to_string(records.dropped) +
-                               " activity records while timing '" + range_name + "'");
+        throw EnvironmentError("CUPTI dropped " + std::to_string(records.dropped) + " activity records while timing '" +
+                               range_name + "'");
       }
       if (attempt >= 50) {
         throw EnvironmentError("CUPTI delivered kernel records for " + std::to_string(durations.size()) + " of " +

@@ -61,8 +61,8 @@ StopReason should_stop(const std::vector<double>& samples, double elapsed_s, con
 void validate(const StoppingCriteria& c) {
   if (c.min_samples < 1) throw InputError("timing: the minimum sample count must be at least 1");
   if (c.max_samples < c.min_samples) {
-    throw InputError("timing: the maximum sample count (" + std::to_string(c.max_samples) +
-                     ") is below the minimum (" + std::to_string(c.min_samples) + ")");
+    throw InputError("timing: the maximum sample count (" + std::to_string(c.max_samples) + ") is below the minimum (" +
+                     std::to_string(c.min_samples) + ")");
   }
   if (!(c.target_rel_spread > 0)) throw InputError("timing: the target relative spread must be positive");
   if (!(c.max_time_s > 0)) throw InputError("timing: the time cap must be positive");

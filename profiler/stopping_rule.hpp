@@ -18,10 +18,10 @@
 namespace gpuperf {
 
 struct StoppingCriteria {
-  std::size_t min_samples = 25;       // never stop before this many
-  std::size_t max_samples = 2000;     // always stop at this many
-  double target_rel_spread = 0.005;   // stop when the median's relative CI half-width is below this
-  double max_time_s = 1.0;            // stop when the instance has been sampled this long (wall seconds)
+  std::size_t min_samples = 25;      // never stop before this many
+  std::size_t max_samples = 2000;    // always stop at this many
+  double target_rel_spread = 0.005;  // stop when the median's relative CI half-width is below this
+  double max_time_s = 1.0;           // stop when the instance has been sampled this long (wall seconds)
   // Never converge before sampling has lasted this long (wall seconds): 25 samples of a short kernel span
   // only ~2.5 ms, and on an H200 bandwidth-bound kernels showed level shifts of 1-4% lasting milliseconds;
   // a median over a longer window is not moved by them.

@@ -27,7 +27,7 @@ struct TimingOptions {
   std::size_t warmup_launches = 3;
   double warmup_min_s = 0.05;
   StoppingCriteria stop;
-  std::size_t hot_batch = 16;       // hot mode: launches per batch between clock readings
+  std::size_t hot_batch = 16;  // hot mode: launches per batch between clock readings
   // A sample is flagged throttled when the SM clock read with it is below this fraction of the reference
   // clock (the highest SM clock the device reports it can run at, else the highest seen in the run).
   double throttle_fraction = 0.90;
@@ -44,7 +44,7 @@ struct TimingResult {
   double reference_clock_mhz = 0;    // what throttled is measured against; 0 when unknown
   std::size_t warmup_launches = 0;
   StopReason stop_reason = StopReason::not_yet;
-  double elapsed_s = 0;              // wall time spent sampling (not a measurement: the cap's clock)
+  double elapsed_s = 0;  // wall time spent sampling (not a measurement: the cap's clock)
   std::size_t throttled_count() const;
 };
 

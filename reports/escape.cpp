@@ -69,7 +69,8 @@ void walk_utf8(std::string_view s, Ascii ascii, Other other) {
 std::string sanitize_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  walk_utf8(s, [&](char c) { out += c; }, [&](std::string_view seq) { out += seq; });
+  walk_utf8(
+      s, [&](char c) { out += c; }, [&](std::string_view seq) { out += seq; });
   return out;
 }
 
@@ -134,11 +135,21 @@ std::string md_escape(std::string_view s) {
           case '\n':
           case '\t': out += ' '; break;
           case '&': out += "&amp;"; break;
-          case '<': out += "&lt;"; break;  // no tag can open; a lone '>' mid-line is plain text
+          case '<':
+            out += "&lt;";
+            break;  // no tag can open; a lone '>' mid-line is plain text
           // CommonMark lets any ASCII punctuation be backslash-escaped. These start emphasis, code, links,
           // images, strikethrough, table cells or issue references anywhere in a line; the writers never put
           // a user string at the start of a line, so block markers (-, +, 1.) need nothing.
-          case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '~': case '#':
+          case '\\':
+          case '`':
+          case '*':
+          case '_':
+          case '[':
+          case ']':
+          case '|':
+          case '~':
+          case '#':
           case '!':
             out += '\\';
             out += c;

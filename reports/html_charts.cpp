@@ -106,8 +106,8 @@ std::string instance_anchor(std::size_t machine_index, std::size_t instance_inde
 
 std::string change_title(const analysis::ChangePoint& cp) {
   std::string t = std::string(cp.kind == analysis::ChangeKind::regression ? "Regression " : "Improvement ") +
-                  format_change(cp.before, cp.after, cp.change_pct) + ": " + format_value(cp.before, cp.metric.unit) + " \xE2\x86\x92 " +
-                  format_value(cp.after, cp.metric.unit);
+                  format_change(cp.before, cp.after, cp.change_pct) + ": " + format_value(cp.before, cp.metric.unit) +
+                  " \xE2\x86\x92 " + format_value(cp.after, cp.metric.unit);
   t += "\ncommits " + short_commit(cp.previous_commit) + ".." + short_commit(cp.commit) + ", " +
        format_datetime(cp.started_at);
   if (cp.unconfirmed) t += "\n" + format_state(cp.unconfirmed, cp.runs_after);
@@ -135,11 +135,12 @@ std::string trend_figure(const MachineReport& m, std::size_t machine_index, cons
     }
     spec.levels.push_back({from, series.points.back().run, series.changes.back().after});
   }
-  spec.aria_label = inst.short_display_name() + " " + series.metric.name + " over " +
-                    std::to_string(series.points.size()) + " runs";
+  spec.aria_label =
+      inst.short_display_name() + " " + series.metric.name + " over " + std::to_string(series.points.size()) + " runs";
   spec.hover_index = hover.add(machine_index, spec);
 
-  std::string caption = "<span class=\"metric\">" + html_escape(series.metric.name) + "</span> <span class=\"latest\">" +
+  std::string caption = "<span class=\"metric\">" + html_escape(series.metric.name) +
+                        "</span> <span class=\"latest\">" +
                         html_escape(format_value(series.latest(), series.metric.unit)) + "</span>";
   for (const auto& cp : series.changes) {
     const bool bad = cp.kind == analysis::ChangeKind::regression;
@@ -158,8 +159,7 @@ std::string ratio_label(const MachineReport& m, const VariantPair& pair) {
   return variant_of(num) + "/" + variant_of(den);
 }
 
-std::string pair_figures(const MachineReport& m, std::size_t machine_index, const VariantPair& pair,
-                         HoverData& hover) {
+std::string pair_figures(const MachineReport& m, std::size_t machine_index, const VariantPair& pair, HoverData& hover) {
   const InstanceTrends& v = m.instances[pair.variant];
   const InstanceTrends& b = m.instances[pair.baseline];
   std::string o;

@@ -11,7 +11,8 @@
 namespace gpuperf::reports::html {
 
 // Collects, per chart, the exact values its lines have at each run, as one JSON document:
-//   {"machines": [{"runs": [[commit, date, branch], ...]}], "charts": [{"m": 0, "u": "ns", "l": [[label, [v|null, ...]], ...]}]}
+//   {"machines": [{"runs": [[commit, date, branch], ...]}], "charts": [{"m": 0, "u": "ns", "l": [[label, [v|null,
+//   ...]], ...]}]}
 class HoverData {
  public:
   // Registers `spec` (drawn for machine `machine`) and returns its hover index.
@@ -29,8 +30,7 @@ std::string trend_figure(const MachineReport& m, std::size_t machine_index, cons
                          const TrendSeries& series, HoverData& hover);
 
 // The duration, key-metric and ratio figures of a variant pair.
-std::string pair_figures(const MachineReport& m, std::size_t machine_index, const VariantPair& pair,
-                         HoverData& hover);
+std::string pair_figures(const MachineReport& m, std::size_t machine_index, const VariantPair& pair, HoverData& hover);
 
 // "slower/faster" for the pair's ratio, by benchmark variant names ("naive/tiled").
 std::string ratio_label(const MachineReport& m, const VariantPair& pair);

@@ -42,8 +42,8 @@ std::string name_cell(const InstanceTrends& t, const std::string& anchor = "") {
   if (!anchor.empty()) shown = "<a href=\"#" + anchor + "\">" + shown + "</a>";
   if (!folded(t)) return shown;
   const std::string full = esc(t.instance.display_name());
-  return "<details class=\"kname\"><summary title=\"" + full + "\">" + shown + "</summary><code class=\"full\">" + full +
-         "</code></details>";
+  return "<details class=\"kname\"><summary title=\"" + full + "\">" + shown + "</summary><code class=\"full\">" +
+         full + "</code></details>";
 }
 
 std::string scope_line(const ReportModel& model) {
@@ -76,7 +76,8 @@ std::string summary(const MachineReport& m) {
             m.regressions.empty() ? "" : "bad");
   o += card("Improvements", std::to_string(m.improvements.size()), "", m.improvements.empty() ? "" : "good");
   std::string span;
-  if (!m.runs.empty()) span = esc(format_date(m.runs.front().started_at)) + " to " + esc(format_date(m.runs.back().started_at));
+  if (!m.runs.empty())
+    span = esc(format_date(m.runs.front().started_at)) + " to " + esc(format_date(m.runs.back().started_at));
   o += card("Runs", std::to_string(m.runs.size()), span);
   o += card("Benchmarks", std::to_string(m.instances.size()), std::to_string(m.series_count) + " series");
   o += "</div><dl class=\"facts\">";
@@ -109,13 +110,13 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
     const auto& unit = cp.metric.unit;
     o += "<tr><td class=\"name\">" + name_cell(m.instances[row.instance], html::instance_anchor(mi, row.instance)) +
          "</td><td>" + esc(cp.metric.name) + "</td>";
-    o += std::string("<td class=\"num ") + (regression ? "bad" : "good") + "\">" + esc(format_change(cp.before, cp.after, cp.change_pct)) +
-         "</td><td class=\"num\">" + esc(format_value(cp.before, unit)) + "</td><td class=\"num\">" +
-         esc(format_value(cp.after, unit)) + "</td>";
-    o += "<td class=\"nowrap\"><code>" + esc(short_commit(cp.previous_commit)) + "</code>..<code>" + esc(short_commit(cp.commit)) +
-         "</code></td><td class=\"nowrap\">" + esc(format_datetime(cp.started_at)) + "</td><td class=\"num\">" +
-         std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) + "%</td><td class=\"nowrap\">" +
-         esc(format_state(cp.unconfirmed, cp.runs_after)) + "</td><td>";
+    o += std::string("<td class=\"num ") + (regression ? "bad" : "good") + "\">" +
+         esc(format_change(cp.before, cp.after, cp.change_pct)) + "</td><td class=\"num\">" +
+         esc(format_value(cp.before, unit)) + "</td><td class=\"num\">" + esc(format_value(cp.after, unit)) + "</td>";
+    o += "<td class=\"nowrap\"><code>" + esc(short_commit(cp.previous_commit)) + "</code>..<code>" +
+         esc(short_commit(cp.commit)) + "</code></td><td class=\"nowrap\">" + esc(format_datetime(cp.started_at)) +
+         "</td><td class=\"num\">" + std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) +
+         "%</td><td class=\"nowrap\">" + esc(format_state(cp.unconfirmed, cp.runs_after)) + "</td><td>";
     if (row.counter_only) o += std::string("<em>") + kCounterOnly + "</em>";
     if (!row.hints.empty()) {
       o += "<ul>";
@@ -159,11 +160,11 @@ std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
     for (const auto& pair : f.pairs) {
       const auto& v = m.instances[pair.variant];
       const auto& b = m.instances[pair.baseline];
-      o += "<div class=\"pair\"><h5>" + name_span(v) + " <span class=\"muted\">vs</span> " + name_span(b) +
-           "</h5>\n";
+      o += "<div class=\"pair\"><h5>" + name_span(v) + " <span class=\"muted\">vs</span> " + name_span(b) + "</h5>\n";
       if (!pair.ratio.empty()) {
         const std::string label = html::ratio_label(m, pair);
-        o += "<p>" + esc(label) + " duration ratio: <strong>" + esc(format_ratio(pair.ratio.back().value)) + "</strong> now";
+        o += "<p>" + esc(label) + " duration ratio: <strong>" + esc(format_ratio(pair.ratio.back().value)) +
+             "</strong> now";
         if (pair.ratio.size() > 1) {
           o += ", " + esc(format_ratio(pair.ratio.front().value)) + " at the start of the window";
         }
@@ -193,18 +194,21 @@ std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
            (inst.improvements == 1 ? " improvement" : " improvements") + "</span>";
     }
     o += "</summary>\n";
-    if (folded(inst)) o += "<p class=\"fullname\">Full name: <code>" + esc(inst.instance.display_name()) + "</code></p>\n";
+    if (folded(inst))
+      o += "<p class=\"fullname\">Full name: <code>" + esc(inst.instance.display_name()) + "</code></p>\n";
     o += "<div class=\"charts\">";
     std::string flat;
     for (const auto& s : inst.series) {
       if (s.constant() && s.changes.empty() && s.points.size() > 1) {
-        flat += (flat.empty() ? "" : " \xC2\xB7 ") + esc(s.metric.name) + " " + esc(format_value(s.latest(), s.metric.unit));
+        flat += (flat.empty() ? "" : " \xC2\xB7 ") + esc(s.metric.name) + " " +
+                esc(format_value(s.latest(), s.metric.unit));
         continue;
       }
       o += html::trend_figure(m, mi, inst, s, hover);
     }
     o += "</div>";
-    if (!flat.empty()) o += "<p class=\"constant\">Unchanged in all " + std::to_string(m.runs.size()) + " runs: " + flat + "</p>";
+    if (!flat.empty())
+      o += "<p class=\"constant\">Unchanged in all " + std::to_string(m.runs.size()) + " runs: " + flat + "</p>";
     o += "</details>\n";
   }
   return o;
@@ -219,16 +223,18 @@ std::string render_html(const ReportModel& model) {
 
   std::string body = "<header><h1>gpuperf trend report</h1><p class=\"scope\">" + scope_line(model) + "</p></header>\n";
   if (model.machines.empty()) {
-    body += "<div class=\"empty\"><p><strong>No runs to report.</strong> The database has no results for these filters. "
-            "Record runs with <code>gpuperf run</code> or load them with <code>gpuperf import</code>.</p></div>";
+    body +=
+        "<div class=\"empty\"><p><strong>No runs to report.</strong> The database has no results for these filters. "
+        "Record runs with <code>gpuperf run</code> or load them with <code>gpuperf import</code>.</p></div>";
   }
   if (model.machines.size() > 1) {
     body += "<nav>";
     for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
       body += "<a href=\"#m" + std::to_string(mi) + "\">" + esc(model.machines[mi].title()) + "</a>";
     }
-    body += "</nav>\n<table><thead><tr><th>Machine</th><th>Latest run</th><th>Commit</th><th class=\"num\">Runs</th>"
-            "<th class=\"num\">Regressions</th><th class=\"num\">Improvements</th></tr></thead><tbody>\n";
+    body +=
+        "</nav>\n<table><thead><tr><th>Machine</th><th>Latest run</th><th>Commit</th><th class=\"num\">Runs</th>"
+        "<th class=\"num\">Regressions</th><th class=\"num\">Improvements</th></tr></thead><tbody>\n";
     for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
       const auto& m = model.machines[mi];
       body += "<tr><td class=\"name\"><a href=\"#m" + std::to_string(mi) + "\">" + esc(m.title()) + "</a></td><td>" +
@@ -248,14 +254,16 @@ std::string render_html(const ReportModel& model) {
     body += "<h3>Improvements</h3>\n" + change_table(m, mi, m.improvements, false);
     body += "<h3>Variant comparisons</h3>\n" + families(m, mi, hover);
     if (!m.programs.empty()) body += "<h3>Recorded programs</h3>\n" + programs(m);
-    body += "<h3>Trends</h3><p class=\"legend-note\">Each chart: the median of every run; shaded, the samples' "
-            "interquartile range; red and green flags, regressions and improvements (hover for the commits and "
-            "hints); dashed grey, the level between change points. Hover a chart for each run's exact value, "
-            "commit and date.</p>\n";
+    body +=
+        "<h3>Trends</h3><p class=\"legend-note\">Each chart: the median of every run; shaded, the samples' "
+        "interquartile range; red and green flags, regressions and improvements (hover for the commits and "
+        "hints); dashed grey, the level between change points. Hover a chart for each run's exact value, "
+        "commit and date.</p>\n";
     body += trends(m, mi, hover);
     body += "</section>\n";
   }
-  body += "<footer>Generated by gpuperf " + esc(model.tool_version) + ". Self-contained page: no network access needed.</footer>";
+  body += "<footer>Generated by gpuperf " + esc(model.tool_version) +
+          ". Self-contained page: no network access needed.</footer>";
 
   std::string o;
   o.reserve(body.size() + 16384);

@@ -12,7 +12,7 @@
 namespace gpuperf::reports {
 namespace {
 
-constexpr const char* kDot = " \xC2\xB7 ";  // ·
+constexpr const char* kDot = " \xC2\xB7 ";        // ·
 constexpr const char* kArrow = " \xE2\x86\x92 ";  // →
 
 std::string md(const std::string& s) { return md_escape(s); }
@@ -97,8 +97,8 @@ struct Writer {
     out += "| Machine | GPU | Latest run | Commit | Runs | Regressions | Improvements |\n";
     out += "|---|---|---|---|--:|--:|--:|\n";
     for (const auto& m : model.machines) {
-      out += "| " + md(m.host) + " | " + md(m.machine.gpu_name) +
-             " | " + (m.latest ? md(format_datetime(m.latest->started_at)) : "") + " | " +
+      out += "| " + md(m.host) + " | " + md(m.machine.gpu_name) + " | " +
+             (m.latest ? md(format_datetime(m.latest->started_at)) : "") + " | " +
              (m.latest ? md_commit(m.latest->commit) : "") + " | " + std::to_string(m.runs.size()) + " | " +
              (m.regressions.empty() ? "0" : "**" + std::to_string(m.regressions.size()) + "**") + " | " +
              std::to_string(m.improvements.size()) + " |\n";
@@ -176,8 +176,8 @@ struct Writer {
             values.reserve(pair.ratio.size());
             for (const auto& p : pair.ratio) values.push_back(p.value);
             const auto [start, end] = window_levels(values);
-            r += "**" + format_ratio(values.back()) + "** | " + sparkline(values) + " | " + format_ratio(start) + kArrow +
-                 format_ratio(end);
+            r += "**" + format_ratio(values.back()) + "** | " + sparkline(values) + " | " + format_ratio(start) +
+                 kArrow + format_ratio(end);
           } else {
             r += " | | ";
           }
@@ -240,9 +240,8 @@ struct Writer {
     }
     if (items.empty()) return;
     // Benchmarks with change points first, so a short budget keeps what matters.
-    std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-      return a.s->changes.size() > b.s->changes.size();
-    });
+    std::stable_sort(items.begin(), items.end(),
+                     [](const Item& a, const Item& b) { return a.s->changes.size() > b.s->changes.size(); });
     out += "### Duration trends\n\n<details><summary>" + std::to_string(items.size()) +
            " benchmarks: latest median, change over the window (level of the last runs against the first), trend"
            "</summary>\n\n";
@@ -260,7 +259,8 @@ struct Writer {
       const double change = start != 0 ? (end / start - 1) * 100 : 0;
       std::string cps;
       for (const auto& cp : it.s->changes) {
-        cps += (cps.empty() ? "" : ", ") + format_change(cp.before, cp.after, cp.change_pct) + " at " + md_commit(cp.commit);
+        cps += (cps.empty() ? "" : ", ") + format_change(cp.before, cp.after, cp.change_pct) + " at " +
+               md_commit(cp.commit);
       }
       r += "| " + md(it.inst->short_display_name()) + " | " + md(format_value(it.s->latest(), it.s->metric.unit)) +
            " | " + format_change_pct(change) + " | " + sparkline(values) + " | " + cps + " |\n";

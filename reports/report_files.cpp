@@ -1,10 +1,10 @@
 #include "reports/report_files.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
+#include <cstring>
 
 #include <system_error>
 #include <vector>

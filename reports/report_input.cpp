@@ -33,8 +33,8 @@ std::int64_t resolve_machine(const std::vector<db::MachineRow>& machines, const 
   }
   if (machines.empty()) known = " (the database has no machines yet)";
   if (by_host.size() > 1) {
-    throw InputError("--machine '" + ref + "': several machines have this hostname; give a fingerprint or an id:" +
-                     known);
+    throw InputError("--machine '" + ref +
+                     "': several machines have this hostname; give a fingerprint or an id:" + known);
   }
   throw InputError("--machine '" + ref + "': no machine has this fingerprint, hostname or id; known machines:" + known);
 }

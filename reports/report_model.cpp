@@ -24,8 +24,8 @@ bool TrendSeries::constant() const {
 }
 
 const Summary* TrendSeries::at(std::size_t run) const {
-  auto it = std::lower_bound(points.begin(), points.end(), run,
-                             [](const TrendPoint& p, std::size_t r) { return p.run < r; });
+  auto it =
+      std::lower_bound(points.begin(), points.end(), run, [](const TrendPoint& p, std::size_t r) { return p.run < r; });
   if (it == points.end() || it->run != run) return nullptr;
   return &it->summary;
 }
@@ -159,8 +159,9 @@ void add_findings(MachineReport& m, std::vector<ChangeRow>& rows) {
   }
 }
 
-MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t machine_id, std::vector<db::Series*>& series,
-                            const std::vector<db::RunInfo>& runs, const ReportInput& input) {
+MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t machine_id,
+                            std::vector<db::Series*>& series, const std::vector<db::RunInfo>& runs,
+                            const ReportInput& input) {
   MachineReport m;
   m.machine_id = machine_id;
   if (machine_row != nullptr) {
@@ -246,7 +247,8 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
     for (auto& s : inst.series) {
       std::vector<std::size_t> order(s.changes.size());
       for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.change_runs[a] < s.change_runs[b]; });
+      std::sort(order.begin(), order.end(),
+                [&](std::size_t a, std::size_t b) { return s.change_runs[a] < s.change_runs[b]; });
       std::vector<analysis::ChangePoint> changes;
       std::vector<std::size_t> change_runs;
       for (std::size_t i : order) {

@@ -45,7 +45,7 @@ struct TrendSeries {
   MetricInfo metric;
   std::vector<TrendPoint> points;
   std::vector<analysis::ChangePoint> changes;  // of this series, in run order
-  std::vector<std::size_t> change_runs;         // run index of each change (parallel to `changes`)
+  std::vector<std::size_t> change_runs;        // run index of each change (parallel to `changes`)
 
   bool constant() const;  // every median equal (a flat counter: shown as a line of text, not a chart)
   double latest() const { return points.back().summary.median; }
@@ -90,17 +90,17 @@ struct FamilyPanel {
 // A program recorded with `gpuperf record` (its kernels are the instances with a gpu_time_share series):
 // its kernels at the newest run that recorded it, the heaviest first.
 struct ProgramKernel {
-  std::size_t instance = 0;            // index into MachineReport::instances
+  std::size_t instance = 0;                              // index into MachineReport::instances
   std::optional<double> launches, median_ns, share_pct;  // at the panel's run
-  std::optional<double> change_pct;    // median duration against the run before, when both have one
-  bool is_new = false;                 // no duration at the run before (the panel's run is not the first)
+  std::optional<double> change_pct;                      // median duration against the run before, when both have one
+  bool is_new = false;  // no duration at the run before (the panel's run is not the first)
 };
 
 struct ProgramPanel {
-  std::string program;               // the family: the program's name
-  std::size_t run = 0;               // index into MachineReport::runs: the newest run with this program
+  std::string program;                 // the family: the program's name
+  std::size_t run = 0;                 // index into MachineReport::runs: the newest run with this program
   std::vector<ProgramKernel> kernels;  // the kernels at `run`, by gpu_time_share, largest first
-  double kernel_time_ns = 0;         // the program's kernel time at `run` (sum of gpu_time_total)
+  double kernel_time_ns = 0;           // the program's kernel time at `run` (sum of gpu_time_total)
 };
 
 // A finding as the report lists it: a change point, with the other metrics of the same instance that moved
@@ -112,20 +112,20 @@ struct ChangeRow {
   analysis::ChangePoint change;
   std::vector<analysis::ChangePoint> with;  // counters folded into a duration change (not listed on their own)
   std::vector<std::string> hints;           // the change's root-cause hints, plus any folded change they lack
-  bool counter_only = false;  // not a duration change, and the instance has no duration change at its run
+  bool counter_only = false;                // not a duration change, and the instance has no duration change at its run
 };
 
 struct MachineReport {
   std::int64_t machine_id = 0;
   std::string fingerprint;
   Machine machine;
-  std::vector<RunRef> runs;                 // the runs of the window that have results, oldest first
-  std::optional<db::RunInfo> latest;        // the newest of them
-  std::vector<ChangeRow> regressions;       // findings: newest first, then the largest change first
-  std::vector<ChangeRow> improvements;      // same order (a finding's kind is its duration change's)
-  std::vector<FamilyPanel> families;        // by family name
-  std::vector<ProgramPanel> programs;       // recorded programs, by name
-  std::vector<InstanceTrends> instances;    // by name, then parameter values (n=512 before n=1024)
+  std::vector<RunRef> runs;               // the runs of the window that have results, oldest first
+  std::optional<db::RunInfo> latest;      // the newest of them
+  std::vector<ChangeRow> regressions;     // findings: newest first, then the largest change first
+  std::vector<ChangeRow> improvements;    // same order (a finding's kind is its duration change's)
+  std::vector<FamilyPanel> families;      // by family name
+  std::vector<ProgramPanel> programs;     // recorded programs, by name
+  std::vector<InstanceTrends> instances;  // by name, then parameter values (n=512 before n=1024)
   std::size_t series_count = 0;
   // The machine's name in tables: its hostname, or its fingerprint without one; when several GPUs of one
   // model share a host (one series per GPU), the start of the GPU UUID is added to tell them apart.
@@ -148,8 +148,8 @@ struct ReportInput {
   ReportQuery query;
   std::string tool_version;
   std::vector<db::MachineRow> machines;
-  std::vector<db::RunInfo> runs;              // the runs of the window (for the summary's latest run)
-  std::vector<db::Series> series;             // history() of the window, without raw samples
+  std::vector<db::RunInfo> runs;   // the runs of the window (for the summary's latest run)
+  std::vector<db::Series> series;  // history() of the window, without raw samples
   std::vector<analysis::ChangePoint> change_points;
   std::map<std::string, std::string> baselines;  // benchmark name -> its family baseline's name
 };

@@ -75,7 +75,8 @@ AxisTicks nice_ticks(double lo, double hi, int target) {
   t.lo = std::floor(lo / t.step + 1e-9) * t.step;
   t.hi = std::ceil(hi / t.step - 1e-9) * t.step;
   if (t.hi <= t.lo) t.hi = t.lo + t.step;
-  for (double v = t.lo; v <= t.hi + t.step * 1e-6; v += t.step) t.values.push_back(std::fabs(v) < t.step * 1e-9 ? 0 : v);
+  for (double v = t.lo; v <= t.hi + t.step * 1e-6; v += t.step)
+    t.values.push_back(std::fabs(v) < t.step * 1e-9 ? 0 : v);
   return t;
 }
 
@@ -149,8 +150,8 @@ std::string render_chart(const ChartSpec& spec) {
   o += "<g class=\"grid\">";
   for (double v : ticks.values) {
     const double y = y_of(v);
-    o += "<line x1=\"" + num(G::left) + "\" x2=\"" + num(G::plot_right()) + "\" y1=\"" + num(y) + "\" y2=\"" +
-         num(y) + "\"/>";
+    o += "<line x1=\"" + num(G::left) + "\" x2=\"" + num(G::plot_right()) + "\" y1=\"" + num(y) + "\" y2=\"" + num(y) +
+         "\"/>";
   }
   o += "</g><g class=\"ticks y\">";
   for (double v : ticks.values) {
@@ -183,8 +184,8 @@ std::string render_chart(const ChartSpec& spec) {
 
   if (spec.reference) {
     const double y = y_of(*spec.reference);
-    o += "<line class=\"reference\" x1=\"" + num(G::left) + "\" x2=\"" + num(G::plot_right()) + "\" y1=\"" +
-         num(y) + "\" y2=\"" + num(y) + "\"/>";
+    o += "<line class=\"reference\" x1=\"" + num(G::left) + "\" x2=\"" + num(G::plot_right()) + "\" y1=\"" + num(y) +
+         "\" y2=\"" + num(y) + "\"/>";
   }
 
   // Quartile bands, then the segment levels, then the lines on top.
@@ -229,8 +230,8 @@ std::string render_chart(const ChartSpec& spec) {
     const double x = x_of(m.run);
     const char* cls = m.regression ? "marker regression" : "marker improvement";
     o += std::string("<g class=\"") + cls + "\"><title>" + html_escape(m.title) + "</title>";
-    o += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(G::top) + "\" y2=\"" +
-         num(G::top + kPlotH) + "\"/>";
+    o += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(G::top) + "\" y2=\"" + num(G::top + kPlotH) +
+         "\"/>";
     o += "<path d=\"M" + num(x - 5) + " " + num(G::top - 1) + "h10l-5 7z\"/></g>";
   }
 

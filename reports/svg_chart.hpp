@@ -32,7 +32,7 @@ struct ChartLevel {  // a horizontal level over runs [from, to]: the segments be
 };
 
 struct ChartSpec {
-  std::string unit;  // metric unit of every line ("ns", "%", "count", "bytes", "" for a ratio)
+  std::string unit;                           // metric unit of every line ("ns", "%", "count", "bytes", "" for a ratio)
   const std::vector<RunRef>* runs = nullptr;  // the x axis
   std::vector<ChartLine> lines;
   std::vector<ChartMarker> markers;

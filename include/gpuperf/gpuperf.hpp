@@ -12,9 +12,9 @@
 
 #include <gpuperf/version.hpp>  // GPUPERF_VERSION "0.1.0", GPUPERF_VERSION_MAJOR, _MINOR, _PATCH
 
-#include "core/errors.hpp"           // Error, InputError, EnvironmentError, exit codes
-#include "core/result.hpp"           // Params, ParamValue, the result model
-#include "kernels/benchmark.hpp"     // Workload, Benchmark, Registry, GPUPERF_BENCHMARK
-#include "kernels/cuda_check.hpp"    // GPUPERF_CUDA_CHECK, GPUPERF_CUDA_CHECK_LAUNCH
-#include "kernels/device_buffer.hpp" // DeviceBuffer<T>: RAII device memory, upload, download, poison
-#include "kernels/host_data.hpp"     // random inputs, verify_close, int_param, blocks_for
+#include "core/errors.hpp"            // Error, InputError, EnvironmentError, exit codes
+#include "core/result.hpp"            // Params, ParamValue, the result model
+#include "kernels/benchmark.hpp"      // Workload, Benchmark, Registry, GPUPERF_BENCHMARK
+#include "kernels/cuda_check.hpp"     // GPUPERF_CUDA_CHECK, GPUPERF_CUDA_CHECK_LAUNCH
+#include "kernels/device_buffer.hpp"  // DeviceBuffer<T>: RAII device memory, upload, download, poison
+#include "kernels/host_data.hpp"      // random inputs, verify_close, int_param, blocks_for

@@ -16,7 +16,7 @@ struct KernelRecord {
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::uint32_t stream_id = 0;
-  std::string name;                  // mangled kernel name
+  std::string name;  // mangled kernel name
 };
 
 // The external id that was pushed while the API call with `correlation_id` was made

@@ -75,7 +75,8 @@ class Sink : public ActivityHandler {
     records.for_each([&](const CUpti_Activity& record) {
       if (record.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record.kind == CUPTI_ACTIVITY_KIND_KERNEL) {
         const auto& k = reinterpret_cast<const KernelActivity&>(record);
-        got.kernels.push_back(KernelRecord{k.correlationId, k.start, k.end, k.streamId, k.name != nullptr ? k.name : ""});
+        got.kernels.push_back(
+            KernelRecord{k.correlationId, k.start, k.end, k.streamId, k.name != nullptr ? k.name : ""});
       } else if (record.kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
         const auto& e = reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record);
         if (e.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {

@@ -40,11 +40,10 @@ FailureKind classify_cupti_result(int r) {
       return FailureKind::unsupported_device;
     case 17:  // CUPTI_ERROR_INVALID_METRIC_NAME
       return FailureKind::invalid_metric;
-    case 2:   // CUPTI_ERROR_INVALID_DEVICE
-    case 3:   // CUPTI_ERROR_INVALID_CONTEXT
+    case 2:  // CUPTI_ERROR_INVALID_DEVICE
+    case 3:  // CUPTI_ERROR_INVALID_CONTEXT
       return FailureKind::no_device;
-    default:
-      return FailureKind::other;
+    default: return FailureKind::other;
   }
 }
 

@@ -36,12 +36,12 @@ namespace {
   throw BackendError(classify_cupti_result(static_cast<int>(r)), fn, static_cast<int>(r), what);
 }
 
-#define GPUPERF_CUPTI_CHECK(call)                                              \
-  do {                                                                         \
-    CUptiResult gpuperf_cupti_result_ = (call);                                \
-    if (gpuperf_cupti_result_ != CUPTI_SUCCESS) {                              \
-      throw_cupti(gpuperf_cupti_result_, #call, __FILE__, __LINE__);           \
-    }                                                                          \
+#define GPUPERF_CUPTI_CHECK(call)                                    \
+  do {                                                               \
+    CUptiResult gpuperf_cupti_result_ = (call);                      \
+    if (gpuperf_cupti_result_ != CUPTI_SUCCESS) {                    \
+      throw_cupti(gpuperf_cupti_result_, #call, __FILE__, __LINE__); \
+    }                                                                \
   } while (0)
 
 // A CUPTI parameter struct, zeroed, with its structSize set (CUPTI's way of versioning its structs).
@@ -353,7 +353,7 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
   bool profiler_initialized_ = false;
   CUpti_Profiler_Host_Object* host_ = nullptr;  // for the metric catalog
   std::vector<Configuration> configs_;
-  std::size_t active_ = 0;                       // the open session's configuration
+  std::size_t active_ = 0;  // the open session's configuration
   std::vector<std::uint8_t> counter_data_;
   CUpti_RangeProfiler_Object* range_profiler_ = nullptr;
 };

@@ -48,8 +48,8 @@ bool preload_libcupti() {
   roots.emplace_back("/usr/local/cuda");
   roots.emplace_back("/usr/local/cuda-" + std::to_string(GPUPERF_CUDA_MAJOR) + ".0");
   for (const auto& root : roots) {
-    for (const char* sub : {"/extras/CUPTI/lib64/", "/lib64/", "/lib/", "/targets/x86_64-linux/lib/",
-                            "/targets/sbsa-linux/lib/"}) {
+    for (const char* sub :
+         {"/extras/CUPTI/lib64/", "/lib64/", "/lib/", "/targets/x86_64-linux/lib/", "/targets/sbsa-linux/lib/"}) {
       const std::string path = root + sub + soname;
       if (readable(path) && dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr) return true;
     }
@@ -96,8 +96,8 @@ Loaded load_once() {
     }
     return {factory, ""};
   }
-  return {nullptr, std::string("cannot find gpuperf's CUPTI back end (") + kBackendModuleName +
-                       "); looked at:" + tried + "\nSet GPUPERF_CUPTI_MODULE to its path, or install it next to gpuperf."};
+  return {nullptr, std::string("cannot find gpuperf's CUPTI back end (") + kBackendModuleName + "); looked at:" +
+                       tried + "\nSet GPUPERF_CUPTI_MODULE to its path, or install it next to gpuperf."};
 }
 
 }  // namespace

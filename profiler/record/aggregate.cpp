@@ -157,9 +157,8 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     const std::uint64_t position = selected++;
     if (position < options.launch_skip) continue;
     if (options.launch_count && position - options.launch_skip >= *options.launch_count) continue;
-    const Key key{r.device, l.kernel,
-                  {r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2]},
-                  r.nvtx_path};
+    const Key key{
+        r.device, l.kernel, {r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2]}, r.nvtx_path};
     Acc*& slot = by_key[key];
     if (slot == nullptr) {
       BenchmarkInstance inst;

@@ -28,12 +28,12 @@ KernelNaming kernel_naming_from_string(const std::string& s);
 std::string kernel_name(const std::string& mangled, KernelNaming naming);
 
 struct SelectOptions {
-  std::string kernel_regex;   // ECMAScript regex searched in the identity's kernel name; empty: all
-  std::string nvtx_include;   // ECMAScript regex searched in the NVTX path; empty: all launches, in a range or not
-  std::uint64_t launch_skip = 0;             // of the launches selected by the regexes, skip the first N ...
-  std::optional<std::uint64_t> launch_count; // ... then keep at most N (ncu's --launch-skip/--launch-count)
-  std::size_t max_samples = 1000;            // durations stored per identity (the first ones); counts and
-                                             // totals still cover every kept launch
+  std::string kernel_regex;       // ECMAScript regex searched in the identity's kernel name; empty: all
+  std::string nvtx_include;       // ECMAScript regex searched in the NVTX path; empty: all launches, in a range or not
+  std::uint64_t launch_skip = 0;  // of the launches selected by the regexes, skip the first N ...
+  std::optional<std::uint64_t> launch_count;  // ... then keep at most N (ncu's --launch-skip/--launch-count)
+  std::size_t max_samples = 1000;             // durations stored per identity (the first ones); counts and
+                                              // totals still cover every kept launch
   KernelNaming naming = KernelNaming::demangled;
   // `record --metrics`: the plan the injection library profiled with (its C line lists plan->perfworks).
   // Each identity then gets one Measurement per planned metric, a sample per profiled launch of it.
@@ -50,7 +50,8 @@ struct KernelTotals {
 // (largest first), with metrics duration (samples in launch order, at most max_samples), launches,
 // gpu_time_total (ns, all kept launches) and gpu_time_share (% of that device's kept kernel time), then the
 // hardware metrics of its profiled launches when options.metrics is set.
-// `program` is the family ("train", see program_name.hpp); it must not contain '/'. Throws InputError for an invalid regex.
+// `program` is the family ("train", see program_name.hpp); it must not contain '/'. Throws InputError for an invalid
+// regex.
 std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vector<ProcessRecord>& processes,
                                                                 const std::string& program,
                                                                 const SelectOptions& options, KernelTotals& totals);

@@ -17,9 +17,9 @@
 // NVTX push/pop; records are written by CUPTI's worker thread, a buffer (1 MB) at a time, about 0.15 us a
 // record on an H100 machine (bench/record_overhead.py measures what recording costs a program).
 #include <cupti.h>
+#include <dlfcn.h>
 #include <generated_nvtx_meta.h>
 #include <nvtx3/nvToolsExt.h>
-#include <dlfcn.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -72,7 +72,8 @@ State& state() {
 std::atomic<bool> g_started{false};
 
 gpuperf::cupti::ActivityApi& activity() {
-  static gpuperf::cupti::ActivityApi& a = gpuperf::cupti::ActivityApi::instance(gpuperf::cupti::linked_activity_functions());
+  static gpuperf::cupti::ActivityApi& a =
+      gpuperf::cupti::ActivityApi::instance(gpuperf::cupti::linked_activity_functions());
   return a;
 }
 
@@ -94,9 +95,7 @@ void write_locked(const char* data, std::size_t size) {
   std::fwrite(data, 1, size, s.out);
 }
 
-void write_line_locked(const std::string& line) {
-  write_locked((line + '\n').data(), line.size() + 1);
-}
+void write_line_locked(const std::string& line) { write_locked((line + '\n').data(), line.size() + 1); }
 
 }  // namespace
 
@@ -117,8 +116,7 @@ void report_error(const std::string& what) {
 
 std::string result_text(CUptiResult r) { return activity().error_text(r); }
 
-std::uint64_t intern_locked(std::unordered_map<std::string, std::uint64_t>& table, const std::string& text,
-                            char kind) {
+std::uint64_t intern_locked(std::unordered_map<std::string, std::uint64_t>& table, const std::string& text, char kind) {
   auto it = table.find(text);
   if (it != table.end()) return it->second;
   const std::uint64_t id = table.size() + 1;
@@ -205,7 +203,8 @@ std::string range_message(const nvtxEventAttributes_t* a) {
 bool g_trace_nvtx = false;
 
 void trace_nvtx(const char* what, std::size_t depth, const std::string& message) {
-  if (g_trace_nvtx) std::fprintf(stderr, "gpuperf-nvtx %ld %s %zu %s\n", static_cast<long>(gettid()), what, depth, message.c_str());
+  if (g_trace_nvtx)
+    std::fprintf(stderr, "gpuperf-nvtx %ld %s %zu %s\n", static_cast<long>(gettid()), what, depth, message.c_str());
 }
 
 // NVTX push/pop on the calling thread: push the whole path as an external correlation id.
@@ -243,7 +242,8 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
       return;
     }
     default:
-      if (g_trace_nvtx) std::fprintf(stderr, "gpuperf-nvtx %ld other %s\n", static_cast<long>(gettid()), data->functionName);
+      if (g_trace_nvtx)
+        std::fprintf(stderr, "gpuperf-nvtx %ld other %s\n", static_cast<long>(gettid()), data->functionName);
       return;
   }
   std::vector<std::string>& ranges = thread_ranges();
@@ -352,9 +352,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (r == CUPTI_SUCCESS && nvtx) r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
     if (r != CUPTI_SUCCESS) {
       // Kernels are still traced; NVTX paths and metrics are missing. Another tool may hold the one subscriber.
-      report_error(std::string("NVTX ranges and hardware metrics are not recorded: cuptiSubscribe/cuptiEnableDomain: ") +
-                   result_text(r) +
-                   (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another profiler, e.g. ncu or nsys, is attached)" : ""));
+      report_error(
+          std::string("NVTX ranges and hardware metrics are not recorded: cuptiSubscribe/cuptiEnableDomain: ") +
+          result_text(r) +
+          (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ? " (another profiler, e.g. ncu or nsys, is attached)"
+                                                               : ""));
     } else {
       gpuperf::record::inject::init_metrics(subscriber);
     }

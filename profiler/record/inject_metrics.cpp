@@ -69,9 +69,9 @@ struct State {
 };
 
 State* g_state = nullptr;
-thread_local bool t_busy = false;      // inside our own profiling: our flush launch must not recurse
-thread_local bool t_profiling = false; // a launch of this thread is being profiled (runtime and driver
-                                       // callbacks of one launch must not both start a session)
+thread_local bool t_busy = false;       // inside our own profiling: our flush launch must not recurse
+thread_local bool t_profiling = false;  // a launch of this thread is being profiled (runtime and driver
+                                        // callbacks of one launch must not both start a session)
 thread_local CUpti_CallbackId t_started_by = 0;
 thread_local CUpti_CallbackDomain t_started_domain = CUPTI_CB_DOMAIN_INVALID;
 thread_local Context* t_context = nullptr;

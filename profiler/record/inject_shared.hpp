@@ -10,7 +10,7 @@ namespace gpuperf::record::inject {
 // The APIs that launch one kernel (<<<>>> is __cudaLaunchKernel in CUDA 13): tracing ties their activity
 // records to the kernel's, and `--metrics` profiles from their callbacks.
 inline constexpr CUpti_CallbackId kRuntimeKernelLaunches[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
     CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000};
 inline constexpr CUpti_CallbackId kDriverKernelLaunches[] = {

@@ -2,8 +2,8 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,8 +71,10 @@ void check_no_other_injection() {
   if (other == nullptr || *other == '\0') return;
   const std::string path = other;
   std::string tool = "another CUDA tool";
-  if (path.find("nsys") != std::string::npos || path.find("ToolsInjection") != std::string::npos) tool = "Nsight Systems (nsys)";
-  if (path.find("nsight-compute") != std::string::npos || path.find("InjectionProxy") != std::string::npos) tool = "Nsight Compute (ncu)";
+  if (path.find("nsys") != std::string::npos || path.find("ToolsInjection") != std::string::npos)
+    tool = "Nsight Systems (nsys)";
+  if (path.find("nsight-compute") != std::string::npos || path.find("InjectionProxy") != std::string::npos)
+    tool = "Nsight Compute (ncu)";
   throw EnvironmentError(tool + " is already attached to this environment (CUDA_INJECTION64_PATH=" + path +
                          "), and the CUDA driver loads one injection library per process: run gpuperf record "
                          "outside it, or unset CUDA_INJECTION64_PATH");
@@ -86,7 +88,8 @@ ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& 
   ProgramEnd end;
   end.started_at = now_iso8601();
   const auto t0 = std::chrono::steady_clock::now();
-  struct sigaction ignore {}, forward {}, old_int {}, old_term {};
+  struct sigaction ignore {
+  }, forward{}, old_int{}, old_term{};
   ignore.sa_handler = SIG_IGN;
   forward.sa_handler = forward_signal;
   sigaction(SIGINT, &ignore, &old_int);

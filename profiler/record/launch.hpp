@@ -25,7 +25,7 @@ std::string find_inject_library();
 void check_no_other_injection();
 
 struct ProgramEnd {
-  int exit_status = 0;   // >= 0: the exit code; < 0: minus the signal that ended it
+  int exit_status = 0;                  // >= 0: the exit code; < 0: minus the signal that ended it
   std::string started_at, finished_at;  // ISO 8601 UTC
   double wall_seconds = 0;
 };
@@ -44,6 +44,5 @@ ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& 
                        const std::string& inject_library, bool nvtx = true,
                        const std::vector<std::pair<std::string, std::string>>& env = {},
                        const std::function<void()>& while_running = {});
-
 
 }  // namespace gpuperf::record

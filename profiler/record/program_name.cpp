@@ -24,6 +24,8 @@ struct Interpreter {
   std::vector<std::pair<const char*, char>> long_inline;  // "--eval": as its short option
 };
 
+// Tables are kept one entry per row, as written (clang-format would put every field on a line of its own).
+// clang-format off
 const Interpreter kInterpreters[] = {
     {"python", "WXQ", "c", 'm', {"--check-hash-based-pycs"}, {}},
     {"pypy", "WXQ", "c", 'm', {"--check-hash-based-pycs"}, {}},
@@ -32,27 +34,31 @@ const Interpreter kInterpreters[] = {
     {"dash", "o", "c", 0, {}, {}},
     {"zsh", "o", "c", 0, {}, {}},
     {"ksh", "o", "c", 0, {}, {}},
-    {"node", "rC", "ep", 0, {"--require", "--import", "--loader", "--experimental-loader", "--conditions", "--input-type"},
+    {"node", "rC", "ep", 0,
+     {"--require", "--import", "--loader", "--experimental-loader", "--conditions", "--input-type"},
      {{"--eval", 'e'}, {"--print", 'p'}}},
-    {"nodejs", "rC", "ep", 0, {"--require", "--import", "--loader", "--conditions"}, {{"--eval", 'e'}, {"--print", 'p'}}},
+    {"nodejs", "rC", "ep", 0, {"--require", "--import", "--loader", "--conditions"},
+     {{"--eval", 'e'}, {"--print", 'p'}}},
     {"ruby", "IrCE", "e", 0, {}, {}},
     {"perl", "IMm", "eE", 0, {}, {}},
 };
+// clang-format on
 
 // A launcher: a program that starts another one (env, torchrun, mpirun), and how to find that one.
 struct Launcher {
-  Names names;                   // base names, or modules run with python -m ("torch.distributed.run")
-  const char* subcommand;        // the argument that must follow ("launch" of accelerate), or nullptr
-  bool python_script;            // its operand is a Python script (or module); else a command line
-  bool options_take_values;      // every option takes the next argument as its value except `exceptions`;
-  Names exceptions;              //   else none does except `exceptions`
-  Names module_flags = {};       // the operand is a module
-  Names program_flags = {};      // the operand is a program, not a script
-  Names two_values = {};         // options with two values (mpirun's --mca KEY VALUE)
-  std::size_t skip_operands = 0; // operands before the command (timeout's duration)
-  bool assignments = false;      // NAME=value arguments before the command (env)
+  Names names;                    // base names, or modules run with python -m ("torch.distributed.run")
+  const char* subcommand;         // the argument that must follow ("launch" of accelerate), or nullptr
+  bool python_script;             // its operand is a Python script (or module); else a command line
+  bool options_take_values;       // every option takes the next argument as its value except `exceptions`;
+  Names exceptions;               //   else none does except `exceptions`
+  Names module_flags = {};        // the operand is a module
+  Names program_flags = {};       // the operand is a program, not a script
+  Names two_values = {};          // options with two values (mpirun's --mca KEY VALUE)
+  std::size_t skip_operands = 0;  // operands before the command (timeout's duration)
+  bool assignments = false;       // NAME=value arguments before the command (env)
 };
 
+// clang-format off
 const Launcher kLaunchers[] = {
     {{"env"}, nullptr, false, false, {"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}, {}, {}, {}, 0, true},
     {{"nohup"}, nullptr, false, false, {}},
@@ -88,6 +94,7 @@ const Launcher kLaunchers[] = {
      {"-l", "--label", "-u", "--unbuffered", "--exclusive", "-K", "-Q", "--quiet", "-v", "--verbose", "-X", "-Z",
       "--pty", "--overlap", "-O", "--overcommit"}},
 };
+// clang-format on
 
 bool listed(const Names& names, const std::string& s) {
   return std::any_of(names.begin(), names.end(), [&](const char* n) { return s == n; });
@@ -119,13 +126,12 @@ std::string executable(const std::string& path) {
 
 bool is_option(const std::string& a) { return a.size() > 1 && a[0] == '-'; }
 
-bool looks_like_script(const std::string& a) {
-  return a.size() > 3 && a.compare(a.size() - 3, 3, ".py") == 0;
-}
+bool looks_like_script(const std::string& a) { return a.size() > 3 && a.compare(a.size() - 3, 3, ".py") == 0; }
 
 const Interpreter* find_interpreter(const std::string& exe) {
   std::string name = exe;  // "python3.12" -> "python"
-  while (!name.empty() && (std::isdigit(static_cast<unsigned char>(name.back())) || name.back() == '.')) name.pop_back();
+  while (!name.empty() && (std::isdigit(static_cast<unsigned char>(name.back())) || name.back() == '.'))
+    name.pop_back();
   for (const auto& in : kInterpreters) {
     if (name == in.name) return &in;
   }

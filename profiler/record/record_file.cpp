@@ -138,9 +138,9 @@ void ProcessParser::parse_line(std::string_view line) {
     case 'K': {
       LaunchRecord r;
       std::uint64_t name_id = 0;
-      if (!(f.next(r.device) && f.next(r.context) && f.next(r.stream) && f.next(r.correlation) &&
-            f.next(r.start_ns) && f.next(r.end_ns) && f.next(r.grid[0]) && f.next(r.grid[1]) && f.next(r.grid[2]) &&
-            f.next(r.block[0]) && f.next(r.block[1]) && f.next(r.block[2]) && f.next(name_id))) {
+      if (!(f.next(r.device) && f.next(r.context) && f.next(r.stream) && f.next(r.correlation) && f.next(r.start_ns) &&
+            f.next(r.end_ns) && f.next(r.grid[0]) && f.next(r.grid[1]) && f.next(r.grid[2]) && f.next(r.block[0]) &&
+            f.next(r.block[1]) && f.next(r.block[2]) && f.next(name_id))) {
         throw bad("malformed kernel line");
       }
       if (r.end_ns < r.start_ns) throw bad("kernel ends before it starts");
@@ -176,14 +176,9 @@ void ProcessParser::parse_line(std::string_view line) {
       p_.dropped += n;
       break;
     }
-    case 'X':
-      p_.errors.push_back(rest_after(line, 1));
-      break;
-    case 'Z':
-      p_.complete = true;
-      break;
-    default:
-      throw bad("unknown record kind");
+    case 'X': p_.errors.push_back(rest_after(line, 1)); break;
+    case 'Z': p_.complete = true; break;
+    default: throw bad("unknown record kind");
   }
 }
 
@@ -194,7 +189,8 @@ ProcessRecord ProcessParser::finish() {
   for (std::size_t i = 0; i < p_.launches.size(); ++i) {
     LaunchRecord& r = p_.launches[i];
     auto n = names.find(name_ids_[i]);
-    if (n == names.end()) throw InputError(what_ + ": kernel name id " + std::to_string(name_ids_[i]) + " is never named");
+    if (n == names.end())
+      throw InputError(what_ + ": kernel name id " + std::to_string(name_ids_[i]) + " is never named");
     r.name = n->second;
     r.pid = p_.pid;
     if (auto m = metrics_of_correlation_.find(r.correlation); m != metrics_of_correlation_.end()) r.metrics = m->second;
@@ -238,7 +234,8 @@ void RecordDirReader::poll() {
   for (auto& [name, file] : files_) {
     if (file->fd < 0) {
       file->fd = open(file->path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (file->fd < 0) throw EnvironmentError("cannot read the record file " + file->path + ": " + std::strerror(errno));
+      if (file->fd < 0)
+        throw EnvironmentError("cannot read the record file " + file->path + ": " + std::strerror(errno));
     }
     for (;;) {  // what the injection library has written so far; the rest comes at the next poll
       const ssize_t got = read(file->fd, buffer_.data(), buffer_.size());

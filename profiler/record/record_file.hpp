@@ -42,8 +42,8 @@ struct LaunchRecord {
   std::uint64_t start_ns = 0, end_ns = 0;
   std::uint32_t grid[3] = {1, 1, 1};
   std::uint32_t block[3] = {1, 1, 1};
-  std::string_view name;        // mangled
-  std::string_view nvtx_path;   // "" outside any NVTX range
+  std::string_view name;       // mangled
+  std::string_view nvtx_path;  // "" outside any NVTX range
   std::uint32_t pid = 0;
   std::vector<double> metrics;  // a profiled launch's values, in ProcessRecord::metric_names order; else empty
 };
@@ -51,11 +51,11 @@ struct LaunchRecord {
 struct ProcessRecord {
   std::uint32_t pid = 0, ppid = 0;
   std::string argv0;
-  bool complete = false;       // ended with Z
-  std::uint64_t dropped = 0;   // CUPTI's dropped records
-  std::vector<std::string> errors;  // X lines
-  std::vector<std::string> metric_names;  // the C line
-  std::vector<LaunchRecord> launches;  // in file order
+  bool complete = false;                         // ended with Z
+  std::uint64_t dropped = 0;                     // CUPTI's dropped records
+  std::vector<std::string> errors;               // X lines
+  std::vector<std::string> metric_names;         // the C line
+  std::vector<LaunchRecord> launches;            // in file order
   std::shared_ptr<const RecordStrings> strings;  // what the launches' name and nvtx_path view
 };
 

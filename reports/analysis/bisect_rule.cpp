@@ -41,8 +41,7 @@ CommitDecision decide_instance(const TrackedChange& t, const CompareRow* vs_good
   CommitDecision d;
   d.why = t.instance.display_name() + ": " + describe("vs good", vs_good) + "; " + describe("vs bad", vs_bad);
   if (vs_good == nullptr || vs_bad == nullptr || vs_good->verdict == Verdict::failed ||
-      vs_bad->verdict == Verdict::failed || vs_good->verdict == Verdict::missing ||
-      vs_good->verdict == Verdict::new_) {
+      vs_bad->verdict == Verdict::failed || vs_good->verdict == Verdict::missing || vs_good->verdict == Verdict::new_) {
     d.verdict = BisectVerdict::skip;
     return d;
   }

@@ -48,8 +48,7 @@ std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
 // standardized Mann-Whitney U of the first k points against the rest, with both sides >= min_segment.
 // `var_factor` is ((n + 1) - sum(t^3 - t) / (n (n - 1))) / 12, the tie-corrected variance of U per
 // k (n - k). O(n) by a running rank sum.
-double best_score(const std::vector<double>& ranks, double var_factor, std::size_t min_segment,
-                  std::size_t* best_k) {
+double best_score(const std::vector<double>& ranks, double var_factor, std::size_t min_segment, std::size_t* best_k) {
   const std::size_t n = ranks.size();
   const double nd = static_cast<double>(n);
   double rank_sum = 0, best = -1;
@@ -69,8 +68,8 @@ double best_score(const std::vector<double>& ranks, double var_factor, std::size
 }
 
 double segment_median(const std::vector<double>& v, std::size_t a, std::size_t b) {
-  return median(std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(a),
-                                    v.begin() + static_cast<std::ptrdiff_t>(b)));
+  return median(
+      std::vector<double>(v.begin() + static_cast<std::ptrdiff_t>(a), v.begin() + static_cast<std::ptrdiff_t>(b)));
 }
 
 // |after / before - 1| in percent; infinite when the level leaves zero.
@@ -83,8 +82,8 @@ double effect_pct(double before, double after) {
 // keep the running median (the lower middle for an even count: every point between the two middles gives
 // the same sum) and the sums on each side, so all prefixes cost O(n log n) together.
 std::vector<double> prefix_l1_costs(const std::vector<double>& seq) {
-  std::priority_queue<double> lower;                                        // max-heap: values <= median
-  std::priority_queue<double, std::vector<double>, std::greater<>> upper;   // min-heap: values above
+  std::priority_queue<double> lower;                                       // max-heap: values <= median
+  std::priority_queue<double, std::vector<double>, std::greater<>> upper;  // min-heap: values above
   double sum_lower = 0, sum_upper = 0;
   std::vector<double> costs(seq.size() + 1, 0.0);
   for (std::size_t j = 0; j < seq.size(); ++j) {
@@ -108,8 +107,8 @@ std::vector<double> prefix_l1_costs(const std::vector<double>& seq) {
       upper.pop();
     }
     const double m = lower.top();
-    costs[j + 1] = (m * static_cast<double>(lower.size()) - sum_lower) +
-                   (sum_upper - m * static_cast<double>(upper.size()));
+    costs[j + 1] =
+        (m * static_cast<double>(lower.size()) - sum_lower) + (sum_upper - m * static_cast<double>(upper.size()));
   }
   return costs;
 }
@@ -149,8 +148,8 @@ class SegmentTester {
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     const std::vector<double> segment(values_.begin() + static_cast<std::ptrdiff_t>(a),
                                       values_.begin() + static_cast<std::ptrdiff_t>(b));
-    const double p = best_split_p_value(segment, min_segment_, options_.permutations,
-                                        mix(options_.seed, a, b), nullptr);
+    const double p =
+        best_split_p_value(segment, min_segment_, options_.permutations, mix(options_.seed, a, b), nullptr);
     // Where the step sits matters only for a significant segment; placing it is O(n^2 log n), so a series
     // of pure noise (the common case) stays linear in its length.
     const std::size_t k = p <= options_.alpha ? l1_best_split(values_, a, b, min_segment_) : a;

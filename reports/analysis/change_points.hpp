@@ -20,11 +20,11 @@
 namespace gpuperf::analysis {
 
 struct SegmentationOptions {
-  double alpha = 0.005;            // permutation p-value a split must reach
-  std::size_t min_segment = 4;     // points on each side of a change point
-  std::size_t permutations = 1999; // upper bound per test; stops early once the answer is clear
-  double min_effect_pct = 1.0;     // |after/before - 1| a change must reach, in percent
-  std::uint64_t seed = 1;          // the permutations are seeded: same input, same answer
+  double alpha = 0.005;             // permutation p-value a split must reach
+  std::size_t min_segment = 4;      // points on each side of a change point
+  std::size_t permutations = 1999;  // upper bound per test; stops early once the answer is clear
+  double min_effect_pct = 1.0;      // |after/before - 1| a change must reach, in percent
+  std::uint64_t seed = 1;           // the permutations are seeded: same input, same answer
   // Points further than this many noise sigmas from the median of the 7 points around them leave the
   // search (0: keep all). See find_outliers().
   double outlier_threshold = 5.0;

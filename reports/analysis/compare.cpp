@@ -62,7 +62,8 @@ Verdict noisy_verdict(const std::vector<double>& base, const std::vector<double>
     // move the typical value out of what the other run itself produced: neither median may lie inside
     // the other side's 10-90% range.
     if (!overlapping(base, cand)) return direction(above, metric);
-    std::snprintf(buf, sizeof buf, "significant, but each median lies inside the other run's 10-90%% range "
+    std::snprintf(buf, sizeof buf,
+                  "significant, but each median lies inside the other run's 10-90%% range "
                   "(two modes, or noisy samples)");
     if (why != nullptr) *why = buf;
     return Verdict::ambiguous;
@@ -70,8 +71,8 @@ Verdict noisy_verdict(const std::vector<double>& base, const std::vector<double>
   if (inside) return Verdict::same;
   if (std::fabs(row.change_pct) < min_effect) return Verdict::same;
   std::snprintf(buf, sizeof buf, "%s; %.0f%% CI [%+.1f%%, %+.1f%%] reaches inside the %.3g%% floor",
-                significant ? "significant" : "not significant", (1 - alpha) * 100, row.ci_low_pct,
-                row.ci_high_pct, min_effect);
+                significant ? "significant" : "not significant", (1 - alpha) * 100, row.ci_low_pct, row.ci_high_pct,
+                min_effect);
   if (why != nullptr) *why = buf;
   return Verdict::ambiguous;
 }
@@ -101,8 +102,10 @@ const Measurement* side(const Result* r, const std::string& name, Measurement& s
   if (r == nullptr) return nullptr;
   const Measurement* m = r->find(name);
   if (r->status == Status::ok) return m;
-  if (m != nullptr) stub = *m;
-  else stub.metric = metric_info_for(name);
+  if (m != nullptr)
+    stub = *m;
+  else
+    stub.metric = metric_info_for(name);
   if (!r->message.empty()) stub.message = r->message;
   return &stub;
 }
@@ -193,8 +196,8 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
                         (candidate->message.empty() ? "" : ": " + candidate->message));
     }
     if (base_bad) {
-      add_note(row, std::string("base ") + to_string(base_status) +
-                        (base->message.empty() ? "" : ": " + base->message));
+      add_note(row,
+               std::string("base ") + to_string(base_status) + (base->message.empty() ? "" : ": " + base->message));
     }
     return row;
   }
@@ -237,8 +240,8 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
 
   row.welch_p_value = welch_t_test(base->samples, candidate->samples).p_value;
   std::string why;
-  row.verdict = noisy_verdict(base->samples, candidate->samples, row.metric, min_effect,
-                              options.thresholds.alpha, row, &why);
+  row.verdict =
+      noisy_verdict(base->samples, candidate->samples, row.metric, min_effect, options.thresholds.alpha, row, &why);
   add_note(row, why);
 
   // Clocks: a duration change on two different SM clocks must hold in cycles too, or the clock explains it.
@@ -333,8 +336,8 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
     // Root-cause hints: a duration that moved, and what else moved with it.
     for (std::size_t i = first_row; i < end_row; ++i) {
       CompareRow& d = report.rows[i];
-      if (d.metric.name != "duration" || (d.verdict != Verdict::slower && d.verdict != Verdict::faster &&
-                                          d.verdict != Verdict::ambiguous)) {
+      if (d.metric.name != "duration" ||
+          (d.verdict != Verdict::slower && d.verdict != Verdict::faster && d.verdict != Verdict::ambiguous)) {
         continue;
       }
       std::string with;

@@ -74,8 +74,8 @@ bool one_value_row(const CompareRow& row) {
   return (row.base->n == 1 || row.candidate->n == 1) && judged_by_level(row.metric);
 }
 
-std::vector<double> history_levels(const CompareRow& row, const std::vector<db::Series>& history,
-                                   const Run& candidate, std::int64_t candidate_run_id, std::size_t max_runs) {
+std::vector<double> history_levels(const CompareRow& row, const std::vector<db::Series>& history, const Run& candidate,
+                                   std::int64_t candidate_run_id, std::size_t max_runs) {
   std::vector<double> levels;
   const std::string key = params_key(row.instance.params);
   for (const db::Series& s : history) {
@@ -100,7 +100,8 @@ void judge_with_history(CompareRow& row, const std::vector<db::Series>& history,
                         std::int64_t candidate_run_id, const CompareOptions& options) {
   if (options.history_runs == 0 || !row.candidate) return;
   const bool one_value = one_value_row(row) && row.verdict == Verdict::ambiguous;
-  const bool noisy_change = !row.metric.deterministic && (row.verdict == Verdict::slower || row.verdict == Verdict::faster);
+  const bool noisy_change =
+      !row.metric.deterministic && (row.verdict == Verdict::slower || row.verdict == Verdict::faster);
   if (!one_value && !noisy_change) return;
   const std::vector<double> levels = history_levels(row, history, candidate, candidate_run_id, options.history_runs);
   if (one_value) {

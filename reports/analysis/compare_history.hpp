@@ -27,8 +27,8 @@ constexpr std::size_t kMinHistoryRuns = 3;
 // Run medians of `row`'s series in `history` (machine already chosen by the caller), oldest first: usable
 // points only (not excluded, status ok, a value), none of the candidate's own run nor later than it, at
 // most the newest `max_runs`.
-std::vector<double> history_levels(const CompareRow& row, const std::vector<db::Series>& history,
-                                   const Run& candidate, std::int64_t candidate_run_id, std::size_t max_runs);
+std::vector<double> history_levels(const CompareRow& row, const std::vector<db::Series>& history, const Run& candidate,
+                                   std::int64_t candidate_run_id, std::size_t max_runs);
 
 // Applies both rules above to `row` (no-op where neither applies or options.history_runs is 0).
 void judge_with_history(CompareRow& row, const std::vector<db::Series>& history, const Run& candidate,

@@ -53,7 +53,8 @@ std::vector<std::string> explained_duration(const ChangePoint& c, const std::vec
       continue;
     }
     if (d.run_id == c.run_id || d.previous_run_id == c.run_id || c.previous_run_id == d.run_id) {
-      return {d.metric.name + ' ' + format_value(d.before, d.metric.unit) + " -> " + format_value(d.after, d.metric.unit)};
+      return {d.metric.name + ' ' + format_value(d.before, d.metric.unit) + " -> " +
+              format_value(d.after, d.metric.unit)};
     }
   }
   return {};
@@ -140,8 +141,7 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
         }
         TailOptions to = options.tail;
         to.range_margin_pct = seg.min_effect_pct;  // within detect's floor of a level seen: not a new one
-        tail = find_tail_change(runs, splits.empty() ? 0 : splits.back().index, noisy, 2 * options.min_segment - 1,
-                                to);
+        tail = find_tail_change(runs, splits.empty() ? 0 : splits.back().index, noisy, 2 * options.min_segment - 1, to);
       }
     }
     if (tail) {

@@ -14,9 +14,9 @@ namespace gpuperf::analysis {
 
 struct DetectOptions {
   Thresholds thresholds = Thresholds::for_detect();
-  std::size_t min_segment = 4;       // runs on each side before a change can be called
-  std::size_t permutations = 1999;   // per permutation test
-  std::optional<std::size_t> recent; // only changes starting within each series' newest N points
+  std::size_t min_segment = 4;        // runs on each side before a change can be called
+  std::size_t permutations = 1999;    // per permutation test
+  std::optional<std::size_t> recent;  // only changes starting within each series' newest N points
   // Fill ChangePoint::hints: a duration change's root causes, and for any other change the duration change
   // of the same instance at that run (the one it may explain).
   bool hints = true;

@@ -14,10 +14,10 @@ double normal_quantile(double p) {
   if (!(p > 0.0)) return -std::numeric_limits<double>::infinity();
   if (!(p < 1.0)) return std::numeric_limits<double>::infinity();
   // P. J. Acklam's rational approximation (relative error 1.15e-9), then one Halley step on erfc.
-  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
                              1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
   static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-                             6.680131188771972e+01,  -1.328068155288572e+01};
+                             6.680131188771972e+01, -1.328068155288572e+01};
   static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
                              -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
   static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
@@ -85,8 +85,7 @@ double incomplete_beta(double a, double b, double x) {
   if (x <= 0) return 0.0;
   if (x >= 1) return 1.0;
   // x^a (1-x)^b / (a B(a, b)), in logs to survive large a and b.
-  const double log_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
-                           b * std::log1p(-x);
+  const double log_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
   const double front = std::exp(log_front);
   // The continued fraction converges fast on one side of the mean; use the symmetry I_x(a,b) = 1 -
   // I_{1-x}(b,a) on the other.

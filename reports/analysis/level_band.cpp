@@ -37,7 +37,7 @@ int outside_band(double v, const LevelBand& band, double margin_pct, double abs_
   const double above = std::max(std::fabs(band.high) * margin, abs_floor);
   const double below = std::max(std::fabs(band.low) * margin, abs_floor);
   if (v <= band.high + above && v >= band.low - below) return 0;  // rule 1
-  if (std::fabs(v - band.level) <= bound) return 0;              // rule 2
+  if (std::fabs(v - band.level) <= bound) return 0;               // rule 2
   return v > band.level ? 1 : -1;
 }
 

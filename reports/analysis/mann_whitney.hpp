@@ -7,11 +7,11 @@
 namespace gpuperf::analysis {
 
 struct MannWhitney {
-  double u_x = 0;        // U of the first sample: pairs (x_i, y_j) with x_i > y_j, ties counting 1/2
-  double u_y = 0;        // n_x * n_y - u_x
-  double z = 0;          // normal score of u_x: tie-corrected variance, continuity-corrected
-  double p_value = 1;    // two-sided
-  bool exact = false;    // true: p from the exact permutation distribution of U
+  double u_x = 0;      // U of the first sample: pairs (x_i, y_j) with x_i > y_j, ties counting 1/2
+  double u_y = 0;      // n_x * n_y - u_x
+  double z = 0;        // normal score of u_x: tie-corrected variance, continuity-corrected
+  double p_value = 1;  // two-sided
+  bool exact = false;  // true: p from the exact permutation distribution of U
 };
 
 // Exact p when there are no ties and n_x * n_y is small (both <= 50 and the product <= 2500: the

@@ -10,7 +10,7 @@ namespace gpuperf::analysis {
 struct RatioInterval {
   double estimate = 1;  // exp(median of log y_j - log x_i)
   double low = 1, high = 1;
-  bool valid = false;   // false: an empty side or non-positive values (then estimate is the ratio of medians)
+  bool valid = false;  // false: an empty side or non-positive values (then estimate is the ratio of medians)
 };
 
 // Interval for y/x at `confidence` (e.g. 0.99). The order statistics come from the exact null

@@ -111,9 +111,8 @@ std::string summary_line(const CompareReport& report) {
 }
 
 json side_json(const RunSide& s) {
-  return json{{"run", s.uuid},       {"run_id", s.run_id},       {"commit", s.commit},
-              {"branch", s.branch},  {"label", s.label},         {"started_at", s.started_at},
-              {"machine", s.fingerprint}, {"gpu_name", s.gpu_name}};
+  return json{{"run", s.uuid},    {"run_id", s.run_id},         {"commit", s.commit},       {"branch", s.branch},
+              {"label", s.label}, {"started_at", s.started_at}, {"machine", s.fingerprint}, {"gpu_name", s.gpu_name}};
 }
 
 json row_json(const CompareRow& r, const CompareReport& report) {
@@ -280,8 +279,8 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
 
   std::vector<std::string> header;
   if (machine_column) header.push_back("machine");
-  for (const char* h : {"benchmark", "metric", "change", "before", "after", "commit", "previous", "kind",
-                        "confidence", "state"}) {
+  for (const char* h :
+       {"benchmark", "metric", "change", "before", "after", "commit", "previous", "kind", "confidence", "state"}) {
     header.push_back(h);
   }
   if (!text) header.push_back("hints");
@@ -341,8 +340,8 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
     if (r.verdict == Verdict::failed) ++errors;
     if (r.verdict == Verdict::new_ || r.verdict == Verdict::missing) ++skipped;
   }
-  const std::string suite = "gpuperf compare " + short_commit(report.base.commit) + ".." +
-                            short_commit(report.candidate.commit);
+  const std::string suite =
+      "gpuperf compare " + short_commit(report.base.commit) + ".." + short_commit(report.candidate.commit);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"gpuperf compare\" tests=\"" << report.rows.size() << "\" failures=\"" << failures
       << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
@@ -375,8 +374,8 @@ void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& chan
   const std::size_t tests = changes.empty() ? 1 : changes.size();
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"gpuperf detect\" tests=\"" << tests << "\" failures=\"" << failures << "\">\n";
-  out << "  <testsuite name=\"gpuperf detect (" << series_count << " series)\" tests=\"" << tests
-      << "\" failures=\"" << failures << "\">\n";
+  out << "  <testsuite name=\"gpuperf detect (" << series_count << " series)\" tests=\"" << tests << "\" failures=\""
+      << failures << "\">\n";
   if (changes.empty()) {
     out << "    <testcase classname=\"gpuperf.detect\" name=\"no change points in " << series_count
         << " series\" time=\"0\"></testcase>\n";

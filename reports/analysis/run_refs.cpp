@@ -66,8 +66,8 @@ db::RunInfo resolve_run_ref(const db::Store& store, const std::string& ref, std:
   if (starts_with(ref, "branch:")) {
     const std::string branch = ref.substr(7);
     if (auto r = store.latest_run(branch, machine_id)) return *r;
-    throw InputError("'" + ref + "': branch '" + branch + "' has no run" + where + " (branches with runs: " +
-                     known_branches(store) + ")");
+    throw InputError("'" + ref + "': branch '" + branch + "' has no run" + where +
+                     " (branches with runs: " + known_branches(store) + ")");
   }
   if (starts_with(ref, "label:")) {
     const std::string label = ref.substr(6);
@@ -91,8 +91,10 @@ db::RunInfo resolve_run_ref(const db::Store& store, const std::string& ref, std:
     if (auto r = store.latest_run(ref, machine_id)) return *r;
     throw InputError("'" + ref + "': branch '" + ref + "' has no run" + where);
   }
-  throw InputError("'" + ref + "' matches no run: expected a run id, a uuid (or 8+ character prefix), a commit "
-                   "(7+ characters), branch:NAME or label:NAME (branches with runs: " + known_branches(store) + ")");
+  throw InputError("'" + ref +
+                   "' matches no run: expected a run id, a uuid (or 8+ character prefix), a commit "
+                   "(7+ characters), branch:NAME or label:NAME (branches with runs: " +
+                   known_branches(store) + ")");
 }
 
 }  // namespace gpuperf::analysis

@@ -146,8 +146,7 @@ int extends(const std::vector<TailRun>& runs, std::size_t start, Reference& ref,
 }  // namespace
 
 std::optional<TailChange> find_tail_change(const std::vector<TailRun>& runs, std::size_t segment_start,
-                                           const MetricInfo& metric, std::size_t max_runs,
-                                           const TailOptions& options) {
+                                           const MetricInfo& metric, std::size_t max_runs, const TailOptions& options) {
   const std::size_t n = runs.size();
   const std::size_t history = std::max<std::size_t>(options.min_history, 2);  // an sd needs two
   if (segment_start > n || n - segment_start < history + 1) return std::nullopt;

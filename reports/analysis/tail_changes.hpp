@@ -45,13 +45,13 @@ namespace gpuperf::analysis {
 struct TailOptions {
   // Effect floors and alpha of the per-run sample test (rule 3): compare's (duration 2%, alpha 0.01).
   Thresholds thresholds = Thresholds::for_compare();
-  std::size_t level_runs = 30;   // rules 1 and 2: the previous segment's newest runs
-  std::size_t sample_runs = 10;  // rule 3: whose raw samples are pooled (compare's --history window)
-  double alpha = 0.005;          // rule 2, per direction and night under normal noise
+  std::size_t level_runs = 30;           // rules 1 and 2: the previous segment's newest runs
+  std::size_t sample_runs = 10;          // rule 3: whose raw samples are pooled (compare's --history window)
+  double alpha = 0.005;                  // rule 2, per direction and night under normal noise
   double night_one_min_effect_pct = 10;  // rule 4
-  double range_margin_pct = 1;   // rule 1 (detect_changes() passes its noisy floor)
-  std::size_t min_history = 3;   // runs the previous segment needs at least
-  std::size_t full_history = 8;  // with fewer, rule 4 holds for every run of a tail
+  double range_margin_pct = 1;           // rule 1 (detect_changes() passes its noisy floor)
+  std::size_t min_history = 3;           // runs the previous segment needs at least
+  std::size_t full_history = 8;          // with fewer, rule 4 holds for every run of a tail
 };
 
 // One usable run of a series: its median and, when loaded, its raw samples and SM clocks.
@@ -75,7 +75,6 @@ struct TailChange {
 // The longest tail of `runs` (at most `max_runs` runs) that moved, tested against the previous segment
 // [segment_start, tail start), which must hold at least `min_segment` runs. Nothing when no tail passes.
 std::optional<TailChange> find_tail_change(const std::vector<TailRun>& runs, std::size_t segment_start,
-                                           const MetricInfo& metric, std::size_t max_runs,
-                                           const TailOptions& options);
+                                           const MetricInfo& metric, std::size_t max_runs, const TailOptions& options);
 
 }  // namespace gpuperf::analysis

@@ -28,8 +28,9 @@ Thresholds Thresholds::for_compare() {
   t.default_min_effect_pct = 2.0;
   // DRAM bytes and achieved occupancy are single profiler values; on an H200 reruns moved them by up to
   // 5.6% (and kB-sized write-backs by much more, hence the absolute floor).
-  t.min_effect_pct = {{"duration", 2.0},          {"gbps", 2.0},          {"gflops", 2.0},
-                      {"achieved_occupancy", 5.0}, {"dram_bytes_read", 5.0}, {"dram_bytes_written", 5.0}};
+  t.min_effect_pct = {{"duration", 2.0},        {"gbps", 2.0},
+                      {"gflops", 2.0},          {"achieved_occupancy", 5.0},
+                      {"dram_bytes_read", 5.0}, {"dram_bytes_written", 5.0}};
   t.min_effect_abs = {{"dram_bytes_read", 1e6}, {"dram_bytes_written", 1e6}};
   nearly_deterministic(t);
   return t;

@@ -25,16 +25,16 @@ struct CompareRow {
   MetricInfo metric;
   Verdict verdict = Verdict::same;
   std::optional<Summary> base, candidate;
-  double change_pct = 0;             // (candidate median / base median - 1) * 100
+  double change_pct = 0;                   // (candidate median / base median - 1) * 100
   double ci_low_pct = 0, ci_high_pct = 0;  // confidence interval of the ratio of medians, in percent
-  double p_value = 1;                // Mann-Whitney U, two-sided; 1 where no test ran (deterministic, n < 2)
-  bool confirmed_in_cycles = true;   // false when clocks moved and the change vanishes in cycles
-  std::string note;                  // why (e.g. "clock 1980 -> 1755 MHz", "status incorrect")
+  double p_value = 1;                      // Mann-Whitney U, two-sided; 1 where no test ran (deterministic, n < 2)
+  bool confirmed_in_cycles = true;         // false when clocks moved and the change vanishes in cycles
+  std::string note;                        // why (e.g. "clock 1980 -> 1755 MHz", "status incorrect")
   // Added by the analysis for the writers (not in the first contract):
   Status base_status = Status::ok, candidate_status = Status::ok;  // the instance's or metric's status
-  double min_effect_pct = 0;         // the threshold the verdict used
-  double base_clock_mhz = 0, candidate_clock_mhz = 0;  // median SM clock of each side; 0 when unknown
-  double welch_p_value = 1;          // Welch's t-test on the same samples, for reference (the verdict uses U)
+  double min_effect_pct = 0;                                       // the threshold the verdict used
+  double base_clock_mhz = 0, candidate_clock_mhz = 0;              // median SM clock of each side; 0 when unknown
+  double welch_p_value = 1;  // Welch's t-test on the same samples, for reference (the verdict uses U)
 };
 
 // One change point of `gpuperf detect` in a series (machine, instance, metric).
@@ -47,16 +47,16 @@ struct ChangePoint {
   std::string commit;           // the first commit at the new level
   std::string previous_commit;  // the last commit at the old level
   std::string started_at;
-  std::size_t index = 0;        // position of the first point at the new level within the series
+  std::size_t index = 0;  // position of the first point at the new level within the series
   ChangeKind kind = ChangeKind::regression;
-  double change_pct = 0;        // (after / before - 1) * 100
-  double before = 0, after = 0; // levels (medians of the segments)
-  double confidence = 0;        // 1 - p-value of the split, in [0, 1]
+  double change_pct = 0;           // (after / before - 1) * 100
+  double before = 0, after = 0;    // levels (medians of the segments)
+  double confidence = 0;           // 1 - p-value of the split, in [0, 1]
   std::vector<std::string> hints;  // root-cause hints: "gld_efficiency 100% -> 50%"
   // True for a change in the newest runs that the segmentation cannot confirm yet (too few runs after it),
   // flagged from those runs' raw samples (tail_changes.hpp). Tomorrow's runs confirm it or withdraw it.
   bool unconfirmed = false;
-  std::size_t runs_after = 0;   // usable runs from the change on (the new level's runs so far)
+  std::size_t runs_after = 0;  // usable runs from the change on (the new level's runs so far)
   // Added by the analysis for the writers:
   std::int64_t previous_run_id = 0;  // the last run at the old level
   std::size_t series_index = 0;      // position of the series in the vector given to detect_changes()

@@ -119,8 +119,8 @@ TEST_F(AnalysisCli, BadReferencesAndUsageExitTwo) {
 }
 
 TEST_F(AnalysisCli, ThresholdOverrideSilencesTheRegression) {
-  const CliResult r = gpuperf({"compare", "branch:main", "branch:feature", "--threshold", "duration=25",
-                               "--metric", "duration"});
+  const CliResult r =
+      gpuperf({"compare", "branch:main", "branch:feature", "--threshold", "duration=25", "--metric", "duration"});
   EXPECT_EQ(r.code, 0) << r.out;
 }
 
@@ -169,7 +169,6 @@ TEST_F(AnalysisCli, DetectFailOnRegressionAndRecent) {
   EXPECT_NE(xml.find("matmul/tiled[n=1024,tile=16]"), std::string::npos);
 }
 
-
 // Night `night` (1..99) of a nightly series on one GPU: a run of `benchmark` with these metrics, uuid
 // PREFIX-...00NN (NN = 10 + night).
 json nightly_run(const std::string& uuid_prefix, int night, const std::string& gpu, const std::string& benchmark,
@@ -181,7 +180,8 @@ json nightly_run(const std::string& uuid_prefix, int night, const std::string& g
           {"commit", "c0mm1t" + std::to_string(10 + night)},
           {"branch", "main"},
           {"machine", {{"hostname", "node-" + gpu}, {"gpu_name", "NVIDIA " + gpu}, {"gpu_uuid", "GPU-" + gpu}}},
-          {"results", json::array({{{"benchmark", benchmark}, {"params", params}, {"status", "ok"}, {"metrics", metrics}}})}};
+          {"results",
+           json::array({{{"benchmark", benchmark}, {"params", params}, {"status", "ok"}, {"metrics", metrics}}})}};
 }
 
 // Twelve nightly runs of one kernel (100 samples each, 0.3% run-to-run jitter), then a 13th 30% slower with

@@ -68,8 +68,9 @@ TEST(Compare, TwoModesOfOneKernelAreNotAChange) {
   // mode, the second in a 34.1 us mode. Mann-Whitney sees -3.3% with p ~ 1e-6, but the first run itself
   // produced the second's level.
   Measurement b = value("duration", 0), c = value("duration", 0);
-  b.samples = {33920, 35232, 35295, 35263, 35264, 35520, 35457, 35488, 35360, 35456, 35424, 35552, 35456, 35296, 35327, 35296, 35392,
-               35615, 33983, 34400, 34272, 33984, 34112, 34112, 34176, 35392, 35489, 35392, 35680, 35456, 35583, 35360, 33952};
+  b.samples = {33920, 35232, 35295, 35263, 35264, 35520, 35457, 35488, 35360, 35456, 35424,
+               35552, 35456, 35296, 35327, 35296, 35392, 35615, 33983, 34400, 34272, 33984,
+               34112, 34112, 34176, 35392, 35489, 35392, 35680, 35456, 35583, 35360, 33952};
   c.samples = {35295, 34240, 33984, 34176, 34272, 34272, 34048, 34239, 34399, 34112, 34176, 34176, 34208,
                34240, 34208, 34143, 34111, 34048, 34016, 34079, 34336, 34144, 34272, 34207, 34239};
   b.summary = summarize(b.samples);
@@ -167,8 +168,7 @@ TEST(Compare, DeterministicCounters) {
   EXPECT_EQ(cmp(value("shared_store_transactions", 4.5e6), value("shared_store_transactions", 9e6)).verdict,
             Verdict::slower);
   EXPECT_EQ(cmp(value("shared_bank_conflicts", 832), value("shared_bank_conflicts", 960)).verdict, Verdict::same);
-  EXPECT_EQ(cmp(value("shared_bank_conflicts", 80e3), value("shared_bank_conflicts", 16.5e6)).verdict,
-            Verdict::slower);
+  EXPECT_EQ(cmp(value("shared_bank_conflicts", 80e3), value("shared_bank_conflicts", 16.5e6)).verdict, Verdict::slower);
   EXPECT_EQ(cmp(value("gld_efficiency", 100), value("gld_efficiency", 100.0000001)).verdict, Verdict::same);
   EXPECT_EQ(cmp(value("local_bytes", 0), value("local_bytes", 0)).verdict, Verdict::same);
   EXPECT_EQ(cmp(value("local_bytes", 0), value("local_bytes", 16)).verdict, Verdict::slower);
@@ -202,12 +202,14 @@ TEST(Compare, ClockChangeThatExplainsTheSlowdown) {
 
 TEST(Compare, ClockChangeThatDoesNotExplainIt) {
   // 25% longer on a 11% lower clock: still 11% more cycles.
-  const CompareRow r = cmp(samples("duration", 1e5, 0.005, 50, 18, 1980), samples("duration", 1.25e5, 0.005, 50, 19, 1755));
+  const CompareRow r =
+      cmp(samples("duration", 1e5, 0.005, 50, 18, 1980), samples("duration", 1.25e5, 0.005, 50, 19, 1755));
   EXPECT_EQ(r.verdict, Verdict::slower);
   EXPECT_TRUE(r.confirmed_in_cycles);
   EXPECT_NE(r.note.find("confirmed"), std::string::npos);
   // Same clock: no cycle check, no clock note.
-  const CompareRow s = cmp(samples("duration", 1e5, 0.005, 50, 20, 1980), samples("duration", 1.25e5, 0.005, 50, 21, 1980));
+  const CompareRow s =
+      cmp(samples("duration", 1e5, 0.005, 50, 20, 1980), samples("duration", 1.25e5, 0.005, 50, 21, 1980));
   EXPECT_EQ(s.verdict, Verdict::slower);
   EXPECT_EQ(s.note.find("clock"), std::string::npos);
 }
@@ -235,12 +237,12 @@ Result result(const std::string& name, std::int64_t n, std::vector<Measurement> 
 TEST(Compare, RunsRowsOrderAndHints) {
   gpuperf::Run base = make_run("aaaa");
   gpuperf::Run cand = make_run("bbbb");
-  base.results.push_back(result("matmul/tiled", 1024,
-                                {value("registers", 32), samples("duration", 2.77e5, 0.01, 40, 22),
-                                 value("gld_efficiency", 100)}));
-  cand.results.push_back(result("matmul/tiled", 1024,
-                                {samples("duration", 3.3e5, 0.01, 40, 23), value("gld_efficiency", 50),
-                                 value("registers", 40)}));
+  base.results.push_back(
+      result("matmul/tiled", 1024,
+             {value("registers", 32), samples("duration", 2.77e5, 0.01, 40, 22), value("gld_efficiency", 100)}));
+  cand.results.push_back(
+      result("matmul/tiled", 1024,
+             {samples("duration", 3.3e5, 0.01, 40, 23), value("gld_efficiency", 50), value("registers", 40)}));
   base.results.push_back(result("copy/gone", 1, {samples("duration", 1e4, 0.01, 20, 24)}));
   cand.results.push_back(result("copy/new", 1, {samples("duration", 1e4, 0.01, 20, 25)}));
   base.results.push_back(result("stencil1d/shared", 4096, {samples("duration", 5e4, 0.01, 20, 26)}));
@@ -346,7 +348,8 @@ TEST(Compare, OneValueMetricsJudgedAgainstTheHistory) {
   base.results.push_back(result("stencil1d/shared", 1 << 24,
                                 {value("achieved_occupancy", 81), value("dram_bytes_read", 134e6 * 81 / 84.5)}));
   const auto with = [&](double occ, double bytes, std::size_t runs = 10) {
-    cand.results = {result("stencil1d/shared", 1 << 24, {value("achieved_occupancy", occ), value("dram_bytes_read", bytes)})};
+    cand.results = {
+        result("stencil1d/shared", 1 << 24, {value("achieved_occupancy", occ), value("dram_bytes_read", bytes)})};
     CompareOptions o;
     o.history_runs = runs;
     return compare_runs(base, cand, o, 0, 0, &history);
@@ -386,7 +389,8 @@ TEST(Compare, OneValueMetricsJudgedAgainstTheHistory) {
   EXPECT_EQ(compare_runs(base, cand, {}).rows[0].note, "one value per side: no test");
   // DRAM's absolute floor holds against the history too: 0.5 MB beyond a tiny, steady range is nothing
   // (here the base, 3 MB, is an odd run outside the history).
-  const std::vector<db::Series> tiny{history_of("stencil1d/shared", 1 << 24, {1e5, 1e5, 1e5, 1e5}, "dram_bytes_written")};
+  const std::vector<db::Series> tiny{
+      history_of("stencil1d/shared", 1 << 24, {1e5, 1e5, 1e5, 1e5}, "dram_bytes_written")};
   base.results = {result("stencil1d/shared", 1 << 24, {value("dram_bytes_written", 3e6)})};
   cand.results = {result("stencil1d/shared", 1 << 24, {value("dram_bytes_written", 6e5)})};
   EXPECT_EQ(compare_runs(base, cand, {}, 0, 0, &tiny).rows[0].verdict, Verdict::same);
@@ -394,7 +398,8 @@ TEST(Compare, OneValueMetricsJudgedAgainstTheHistory) {
 
 TEST(Compare, RunAgainstItselfIsAllSame) {
   gpuperf::Run base = make_run("aaaa");
-  base.results.push_back(result("matmul/tiled", 1024, {samples("duration", 2.77e5, 0.02, 40, 27), value("registers", 32)}));
+  base.results.push_back(
+      result("matmul/tiled", 1024, {samples("duration", 2.77e5, 0.02, 40, 27), value("registers", 32)}));
   const CompareReport rep = compare_runs(base, base, {});
   for (const auto& r : rep.rows) EXPECT_EQ(r.verdict, Verdict::same) << r.metric.name;
   EXPECT_FALSE(rep.regression());

@@ -36,10 +36,22 @@ CompareRow row(const std::string& name, Params params, const std::string& metric
 
 CompareReport report() {
   CompareReport rep;
-  rep.base = {1, "aa000000-0000-4000-8000-000000000001", "1194d3c67a0000000000", "main", "nightly",
-              "2026-10-23T02:00:00Z", "GPU-1234", "NVIDIA H200"};
-  rep.candidate = {2, "cc000000-0000-4000-8000-000000000002", "56afdfdc2a1111111111", "feature", "",
-                   "2026-10-24T04:00:00Z", "GPU-1234", "NVIDIA H200"};
+  rep.base = {1,
+              "aa000000-0000-4000-8000-000000000001",
+              "1194d3c67a0000000000",
+              "main",
+              "nightly",
+              "2026-10-23T02:00:00Z",
+              "GPU-1234",
+              "NVIDIA H200"};
+  rep.candidate = {2,
+                   "cc000000-0000-4000-8000-000000000002",
+                   "56afdfdc2a1111111111",
+                   "feature",
+                   "",
+                   "2026-10-24T04:00:00Z",
+                   "GPU-1234",
+                   "NVIDIA H200"};
   rep.rows.push_back(row("matmul/tiled", {{"n", std::int64_t{1024}}}, "duration", Verdict::slower, 277536, 327500,
                          "with registers 32 -> 40"));
   rep.rows.push_back(row("matmul/tiled", {{"n", std::int64_t{1024}}}, "registers", Verdict::slower, 32, 40));
@@ -134,27 +146,29 @@ TEST(Render, ChangesTextAndMarkdownGolden) {
   std::ostringstream text, md;
   write_changes(text, cs, Format::text);
   write_changes(md, cs, Format::md);
-  EXPECT_EQ(text.str(),
-            "machine  GPU-1234\n"
-            "\n"
-            "benchmark                       metric    change  before    after     commit      previous    kind         "
-            "confidence  state\n"
-            "matmul/tiled[tile=16]           duration  +18.0%  278.5 us  328.5 us  795ceee0b6  1194d3c67a  regression   "
-            "0.9995      confirmed\n"
-            "    with: gld_efficiency 100% -> 50%, registers 32 -> 40\n"
-            "memory_access/strided[tile=16]  duration  -9.8%   1.106 ms  997.3 us  795ceee0b6  1194d3c67a  improvement  "
-            "0.9995      unconfirmed (2 runs)\n"
-            "\n"
-            "2 change points: 1 regression, 1 improvement (1 unconfirmed)\n");
-  EXPECT_EQ(md.str(),
-            "### gpuperf detect: 2 change points: 1 regression, 1 improvement (1 unconfirmed)\n"
-            "\n"
-            "| benchmark | metric | change | before | after | commit | previous | kind | confidence | state | hints |\n"
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
-            "| matmul/tiled\\[tile=16\\] | duration | +18.0% | 278.5 us | 328.5 us | 795ceee0b6 | 1194d3c67a | "
-            "**regression** | 0.9995 | confirmed | gld\\_efficiency 100% -> 50%, registers 32 -> 40 |\n"
-            "| memory\\_access/strided\\[tile=16\\] | duration | -9.8% | 1.106 ms | 997.3 us | 795ceee0b6 | 1194d3c67a | "
-            "improvement | 0.9995 | unconfirmed (2 runs) |  |\n");
+  EXPECT_EQ(
+      text.str(),
+      "machine  GPU-1234\n"
+      "\n"
+      "benchmark                       metric    change  before    after     commit      previous    kind         "
+      "confidence  state\n"
+      "matmul/tiled[tile=16]           duration  +18.0%  278.5 us  328.5 us  795ceee0b6  1194d3c67a  regression   "
+      "0.9995      confirmed\n"
+      "    with: gld_efficiency 100% -> 50%, registers 32 -> 40\n"
+      "memory_access/strided[tile=16]  duration  -9.8%   1.106 ms  997.3 us  795ceee0b6  1194d3c67a  improvement  "
+      "0.9995      unconfirmed (2 runs)\n"
+      "\n"
+      "2 change points: 1 regression, 1 improvement (1 unconfirmed)\n");
+  EXPECT_EQ(
+      md.str(),
+      "### gpuperf detect: 2 change points: 1 regression, 1 improvement (1 unconfirmed)\n"
+      "\n"
+      "| benchmark | metric | change | before | after | commit | previous | kind | confidence | state | hints |\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+      "| matmul/tiled\\[tile=16\\] | duration | +18.0% | 278.5 us | 328.5 us | 795ceee0b6 | 1194d3c67a | "
+      "**regression** | 0.9995 | confirmed | gld\\_efficiency 100% -> 50%, registers 32 -> 40 |\n"
+      "| memory\\_access/strided\\[tile=16\\] | duration | -9.8% | 1.106 ms | 997.3 us | 795ceee0b6 | 1194d3c67a | "
+      "improvement | 0.9995 | unconfirmed (2 runs) |  |\n");
 }
 
 TEST(Render, ChangesJsonNames) {
@@ -198,8 +212,7 @@ TEST(Render, EscapesAsTheReportWritersDo) {
   write_compare(md, rep, Format::md, true);
   write_compare_junit(xml, rep);
   EXPECT_NE(md.str().find("| " + reports::md_escape(hostile) + " |"), std::string::npos) << md.str();
-  EXPECT_NE(md.str().find("img\\!\\[x\\]:http://e/ \xEF\xBF\xBD \xEF\xBF\xBD\\|end"), std::string::npos)
-      << md.str();
+  EXPECT_NE(md.str().find("img\\!\\[x\\]:http://e/ \xEF\xBF\xBD \xEF\xBF\xBD\\|end"), std::string::npos) << md.str();
   EXPECT_NE(xml.str().find("classname=\"" + reports::xml_escape(hostile) + "\""), std::string::npos) << xml.str();
   EXPECT_NE(xml.str().find("classname=\"img![x]:http://e/ \xEF\xBF\xBD \xEF\xBF\xBD|end\""), std::string::npos)
       << xml.str();

@@ -27,8 +27,8 @@ TEST(Distributions, NormalCdfAndQuantile) {
 TEST(Distributions, IncompleteBetaExactCases) {
   // Integer a, b: I_x(a, b) = sum_{j=a}^{a+b-1} C(a+b-1, j) x^j (1-x)^(a+b-1-j); a=2, b=3, x=1/2: 11/16.
   EXPECT_NEAR(incomplete_beta(2, 3, 0.5), 0.6875, 1e-14);
-  EXPECT_NEAR(incomplete_beta(1, 1, 0.3), 0.3, 1e-14);              // uniform
-  EXPECT_NEAR(incomplete_beta(3, 1, 0.4), 0.064, 1e-14);            // x^a when b = 1
+  EXPECT_NEAR(incomplete_beta(1, 1, 0.3), 0.3, 1e-14);                             // uniform
+  EXPECT_NEAR(incomplete_beta(3, 1, 0.4), 0.064, 1e-14);                           // x^a when b = 1
   EXPECT_NEAR(incomplete_beta(5, 7, 0.9), 1 - incomplete_beta(7, 5, 0.1), 1e-14);  // symmetry
   EXPECT_EQ(incomplete_beta(2, 2, 0), 0.0);
   EXPECT_EQ(incomplete_beta(2, 2, 1), 1.0);
@@ -71,8 +71,8 @@ TEST(MannWhitney, ExactSmallSamples) {
   EXPECT_EQ(r.u_x, 1);
   EXPECT_NEAR(r.p_value, 0.008658008658008658, 1e-12);  // 4 / 462
   // Symmetric in its arguments.
-  EXPECT_NEAR(mann_whitney_u({15.2, 13.9, 16.8, 14.7, 15.5, 17.1}, {12.1, 14.3, 11.8, 13.0, 12.6}).p_value,
-              r.p_value, 1e-14);
+  EXPECT_NEAR(mann_whitney_u({15.2, 13.9, 16.8, 14.7, 15.5, 17.1}, {12.1, 14.3, 11.8, 13.0, 12.6}).p_value, r.p_value,
+              1e-14);
   EXPECT_NEAR(mann_whitney_exact_cdf(4, 4, 2), 4.0 / 70, 1e-14);
 }
 

@@ -48,12 +48,11 @@ class CliTest : public ::testing::Test {
   TempDir dir_;
 };
 
-#define EXPECT_CLI(result, code_, needle)                                                    \
-  do {                                                                                       \
-    const auto& r_ = (result);                                                               \
-    EXPECT_EQ(r_.code, code_) << "stdout: " << r_.out << "\nstderr: " << r_.err;             \
-    EXPECT_NE((r_.out + r_.err).find(needle), std::string::npos) << "stdout: " << r_.out     \
-                                                                 << "\nstderr: " << r_.err;  \
+#define EXPECT_CLI(result, code_, needle)                                                                           \
+  do {                                                                                                              \
+    const auto& r_ = (result);                                                                                      \
+    EXPECT_EQ(r_.code, code_) << "stdout: " << r_.out << "\nstderr: " << r_.err;                                    \
+    EXPECT_NE((r_.out + r_.err).find(needle), std::string::npos) << "stdout: " << r_.out << "\nstderr: " << r_.err; \
   } while (0)
 
 }  // namespace gpuperf::testing

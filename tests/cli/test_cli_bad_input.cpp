@@ -90,8 +90,8 @@ TEST_F(CliTest, MissingDatabaseIsNotCreatedByReaders) {
 
 TEST_F(CliTest, NotAnSqliteFile) {
   write("notes.db", "shopping list\n");
-  for (auto args : std::vector<std::vector<std::string>>{{"runs"}, {"db", "info"}, {"db", "check"},
-                                                         {"db", "migrate"}, {"export"}}) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"runs"}, {"db", "info"}, {"db", "check"}, {"db", "migrate"}, {"export"}}) {
     args.insert(args.begin(), {"--db", "notes.db"});
     EXPECT_CLI(gp(args), 2, "'notes.db' is not an SQLite database");
   }
@@ -163,8 +163,10 @@ TEST_F(CliTest, NewerSchemaIsRefusedUntouched) {
 TEST_F(CliTest, UnwritableLocationsExitThree) {
   write("plain", "x");
   write("a.json", runs_file(1, 1));
-  EXPECT_CLI(gp({"--db", "plain/g.db", "import", "a.json"}), 3, "cannot create 'plain/g.db': 'plain' is a file, not a folder");
-  EXPECT_CLI(gp({"--db", "/proc/gpuperf-cli-test.db", "import", "a.json"}), 3, "cannot create '/proc/gpuperf-cli-test.db'");
+  EXPECT_CLI(gp({"--db", "plain/g.db", "import", "a.json"}), 3,
+             "cannot create 'plain/g.db': 'plain' is a file, not a folder");
+  EXPECT_CLI(gp({"--db", "/proc/gpuperf-cli-test.db", "import", "a.json"}), 3,
+             "cannot create '/proc/gpuperf-cli-test.db'");
   EXPECT_CLI(gp({"--db", "plain/g.db", "db", "migrate"}), 3, "'plain' is a file, not a folder");
   EXPECT_CLI(gp({"--db", "no/such/g.db", "import", "a.json"}), 3, "the folder 'no' does not exist");
   EXPECT_CLI(gp({"--db", "no/such/g.db", "runs"}), 2, "no database at 'no/such/g.db' (the folder 'no' does not exist)");
@@ -178,7 +180,8 @@ TEST_F(CliTest, UnwritableLocationsExitThree) {
     EXPECT_EQ(bytes("gpuperf.db"), before);
     std::filesystem::create_directory(path("ro"));
     chmod(path("ro").c_str(), 0555);
-    EXPECT_CLI(gp({"--db", "ro/g.db", "import", "a.json"}), 3, "permission denied: you cannot create files in the folder 'ro'");
+    EXPECT_CLI(gp({"--db", "ro/g.db", "import", "a.json"}), 3,
+               "permission denied: you cannot create files in the folder 'ro'");
   }
 }
 

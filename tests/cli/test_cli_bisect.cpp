@@ -50,8 +50,9 @@ class BisectTest : public ::testing::Test {
       write("notes.txt", "commit " + std::to_string(i) + "\n");
       if (i == 2) write("broken", "x\n");
       if (i == 3) std::filesystem::remove(repo_ + "/broken");
-      const std::string subject = i == 5 ? "copy: one more pass per element" : i == 7 ? "copy: odd elements first"
-                                                                                     : "commit " + std::to_string(i);
+      const std::string subject = i == 5   ? "copy: one more pass per element"
+                                  : i == 7 ? "copy: odd elements first"
+                                           : "commit " + std::to_string(i);
       git("add -A");
       git("commit -q -m '" + subject + "'");
       shas_.push_back(git("rev-parse HEAD"));
@@ -66,8 +67,9 @@ class BisectTest : public ::testing::Test {
   void write(const std::string& name, const std::string& text) const { std::ofstream(repo_ + "/" + name) << text; }
 
   CliResult bisect(const std::string& good, const std::string& bad, std::vector<std::string> extra = {}) const {
-    std::vector<std::string> args{"--db", dir_.file("gp.db"), "bisect", "--good", good, "--bad", bad, "--build", kBuild,
-                                  "--bench", "out/bench", "--filter", "memory/coalesced"};
+    std::vector<std::string> args{
+        "--db",    dir_.file("gp.db"), "bisect",   "--good",          good, "--bad", bad, "--build", kBuild,
+        "--bench", "out/bench",        "--filter", "memory/coalesced"};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_gpuperf(args, repo_);
   }

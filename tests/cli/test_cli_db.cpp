@@ -1,8 +1,8 @@
 // gpuperf db / runs / import / export as a user runs them: the real executable, real files.
 #include <signal.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <sqlite3.h>
 
 #include <chrono>
 #include <filesystem>
@@ -21,8 +21,8 @@ TEST_F(CliTest, HelpListsTheStoreCommands) {
   CliResult r = gp({"--help"});
   EXPECT_EQ(r.code, 0);
   for (const char* cmd : {"import", "export", "runs", "db"}) EXPECT_NE(r.out.find(cmd), std::string::npos) << cmd;
-  for (auto args : std::vector<std::vector<std::string>>{{"db", "--help"}, {"runs", "exclude", "--help"},
-                                                         {"import", "--help"}, {"export", "--help"}}) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"db", "--help"}, {"runs", "exclude", "--help"}, {"import", "--help"}, {"export", "--help"}}) {
     EXPECT_EQ(gp(args).code, 0) << args[0];
   }
   EXPECT_EQ(gp({"db"}).code, 2);  // a subcommand is required
@@ -221,8 +221,8 @@ TEST_F(CliTest, KilledImportIsAllOrNothing) {
     int status = 0;
     waitpid(pid, &status, 0);
     auto now = nlohmann::json::parse(gp({"runs", "--format", "json"}).out).size();
-    EXPECT_TRUE(now == expected || now == expected + 4) << now << " runs after a kill; expected " << expected
-                                                        << " or " << expected + 4;
+    EXPECT_TRUE(now == expected || now == expected + 4)
+        << now << " runs after a kill; expected " << expected << " or " << expected + 4;
     expected = now;
     EXPECT_CLI(gp({"db", "check"}), 0, "ok");
   }

@@ -49,15 +49,15 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
   // Knobs.
   std::size_t passes = 2;
   // Value of `metric` in the range named `range`; default: a number that encodes both.
-  std::function<double(const std::string& range, const std::string& metric)> value =
-      [](const std::string& range, const std::string& metric) {
-        return static_cast<double>(range.size() * 1000 + metric.size());
-      };
+  std::function<double(const std::string& range, const std::string& metric)> value = [](const std::string& range,
+                                                                                        const std::string& metric) {
+    return static_cast<double>(range.size() * 1000 + metric.size());
+  };
   // Throw BackendError with this CUPTI code from the named call ("begin_session", "end_pass", ...).
   std::optional<std::pair<std::string, int>> fail;
   std::size_t drop_last_ranges = 0;  // pretend the counter-data image was too small
 
-  std::vector<std::string> configured;                  // every configuration's metrics, concatenated
+  std::vector<std::string> configured;  // every configuration's metrics, concatenated
   std::vector<std::vector<std::string>> configurations;
 
   std::string chip_name() const override { return "GH100"; }

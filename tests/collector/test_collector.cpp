@@ -112,15 +112,17 @@ TEST(Collector, WithoutWarmLaunchOrFlushUserReplayOnlyLaunchesInRanges) {
   InstanceRef r{&a, {}};
   FakeWorkload w(rig.log, "w", rig.backend);
   rig.collector->collect(r, w, nullptr);
-  EXPECT_EQ(rig.log->joined(), "begin:user:1 start flush sync push:a/b launch:w sync pop end_pass start flush sync "
-                               "push:a/b launch:w sync pop end_pass decode evaluate end_session");
+  EXPECT_EQ(rig.log->joined(),
+            "begin:user:1 start flush sync push:a/b launch:w sync pop end_pass start flush sync "
+            "push:a/b launch:w sync pop end_pass decode evaluate end_session");
 
   o.flush_l2 = false;
   Rig bare(o);
   FakeWorkload w2(bare.log, "w", bare.backend);
   bare.collector->collect(r, w2, nullptr);
-  EXPECT_EQ(bare.log->joined(), "begin:user:1 start push:a/b launch:w sync pop end_pass start push:a/b launch:w sync "
-                                "pop end_pass decode evaluate end_session");
+  EXPECT_EQ(bare.log->joined(),
+            "begin:user:1 start push:a/b launch:w sync pop end_pass start push:a/b launch:w sync "
+            "pop end_pass decode evaluate end_session");
 }
 
 TEST(Collector, NotIdempotentBenchmarksUseKernelReplayOneSessionEach) {

@@ -110,17 +110,17 @@ TEST_F(CollectorGpu, OneInstanceAtATimeGivesTheBatchsCounters) {
   for (std::size_t i = 0; i < live.size(); ++i) {
     const auto t0 = Clock::now();
     auto single = values(collector->collect(live[i].ref, *live[i].workload, nullptr));
-    std::printf("%-30s one session: %.3f s\n", kCanonical[i],
-                std::chrono::duration<double>(Clock::now() - t0).count());
+    std::printf("%-30s one session: %.3f s\n", kCanonical[i], std::chrono::duration<double>(Clock::now() - t0).count());
     auto b = values(batch[i]);
     EXPECT_NEAR(single["gld_efficiency"], b["gld_efficiency"], 1e-6) << kCanonical[i];
     // Shared wavefront counts move between runs on GH100: loads by a few in 10^4, stores of the tiled
     // matmul by up to 0.3% (4478882..4492853 over eight H200 runs; 0.105% between two sessions of one
     // process once). The tiled/naive difference this guards is 100%.
-    EXPECT_NEAR(single["shared_load_transactions"], b["shared_load_transactions"],
-                5e-3 * b["shared_load_transactions"]) << kCanonical[i];
+    EXPECT_NEAR(single["shared_load_transactions"], b["shared_load_transactions"], 5e-3 * b["shared_load_transactions"])
+        << kCanonical[i];
     EXPECT_NEAR(single["shared_store_transactions"], b["shared_store_transactions"],
-                5e-3 * b["shared_store_transactions"]) << kCanonical[i];
+                5e-3 * b["shared_store_transactions"])
+        << kCanonical[i];
     EXPECT_NEAR(single["dram_bytes_read"], b["dram_bytes_read"], 0.01 * b["dram_bytes_read"] + 4096) << kCanonical[i];
   }
 }

@@ -57,8 +57,10 @@ TEST(ParseMetricsOption, RecordedProgramMetricsAreNeitherCollectedNorDropped) {
     EXPECT_EQ(std::count(all.names.begin(), all.names.end(), name), 0) << name;
     // Asked for by name, they are refused with the command that counts them, not silently skipped.
     std::string e = input_error([name] { parse_metrics_option(std::string("registers,") + name); });
-    EXPECT_TRUE(contains(e, std::string("'") + name + "' is counted over a program's kernel launches by `gpuperf "
-                                                      "record")) << e;
+    EXPECT_TRUE(contains(e, std::string("'") + name +
+                                "' is counted over a program's kernel launches by `gpuperf "
+                                "record"))
+        << e;
   }
   std::string e = input_error([] { parse_metrics_option("launchs"); });
   EXPECT_TRUE(contains(e, "unknown metric 'launchs'")) << e;
@@ -103,10 +105,10 @@ TEST(ResolveMetrics, RawNamesGetUnitsFromTheChipsDimensions) {
   auto log = std::make_shared<testing::EventLog>();
   testing::FakeBackend backend(log);
   auto catalog = backend_catalog(backend);
-  auto rs = resolve_metric_requests({"dram__bytes_read.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
-                                     "gpu__time_duration.sum", "dram__bytes_write.sum.per_second",
-                                     "sm__warps_active.sum"},
-                                    catalog.get());
+  auto rs =
+      resolve_metric_requests({"dram__bytes_read.sum", "sm__warps_active.avg.pct_of_peak_sustained_active",
+                               "gpu__time_duration.sum", "dram__bytes_write.sum.per_second", "sm__warps_active.sum"},
+                              catalog.get());
   EXPECT_EQ(rs[0].info.unit, "bytes");
   EXPECT_EQ(rs[0].perfworks, std::vector<std::string>{"dram__bytes_read.sum"});
   EXPECT_EQ(rs[1].info.unit, "%");
@@ -162,8 +164,8 @@ TEST(PlanMetrics, SassMetricsCanGetAConfigurationOfTheirOwn) {
   EXPECT_EQ(one.configurations[0], (std::vector<std::size_t>{0, 1, 2}));
   auto two = plan_metrics(requests, true);
   ASSERT_EQ(two.configurations.size(), 2u);
-  EXPECT_EQ(two.configurations[0], std::vector<std::size_t>{1});        // hardware counters first
-  EXPECT_EQ(two.configurations[1], (std::vector<std::size_t>{0, 2}));   // then the SASS-patched ones
+  EXPECT_EQ(two.configurations[0], std::vector<std::size_t>{1});       // hardware counters first
+  EXPECT_EQ(two.configurations[1], (std::vector<std::size_t>{0, 2}));  // then the SASS-patched ones
   // Nothing to separate: one configuration.
   EXPECT_EQ(plan_metrics(resolve_metric_requests({"gld_efficiency"}, nullptr), true).configurations.size(), 1u);
   EXPECT_TRUE(plan_metrics(resolve_metric_requests({"registers"}, nullptr), true).configurations.empty());

@@ -8,43 +8,42 @@ namespace gpuperf::testing {
 
 // PyTorch's normal_() kernel (torch.randn on CUDA), demangled whole: 3,198 characters.
 inline std::string pytorch_normal_kernel_full() {
-  return
-    "void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, 4, "
-    "at::native::templates::cuda::normal_and_transform<float, float, at::CUDAGeneratorImpl*, "
-    "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
-    "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
-    "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
-    "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
-    "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
-    "const::{lambda(float)#1})::{lambda(curandStatePhilox4_32_10*)#2}, at::native::(anonymous "
-    "namespace)::distribution_nullary_kernel<float, float, float4, at::CUDAGeneratorImpl*, "
-    "at::native::templates::cuda::normal_and_transform<float, float, at::CUDAGeneratorImpl*, "
-    "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
-    "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
-    "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
-    "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
-    "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
-    "const::{lambda(float)#1})::{lambda(curandStatePhilox4_32_10*)#2}, "
-    "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
-    "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
-    "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
-    "at::native::templates::cuda::normal_and_transform<float, float, at::CUDAGeneratorImpl*, "
-    "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
-    "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
-    "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
-    "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
-    "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
-    "const::{lambda(float)#1})::{lambda(curandStatePhilox4_32_10*)#2} const&, "
-    "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
-    "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
-    "const::{lambda(float)#1})::{lambda(int, float)#1}>(long, at::PhiloxCudaState, "
-    "at::native::templates::cuda::normal_and_transform<float, float, at::CUDAGeneratorImpl*, "
-    "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
-    "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
-    "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
-    "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
-    "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
-    "const::{lambda(float)#1})::{lambda(curandStatePhilox4_32_10*)#2})";
+  return "void at::native::(anonymous namespace)::distribution_elementwise_grid_stride_kernel<float, 4, "
+         "at::native::templates::cuda::normal_and_transform<float, float, at::CUDAGeneratorImpl*, "
+         "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+         "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+         "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
+         "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+         "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+         "const::{lambda(float)#1})::{lambda(curandStatePhilox4_32_10*)#2}, at::native::(anonymous "
+         "namespace)::distribution_nullary_kernel<float, float, float4, at::CUDAGeneratorImpl*, "
+         "at::native::templates::cuda::normal_and_transform<float, float, at::CUDAGeneratorImpl*, "
+         "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+         "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+         "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
+         "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+         "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+         "const::{lambda(float)#1})::{lambda(curandStatePhilox4_32_10*)#2}, "
+         "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+         "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+         "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
+         "at::native::templates::cuda::normal_and_transform<float, float, at::CUDAGeneratorImpl*, "
+         "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+         "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+         "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
+         "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+         "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+         "const::{lambda(float)#1})::{lambda(curandStatePhilox4_32_10*)#2} const&, "
+         "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+         "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+         "const::{lambda(float)#1})::{lambda(int, float)#1}>(long, at::PhiloxCudaState, "
+         "at::native::templates::cuda::normal_and_transform<float, float, at::CUDAGeneratorImpl*, "
+         "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+         "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+         "const::{lambda(float)#1}>(at::TensorIteratorBase&, at::CUDAGeneratorImpl*, "
+         "at::native::templates::cuda::normal_kernel<at::CUDAGeneratorImpl*>(at::TensorBase const&, double, double, "
+         "at::CUDAGeneratorImpl*)::{lambda()#1}::operator()() const::{lambda()#2}::operator()() "
+         "const::{lambda(float)#1})::{lambda(curandStatePhilox4_32_10*)#2})";
 }
 
 // The same kernel of another distribution ("uniform", "bernoulli"): the name differs only in its lambdas'
@@ -78,9 +77,12 @@ inline const char* const kVectorizedDivFloor =
     "at::TensorIteratorBase&)::{lambda()#1}::operator()() const::{lambda()#4}::operator()() const::{lambda(long, "
     "long)#1}>, std::array<char*, 2ul>)";
 inline const char* const kCutlassSgemm =
-    "void cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>(cutlass_80_simt_sgemm_256x128_8x4_nn_align1::Params)";
+    "void "
+    "cutlass::Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>(cutlass_80_simt_sgemm_256x128_8x4_nn_align1::"
+    "Params)";
 inline const char* const kSoftmaxForward =
-    "void (anonymous namespace)::softmax_warp_forward<float, float, float, 11, false, false>(float*, float const*, int, "
+    "void (anonymous namespace)::softmax_warp_forward<float, float, float, 11, false, false>(float*, float const*, "
+    "int, "
     "int, int, bool const*, int, bool)";
 
 }  // namespace gpuperf::testing

@@ -34,8 +34,8 @@ TEST(Metrics, RecordedProgramMetricsHaveTheirTraits) {
     const char* unit;
     bool deterministic;
   };
-  for (const Want& w : {Want{"launches", "count", true}, Want{"gpu_time_total", "ns", false},
-                        Want{"gpu_time_share", "%", false}}) {
+  for (const Want& w :
+       {Want{"launches", "count", true}, Want{"gpu_time_total", "ns", false}, Want{"gpu_time_share", "%", false}}) {
     const MetricTraits* t = find_metric(w.name);
     ASSERT_NE(t, nullptr) << w.name;
     EXPECT_EQ(t->source, MetricSource::recorded) << w.name;

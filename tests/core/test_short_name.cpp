@@ -26,8 +26,10 @@ TEST(FoldName, RealNamesFoldToWhatFits) {
       // The same, as a profiler prints it: with its return type and its parameter list (3,198 characters).
       {pytorch_normal_kernel_full(), "at::native::distribution_elementwise_grid_stride_kernel<" + kDots + ">"},
       // Names that fit keep their template arguments; only the return type and parameters go.
-      {kVectorizedAdd, "at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >"},
-      {kVectorizedFill, "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >"},
+      {kVectorizedAdd,
+       "at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >"},
+      {kVectorizedFill,
+       "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >"},
       // Too long whole: the innermost lists fold first, the outer arguments stay.
       {kVectorizedDivFloor, "at::native::vectorized_elementwise_kernel<4, at::native::BUnaryFunctor<" + kDots +
                                 ">, std::array<" + kDots + "> >"},
@@ -90,12 +92,16 @@ TEST(FoldName, MalformedNamesFoldWithoutCrashing) {
 }
 
 TEST(ShortNames, NamesThatFoldAlikeShowTheirFirstDifferingArgument) {
-  const std::vector<std::string> names = {
-      "train/" + pytorch_distribution_kernel("normal"), "train/" + pytorch_distribution_kernel("uniform"),
-      "train/" + pytorch_distribution_kernel("bernoulli"), "train/add_one", "train/matmul<16>", "train/matmul<32>"};
+  const std::vector<std::string> names = {"train/" + pytorch_distribution_kernel("normal"),
+                                          "train/" + pytorch_distribution_kernel("uniform"),
+                                          "train/" + pytorch_distribution_kernel("bernoulli"),
+                                          "train/add_one",
+                                          "train/matmul<16>",
+                                          "train/matmul<32>"};
   const ShortNames shorts(names);
-  EXPECT_EQ(shorts(names[0]), "train/" + kDots + "::distribution_elementwise_grid_stride_kernel<" + kDots + ", " + kDots +
-                                  "::templates::cuda::normal_and_transform<" + kDots + ">()::{lambda#2}, " + kDots + ">");
+  EXPECT_EQ(shorts(names[0]), "train/" + kDots + "::distribution_elementwise_grid_stride_kernel<" + kDots + ", " +
+                                  kDots + "::templates::cuda::normal_and_transform<" + kDots + ">()::{lambda#2}, " +
+                                  kDots + ">");
   EXPECT_NE(shorts(names[1]).find("uniform_and_transform"), std::string::npos);
   EXPECT_EQ(shorts(names[3]), "train/add_one");
   EXPECT_EQ(shorts(names[4]), "train/matmul<16>");
@@ -107,19 +113,21 @@ TEST(ShortNames, NamesThatFoldAlikeShowTheirFirstDifferingArgument) {
   // A name outside the set gets its plain fold; one alone in its set too.
   EXPECT_EQ(shorts("train/" + pytorch_distribution_kernel("cauchy")),
             "train/at::native::distribution_elementwise_grid_stride_kernel<" + kDots + ">");
-  EXPECT_EQ(ShortNames({names[0]})(names[0]), "train/at::native::distribution_elementwise_grid_stride_kernel<" + kDots + ">");
+  EXPECT_EQ(ShortNames({names[0]})(names[0]),
+            "train/at::native::distribution_elementwise_grid_stride_kernel<" + kDots + ">");
 }
 
 TEST(ShortNames, WhatNoArgumentTellsApartGetsAStableHash) {
   // Lambda #3 against #4, too deep to show within 120 characters.
   std::string other = kVectorizedDivFloor;
-  for (auto at = other.find("{lambda()#4}"); at != std::string::npos; at = other.find("{lambda()#4}", at)) other[at + 10] = '3';
+  for (auto at = other.find("{lambda()#4}"); at != std::string::npos; at = other.find("{lambda()#4}", at))
+    other[at + 10] = '3';
   const ShortNames shorts({kVectorizedDivFloor, other});
   const std::string a = shorts(kVectorizedDivFloor), b = shorts(other);
   const std::string folded = fold_name(kVectorizedDivFloor);
   EXPECT_NE(a, b);
   EXPECT_EQ(a.substr(0, folded.size() + 2), folded + " #");
-  EXPECT_EQ(a.size(), folded.size() + 6);  // " #" and four hex digits
+  EXPECT_EQ(a.size(), folded.size() + 6);                                                  // " #" and four hex digits
   EXPECT_EQ(ShortNames({other, kVectorizedDivFloor, "add_one"})(kVectorizedDivFloor), a);  // stable
   // Two overloads that differ only in their parameters: hashes too.
   const ShortNames overloads({"void k(int)", "void k(float)"});
@@ -128,7 +136,8 @@ TEST(ShortNames, WhatNoArgumentTellsApartGetsAStableHash) {
 }
 
 TEST(ShortNames, DisplayNameKeepsTheParameters) {
-  BenchmarkInstance inst{"train/" + pytorch_distribution_kernel("normal"), {{"grid", std::string("64x1x1")}, {"block", std::string("256x1x1")}}};
+  BenchmarkInstance inst{"train/" + pytorch_distribution_kernel("normal"),
+                         {{"grid", std::string("64x1x1")}, {"block", std::string("256x1x1")}}};
   EXPECT_EQ(ShortNames({inst.name}).display_name(inst),
             "train/at::native::distribution_elementwise_grid_stride_kernel<" + kDots + ">[block=256x1x1,grid=64x1x1]");
   const BenchmarkInstance builtin{"matmul/tiled", {{"n", std::int64_t{1024}}, {"tile", std::int64_t{16}}}};

@@ -68,9 +68,7 @@ inline Measurement duration(std::vector<double> samples) {
   return m;
 }
 
-inline Measurement efficiency(double pct) {
-  return single_value(MetricInfo{"gld_efficiency", "%", true, true}, pct);
-}
+inline Measurement efficiency(double pct) { return single_value(MetricInfo{"gld_efficiency", "%", true, true}, pct); }
 
 // A run of two instances: matmul/naive (duration + gld_efficiency) and matmul/tiled (duration, with SM
 // clocks). `scale` multiplies every duration so series have known levels.

@@ -162,8 +162,9 @@ TEST(BadFiles, ReadOnlyFileRefusesWrites) {
   }
   Store ro(path, Access::read_only);
   EXPECT_EQ(ro.runs().size(), 2u);
-  expect_error([&] { ro.insert_run(testing::make_run("99999999-0000-4000-8000-000000000000", "2026-12-01T00:00:00Z")); },
-               kExitEnvironment, "SQLITE_READONLY");
+  expect_error(
+      [&] { ro.insert_run(testing::make_run("99999999-0000-4000-8000-000000000000", "2026-12-01T00:00:00Z")); },
+      kExitEnvironment, "SQLITE_READONLY");
   expect_error([&] { ro.set_excluded(1, true, "x"); }, kExitEnvironment, "SQLITE_READONLY");
   EXPECT_EQ(ro.runs().size(), 2u);
   EXPECT_EQ(testing::read_bytes(path), before);

@@ -27,11 +27,13 @@ std::string writer_uuid(int writer, int i) {
   try {
     Store s(path);
     for (int i = 0; i < kRunsPerWriter; ++i) {
-      s.insert_run(testing::make_run(writer_uuid(writer_id, i), "2026-11-01T02:00:00Z", "w" + std::to_string(writer_id)));
+      s.insert_run(
+          testing::make_run(writer_uuid(writer_id, i), "2026-11-01T02:00:00Z", "w" + std::to_string(writer_id)));
     }
     std::vector<gpuperf::Run> batch;
     for (int i = kRunsPerWriter; i < 2 * kRunsPerWriter; ++i) {
-      batch.push_back(testing::make_run(writer_uuid(writer_id, i), "2026-11-02T02:00:00Z", "w" + std::to_string(writer_id)));
+      batch.push_back(
+          testing::make_run(writer_uuid(writer_id, i), "2026-11-02T02:00:00Z", "w" + std::to_string(writer_id)));
     }
     s.insert_runs(batch);
   } catch (const std::exception& e) {

@@ -1,10 +1,10 @@
 // The store under faults: new files appear whole or not at all (kills, signals, a tiny disk), readers never
 // see a database half made, writers wait for each other's locks and name the holder when they give up.
+#include <fcntl.h>
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sqlite3.h>
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -365,7 +365,11 @@ TEST(Faults, ReadOnlyDatabaseInAReadOnlyFolderReadsAsAnotherUser) {
     return s.runs().size() == 3 && s.load_run(1).results.size() == 2 && s.check().ok ? 0 : 1;
   });
   EXPECT_EQ(read_code, 0);
-  EXPECT_EQ(as_another_user([&] { Store s(path); return 0; }), 10 + kExitEnvironment);
+  EXPECT_EQ(as_another_user([&] {
+              Store s(path);
+              return 0;
+            }),
+            10 + kExitEnvironment);
   EXPECT_EQ(names_in(dir), std::vector<std::string>{"shared"});
   std::vector<std::string> shared;
   for (const auto& e : fs::directory_iterator(dir.file("shared"))) shared.push_back(e.path().filename().string());
@@ -385,7 +389,11 @@ TEST(Faults, ReadOnlyDatabaseInAReadOnlyFolderReadsAsAnotherUser) {
   fs::remove(path + "-shm");
   ASSERT_GT(fs::file_size(path + "-wal"), 32u);
   chmod(dir.file("shared").c_str(), 0555);
-  EXPECT_EQ(as_another_user([&] { Store s(path, Access::read_only); return 0; }), 10 + kExitEnvironment);
+  EXPECT_EQ(as_another_user([&] {
+              Store s(path, Access::read_only);
+              return 0;
+            }),
+            10 + kExitEnvironment);
   chmod(dir.file("shared").c_str(), 0755);
   EXPECT_EQ(Store(path, Access::read_only).runs().size(), 5u);  // its owner reads all five
 }

@@ -57,7 +57,7 @@ TEST(Interchange, ParsesAValidDocument) {
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->summary.n, 3u);
   EXPECT_DOUBLE_EQ(d->summary.median, 277300);  // recomputed, the file's summary ignored
-  EXPECT_FALSE(d->metric.higher_is_better);      // from the traits table
+  EXPECT_FALSE(d->metric.higher_is_better);     // from the traits table
   EXPECT_EQ(d->sm_clock_mhz.size(), 3u);
   const Measurement* e = tiled.find("gld_efficiency");
   EXPECT_EQ(e->samples, std::vector<double>{100.0});
@@ -94,8 +94,9 @@ TEST(Interchange, RecordedRunFieldsOfTheWrongTypeNameTheirPath) {
   EXPECT_EQ(error_with(R"("command": 7,)"), "runs.json: runs[0].command: expected a string, got 7");
   EXPECT_EQ(error_with(R"("command": ["./app", "-v"],)"),
             "runs.json: runs[0].command: expected a string, got an array");
-  const std::string expected = "runs.json: runs[0].exit_status: expected an integer (the exit code, or minus the "
-                               "signal number), got ";
+  const std::string expected =
+      "runs.json: runs[0].exit_status: expected an integer (the exit code, or minus the "
+      "signal number), got ";
   EXPECT_EQ(error_with(R"("exit_status": "0",)"), expected + "\"0\"");
   EXPECT_EQ(error_with(R"("exit_status": 1.5,)"), expected + "1.5");
   EXPECT_EQ(error_with(R"("exit_status": null,)"), expected + "null");
@@ -135,8 +136,7 @@ TEST(Interchange, MissingFieldsNameTheirPath) {
             "runs.json: runs[0].machine.gpu_name: missing");
   EXPECT_EQ(error_of(replace(kDoc, "\"unit\": \"ns\",", "")),
             "runs.json: runs[0].results[0].metrics.duration.unit: missing");
-  EXPECT_EQ(error_of(replace(kDoc, "\"status\": \"incorrect\",", "")),
-            "runs.json: runs[0].results[1].status: missing");
+  EXPECT_EQ(error_of(replace(kDoc, "\"status\": \"incorrect\",", "")), "runs.json: runs[0].results[1].status: missing");
   EXPECT_EQ(error_of(replace(kDoc, "\"value\": 100.0", "\"better\": \"higher\"")),
             "runs.json: runs[0].results[0].metrics.gld_efficiency: needs \"samples\" or \"value\" (or a \"status\" "
             "saying why there is none)");
@@ -230,9 +230,9 @@ TEST(Timestamp, NormalizesToUtc) {
   EXPECT_EQ(normalize_timestamp("2026-11-01T01:30:00-01:00"), "2026-11-01T02:30:00Z");
   EXPECT_EQ(normalize_timestamp("2026-01-01T00:30:00.125+01:00"), "2025-12-31T23:30:00.125Z");
   EXPECT_EQ(normalize_timestamp("2028-02-29T00:00:00Z"), "2028-02-29T00:00:00Z");
-  for (const char* bad : {"2026-11-01T02:00:00", "2026-11-01 02:00:00Z", "2026-13-01T00:00:00Z",
-                          "2026-02-29T00:00:00Z", "2026-11-01T24:00:00Z", "2026-11-01T02:00:00.Z",
-                          "2026-11-01T02:00:00+0100", "2026-11-01T02:00:00Zjunk", ""}) {
+  for (const char* bad :
+       {"2026-11-01T02:00:00", "2026-11-01 02:00:00Z", "2026-13-01T00:00:00Z", "2026-02-29T00:00:00Z",
+        "2026-11-01T24:00:00Z", "2026-11-01T02:00:00.Z", "2026-11-01T02:00:00+0100", "2026-11-01T02:00:00Zjunk", ""}) {
     EXPECT_FALSE(normalize_timestamp(bad).has_value()) << bad;
   }
   EXPECT_TRUE(is_normalized_timestamp("2026-11-01T02:00:00Z"));

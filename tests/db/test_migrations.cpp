@@ -50,8 +50,8 @@ std::vector<std::string> run_columns(const Store& s) {
 
 // The two runs in schema_v1.sql, as the result model had them.
 std::vector<gpuperf::Run> version_one_runs() {
-  gpuperf::Run b = testing::make_run("22222222-0000-4000-8000-000000000002", "2026-11-02T02:00:00Z", "feature/x",
-                                     1.1, testing::h200("gpu-node-2", "GPU-2222"));
+  gpuperf::Run b = testing::make_run("22222222-0000-4000-8000-000000000002", "2026-11-02T02:00:00Z", "feature/x", 1.1,
+                                     testing::h200("gpu-node-2", "GPU-2222"));
   b.excluded = true;
   b.exclude_reason = "GPU shared with another job";
   return {testing::make_run("11111111-0000-4000-8000-000000000001", "2026-11-01T02:00:00Z"), b};
@@ -64,8 +64,8 @@ TEST(Migrations, EmptyFileBecomesTheLatestSchema) {
   testing::write_bytes(dir.file("empty.db"), "");
   Store s(dir.file("empty.db"));
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(tables(s), (std::vector<std::string>{"benchmark", "machine", "metric", "outcome", "result", "run",
-                                                 "sample"}));
+  EXPECT_EQ(tables(s),
+            (std::vector<std::string>{"benchmark", "machine", "metric", "outcome", "result", "run", "sample"}));
 }
 
 TEST(Migrations, VersionZeroSqliteFileIsMigrated) {

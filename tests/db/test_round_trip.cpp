@@ -68,13 +68,11 @@ TEST(RoundTrip, ExportOfImportIsByteIdentical) {
 
 TEST(RoundTrip, RecordedRunsKeepCommandAndExitStatusThroughExportAndImport) {
   TempDir dir;
-  std::vector<gpuperf::Run> runs{make_run("11111111-0000-4000-8000-000000000001", "2026-11-01T02:00:00Z"),
-                                 testing::make_recorded_run("22222222-0000-4000-8000-000000000002",
-                                                            "2026-11-02T02:00:00Z", 0),
-                                 testing::make_recorded_run("33333333-0000-4000-8000-000000000003",
-                                                            "2026-11-03T02:00:00Z", -11),
-                                 testing::make_recorded_run("44444444-0000-4000-8000-000000000004",
-                                                            "2026-11-04T02:00:00Z", std::nullopt)};
+  std::vector<gpuperf::Run> runs{
+      make_run("11111111-0000-4000-8000-000000000001", "2026-11-01T02:00:00Z"),
+      testing::make_recorded_run("22222222-0000-4000-8000-000000000002", "2026-11-02T02:00:00Z", 0),
+      testing::make_recorded_run("33333333-0000-4000-8000-000000000003", "2026-11-03T02:00:00Z", -11),
+      testing::make_recorded_run("44444444-0000-4000-8000-000000000004", "2026-11-04T02:00:00Z", std::nullopt)};
   runs[2].command = "./app 'it'\\''s' \"quoted\" \\path\ttab";  // JSON escapes on the way out and back
   {
     Store first(dir.file("first.db"));
@@ -91,7 +89,8 @@ TEST(RoundTrip, RecordedRunsKeepCommandAndExitStatusThroughExportAndImport) {
   EXPECT_EQ(lines[1].find("\"command\""), std::string::npos);
   EXPECT_EQ(lines[1].find("\"exit_status\""), std::string::npos);
   EXPECT_NE(lines[2].find(R"("command":"./train --epochs 2 --name 'run 1'","exit_status":0,"machine")"),
-            std::string::npos) << lines[2];
+            std::string::npos)
+      << lines[2];
   EXPECT_NE(lines[3].find(R"("exit_status":-11)"), std::string::npos) << lines[3];
   EXPECT_NE(lines[4].find("\"command\""), std::string::npos);
   EXPECT_EQ(lines[4].find("\"exit_status\""), std::string::npos);

@@ -26,10 +26,10 @@ std::vector<std::string> names(const std::vector<InstanceRef>& refs) {
 
 TEST(Registry, BuiltinSuiteHasEveryFamilyAndVariant) {
   const Registry r = builtin();
-  for (const char* n : {"matmul/naive", "matmul/tiled", "memory/coalesced", "memory/strided", "memory/misaligned",
-                        "memory/broadcast", "memory/scattered", "stencil1d/global", "stencil1d/shared",
-                        "matvec/naive", "matvec/shared", "vector_add/add", "occupancy/block2d",
-                        "occupancy/register_heavy", "transpose/naive", "transpose/shared", "transpose/padded"}) {
+  for (const char* n :
+       {"matmul/naive", "matmul/tiled", "memory/coalesced", "memory/strided", "memory/misaligned", "memory/broadcast",
+        "memory/scattered", "stencil1d/global", "stencil1d/shared", "matvec/naive", "matvec/shared", "vector_add/add",
+        "occupancy/block2d", "occupancy/register_heavy", "transpose/naive", "transpose/shared", "transpose/padded"}) {
     EXPECT_NE(r.find(n), nullptr) << n;
   }
   EXPECT_EQ(r.instances().size(), 33u);

@@ -18,7 +18,7 @@ class FakeGpu : public cupti::ActivitySource, public TimingDevice {
   int flushes = 0, syncs = 0, clock_records = 0;
   bool enabled = false;
   std::vector<double> clock_script{1980.0};  // readings handed out in turn
-  bool drop_bench_records = false;          // simulate CUPTI losing the benchmark's records
+  bool drop_bench_records = false;           // simulate CUPTI losing the benchmark's records
 
   // A kernel ran on the GPU for `ns`; tagged with the innermost pushed external id, if any.
   void kernel(const std::string& name, double ns) {

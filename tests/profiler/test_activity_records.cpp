@@ -9,11 +9,11 @@ namespace {
 TEST(DurationsByExternalId, OnlyTaggedLaunchesCount) {
   ActivityBatch b;
   b.kernels = {
-      {10, 1000, 1500, 7, "flush"},   // correlation 10: untagged (L2 flush)
-      {11, 2000, 2600, 7, "bench"},   // tagged 1
-      {12, 2700, 2720, 7, "clock"},   // untagged (clock probe)
-      {13, 3000, 3550, 7, "bench"},   // tagged 2
-      {14, 4000, 4100, 7, "bench"},   // tagged 99: not asked for
+      {10, 1000, 1500, 7, "flush"},  // correlation 10: untagged (L2 flush)
+      {11, 2000, 2600, 7, "bench"},  // tagged 1
+      {12, 2700, 2720, 7, "clock"},  // untagged (clock probe)
+      {13, 3000, 3550, 7, "bench"},  // tagged 2
+      {14, 4000, 4100, 7, "bench"},  // tagged 99: not asked for
   };
   b.correlations = {{1, 11}, {2, 13}, {99, 14}};
   const auto d = durations_by_external_id(b, {1, 2});

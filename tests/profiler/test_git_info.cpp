@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "profiler/git_info.hpp"
 
@@ -25,8 +25,9 @@ TEST(GitInfo, DetectsCommitAndBranchOfACheckout) {
   if (!have_git()) GTEST_SKIP() << "git is not installed";
   const fs::path repo = temp_dir("gpuperf-git-info");
   const std::string git = "git -C '" + repo.string() + "' ";
-  ASSERT_EQ(std::system((git + "init -q -b feature/x && " + git + "-c user.name=t -c user.email=t@t commit -q "
-                               "--allow-empty -m first")
+  ASSERT_EQ(std::system((git + "init -q -b feature/x && " + git +
+                         "-c user.name=t -c user.email=t@t commit -q "
+                         "--allow-empty -m first")
                             .c_str()),
             0);
   const GitInfo info = detect_git(repo.string());

@@ -51,12 +51,13 @@ TEST(LiveGroups, GroupsEndAtTheSizeLimitAndTheRestFormTheLastGroup) {
   Recorder rec;
   GroupLimits limits;
   limits.max_instances = 3;
-  for_each_live_group(instances(b, 7), limits,
-                      [&](std::size_t) {
-                        rec.alive_at_prepare.push_back(rec.alive);
-                        return std::make_unique<Counted>(rec.alive);
-                      },
-                      rec.group_fn());
+  for_each_live_group(
+      instances(b, 7), limits,
+      [&](std::size_t) {
+        rec.alive_at_prepare.push_back(rec.alive);
+        return std::make_unique<Counted>(rec.alive);
+      },
+      rec.group_fn());
   ASSERT_EQ(rec.groups.size(), 3u);
   EXPECT_EQ(rec.groups[0], (std::vector<std::size_t>{0, 1, 2}));
   EXPECT_EQ(rec.groups[1], (std::vector<std::size_t>{3, 4, 5}));
@@ -74,8 +75,8 @@ TEST(LiveGroups, LowMemoryEndsAGroupEarlyButEveryGroupHoldsOne) {
   limits.max_instances = 64;
   // Memory is low once two workloads are alive.
   limits.memory_low = [&] { return rec.alive >= 2; };
-  for_each_live_group(instances(b, 5), limits, [&](std::size_t) { return std::make_unique<Counted>(rec.alive); },
-                      rec.group_fn());
+  for_each_live_group(
+      instances(b, 5), limits, [&](std::size_t) { return std::make_unique<Counted>(rec.alive); }, rec.group_fn());
   ASSERT_EQ(rec.groups.size(), 3u);
   EXPECT_EQ(rec.groups[0], (std::vector<std::size_t>{0, 1}));
   EXPECT_EQ(rec.groups[2], (std::vector<std::size_t>{4}));
@@ -83,8 +84,8 @@ TEST(LiveGroups, LowMemoryEndsAGroupEarlyButEveryGroupHoldsOne) {
   // Memory low from the start: each instance still gets a group of its own, none is dropped.
   Recorder always;
   limits.memory_low = [] { return true; };
-  for_each_live_group(instances(b, 3), limits, [&](std::size_t) { return std::make_unique<Counted>(always.alive); },
-                      always.group_fn());
+  for_each_live_group(
+      instances(b, 3), limits, [&](std::size_t) { return std::make_unique<Counted>(always.alive); }, always.group_fn());
   EXPECT_EQ(always.groups, (std::vector<std::vector<std::size_t>>{{0}, {1}, {2}}));
 }
 
@@ -95,20 +96,21 @@ TEST(LiveGroups, InstancesWithNothingToKeepJoinNoGroup) {
   limits.max_instances = 2;
   std::vector<std::size_t> prepared;
   // Odd instances "failed verification": nothing is kept alive for them.
-  for_each_live_group(instances(b, 6), limits,
-                      [&](std::size_t i) -> std::unique_ptr<Workload> {
-                        prepared.push_back(i);
-                        if (i % 2 == 1) return nullptr;
-                        return std::make_unique<Counted>(rec.alive);
-                      },
-                      rec.group_fn());
+  for_each_live_group(
+      instances(b, 6), limits,
+      [&](std::size_t i) -> std::unique_ptr<Workload> {
+        prepared.push_back(i);
+        if (i % 2 == 1) return nullptr;
+        return std::make_unique<Counted>(rec.alive);
+      },
+      rec.group_fn());
   EXPECT_EQ(prepared, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(rec.groups, (std::vector<std::vector<std::size_t>>{{0, 2}, {4}}));
 
   // Timing only: nothing is ever kept, so no group is formed at all.
   Recorder none;
-  for_each_live_group(instances(b, 4), limits, [](std::size_t) { return std::unique_ptr<Workload>(); },
-                      none.group_fn());
+  for_each_live_group(
+      instances(b, 4), limits, [](std::size_t) { return std::unique_ptr<Workload>(); }, none.group_fn());
   EXPECT_TRUE(none.groups.empty());
 }
 
@@ -117,14 +119,15 @@ TEST(LiveGroups, AnExceptionPropagatesAndFreesTheLiveWorkloads) {
   int alive = 0;
   GroupLimits limits;
   limits.max_instances = 8;
-  EXPECT_THROW(for_each_live_group(instances(b, 4), limits,
-                                   [&](std::size_t i) -> std::unique_ptr<Workload> {
-                                     if (i == 2) throw std::runtime_error("out of memory");
-                                     return std::make_unique<Counted>(alive);
-                                   },
-                                   [](const std::vector<ProfileTarget>&, const std::vector<std::size_t>&) {
-                                     ADD_FAILURE() << "no group completes";
-                                   }),
+  EXPECT_THROW(for_each_live_group(
+                   instances(b, 4), limits,
+                   [&](std::size_t i) -> std::unique_ptr<Workload> {
+                     if (i == 2) throw std::runtime_error("out of memory");
+                     return std::make_unique<Counted>(alive);
+                   },
+                   [](const std::vector<ProfileTarget>&, const std::vector<std::size_t>&) {
+                     ADD_FAILURE() << "no group completes";
+                   }),
                std::runtime_error);
   EXPECT_EQ(alive, 0);
 }

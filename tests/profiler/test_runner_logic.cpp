@@ -72,7 +72,8 @@ TEST(MeasureInstance, VerifiedInstanceGetsDurationAndDerivedRates) {
 
 TEST(MeasureInstance, WrongAnswerIsIncorrectAndNeverTimed) {
   const Benchmark b = fake_benchmark([](const Params&, std::uint64_t) {
-    return std::make_unique<FakeWorkload>(nullptr, [](std::size_t) { return 0.0; }, /*correct=*/false);
+    return std::make_unique<FakeWorkload>(
+        nullptr, [](std::size_t) { return 0.0; }, /*correct=*/false);
   });
   ScriptedTimer timer;
   const Result r = measure_instance(InstanceRef{&b, {}}, 77, nullptr, timer, TimingOptions{});
@@ -99,9 +100,8 @@ TEST(MeasureInstance, OutputsArePoisonedBeforeTheVerificationLaunch) {
 
 TEST(MeasureInstance, FailuresNameTheirStage) {
   ScriptedTimer timer;
-  const Benchmark bad_setup = fake_benchmark([](const Params&, std::uint64_t) -> std::unique_ptr<Workload> {
-    throw InputError("tile must be 16 or 32");
-  });
+  const Benchmark bad_setup = fake_benchmark(
+      [](const Params&, std::uint64_t) -> std::unique_ptr<Workload> { throw InputError("tile must be 16 or 32"); });
   Result r = measure_instance(InstanceRef{&bad_setup, {}}, 1, nullptr, timer, TimingOptions{});
   EXPECT_EQ(r.status, Status::failed);
   EXPECT_EQ(r.message, "setting up the workload failed: tile must be 16 or 32");
@@ -168,7 +168,8 @@ TEST(MeasureInstance, CollectorRunsAfterTimingAndItsFailureKeepsTheTiming) {
 
 TEST(MeasureInstance, AWrongAnswerIsNeitherTimedNorProfiled) {
   const Benchmark b = fake_benchmark([](const Params&, std::uint64_t) {
-    return std::make_unique<FakeWorkload>(nullptr, [](std::size_t) { return 0.0; }, /*correct=*/false);
+    return std::make_unique<FakeWorkload>(
+        nullptr, [](std::size_t) { return 0.0; }, /*correct=*/false);
   });
   ScriptedTimer timer;
   timer.script = timing({1000});

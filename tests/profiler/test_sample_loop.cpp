@@ -28,7 +28,7 @@ TEST(SampleLoop, ColdSamplesAreTheKernelsOwnDurationsAfterWarmUp) {
   FakeWorkload w(&gpu, [](std::size_t n) { return n < 3 ? 400000.0 : 50000.0; });
   SampleLoop loop(gpu, gpu);
   const TimingResult t = loop.time(w, nullptr, "fake/kernel", small_cold());
-  ASSERT_EQ(t.duration_ns.size(), 10u);  // identical samples: converged at the minimum
+  ASSERT_EQ(t.duration_ns.size(), 10u);                         // identical samples: converged at the minimum
   for (double d : t.duration_ns) EXPECT_DOUBLE_EQ(d, 50000.0);  // no flush (30 us), no clock probe (20 us)
   EXPECT_EQ(t.stop_reason, StopReason::converged);
   EXPECT_EQ(t.warmup_launches, 3u);
@@ -110,7 +110,7 @@ TEST(NextBatchSize, FirstReachesTheMinimumThenGrowsWithinBounds) {
   EXPECT_EQ(next_batch_size(80, o, 256), 20u);  // a quarter of 80
   EXPECT_EQ(next_batch_size(95, o, 256), 5u);   // never past the maximum
   EXPECT_EQ(next_batch_size(100, o, 256), 0u);
-  EXPECT_EQ(next_batch_size(0, o, 16), 16u);    // cold: one clock slot per sample
+  EXPECT_EQ(next_batch_size(0, o, 16), 16u);  // cold: one clock slot per sample
   o.stop.max_samples = 1000;
   EXPECT_EQ(next_batch_size(600, o, 256), 64u);
 }

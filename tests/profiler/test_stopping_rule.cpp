@@ -127,7 +127,7 @@ TEST(StoppingCriteria, ValidationNamesTheField) {
 
 TEST(Throttle, SamplesBelowTheFractionOfTheReferenceAreFlagged) {
   EXPECT_EQ(flag_throttled({1980, 1500, 1800, 1700, 0}, 1980, 0.9),
-            (std::vector<bool>{false, true, false, true, false}));  // 0.9 * 1980 = 1782
+            (std::vector<bool>{false, true, false, true, false}));                   // 0.9 * 1980 = 1782
   EXPECT_EQ(flag_throttled({100, 200}, 0, 0.9), (std::vector<bool>{false, false}));  // no reference
 }
 

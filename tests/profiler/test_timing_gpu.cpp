@@ -118,8 +118,8 @@ TEST_F(TimingOnGpu, CuptiDurationsAgreeWithCudaEvents) {
   SampleLoop loop(activity, device);
   TimingOptions round;
   round.stop.max_time_s = 0.3;
-  for (const char* name : {"memory/coalesced", "memory/strided[stride=32]", "matmul/naive[n=1024]",
-                           "transpose/shared[n=4096]"}) {
+  for (const char* name :
+       {"memory/coalesced", "memory/strided[stride=32]", "matmul/naive[n=1024]", "transpose/shared[n=4096]"}) {
     SCOPED_TRACE(name);
     const InstanceRef ref = instance(name);
     auto w = ref.benchmark->make(ref.params, 3);

@@ -285,6 +285,8 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "nocuda") == 0) return 0;
   if (argc == 3 && std::strcmp(argv[1], "threads") == 0) return threads(std::atoi(argv[2]));
   if (argc == 3 && std::strcmp(argv[1], "exit-running") == 0) return exit_running(std::atoi(argv[2]));
-  std::fprintf(stderr, "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N | multigpu FILE | nocuda | threads N | exit-running N\n");
+  std::fprintf(stderr,
+               "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N | multigpu "
+               "FILE | nocuda | threads N | exit-running N\n");
   return 2;
 }

@@ -19,8 +19,8 @@ TEST(ProgramName, InterpretersNameTheirScript) {
       {{"python", "train.py"}, "train"},
       {{"python3.12", "infer.py"}, "infer"},
       {{"pypy3", "bench.py"}, "bench"},
-      {{"python3", "-u", "-W", "ignore", "train.py"}, "train"},      // -W takes a value
-      {{"python3", "-uWignore", "train.py"}, "train"},              // ... or holds it
+      {{"python3", "-u", "-W", "ignore", "train.py"}, "train"},  // -W takes a value
+      {{"python3", "-uWignore", "train.py"}, "train"},           // ... or holds it
       {{"python3", "-X", "faulthandler", "-O", "train.py"}, "train"},
       {{"python3", "--check-hash-based-pycs", "never", "train.py"}, "train"},
       {{"python3", "-m", "pkg.mod", "--lr", "3"}, "pkg.mod"},

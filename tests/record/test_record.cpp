@@ -54,7 +54,7 @@ TEST(RecordFile, ParsesLaunchesWithNamesAndNvtxPaths) {
 TEST(RecordFile, AKilledProcessKeepsWhatItFlushedAndIsIncomplete) {
   std::string text = kFile;
   text = text.substr(0, text.find("K 1 2 9"));  // the last full lines before the kill
-  text += "K 1 2 9 13 10";                        // a half-written line
+  text += "K 1 2 9 13 10";                      // a half-written line
   const ProcessRecord p = parse_process_text(text, "process-1.txt");
   EXPECT_FALSE(p.complete);
   EXPECT_EQ(p.launches.size(), 3u);
@@ -86,8 +86,8 @@ TEST(RecordFile, MalformedLinesNameTheFileAndLine) {
 
 // What a test compares of two parses of the same file.
 std::string summary(const ProcessRecord& p) {
-  std::string out = std::to_string(p.pid) + " " + p.argv0 + " " + (p.complete ? "Z" : "-") + " " +
-                    std::to_string(p.dropped) + "\n";
+  std::string out =
+      std::to_string(p.pid) + " " + p.argv0 + " " + (p.complete ? "Z" : "-") + " " + std::to_string(p.dropped) + "\n";
   for (const auto& l : p.launches) {
     out += std::string(l.name) + " " + std::string(l.nvtx_path) + " " + std::to_string(l.correlation) + " " +
            std::to_string(l.end_ns - l.start_ns) + " " + std::to_string(l.device) + "\n";
@@ -123,9 +123,7 @@ TEST(RecordFile, AFolderIsFollowedAsItsFilesGrowAndNewOnesAppear) {
   std::filesystem::create_directories(dir);
   const std::string text = kFile;
   const std::size_t half = text.find("K 0 1 7 12") + 4;  // in the middle of a kernel line
-  {
-    std::ofstream(dir / "process-4242.txt") << text.substr(0, half);
-  }
+  { std::ofstream(dir / "process-4242.txt") << text.substr(0, half); }
   RecordDirReader reader(dir.string());
   reader.poll();
   {
@@ -133,9 +131,7 @@ TEST(RecordFile, AFolderIsFollowedAsItsFilesGrowAndNewOnesAppear) {
     std::ofstream(dir / "process-77.txt") << "P 77 4242 0 child\nN 1 k\nK 0 1 7 1 10 30 1 1 1 32 1 1 1\n";
   }
   reader.poll();
-  {
-    std::ofstream(dir / "process-77.txt", std::ios::app) << "K 0 1 7 2 40 45 1 1 1 32 1 1 1\nZ\n";
-  }
+  { std::ofstream(dir / "process-77.txt", std::ios::app) << "K 0 1 7 2 40 45 1 1 1 32 1 1 1\nZ\n"; }
   const auto processes = reader.finish();
   std::filesystem::remove_all(dir);
   ASSERT_EQ(processes.size(), 2u);
@@ -173,8 +169,9 @@ TEST(RecordFile, XlaProgramIdsLeaveNvtxPathsSoTwoRunsShareIdentities) {
   }
   // Applied where the record file names its ranges.
   ProcessParser parser("process-1.txt");
-  parser.feed("P 1 0 1 /usr/bin/python3\nR 1 XlaModule:#module=jit_f,program_id=77#\nN 1 k\n"
-              "K 0 1 7 10 1000 3000 1 1 1 32 1 1 1\nE 10 1\nZ\n");
+  parser.feed(
+      "P 1 0 1 /usr/bin/python3\nR 1 XlaModule:#module=jit_f,program_id=77#\nN 1 k\n"
+      "K 0 1 7 10 1000 3000 1 1 1 32 1 1 1\nE 10 1\nZ\n");
   ProcessRecord p = parser.finish();
   ASSERT_EQ(p.launches.size(), 1u);
   EXPECT_EQ(p.launches[0].nvtx_path, "XlaModule:#module=jit_f#");
@@ -333,7 +330,8 @@ TEST(Aggregate, ALongProgramsLaunchesAreCountedExactlyPerIdentity) {
 }
 
 TEST(Aggregate, ProfiledLaunchesGiveTheirIdentityHardwareMetrics) {
-  const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency", "shared_load_transactions"}, nullptr));
+  const MetricPlan plan =
+      plan_metrics(resolve_metric_requests({"gld_efficiency", "shared_load_transactions"}, nullptr));
   ASSERT_EQ(plan.perfworks.size(), 2u);
   std::string text = "P 9 1 0 app\nN 1 _Z4spinILi4EEvPfi\nC " + plan.perfworks[0] + " " + plan.perfworks[1] + "\n";
   for (int i = 1; i <= 4; ++i) {
@@ -380,8 +378,9 @@ TEST(Launch, RunsTheProgramWithTheRecordingEnvironmentAndReportsHowItEnded) {
   const auto dir = std::filesystem::temp_directory_path() / ("gpuperf-launch-test-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string out = (dir / "env.txt").string();
-  ProgramEnd end = run_program({"sh", "-c", "echo \"$CUDA_INJECTION64_PATH|$GPUPERF_RECORD_DIR\" > " + out + "; exit 3"},
-                               dir.string(), "/opt/inject.so");
+  ProgramEnd end =
+      run_program({"sh", "-c", "echo \"$CUDA_INJECTION64_PATH|$GPUPERF_RECORD_DIR\" > " + out + "; exit 3"},
+                  dir.string(), "/opt/inject.so");
   EXPECT_EQ(end.exit_status, 3);
   std::string line;
   std::getline(std::ifstream(out), line);
@@ -396,11 +395,12 @@ TEST(Launch, GpuperfsOwnWorkRunsWhileTheProgramRunsAndItsFailureWaitsForTheProgr
   std::filesystem::create_directories(dir);
   const std::string go = (dir / "go").string(), done = (dir / "done").string();
   // The program waits for a file only the callback creates: it ends only if the two ran at the same time.
-  const std::vector<std::string> program = {
-      "sh", "-c", "i=0; while [ ! -e " + go + " ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; "
-                  "[ -e " + go + " ] && touch " + done};
-  ProgramEnd end = run_program(program, dir.string(), "/opt/inject.so", true, {},
-                               [&] { std::ofstream(go) << "1"; });
+  const std::vector<std::string> program = {"sh", "-c",
+                                            "i=0; while [ ! -e " + go +
+                                                " ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; "
+                                                "[ -e " +
+                                                go + " ] && touch " + done};
+  ProgramEnd end = run_program(program, dir.string(), "/opt/inject.so", true, {}, [&] { std::ofstream(go) << "1"; });
   EXPECT_EQ(end.exit_status, 0);
   EXPECT_TRUE(std::filesystem::exists(done));
   // Called again and again while the program runs (every 10 ms or so), not once.

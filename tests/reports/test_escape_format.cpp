@@ -15,9 +15,12 @@ TEST(HtmlEscape, EscapesMarkupAndQuotes) {
 }
 
 TEST(HtmlEscape, ReplacesControlCharactersAndInvalidUtf8) {
-  EXPECT_EQ(html_escape(std::string("a\x01" "b")), "a\xEF\xBF\xBD" "b");
-  EXPECT_EQ(html_escape(std::string("x\xC3")), "x\xEF\xBF\xBD");          // truncated sequence
-  EXPECT_EQ(html_escape(std::string("\xC0\xBC")), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong '<'
+  EXPECT_EQ(html_escape(std::string("a\x01"
+                                    "b")),
+            "a\xEF\xBF\xBD"
+            "b");
+  EXPECT_EQ(html_escape(std::string("x\xC3")), "x\xEF\xBF\xBD");                                // truncated sequence
+  EXPECT_EQ(html_escape(std::string("\xC0\xBC")), "\xEF\xBF\xBD\xEF\xBF\xBD");                  // overlong '<'
   EXPECT_EQ(html_escape(std::string("\xED\xA0\x80")), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
   EXPECT_EQ(html_escape("tab\tnewline\n"), "tab\tnewline\n");
 }
@@ -25,7 +28,10 @@ TEST(HtmlEscape, ReplacesControlCharactersAndInvalidUtf8) {
 TEST(XmlEscape, GivesWellFormedXml10) {
   EXPECT_EQ(xml_escape("<a b='1'>\"&</a>"), "&lt;a b=&#39;1&#39;&gt;&quot;&amp;&lt;/a&gt;");
   // XML 1.0 has no character for most control bytes, not even as a reference; invalid UTF-8 is not XML.
-  EXPECT_EQ(xml_escape(std::string("a\x01\x1F" "b\xC3")), "a\xEF\xBF\xBD\xEF\xBF\xBD" "b\xEF\xBF\xBD");
+  EXPECT_EQ(xml_escape(std::string("a\x01\x1F"
+                                   "b\xC3")),
+            "a\xEF\xBF\xBD\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD");
   EXPECT_EQ(xml_escape("µs\ttab\n"), "µs\ttab\n");
 }
 

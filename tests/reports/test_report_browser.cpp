@@ -39,7 +39,8 @@ std::string chromium_command(const std::string& chromium, const fs::path& profil
   return "timeout 120 " + sh_quote(chromium) +
          " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
          " --disable-component-update --disable-sync --disable-extensions --hide-scrollbars"
-         " --enable-logging=stderr --v=0 --user-data-dir=" + sh_quote(profile.string()) + " " + what;
+         " --enable-logging=stderr --v=0 --user-data-dir=" +
+         sh_quote(profile.string()) + " " + what;
 }
 
 std::size_t count(const std::string& s, const std::string& needle) {

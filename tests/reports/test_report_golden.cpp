@@ -35,7 +35,8 @@ void expect_golden(const fs::path& actual, const std::string& golden_name) {
     while (i < text.size() && i < expected.size() && text[i] == expected[i]) ++i;
     const std::size_t from = i > 200 ? i - 200 : 0;
     ADD_FAILURE() << actual << " differs from " << golden << " at byte " << i << "\n--- expected ---\n"
-                  << expected.substr(from, 400) << "\n--- actual ---\n" << text.substr(from, 400);
+                  << expected.substr(from, 400) << "\n--- actual ---\n"
+                  << text.substr(from, 400);
   }
 }
 
@@ -68,9 +69,8 @@ TEST_F(ReportGolden, BothFormatsOfTheWholeHistory) {
 
 TEST_F(ReportGolden, OneMachineLastRunsMarkdownOnly) {
   const fs::path out = dir_ / "h200-last8";
-  const CommandResult r = gpuperf(dir_ / "fixture.db",
-                                  "--quiet report --out " + sh_quote(out.string()) +
-                                      " --machine ci-h200-01 --branch main --last 8 --format md");
+  const CommandResult r = gpuperf(dir_ / "fixture.db", "--quiet report --out " + sh_quote(out.string()) +
+                                                           " --machine ci-h200-01 --branch main --last 8 --format md");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_FALSE(fs::exists(out / "report.html"));
   expect_golden(out / "report.md", "report-h200-last8.md");

@@ -39,10 +39,16 @@ std::vector<std::string> kernels() {
   // Demangled, less "void " and the parameter list.
   const auto identity = [](const std::string& full) { return full.substr(5, full.rfind(">(") + 1 - 5); };
   std::string lambda3 = kVectorizedDivFloor;
-  for (auto at = lambda3.find("{lambda()#4}"); at != std::string::npos; at = lambda3.find("{lambda()#4}", at)) lambda3[at + 10] = '3';
-  return {pytorch_distribution_kernel("normal"), pytorch_distribution_kernel("uniform"),
-          pytorch_distribution_kernel("bernoulli"), identity(kVectorizedAdd), identity(kVectorizedDivFloor),
-          identity(lambda3), identity(kCutlassSgemm), "add_one"};
+  for (auto at = lambda3.find("{lambda()#4}"); at != std::string::npos; at = lambda3.find("{lambda()#4}", at))
+    lambda3[at + 10] = '3';
+  return {pytorch_distribution_kernel("normal"),
+          pytorch_distribution_kernel("uniform"),
+          pytorch_distribution_kernel("bernoulli"),
+          identity(kVectorizedAdd),
+          identity(kVectorizedDivFloor),
+          identity(lambda3),
+          identity(kCutlassSgemm),
+          "add_one"};
 }
 
 // 12 nightly runs of one H100; the normal_() kernel slows down 40 -> 52 µs from the 7th on.
@@ -54,15 +60,17 @@ std::string history() {
     for (std::size_t k = 0; k < names.size(); ++k) {
       const double level = (k == 0 && night >= 6 ? 52000.0 : 40000.0) / static_cast<double>(k + 1);
       nlohmann::json samples = nlohmann::json::array();
-      for (int i = 0; i < 10; ++i) samples.push_back(level * (1 + 0.002 * ((i * 7 + night * 3 + static_cast<int>(k)) % 5 - 2)));
-      results.push_back({{"benchmark", "train/" + names[k]},
-                         {"params", {{"grid", "1024x1x1"}, {"block", "256x1x1"}, {"nvtx", "step"}}},
-                         {"status", "ok"},
-                         {"metrics",
-                          {{"duration", {{"unit", "ns"}, {"samples", samples}}},
-                           {"launches", {{"unit", "count"}, {"value", 10}}},
-                           {"gpu_time_total", {{"unit", "ns"}, {"value", level * 10}}},
-                           {"gpu_time_share", {{"unit", "%"}, {"value", 100.0 / static_cast<double>(names.size())}}}}}});
+      for (int i = 0; i < 10; ++i)
+        samples.push_back(level * (1 + 0.002 * ((i * 7 + night * 3 + static_cast<int>(k)) % 5 - 2)));
+      results.push_back(
+          {{"benchmark", "train/" + names[k]},
+           {"params", {{"grid", "1024x1x1"}, {"block", "256x1x1"}, {"nvtx", "step"}}},
+           {"status", "ok"},
+           {"metrics",
+            {{"duration", {{"unit", "ns"}, {"samples", samples}}},
+             {"launches", {{"unit", "count"}, {"value", 10}}},
+             {"gpu_time_total", {{"unit", "ns"}, {"value", level * 10}}},
+             {"gpu_time_share", {{"unit", "%"}, {"value", 100.0 / static_cast<double>(names.size())}}}}}});
     }
     char day[32];
     std::snprintf(day, sizeof day, "2026-11-%02dT02:00:00Z", night + 1);
@@ -73,8 +81,12 @@ std::string history() {
                     {"label", "record"},
                     {"command", "torchrun --nproc_per_node 1 train.py"},
                     {"exit_status", 0},
-                    {"machine", {{"hostname", "ci-h100-01"}, {"gpu_name", "NVIDIA H100 80GB HBM3"}, {"gpu_uuid", "GPU-1111"},
-                                 {"driver", "580.95.05"}, {"cuda", "13.0"}}},
+                    {"machine",
+                     {{"hostname", "ci-h100-01"},
+                      {"gpu_name", "NVIDIA H100 80GB HBM3"},
+                      {"gpu_uuid", "GPU-1111"},
+                      {"driver", "580.95.05"},
+                      {"cuda", "13.0"}}},
                     {"results", results}});
   }
   return nlohmann::json{{"format", "gpuperf-results"}, {"version", 1}, {"runs", runs}}.dump(1);
@@ -216,20 +228,22 @@ TEST_F(LongNames, TheHtmlLoadsInChromiumWithTheFullNamesClosedAndOpened) {
                                               "<details class=\"kname\" open>");
   const fs::path artifacts = fs::path(GPUPERF_TEST_WORK_DIR) / "artifacts";
   fs::create_directories(artifacts);
-  const std::string flags = " --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking"
-                            " --disable-component-update --disable-sync --disable-extensions --hide-scrollbars"
-                            " --enable-logging=stderr --v=0 --user-data-dir=";
+  const std::string flags =
+      " --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking"
+      " --disable-component-update --disable-sync --disable-extensions --hide-scrollbars"
+      " --enable-logging=stderr --v=0 --user-data-dir=";
   const CommandResult dom = run_command("timeout 120 " + sh_quote(chromium) + flags + sh_quote((out / "p1").string()) +
                                         " --dump-dom " + sh_quote("file://" + html.string()));
   ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
   EXPECT_EQ(dom.output.find("Uncaught"), std::string::npos) << dom.output.substr(0, 2000);
   EXPECT_NE(dom.output.find("data-charts-ready"), std::string::npos) << "the page's script did not finish";
   EXPECT_NE(dom.output.find("<details class=\"kname\"><summary title=\"train/at::native::"), std::string::npos);
-  for (const auto& [page, png] : {std::pair{html, artifacts / "long_names.png"}, {opened, artifacts / "long_names_open.png"}}) {
+  for (const auto& [page, png] :
+       {std::pair{html, artifacts / "long_names.png"}, {opened, artifacts / "long_names_open.png"}}) {
     fs::remove(png);
-    const CommandResult shot = run_command("timeout 120 " + sh_quote(chromium) + flags + sh_quote((out / "p2").string()) +
-                                           " --window-size=1280,2400 --screenshot=" + sh_quote(png.string()) + " " +
-                                           sh_quote("file://" + page.string()));
+    const CommandResult shot = run_command(
+        "timeout 120 " + sh_quote(chromium) + flags + sh_quote((out / "p2").string()) +
+        " --window-size=1280,2400 --screenshot=" + sh_quote(png.string()) + " " + sh_quote("file://" + page.string()));
     ASSERT_EQ(shot.exit_code, 0) << shot.output.substr(0, 2000);
     ASSERT_TRUE(fs::exists(png));
     EXPECT_GT(fs::file_size(png), 50000u);  // a drawn page, not a blank one

@@ -149,7 +149,8 @@ TEST(ReportModel, ACounterThatMovedAloneIsListedAsSuch) {
   ReportModel model = build_report_model(f.in);
   const MachineReport& mr = model.machines[0];
   ASSERT_EQ(mr.regressions.size(), 2u);
-  const ChangeRow& counter = mr.regressions[0].change.metric.name == "registers" ? mr.regressions[0] : mr.regressions[1];
+  const ChangeRow& counter =
+      mr.regressions[0].change.metric.name == "registers" ? mr.regressions[0] : mr.regressions[1];
   EXPECT_EQ(counter.change.metric.name, "registers");
   EXPECT_TRUE(counter.counter_only);
   EXPECT_TRUE(counter.hints.empty());
@@ -197,7 +198,7 @@ TEST(FamilyPairs, PairsVariantsWithTheirBaselineAndOrientsTheRatio) {
   const VariantPair& mem = mr.families[1].pairs[0];
   EXPECT_EQ(mr.instances[mem.variant].instance.display_name(), "memory/strided[n=1048576,stride=8]");
   EXPECT_EQ(mr.instances[mem.baseline].instance.display_name(), "memory/coalesced[n=1048576]");
-  EXPECT_FALSE(mem.numerator_is_baseline);  // strided is slower: strided/coalesced
+  EXPECT_FALSE(mem.numerator_is_baseline);      // strided is slower: strided/coalesced
   EXPECT_EQ(mem.key_metric, "gld_efficiency");  // ties dram_bytes_read (0.875); earlier in the table
   ASSERT_EQ(mem.ratio.size(), 6u);
   EXPECT_DOUBLE_EQ(mem.ratio.front().value, 7.0);

@@ -100,7 +100,8 @@ TEST(HtmlWriter, DrawsChartsForPairsAndTrends) {
   EXPECT_EQ(count(html, "class=\"marker regression\""), 3u);
   EXPECT_NE(html.find("Unchanged in all 12 runs"), std::string::npos);
   EXPECT_NE(html.find("<!DOCTYPE html>"), std::string::npos);
-  EXPECT_EQ(html.find("http://") == std::string::npos || html.find("http://www.w3.org/2000/svg") != std::string::npos, true);
+  EXPECT_EQ(html.find("http://") == std::string::npos || html.find("http://www.w3.org/2000/svg") != std::string::npos,
+            true);
   // Nothing is fetched: no element with a src or href to elsewhere.
   EXPECT_FALSE(std::regex_search(html, std::regex("<[a-zA-Z]+[^>]*\\s(src|href)=\"(https?:|//)")));
   EXPECT_EQ(count(html, "<link"), 0u);
@@ -123,7 +124,7 @@ TEST(Writers, EmptyModelSaysThereIsNothing) {
   const std::string md = render_markdown(empty);
   EXPECT_NE(html.find("No runs to report."), std::string::npos);
   EXPECT_NE(md.find("No runs to report."), std::string::npos);
-  EXPECT_NE(html.find("data-charts-ready") , std::string::npos);  // the script still runs on an empty page
+  EXPECT_NE(html.find("data-charts-ready"), std::string::npos);  // the script still runs on an empty page
 }
 
 TEST(Writers, OneRunGivesAReport) {
@@ -250,7 +251,9 @@ TEST(MarkdownWriter, LargeSuiteStaysUnderTheLimitAndPointsToTheHtml) {
       for (int i = 200; i < 365; ++i) v[i] *= 1.2;
       in.series.push_back(series(*m, inst, "duration", runs, v));
       in.change_points.push_back(change(in.series.back(), 200, 1000 + k, (1000 + k) * 1.2, {"hint one", "hint two"}));
-      if (k % 2 == 1) in.baselines[inst.name] = "family" + std::to_string(k % 20) + "/variant-with-a-long-name" + std::to_string(k - 1);
+      if (k % 2 == 1)
+        in.baselines[inst.name] =
+            "family" + std::to_string(k % 20) + "/variant-with-a-long-name" + std::to_string(k - 1);
     }
   }
   const ReportModel model = build_report_model(in);
