@@ -10,10 +10,12 @@ processes, a C++ program launching from 4 threads that exits from a worker threa
 while its kernels still run; two of them again with `--metrics default`. A program the machine lacks (no
 torch, jax, cupy or triton) is shown as skipped.
 
-Columns: runs (finished by --deadline, if given), exit = plain (runs whose exit status, as the program's own or as stored by record, equals the plain
-runs'), crashes (runs killed by a signal), not flushed (record's warning that a process ended without flushing
-its records), launches (stored against the program's own count: "=" when every run matched, else the worst
-difference). The program's own count: what it counted itself (launches it made, or torch.profiler's kernel
+Columns: runs (finished by --deadline, if given), exit = plain (runs whose exit status, as the program's own
+or as stored by record, equals the plain runs'), crashes (runs whose program was killed by a signal, also when
+record stored nothing), not flushed (record's warning that a process ended without flushing its records),
+metric errors (with --metrics: runs that warned of a failed profiled launch, or stored a kernel with no
+hardware metrics under any of its identities), launches (stored against the program's own count: "=" when every run matched, else the
+worst difference). The program's own count: what it counted itself (launches it made, or torch.profiler's kernel
 events or jax.profiler's, in one extra plain run with --count, since a recorded run cannot hold a second CUPTI
 profiler). Exit status 0 when every cell is clean.
 """
@@ -105,8 +107,21 @@ def main():
                 if v is not None:
                     key = (res["benchmark"], json.dumps(res.get("params", {}), sort_keys=True))
                     launches[key] = launches.get(key, 0) + int(v)
+        # A kernel of a --metrics run with nothing but its timing under every identity: its profiled launches
+        # gave no counters. (Its first --profile-launches launches are profiled, so only the identities
+        # (launch shapes, NVTX paths) they fell in have counters.)
+        timing_only = {"duration", "launches", "gpu_time_total", "gpu_time_share"}
+        profiled = {}
+        for r in runs:
+            for res in r["results"]:
+                name = res["benchmark"]
+                profiled[name] = profiled.get(name, False) or bool(set(res["metrics"]) - timing_only)
+        unprofiled = sum(1 for ok in profiled.values() if not ok)
+        killed = re.search(r": signal (\d+) after ", p.stderr)
         return {"rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr, "exit": stored_exit,
-                "launches": launches, "not_flushed": "without flushing" in p.stderr}
+                "signal": int(killed.group(1)) if killed else None, "launches": launches,
+                "not_flushed": "without flushing" in p.stderr,
+                "metric_errors": bool(extra) and ("hardware metrics" in p.stderr or unprofiled > 0)}
 
     # Everything is submitted at once and judged at the end: runs with --metrics hold the GPU's counters for
     # the whole profiled launch (two such programs at once get CUPTI_ERROR_HARDWARE_BUSY), so they go one at
@@ -154,14 +169,14 @@ def main():
     serial.shutdown(wait=args.deadline <= 0, cancel_futures=True)
 
     print(f"\n{'program':18} {'setting':26} {'runs':>4} {'exit = plain':>12} {'crashes':>7} {'not flushed':>11} "
-          f"{'launches stored / own':>24}")
+          f"{'metric errors':>13} {'launches stored / own':>24}")
     bad = 0
     for name, setting, cell in rows:
         if isinstance(cell, str):
             print(f"{name:18} {setting:26} {cell}")
             continue
         print(f"{name:18} {setting:26} {cell['runs']:>4} {cell['exit_equal']:>12} {cell['crashes']:>7} "
-              f"{cell['not_flushed']:>11} {cell['launches']:>24}")
+              f"{cell['not_flushed']:>11} {cell['metric_errors']:>13} {cell['launches']:>24}")
         bad += cell["bad"]
     print(f"\nrecord_matrix: {len(rows)} cells, {bad} problem(s), {time.time() - started:.0f} s; logs in {out}",
           flush=True)
@@ -172,20 +187,21 @@ def summarize_plain(codes, plain, runs, reference):
     crashes = sum(1 for rc, _ in plain if rc < 0)
     own = [reference] if reference is not None else sorted({own_count(text) for _, text in plain} - {None})
     return {"runs": runs, "exit_equal": f"exit {','.join(map(str, codes))}", "crashes": crashes,
-            "not_flushed": "-", "launches": "own " + ",".join(map(str, own)) if own else "-",
+            "not_flushed": "-", "metric_errors": "-", "launches": "own " + ",".join(map(str, own)) if own else "-",
             "bad": int(len(codes) != 1 or crashes > 0)}
 
 
 def judge(recorded, plain_codes, how, kernel, reference):
     runs = len(recorded)
     if runs == 0:
-        return {"runs": 0, "exit_equal": "-", "crashes": "-", "not_flushed": "-", "launches": "none finished",
-                "bad": 1}
+        return {"runs": 0, "exit_equal": "-", "crashes": "-", "not_flushed": "-", "metric_errors": "-",
+                "launches": "none finished", "bad": 1}
     # The program's exit status: as stored by record, else (nothing stored) record's own exit code.
     exits = [r["exit"] if r["exit"] is not None else r["rc"] for r in recorded]
     exit_equal = sum(1 for e in exits if len(plain_codes) == 1 and e == plain_codes[0])
-    crashes = sum(1 for e in exits if e is not None and e < 0)
+    crashes = sum(1 for r, e in zip(recorded, exits) if r["signal"] is not None or (e is not None and e < 0))
     not_flushed = sum(1 for r in recorded if r["not_flushed"])
+    metric_errors = sum(1 for r in recorded if r["metric_errors"])
     diffs = []
     for r in recorded:
         total = sum(r["launches"].values())
@@ -201,9 +217,9 @@ def judge(recorded, plain_codes, how, kernel, reference):
         worst = max((abs(d) for d in diffs if d is not None), default=None)
         unknown = sum(1 for d in diffs if d is None)
         launches = f"{sum(1 for d in diffs if d != 0)} differ, worst {worst}" + (f", {unknown} unknown" if unknown else "")
-    bad = int(exit_equal != runs or crashes or not_flushed or any(d != 0 for d in diffs))
+    bad = int(exit_equal != runs or crashes or not_flushed or metric_errors or any(d != 0 for d in diffs))
     return {"runs": runs, "exit_equal": f"{exit_equal}/{runs}", "crashes": crashes, "not_flushed": not_flushed,
-            "launches": launches, "bad": bad}
+            "metric_errors": metric_errors, "launches": launches, "bad": bad}
 
 
 if __name__ == "__main__":

@@ -2,9 +2,12 @@
 
 #include <cuda.h>
 #include <dlfcn.h>
+#include <pthread.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -59,8 +62,16 @@ struct Context {
   std::string broken;  // set once profiling failed on this context: no further attempts
 };
 
+// Each context has one range profiler, and its auto range takes in every kernel the context runs between
+// begin_session and end_session. So a profiled launch must be alone: a launch of another thread during it
+// would land in its range, and a second profiled one would begin a session on a profiler already in one
+// (4 threads launching, on an H100: "range profiler call outside begin_session/end_session" in every run
+// and a SIGSEGV in 1 of 8). `gate` serializes them as ncu does a program's launches: a profiled launch
+// holds it exclusively from its API call's entry to its exit, every other launch shared for its call.
+// Writer-preferring, so a stream of launches from other threads cannot starve a profiled one.
 struct State {
-  std::mutex mutex;
+  std::mutex mutex;  // the fields below; taken inside `gate`, never the other way round
+  pthread_rwlock_t gate;
   const cupti::BackendFactory* factory = nullptr;
   std::vector<std::string> metrics;
   unsigned long long per_kernel = 3;
@@ -70,10 +81,9 @@ struct State {
 
 State* g_state = nullptr;
 thread_local bool t_busy = false;       // inside our own profiling: our flush launch must not recurse
-thread_local bool t_profiling = false;  // a launch of this thread is being profiled (runtime and driver
-                                        // callbacks of one launch must not both start a session)
-thread_local CUpti_CallbackId t_started_by = 0;
-thread_local CUpti_CallbackDomain t_started_domain = CUPTI_CB_DOMAIN_INVALID;
+thread_local int t_depth = 0;           // launch callbacks open on this thread (a runtime launch nests a driver
+                                        // one): the outermost takes the gate and decides, the inner ones pass
+thread_local bool t_profiling = false;  // this thread's launch is being profiled (it holds the gate exclusively)
 thread_local Context* t_context = nullptr;
 thread_local std::uint32_t t_correlation = 0;
 
@@ -113,11 +123,34 @@ void flush_l2(Context& c) {
   check(cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
-void enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  if (t_profiling || data->symbolName == nullptr || data->context == nullptr) return;
+bool single_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  const auto in = [cbid](const auto& list) {
+    return std::find(std::begin(list), std::end(list), cbid) != std::end(list);
+  };
+  return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? in(kRuntimeKernelLaunches) : in(kDriverKernelLaunches);
+}
+
+// Whether the launch's kernel still has launches to profile (g_state->mutex held).
+bool wanted_locked(const CUpti_CallbackData* data) {
+  const auto it = g_state->profiled.find(data->symbolName);
+  return it == g_state->profiled.end() || it->second < g_state->per_kernel;
+}
+
+// The outermost callback of a launch: takes the gate, shared or (to profile it) exclusively, and begins the
+// launch's range. Only single-kernel launches are profiled; cooperative and graph launches only wait.
+void enter(bool profilable, const CUpti_CallbackData* data) {
+  profilable = profilable && data->symbolName != nullptr && data->context != nullptr;
+  if (profilable) {
+    std::lock_guard<std::mutex> lock(g_state->mutex);
+    profilable = wanted_locked(data);
+  }
+  if (!profilable) {
+    pthread_rwlock_rdlock(&g_state->gate);
+    return;
+  }
+  pthread_rwlock_wrlock(&g_state->gate);
   std::lock_guard<std::mutex> lock(g_state->mutex);
-  unsigned long long& done = g_state->profiled[data->symbolName];
-  if (done >= g_state->per_kernel) return;
+  if (!wanted_locked(data)) return;  // another thread profiled its last launch while this one waited
   Context* c = nullptr;
   try {
     c = &context_for(data->context);
@@ -135,18 +168,14 @@ void enter(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_Callb
     write_line(std::string("X hardware metrics are not recorded on this context: ") + e.what());
     return;
   }
-  ++done;
+  ++g_state->profiled[data->symbolName];
   t_profiling = true;
-  t_started_by = cbid;
-  t_started_domain = domain;
   t_context = c;
   t_correlation = data->correlationId;
 }
 
-void leave(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
-  if (!t_profiling || domain != t_started_domain || cbid != t_started_by) return;
-  t_profiling = false;
-  std::lock_guard<std::mutex> lock(g_state->mutex);
+// Ends the launch's range, if it had one (g_state->mutex held).
+void end_range_locked() {
   Context& c = *t_context;
   try {
     while (!c.backend->end_pass()) c.backend->start_pass();  // kernel replay: done after one
@@ -168,6 +197,16 @@ void leave(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   }
 }
 
+// The outermost callback's exit: the launch call has returned (kernel replay ran inside it).
+void leave() {
+  if (t_profiling) {
+    t_profiling = false;
+    std::lock_guard<std::mutex> lock(g_state->mutex);
+    end_range_locked();
+  }
+  pthread_rwlock_unlock(&g_state->gate);
+}
+
 }  // namespace
 
 bool is_own_kernel(const char* name) { return name != nullptr && std::strcmp(name, kFlushName) == 0; }
@@ -186,7 +225,12 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
                (handle == nullptr ? dlerror() : "not gpuperf's back end of this version"));
     return false;
   }
-  g_state = new State;  // lives as long as the process
+  g_state = new State;  // lives as long as the process, and so does its gate
+  pthread_rwlockattr_t attr;
+  pthread_rwlockattr_init(&attr);
+  pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+  pthread_rwlock_init(&g_state->gate, &attr);
+  pthread_rwlockattr_destroy(&attr);
   g_state->factory = factory;
   std::stringstream names(metrics);
   std::string name, header = "C";
@@ -199,14 +243,18 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
     g_state->per_kernel = std::strtoull(n, nullptr, 10);
   }
   write_line(header);
-  // Callbacks for the single-kernel launch APIs alone: every other API call runs without one.
+  // Callbacks for the launch APIs alone (every other API call runs without one): single-kernel launches
+  // are profiled, the others pass the gate.
   CUptiResult r = CUPTI_SUCCESS;
-  for (CUpti_CallbackId cbid : kRuntimeKernelLaunches) {
-    if (r == CUPTI_SUCCESS) r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
-  }
-  for (CUpti_CallbackId cbid : kDriverKernelLaunches) {
-    if (r == CUPTI_SUCCESS) r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
-  }
+  const auto enable = [&](CUpti_CallbackDomain domain, const auto& cbids) {
+    for (CUpti_CallbackId cbid : cbids) {
+      if (r == CUPTI_SUCCESS) r = cuptiEnableCallback(1, subscriber, domain, cbid);
+    }
+  };
+  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeKernelLaunches);
+  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverKernelLaunches);
+  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeOtherLaunches);
+  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverOtherLaunches);
   if (r != CUPTI_SUCCESS) {
     const char* s = nullptr;
     cuptiGetResultString(r, &s);
@@ -217,12 +265,12 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
 }
 
 void on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  // Only the single-kernel launch APIs are enabled (init_metrics).
+  // Only the launch APIs are enabled (init_metrics).
   if (g_state == nullptr || t_busy) return;
   if (data->callbackSite == CUPTI_API_ENTER) {
-    enter(domain, cbid, data);
-  } else {
-    leave(domain, cbid);
+    if (t_depth++ == 0) enter(single_kernel_launch(domain, cbid), data);
+  } else if (t_depth > 0 && --t_depth == 0) {
+    leave();
   }
 }
 
