@@ -6,21 +6,12 @@
 #include <map>
 
 #include "core/metrics.hpp"
+#include "core/result.hpp"
 #include "reports/analysis/change_points.hpp"
 #include "reports/analysis/level_band.hpp"
 
 namespace gpuperf::analysis {
 namespace {
-
-// FNV-1a: a stable seed per series, so the same history gives the same answer on every machine.
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 bool usable(const db::SeriesPoint& p) { return !p.excluded && p.status == Status::ok && p.summary.n > 0; }
 
@@ -130,7 +121,8 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
       MetricInfo noisy = metric;
       noisy.deterministic = false;  // a jittery "deterministic" counter gets the noisy floor
       seg.min_effect_pct = options.thresholds.min_effect_for(noisy);
-      seg.seed = fnv1a(instance_key(s) + '\n' + metric.name);
+      // A stable seed per series (FNV-1a), so the same history gives the same answer on every machine.
+      seg.seed = fnv1a64(instance_key(s) + '\n' + metric.name);
       splits = find_change_points(values, seg);
       if (options.unconfirmed) {
         std::vector<TailRun> runs;
