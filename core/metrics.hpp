@@ -1,5 +1,5 @@
 // The traits table of gpuperf's metrics: described once, used by the collector, the store and the reports.
-// Perfworks names verified on an H200 (GH100, CUDA 13.0); see ../../README.md, "Metrics".
+// Perfworks names verified on an H200 (GH100, CUDA 13.0); see README.md, "Profiling metrics".
 #pragma once
 
 #include <optional>
