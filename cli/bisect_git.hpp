@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/bisect_writer.hpp"
+
 namespace gpuperf::cli {
 
 // The top folder of the git checkout holding `dir`. InputError when it is none.
@@ -16,10 +18,7 @@ bool is_ancestor(const std::string& repo, const std::string& ancestor, const std
 // Commits in descendant's history that are not in ancestor's (git rev-list --count a..d).
 std::size_t commits_between(const std::string& repo, const std::string& ancestor, const std::string& descendant);
 
-struct CommitInfo {
-  std::string sha, subject, date;  // date: committer date, ISO 8601
-  std::string parent;              // first parent's sha; empty for a root commit
-};
+using reports::CommitInfo;
 CommitInfo commit_info(const std::string& repo, const std::string& sha);
 
 // A detached worktree of `repo` at `dir`, checked out at `sha`. Its destructor ends any bisection in it

@@ -27,13 +27,13 @@
 #include "reports/analysis/compare.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/recent_samples.hpp"
-#include "reports/analysis/render.hpp"
 #include "reports/analysis/run_refs.hpp"
+#include "reports/verdict_writer.hpp"
 
 namespace gpuperf::cli {
 namespace {
 
-using analysis::Format;
+using reports::Format;
 
 // What compare and check share: thresholds, row selection and output.
 struct VerdictArgs {
@@ -136,13 +136,13 @@ void select_rows(analysis::CompareReport& report, const VerdictArgs& a) {
 }
 
 int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
-  const Format format = analysis::parse_format(a.format);
+  const Format format = reports::parse_format(a.format);
   select_rows(report, a);
-  analysis::write_compare(std::cout, report, format, a.all);
+  reports::write_compare(std::cout, report, format, a.all);
   std::cout.flush();
   if (!a.junit.empty()) {
     std::ostringstream junit;
-    analysis::write_compare_junit(junit, report);
+    reports::write_compare_junit(junit, report);
     write_file_atomically(a.junit, junit.str());
   }
   return report.regression() ? kExitRegression : kExitOk;
@@ -150,7 +150,7 @@ int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
 
 int do_compare(const Context& ctx, const CompareArgs& a) {
   const analysis::CompareOptions options = compare_options(a.out);
-  analysis::parse_format(a.out.format);  // a bad format fails before any work
+  reports::parse_format(a.out.format);  // a bad format fails before any work
   db::Store store = open_store(ctx, db::Access::read_only);
   // A specific run fixes the machine; a moving reference (branch:, label:) then means its latest run on
   // that machine. Two moving references: the candidate's machine decides.
@@ -222,7 +222,7 @@ int do_check(const Context& ctx, const CheckArgs& a) {
         a.record ? "check --record needs the program: check --record --baseline REF -- APP [ARGS...]"
                  : "a program to run was given without --record: check --record --baseline REF -- APP [ARGS...]");
   }
-  analysis::parse_format(a.out.format);
+  reports::parse_format(a.out.format);
   if (!a.record) parse_metrics_option(a.measure.metrics);  // bad names fail before any work
   {
     // The baseline must exist (on some machine) before the suite or the program spends minutes on the GPU.
@@ -249,7 +249,7 @@ int do_check(const Context& ctx, const CheckArgs& a) {
 }
 
 int do_detect(const Context& ctx, const DetectArgs& a) {
-  const Format format = analysis::parse_format(a.format);
+  const Format format = reports::parse_format(a.format);
   analysis::DetectOptions options;
   if (!(a.alpha > 0 && a.alpha < 1)) throw InputError("--alpha must lie in (0, 1)");
   options.thresholds.alpha = a.alpha;
@@ -291,11 +291,11 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   std::vector<db::Series> series = store.history(f);
   analysis::attach_recent_samples(store, f, series, analysis::recent_runs_for_samples(options));
   const auto changes = analysis::detect_changes(series, options);
-  analysis::write_changes(std::cout, changes, format);
+  reports::write_changes(std::cout, changes, format);
   std::cout.flush();
   if (!a.junit.empty()) {
     std::ostringstream junit;
-    analysis::write_changes_junit(junit, changes, series.size());
+    reports::write_changes_junit(junit, changes, series.size());
     write_file_atomically(a.junit, junit.str());
   }
   if (a.fail_on_regression) {

@@ -22,7 +22,6 @@
 
 #include "cli/bisect_commit.hpp"
 #include "cli/bisect_git.hpp"
-#include "cli/bisect_output.hpp"
 #include "cli/context.hpp"
 #include "cli/help.hpp"
 #include "cli/subprocess.hpp"
@@ -31,9 +30,13 @@
 #include "reports/analysis/bisect_rule.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/recent_samples.hpp"
+#include "reports/bisect_writer.hpp"
 
 namespace gpuperf::cli {
 namespace {
+
+using reports::BisectReport;
+using reports::BisectStepRow;
 
 constexpr int kExitInterrupted = 130;
 
@@ -310,11 +313,11 @@ int do_bisect(const Context& ctx, BisectArgs a) {
   }
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (a.format == "json") {
-    write_bisect_json(std::cout, report);
+    reports::write_bisect_json(std::cout, report);
   } else if (a.format == "md" || a.format == "markdown") {
-    write_bisect_markdown(std::cout, report);
+    reports::write_bisect_markdown(std::cout, report);
   } else {
-    write_bisect_text(std::cout, report);
+    reports::write_bisect_text(std::cout, report);
   }
   std::cout.flush();
   return kExitOk;

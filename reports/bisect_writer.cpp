@@ -1,4 +1,4 @@
-#include "cli/bisect_output.hpp"
+#include "reports/bisect_writer.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include "reports/analysis/detect.hpp"
 #include "reports/escape.hpp"
 
-namespace gpuperf::cli {
+namespace gpuperf::reports {
 namespace {
 
 using nlohmann::json;
@@ -73,27 +73,27 @@ void write_bisect_text(std::ostream& out, const BisectReport& r) {
 }
 
 void write_bisect_markdown(std::ostream& out, const BisectReport& r) {
-  out << "### Bisect: " << reports::md_escape(r.metric) << " of `" << reports::md_escape(r.filter) << "`\n\n";
+  out << "### Bisect: " << md_escape(r.metric) << " of `" << md_escape(r.filter) << "`\n\n";
   if (r.resolved) {
-    out << "**Culprit:** `" << short_sha(r.culprit.sha) << "` " << reports::md_escape(r.culprit.subject) << " ("
-        << reports::md_escape(r.culprit.date) << ")\n\n";
+    out << "**Culprit:** `" << short_sha(r.culprit.sha) << "` " << md_escape(r.culprit.subject) << " ("
+        << md_escape(r.culprit.date) << ")\n\n";
   } else {
-    out << "**Culprit:** " << reports::md_escape(culprit_line(r)) << "\n\n";
+    out << "**Culprit:** " << md_escape(culprit_line(r)) << "\n\n";
   }
   out << "Range `" << short_sha(r.good) << "..` `" << short_sha(r.bad) << "` (" << r.commits_in_range
       << " commits)\n\n";
   if (!r.levels.empty()) {
     out << "| instance | metric | good | before | culprit | change |\n|---|---|---:|---:|---:|---:|\n";
     for (const BisectLevel& l : r.levels) {
-      out << "| " << reports::md_escape(l.instance) << " | " << reports::md_escape(l.metric.name) << " | "
-          << value(l.good, l.metric) << " | " << value(l.before, l.metric) << " | " << value(l.at, l.metric) << " | "
-          << pct(l.before, l.at) << " |\n";
+      out << "| " << md_escape(l.instance) << " | " << md_escape(l.metric.name) << " | " << value(l.good, l.metric)
+          << " | " << value(l.before, l.metric) << " | " << value(l.at, l.metric) << " | " << pct(l.before, l.at)
+          << " |\n";
     }
     out << "\n";
   }
   out << "Moved with it: ";
   if (r.moved.empty()) out << "no other metric";
-  for (std::size_t i = 0; i < r.moved.size(); ++i) out << (i ? ", " : "") << reports::md_escape(moved_text(r.moved[i]));
+  for (std::size_t i = 0; i < r.moved.size(); ++i) out << (i ? ", " : "") << md_escape(moved_text(r.moved[i]));
   out << "\n\nCost: " << cost_text(r) << "\n";
 }
 
@@ -151,4 +151,4 @@ void write_bisect_json(std::ostream& out, const BisectReport& r) {
   out << j.dump(2) << "\n";
 }
 
-}  // namespace gpuperf::cli
+}  // namespace gpuperf::reports

@@ -1,5 +1,5 @@
 // Writers of compare/check/detect results: a text table for terminals, GitHub-flavoured Markdown (a PR
-// comment or job summary), JSON, and JUnit XML. They read the analysis results only.
+// comment or job summary), JSON, and JUnit XML. They read the analysis results only (reports/analysis/).
 #pragma once
 
 #include <ostream>
@@ -9,7 +9,10 @@
 #include "reports/analysis/compare.hpp"
 #include "reports/analysis/types.hpp"
 
-namespace gpuperf::analysis {
+namespace gpuperf::reports {
+
+using analysis::ChangePoint;
+using analysis::CompareReport;
 
 enum class Format { text, md, json };
 // "text", "md" (or "markdown"), "json"; InputError otherwise.
@@ -33,4 +36,4 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
 void write_compare_junit(std::ostream& out, const CompareReport& report);
 void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& changes, std::size_t series_count);
 
-}  // namespace gpuperf::analysis
+}  // namespace gpuperf::reports

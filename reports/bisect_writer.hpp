@@ -6,10 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "cli/bisect_git.hpp"
 #include "reports/analysis/types.hpp"
 
-namespace gpuperf::cli {
+namespace gpuperf::reports {
+
+// A commit as bisect names it.
+struct CommitInfo {
+  std::string sha, subject, date;  // date: committer date, ISO 8601
+  std::string parent;              // first parent's sha; empty for a root commit
+};
 
 // The bisected metric of one instance at the good end, at the culprit's parent and at the culprit.
 struct BisectLevel {
@@ -42,4 +47,4 @@ void write_bisect_text(std::ostream& out, const BisectReport& r);
 void write_bisect_markdown(std::ostream& out, const BisectReport& r);
 void write_bisect_json(std::ostream& out, const BisectReport& r);
 
-}  // namespace gpuperf::cli
+}  // namespace gpuperf::reports

@@ -7,10 +7,13 @@
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
-#include "reports/analysis/render.hpp"
 #include "reports/escape.hpp"
+#include "reports/verdict_writer.hpp"
 
-namespace gpuperf::analysis {
+namespace gpuperf::reports {
+
+using namespace gpuperf::analysis;
+
 namespace {
 
 CompareRow row(const std::string& name, Params params, const std::string& metric, Verdict v, double b, double c,
@@ -238,4 +241,4 @@ TEST(Render, ParseFormat) {
 }
 
 }  // namespace
-}  // namespace gpuperf::analysis
+}  // namespace gpuperf::reports

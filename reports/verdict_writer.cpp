@@ -1,4 +1,4 @@
-#include "reports/analysis/render.hpp"
+#include "reports/verdict_writer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,11 @@
 #include "reports/analysis/detect.hpp"
 #include "reports/escape.hpp"
 
-namespace gpuperf::analysis {
+namespace gpuperf::reports {
+
+// The writers read the analysis results, in its terms.
+using namespace gpuperf::analysis;
+
 namespace {
 
 using nlohmann::json;
@@ -399,4 +403,4 @@ void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& chan
   out << "  </testsuite>\n</testsuites>\n";
 }
 
-}  // namespace gpuperf::analysis
+}  // namespace gpuperf::reports
