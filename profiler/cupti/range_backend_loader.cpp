@@ -1,6 +1,5 @@
 #include "profiler/cupti/range_backend_loader.hpp"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -9,12 +8,10 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "profiler/cupti/backend_module.hpp"
 
 #ifndef GPUPERF_CUPTI_MODULE_BUILD_PATH
 #define GPUPERF_CUPTI_MODULE_BUILD_PATH ""
-#endif
-#ifndef GPUPERF_CUDA_MAJOR
-#define GPUPERF_CUDA_MAJOR 13
 #endif
 
 // Where an installed gpuperf package keeps the module. Defined in executables built against the installed
@@ -37,64 +34,14 @@ std::string executable_dir() {
 
 bool readable(const std::string& path) { return !path.empty() && access(path.c_str(), R_OK) == 0; }
 
-// libcupti from the usual toolkit folders, for machines where it is installed but not on the loader's
-// path. Loaded RTLD_GLOBAL so the module's dependency on it resolves to this copy.
-bool preload_libcupti() {
-  const std::string soname = "libcupti.so." + std::to_string(GPUPERF_CUDA_MAJOR);
-  std::vector<std::string> roots;
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    if (const char* v = std::getenv(var); v != nullptr && *v != '\0') roots.emplace_back(v);
-  }
-  roots.emplace_back("/usr/local/cuda");
-  roots.emplace_back("/usr/local/cuda-" + std::to_string(GPUPERF_CUDA_MAJOR) + ".0");
-  for (const auto& root : roots) {
-    for (const char* sub :
-         {"/extras/CUPTI/lib64/", "/lib64/", "/lib/", "/targets/x86_64-linux/lib/", "/targets/sbsa-linux/lib/"}) {
-      const std::string path = root + sub + soname;
-      if (readable(path) && dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr) return true;
-    }
-  }
-  return false;
-}
-
-struct Loaded {
-  const BackendFactory* factory = nullptr;
-  std::string error;
-};
-
-Loaded load_once() {
+OpenedBackend load_once() {
   std::string tried;
   for (const auto& path : backend_module_candidates()) {
     if (!readable(path)) {
       tried += "\n  " + path + ": not found";
       continue;
     }
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      std::string reason = dlerror();
-      if (reason.find("libcupti") != std::string::npos && preload_libcupti()) {
-        handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (handle == nullptr) reason = dlerror();
-      }
-      if (handle == nullptr) {
-        std::string msg = "cannot load the CUPTI back end " + path + ": " + reason;
-        if (reason.find("libcupti") != std::string::npos) {
-          msg += ". Profiling needs CUPTI (libcupti.so." + std::to_string(GPUPERF_CUDA_MAJOR) +
-                 ", the CUDA toolkit's cuda-cupti package): install it, or add its folder (e.g. "
-                 "/usr/local/cuda/extras/CUPTI/lib64) to LD_LIBRARY_PATH. Timing works without it "
-                 "(--metrics none).";
-        }
-        return {nullptr, msg};
-      }
-    }
-    using FactoryFn = const BackendFactory* (*)(int);
-    auto fn = reinterpret_cast<FactoryFn>(dlsym(handle, kBackendFactorySymbol));
-    if (fn == nullptr) return {nullptr, path + " is not gpuperf's CUPTI back end (no " + kBackendFactorySymbol + ")"};
-    const BackendFactory* factory = fn(kBackendAbiVersion);
-    if (factory == nullptr) {
-      return {nullptr, path + " was built from another gpuperf version (back-end ABI mismatch); rebuild gpuperf"};
-    }
-    return {factory, ""};
+    return open_backend_module(path);  // the first one found decides: no silent fallback to another copy
   }
   return {nullptr, std::string("cannot find gpuperf's CUPTI back end (") + kBackendModuleName + "); looked at:" +
                        tried + "\nSet GPUPERF_CUPTI_MODULE to its path, or install it next to gpuperf."};
@@ -145,7 +92,7 @@ std::string find_backend_module() {
 
 const BackendFactory& load_backend() {
   static std::once_flag once;
-  static Loaded loaded;
+  static OpenedBackend loaded;
   std::call_once(once, [] { loaded = load_once(); });
   if (loaded.factory == nullptr) throw EnvironmentError(loaded.error);
   return *loaded.factory;

@@ -1,7 +1,6 @@
 #include "profiler/record/inject_metrics.hpp"
 
 #include <cuda.h>
-#include <dlfcn.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "profiler/cupti/backend_module.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/record/inject_shared.hpp"
 
@@ -214,15 +214,12 @@ bool is_own_kernel(const char* name) { return name != nullptr && std::strcmp(nam
 bool init_metrics(CUpti_SubscriberHandle subscriber) {
   const char* metrics = std::getenv("GPUPERF_RECORD_METRICS");
   if (metrics == nullptr || *metrics == '\0') return true;
-  const char* module = std::getenv("GPUPERF_RECORD_CUPTI_MODULE");
-  void* handle = module != nullptr ? dlopen(module, RTLD_NOW | RTLD_LOCAL) : nullptr;
-  using FactoryFn = const cupti::BackendFactory* (*)(int);
-  auto fn = handle != nullptr ? reinterpret_cast<FactoryFn>(dlsym(handle, cupti::kBackendFactorySymbol)) : nullptr;
-  const cupti::BackendFactory* factory = fn != nullptr ? fn(cupti::kBackendAbiVersion) : nullptr;
-  if (factory == nullptr) {
-    write_line(std::string("X hardware metrics are not recorded: cannot load gpuperf's CUPTI back end ") +
-               (module != nullptr ? module : "(GPUPERF_RECORD_CUPTI_MODULE unset)") + ": " +
-               (handle == nullptr ? dlerror() : "not gpuperf's back end of this version"));
+  const char* module = std::getenv("GPUPERF_RECORD_CUPTI_MODULE");  // gpuperf found it (find_backend_module)
+  const cupti::OpenedBackend opened = module != nullptr && *module != '\0'
+                                          ? cupti::open_backend_module(module)
+                                          : cupti::OpenedBackend{nullptr, "GPUPERF_RECORD_CUPTI_MODULE is unset"};
+  if (opened.factory == nullptr) {
+    write_line("X hardware metrics are not recorded: " + opened.error);
     return false;
   }
   g_state = new State;  // lives as long as the process, and so does its gate
@@ -231,7 +228,7 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
   pthread_rwlock_init(&g_state->gate, &attr);
   pthread_rwlockattr_destroy(&attr);
-  g_state->factory = factory;
+  g_state->factory = opened.factory;
   std::stringstream names(metrics);
   std::string name, header = "C";
   while (std::getline(names, name, ',')) {
