@@ -38,9 +38,9 @@ TEST(BackendModule, AFileThatIsNoLibraryIsRefusedWithTheLoadersReason) {
 }
 
 TEST(BackendModule, ALibraryWithoutTheFactoryIsNotGpuperfsBackEnd) {
-  EXPECT_TRUE(refused_with(open_backend_module(GPUPERF_UNRELATED_MODULE),
-                           std::string(GPUPERF_UNRELATED_MODULE) + " is not gpuperf's CUPTI back end (no " +
-                               kBackendFactorySymbol + ")"));
+  EXPECT_TRUE(refused_with(
+      open_backend_module(GPUPERF_UNRELATED_MODULE),
+      std::string(GPUPERF_UNRELATED_MODULE) + " is not gpuperf's CUPTI back end (no " + kBackendFactorySymbol + ")"));
 }
 
 TEST(BackendModule, ABackEndOfAnotherAbiVersionSaysRebuild) {
