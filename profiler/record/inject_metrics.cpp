@@ -70,7 +70,7 @@ struct Context {
 // holds it exclusively from its API call's entry to its exit, every other launch shared for its call.
 // Writer-preferring, so a stream of launches from other threads cannot starve a profiled one.
 struct State {
-  std::mutex mutex;  // the fields below; taken inside `gate`, never the other way round
+  std::mutex mutex;  // the fields below; never held while waiting for `gate`
   pthread_rwlock_t gate;
   const cupti::BackendFactory* factory = nullptr;
   std::vector<std::string> metrics;
@@ -130,8 +130,11 @@ bool single_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? in(kRuntimeKernelLaunches) : in(kDriverKernelLaunches);
 }
 
-// Whether the launch's kernel still has launches to profile (g_state->mutex held).
+// Whether the launch's kernel still has launches to profile, on a context where profiling has not failed
+// (g_state->mutex held).
 bool wanted_locked(const CUpti_CallbackData* data) {
+  const auto ctx = g_state->contexts.find(data->context);
+  if (ctx != g_state->contexts.end() && !ctx->second.broken.empty()) return false;
   const auto it = g_state->profiled.find(data->symbolName);
   return it == g_state->profiled.end() || it->second < g_state->per_kernel;
 }
