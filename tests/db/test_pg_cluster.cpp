@@ -217,6 +217,16 @@ TEST(PgCluster, ACrashedTestProcessTakesItsServerDown) {
   fs::remove_all(dir, ec);  // the folder is what a crash leaves behind
 }
 
+TEST(PgCluster, WithoutTheTemplateCacheRunsInitdbItself) {
+  GPUPERF_REQUIRE_PG();
+  setenv("GPUPERF_PG_TEMPLATE", "0", 1);
+  PgCluster pg;
+  unsetenv("GPUPERF_PG_TEMPLATE");
+  EXPECT_TRUE(fs::exists(pg.dir() / "initdb.log"));
+  pg.create_database("fresh");
+  EXPECT_EQ(pg.query_value("SELECT current_database()", "fresh"), "fresh");
+}
+
 TEST(PgCluster, FsyncOptionTurnsDurabilityOn) {
   GPUPERF_REQUIRE_PG();
   PgClusterOptions durable;

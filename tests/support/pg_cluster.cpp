@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "tests/support/pg_spawn.hpp"
+#include "tests/support/pg_template.hpp"
 
 namespace gpuperf::testing {
 namespace fs = std::filesystem;
@@ -200,22 +201,10 @@ PgCluster::~PgCluster() {
 }
 
 void PgCluster::init_data() {
-  const fs::path pwfile = dir_ / "superuser.pw";
-  {
-    std::ofstream out(pwfile);
-    out << superuser_password() << "\n";
-  }
-  pg_detail::give_to(server_user(), pwfile);
-  // -N (no fsync of the new files) and the C locale: initdb's fastest form.
-  const int rc = pg_detail::run(
-      server_user(),
-      {(bindir_ / "initdb").string(), "-D", data_dir().string(), "-U", kSuperuser, "--pwfile=" + pwfile.string(),
-       "--auth-local=trust", "--auth-host=scram-sha-256", "-N", "-E", "UTF8", "--locale=C", "--no-instructions"},
-      {dir_, dir_ / "initdb.log", false});
-  fs::remove(pwfile);
-  if (rc != 0) {
-    throw PgClusterError("initdb failed (exit " + std::to_string(rc) + ") as user " + server_user().name + ":\n" +
-                         read_tail(dir_ / "initdb.log", 4000));
+  try {
+    pg_detail::make_data_dir(server_user(), bindir_, dir_, superuser_password());
+  } catch (const std::runtime_error& e) {
+    throw PgClusterError(e.what());
   }
   std::ofstream conf(data_dir() / "postgresql.conf", std::ios::app);
   conf << "\n# gpuperf tests/support/pg_cluster.cpp: a throwaway server\n"
