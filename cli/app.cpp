@@ -60,7 +60,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();
   app.option_defaults()->always_capture_default();
-  app.add_option("--db", ctx.db_path, "SQLite results database (default ./gpuperf.db or $GPUPERF_DB)");
+  app.add_option("--db", ctx.db_path,
+                 "Results database: an SQLite file, or a PostgreSQL URI such as postgresql://runner@perf-db/gpuperf "
+                 "(default ./gpuperf.db or $GPUPERF_DB)");
   app.add_flag("-q,--quiet", ctx.quiet, "No progress output");
   app.add_option("--busy-timeout", ctx.busy_timeout,
                  "Seconds a write waits for another process's lock on the database (default 600 or "

@@ -229,6 +229,7 @@ int do_check(const Context& ctx, const CheckArgs& a) {
     db::Store store = open_store(ctx, db::Access::read_only);
     analysis::resolve_run_ref(store, a.baseline);
   }
+  check_store_writable(ctx);
   if (a.record) return do_check_record(ctx, a, options);
   const auto instances = select_instances(a.measure.filter);
   gpu::select_device(a.device);  // exit 3 on a machine without a GPU

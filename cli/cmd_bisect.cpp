@@ -151,7 +151,7 @@ End measure_end(const Context& ctx, BisectConfig& cfg, const Worktree& wt, const
   End e{name, sha, {}, 0, {}};
   e.row.commit = sha;
   e.row.verdict = name;
-  if (std::filesystem::exists(ctx.db_path)) {
+  if (db::location_exists(ctx.db_path)) {
     const db::Store store(ctx.db_path, db::Access::read_only);
     const std::vector<std::int64_t> ids = stored_runs(cfg, store, sha);
     if (!ids.empty()) {
@@ -234,7 +234,7 @@ int do_bisect(const Context& ctx, BisectArgs a) {
   cfg.thresholds = a.thresholds;
   cfg.compare_options();  // a bad --threshold fails before any work
   cfg.hostname = this_host();
-  cfg.db_path = std::filesystem::absolute(ctx.db_path).string();
+  cfg.db_path = db::is_server_location(ctx.db_path) ? ctx.db_path : std::filesystem::absolute(ctx.db_path).string();
   cfg.self = std::filesystem::read_symlink("/proc/self/exe").string();
 
   const std::string repo = git_toplevel(a.repo);

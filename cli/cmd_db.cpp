@@ -33,6 +33,7 @@ int do_info(const Context& ctx, const std::string& format) {
   const db::DbInfo d = store.info();
   if (format == "json") {
     nlohmann::ordered_json j{{"path", d.path},
+                             {"engine", d.engine},
                              {"schema_version", d.schema_version},
                              {"supported_version", d.supported_version},
                              {"journal_mode", d.journal_mode},
@@ -47,6 +48,7 @@ int do_info(const Context& ctx, const std::string& format) {
     return kExitOk;
   }
   std::printf("path            %s\n", d.path.c_str());
+  std::printf("engine          %s\n", d.engine.c_str());
   std::printf("schema version  %d (this gpuperf writes %d)\n", d.schema_version, d.supported_version);
   std::printf("journal mode    %s\n", d.journal_mode.c_str());
   std::printf("size            %s (%lld bytes)\n", human_bytes(d.file_bytes).c_str(),
@@ -73,12 +75,14 @@ int do_check(const Context& ctx) {
   db::Store store = open_store(ctx, db::Access::read_only);
   const db::CheckReport r = store.check();
   if (r.ok) {
-    std::printf("%s: ok (integrity_check and foreign_key_check found nothing)\n", ctx.db_path.c_str());
+    std::printf(
+        "%s: ok (%s found nothing)\n", shown_db(ctx).c_str(),
+        store.on_server() ? "the schema version and the rows' references" : "integrity_check and foreign_key_check");
     return kExitOk;
   }
   for (const auto& p : r.problems) std::printf("%s\n", p.c_str());
   std::fprintf(stderr, "gpuperf: error: %s: %zu problem%s found; restore it from a backup or a `gpuperf export`\n",
-               ctx.db_path.c_str(), r.problems.size(), r.problems.size() == 1 ? "" : "s");
+               shown_db(ctx).c_str(), r.problems.size(), r.problems.size() == 1 ? "" : "s");
   return kExitUsage;
 }
 
@@ -86,9 +90,9 @@ int do_migrate(const Context& ctx) {
   db::Store store = open_store(ctx, db::Access::read_write);  // opening read-write migrates
   const int from = store.opened_version(), to = store.schema_version();
   if (from == to) {
-    std::printf("%s: already at schema version %d\n", ctx.db_path.c_str(), to);
+    std::printf("%s: already at schema version %d\n", shown_db(ctx).c_str(), to);
   } else {
-    std::printf("%s: schema version %d -> %d\n", ctx.db_path.c_str(), from, to);
+    std::printf("%s: schema version %d -> %d\n", shown_db(ctx).c_str(), from, to);
   }
   return kExitOk;
 }
@@ -96,7 +100,7 @@ int do_migrate(const Context& ctx) {
 int do_backup(const Context& ctx, const std::string& dest) {
   db::Store store = open_store(ctx, db::Access::read_only);
   store.backup_to(dest);
-  if (!ctx.quiet) std::printf("%s: copied to %s\n", ctx.db_path.c_str(), dest.c_str());
+  if (!ctx.quiet) std::printf("%s: copied to %s\n", shown_db(ctx).c_str(), dest.c_str());
   return kExitOk;
 }
 

@@ -30,7 +30,7 @@ int do_import(const Context& ctx, const std::vector<std::string>& files) {
     std::printf(
         "imported %zu run%s into %s: %zu new, %zu skipped (already there); %zu results, %zu samples "
         "from %zu file%s\n",
-        r.runs, r.runs == 1 ? "" : "s", ctx.db_path.c_str(), r.inserted, r.skipped, r.results, r.samples, r.files,
+        r.runs, r.runs == 1 ? "" : "s", shown_db(ctx).c_str(), r.inserted, r.skipped, r.results, r.samples, r.files,
         r.files == 1 ? "" : "s");
   }
   return kExitOk;

@@ -63,7 +63,7 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
   const auto instances = select_instances(args.measure.filter);
   gpu::select_device(device);  // exit 3 here, before anything else, on a machine without a GPU
   const std::string uuid = keyed_run_uuid(args, device);
-  if (!uuid.empty() && std::filesystem::exists(ctx.db_path)) {
+  if (!uuid.empty() && db::location_exists(ctx.db_path)) {
     const db::Store existing = open_store(ctx, db::Access::read_only);
     if (const auto stored = existing.find_run(uuid)) {
       if (!ctx.quiet) {
@@ -74,6 +74,7 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
     }
   }
 
+  check_store_writable(ctx);
   Measured measured = measure(ctx, args.measure, instances, device);
   Run& run = measured.run;
   if (!uuid.empty()) run.uuid = uuid;

@@ -29,8 +29,8 @@ int do_merge(const Context& ctx, const MergeArgs& a) {
     std::printf(
         "merged %zu run%s from %zu database%s into %s: %zu new, %zu skipped (already there); "
         "%zu results, %zu samples\n",
-        r.runs, r.runs == 1 ? "" : "s", parsed.files, parsed.files == 1 ? "" : "s", a.into.c_str(), r.inserted,
-        r.skipped, r.results, r.samples);
+        r.runs, r.runs == 1 ? "" : "s", parsed.files, parsed.files == 1 ? "" : "s",
+        db::display_location(a.into).c_str(), r.inserted, r.skipped, r.results, r.samples);
   }
   return kExitOk;
 }
@@ -42,8 +42,11 @@ void add_merge_command(CLI::App& app, Context& ctx) {
   CLI::App* merge = app.add_subcommand(
       "merge", "Combine databases from several runners into one (idempotent on run uuid; machines kept apart)");
   merge->add_option("SOURCE", args->sources, "Databases to read (read-only)")->required();
-  merge->add_option("--into", args->into, "Database to merge into (created if missing)")->required();
-  set_help_footer(*merge, "gpuperf merge runner-a.db runner-b.db --into all.db");
+  merge->add_option("--into", args->into, "Database to merge into: a file (created if missing) or a PostgreSQL URI")
+      ->required();
+  set_help_footer(*merge,
+                  "gpuperf merge runner-a.db runner-b.db --into all.db\n"
+                  "gpuperf merge runner-a.db runner-b.db --into postgresql://admin@perf-db/gpuperf");
   merge->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_merge(ctx, *args); }; });
 }
 

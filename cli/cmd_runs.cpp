@@ -132,7 +132,7 @@ int do_list(const Context& ctx, const RunsArgs& a) {
   }
   if (runs.empty()) {
     std::fprintf(stderr, "no runs%s in %s\n", a.branch.empty() && a.machine.empty() && a.since.empty() ? "" : " match",
-                 ctx.db_path.c_str());
+                 shown_db(ctx).c_str());
     return kExitOk;
   }
   std::vector<std::vector<std::string>> rows{

@@ -22,10 +22,16 @@ db::OpenOptions open_options(const Context& ctx) {
   return options;
 }
 
+std::string shown_db(const Context& ctx) { return db::display_location(ctx.db_path); }
+
 db::Store open_store(const Context& ctx, db::Access access) { return open_store(ctx, access, ctx.db_path); }
 
 db::Store open_store(const Context& ctx, db::Access access, const std::string& path) {
   return db::Store(path, access, open_options(ctx));
+}
+
+void check_store_writable(const Context& ctx) {
+  if (db::is_server_location(ctx.db_path)) open_store(ctx, db::Access::read_write);
 }
 
 std::vector<std::int64_t> store_runs(const Context& ctx, db::Store& store, const std::vector<Run>& runs,
@@ -36,7 +42,7 @@ std::vector<std::int64_t> store_runs(const Context& ctx, db::Store& store, const
     ids.push_back(stored[i].run_id);
     if (ctx.quiet) continue;
     std::fprintf(stderr, "stored run %s (id %lld%s) in %s\n", runs[i].uuid.c_str(),
-                 static_cast<long long>(stored[i].run_id), detail ? detail(runs[i]).c_str() : "", ctx.db_path.c_str());
+                 static_cast<long long>(stored[i].run_id), detail ? detail(runs[i]).c_str() : "", store.path().c_str());
   }
   return ids;
 }

@@ -15,9 +15,17 @@ namespace gpuperf::cli {
 
 db::OpenOptions open_options(const Context& ctx);
 
+// The --db location as messages show it: a server URI without its password.
+std::string shown_db(const Context& ctx);
+
 // The database at `path` (default: ctx.db_path), opened with open_options(ctx).
 db::Store open_store(const Context& ctx, db::Access access);
 db::Store open_store(const Context& ctx, db::Access access, const std::string& path);
+
+// For a command that measures first and stores after: on a server, connects and checks now that the role
+// may store runs, so that a refused login or a reader role fails before minutes of measuring (exit 3). A
+// file is left alone until the runs are stored, as before: a failed measurement leaves no new file.
+void check_store_writable(const Context& ctx);
 
 // The one way a command's runs reach the database, measured (run, check) or recorded (record, check
 // --record): all of `runs` in one transaction, then, unless --quiet, a line per run on stderr: "stored run

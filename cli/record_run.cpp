@@ -94,6 +94,7 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   if (!ctx.quiet) {
     options.note = [](const std::string& note) { std::fprintf(stderr, "gpuperf: note: %s\n", note.c_str()); };
   }
+  check_store_writable(ctx);
   record::Recording recording = record::record_program(options);
 
   const record::ProgramEnd& end = recording.end;

@@ -45,7 +45,8 @@ ImportReport import_runs(Store& store, const ParsedFiles& parsed) {
 
 ImportReport import_into(const std::string& path, const ParsedFiles& parsed, const OpenOptions& options) {
   std::error_code ec;
-  if (path != ":memory:" && !path.empty() && !std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+  if (path != ":memory:" && !path.empty() && !is_server_location(path) &&
+      !std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
     NewFile file(path);
     ImportReport report;
     try {

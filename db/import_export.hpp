@@ -30,7 +30,7 @@ ParsedFiles read_interchange_files(const std::vector<std::string>& paths);
 // Writes all the runs in one transaction (runs whose uuid is already stored are skipped).
 ImportReport import_runs(Store& store, const ParsedFiles& parsed);
 
-// Imports into the database at `path`, opened read-write with `options`. A database that does not exist
+// Imports into the database at `path`, opened read-write with `options`. A database file that does not exist
 // yet is built whole under a temporary name, runs included, and renamed into place: a failure or a kill
 // leaves no file, and readers never see it without its runs. When another process creates it meanwhile,
 // the runs go into that one (a uuid already there is skipped as usual).

@@ -10,7 +10,7 @@ ParsedFiles read_databases(const std::vector<std::string>& paths) {
   ParsedFiles parsed;
   for (const auto& path : paths) {
     // Access::read_only refuses a missing file itself, but the message should name the merge source.
-    if (!std::filesystem::exists(path)) throw InputError(path + ": no such database to merge");
+    if (!location_exists(path)) throw InputError(path + ": no such database to merge");
     const Store source(path, Access::read_only);
     for (const RunInfo& info : source.runs()) parsed.runs.push_back(source.load_run(info.id, true));
     ++parsed.files;

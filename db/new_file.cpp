@@ -16,7 +16,7 @@
 #include <random>
 
 #include "core/errors.hpp"
-#include "db/sqlite.hpp"
+#include "db/sqlite/connection.hpp"
 
 namespace gpuperf::db {
 namespace fs = std::filesystem;

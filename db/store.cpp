@@ -1,142 +1,103 @@
-// Store: opening (and creating, migrating) a database, its upkeep (info, check, backup) and machines.
+// Store: the engine-neutral half. Chooses the engine by the location's form, and answers what both engines
+// must answer alike from what they return: run and machine references, history grouped into sorted series,
+// validation before a write.
 #include "db/store.hpp"
-
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <filesystem>
-#include <system_error>
+#include <map>
+#include <regex>
+#include <tuple>
 
-#include "db/new_file.hpp"
-#include "db/schema.hpp"
-#include "db/store_impl.hpp"
+#include "db/engine.hpp"
+#include "db/run_rules.hpp"
+#include "db/server_location.hpp"
 
 namespace gpuperf::db {
-namespace fs = std::filesystem;
+namespace {
 
-Summary read_summary(const Statement& s, int first) {
-  Summary m;
-  m.n = static_cast<std::size_t>(s.int64(first));
-  if (m.n == 0) return m;
-  m.median = s.real(first + 1);
-  m.mean = s.real(first + 2);
-  m.min = s.real(first + 3);
-  m.max = s.real(first + 4);
-  m.q1 = s.real(first + 5);
-  m.q3 = s.real(first + 6);
-  m.stdev = s.real(first + 7);
-  return m;
+bool all_digits(const std::string& s) {
+  return !s.empty() && s.size() < 19 &&
+         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
-Machine read_machine(const Statement& s, int first) {
-  Machine m;
-  m.hostname = s.text(first);
-  m.gpu_name = s.text(first + 1);
-  m.gpu_uuid = s.text(first + 2);
-  m.cc = s.text(first + 3);
-  m.sm_count = s.int64(first + 4);
-  m.driver = s.text(first + 5);
-  m.cuda = s.text(first + 6);
-  return m;
+bool is_hex(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isxdigit(c) != 0 || c == '-'; });
 }
 
-const char* recorded_columns(bool has_recorded_columns) {
-  return has_recorded_columns ? "r.command, r.exit_status" : "NULL, NULL";
+[[noreturn]] void ambiguous(const std::string& ref, const std::vector<RunInfo>& matches, const char* what) {
+  std::string list;
+  for (std::size_t i = 0; i < matches.size() && i < 10; ++i) {
+    list += "\n  " + std::to_string(matches[i].id) + "  " + matches[i].uuid + "  " + matches[i].started_at + "  " +
+            matches[i].commit.substr(0, 12);
+  }
+  throw InputError("run reference '" + ref + "' is ambiguous: it matches several " + what + list);
 }
 
-void read_recorded(const Statement& s, int first, std::string& command, std::optional<int>& exit_status) {
-  command = s.is_null(first) ? std::string() : s.text(first);
-  exit_status.reset();
-  if (!s.is_null(first + 1)) exit_status = static_cast<int>(s.int64(first + 1));
-}
-
-Store::Store(const std::string& path, Access access, const OpenOptions& options) : path_(path) {
-  const std::chrono::milliseconds timeout = options.busy_timeout.value_or(default_busy_timeout());
-  std::optional<Connection> opened;
-  int version = 0;
-  bool created = false;
+// The benchmark ids whose display name matches `pattern` (ECMAScript syntax, searched, not anchored).
+std::vector<std::int64_t> matching_benchmarks(const Engine& e, const std::string& pattern) {
+  std::regex re;
   try {
-    opened.emplace(open_connection(path, access, options, &created));
-    version = schema::current_version(*opened);  // the first read: a non-database fails here
-  } catch (const SqliteError& e) {
-    const int code = e.primary_code();
-    if (code != SQLITE_NOTADB && code != SQLITE_CORRUPT) throw;
-    throw SqliteError("'" + path + "' is not a usable gpuperf database: " + e.what(), e.extended_code());
+    re = std::regex(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& err) {
+    throw InputError("benchmark filter '" + pattern + "' is not a valid regular expression: " + err.what());
   }
-  Connection c = std::move(*opened);
-  const int latest = schema::latest_version();
-  if (version > latest) {
-    throw InputError("database '" + path + "' has schema version " + std::to_string(version) +
-                     ", newer than this gpuperf supports (" + std::to_string(latest) +
-                     "); use a newer gpuperf. The file was not changed.");
+  std::vector<std::int64_t> ids;
+  for (const BenchmarkRow& b : e.benchmarks()) {
+    if (std::regex_search(b.instance.display_name(), re)) ids.push_back(b.id);
   }
-  c.exec("PRAGMA foreign_keys = ON");
-  if (access == Access::read_only) {
-    if (version == 0) {
-      std::error_code ec;
-      if (!is_memory(path) && std::filesystem::file_size(path, ec) == 0 && !ec) {
-        throw InputError("'" + path + "' is an empty file, not a gpuperf database yet (a command that writes, " +
-                         "such as `gpuperf import`, makes it one)");
-      }
-      throw InputError("'" + path + "' is not a gpuperf database (it has no gpuperf schema version: it belongs " +
-                       "to another program)");
-    }
-    // A reader must not need write access: an older schema is read as it is (kOldestReadableVersion).
-    if (version < kOldestReadableVersion) {
-      throw InputError("database '" + path + "' has schema version " + std::to_string(version) +
-                       "; this gpuperf reads " + std::to_string(kOldestReadableVersion) + " to " +
-                       std::to_string(latest) + ": run `gpuperf db migrate` first");
-    }
-  } else {
-    // Migrate first (it refuses another program's database inside its transaction, so a file that a
-    // second process is creating right now is not mistaken for one), then switch to WAL.
-    if (version < latest) schema::migrate(c);
-    enable_wal(c, timeout);
-  }
-  // What the reads may select: a read-write open has just migrated to the latest schema.
-  const int readable = access == Access::read_write ? latest : version;
-  // A file this open created was made at the latest version from nothing: `db migrate` reports 0 -> latest.
-  impl_ = std::make_unique<Impl>(Impl{std::move(c), access, path, created ? 0 : version, readable >= 2});
+  return ids;
+}
+
+}  // namespace
+
+bool is_server_location(const std::string& location) { return server_location::is_server(location); }
+
+std::string display_location(const std::string& location) {
+  return is_server_location(location) ? server_location::redact(location) : location;
+}
+
+bool location_exists(const std::string& location) {
+  std::error_code ec;
+  return is_server_location(location) || std::filesystem::exists(location, ec);
+}
+
+Store::Store(const std::string& location, Access access, const OpenOptions& options)
+    : shown_(display_location(location)), on_server_(is_server_location(location)) {
+  engine_ = on_server_ ? open_postgres(location, access, options) : open_sqlite(location, access, options);
 }
 
 Store::~Store() = default;
 Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
 
-sqlite3* Store::handle() const { return impl_->conn.get(); }
+int Store::schema_version() const { return engine_->schema_version(); }
+int Store::opened_version() const { return engine_->opened_version(); }
 
-int Store::schema_version() const { return schema::current_version(impl_->conn); }
-int Store::opened_version() const { return impl_->opened_version; }
+InsertOutcome Store::insert_run(const Run& run) { return insert_runs({run}).front(); }
+
+std::vector<InsertOutcome> Store::insert_runs(const std::vector<Run>& runs) {
+  std::vector<const Run*> ptrs;
+  ptrs.reserve(runs.size());
+  for (const Run& r : runs) {
+    validate_run(r);
+    ptrs.push_back(&r);
+  }
+  return engine_->insert_runs(ptrs);
+}
 
 void Store::set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) {
-  Transaction tx(impl_->conn);
-  Statement s(impl_->conn, "UPDATE run SET excluded = ?1, exclude_reason = ?2 WHERE id = ?3");
-  s.bind_all(excluded, excluded ? reason : std::string(), run_id).run();
-  if (impl_->conn.changes() == 0) throw InputError("no run with id " + std::to_string(run_id));
-  tx.commit();
+  if (!engine_->set_excluded(run_id, excluded, excluded ? reason : std::string())) {
+    throw InputError("no run with id " + std::to_string(run_id));
+  }
 }
 
-std::vector<MachineRow> Store::machines() const {
-  Statement s(impl_->conn,
-              "SELECT id, fingerprint, hostname, gpu_name, gpu_uuid, cc, sm_count, driver, cuda "
-              "FROM machine ORDER BY id");
-  std::vector<MachineRow> out;
-  while (s.step()) {
-    MachineRow m;
-    m.id = s.int64(0);
-    m.fingerprint = s.text(1);
-    m.machine = read_machine(s, 2);
-    out.push_back(std::move(m));
-  }
-  return out;
-}
+std::vector<MachineRow> Store::machines() const { return engine_->machines(); }
 
 std::optional<MachineRow> Store::find_machine(const std::string& ref) const {
   auto all = machines();
-  bool numeric = !ref.empty() && ref.size() < 19 &&
-                 std::all_of(ref.begin(), ref.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; });
+  const bool numeric = all_digits(ref);
   for (const auto& m : all) {
     if (m.fingerprint == ref || (numeric && m.id == std::stoll(ref))) return m;
   }
@@ -154,63 +115,97 @@ std::optional<MachineRow> Store::find_machine(const std::string& ref) const {
   return std::nullopt;
 }
 
-DbInfo Store::info() const {
-  const Connection& c = impl_->conn;
-  DbInfo d;
-  d.path = path_;
-  d.schema_version = schema_version();
-  d.supported_version = schema::latest_version();
-  d.machines = query_int(c, "SELECT count(*) FROM machine");
-  d.runs = query_int(c, "SELECT count(*) FROM run");
-  d.benchmarks = query_int(c, "SELECT count(*) FROM benchmark");
-  d.metrics = query_int(c, "SELECT count(*) FROM metric");
-  d.results = query_int(c, "SELECT count(*) FROM result");
-  d.samples = query_int(c, "SELECT count(*) FROM sample");
-  d.journal_mode = query_text(c, "PRAGMA journal_mode");
-  if (is_memory(path_)) {
-    d.file_bytes = query_int(c, "PRAGMA page_count") * query_int(c, "PRAGMA page_size");
-  } else {
-    std::error_code ec;
-    auto main_bytes = fs::file_size(path_, ec);
-    d.file_bytes = ec ? 0 : static_cast<std::int64_t>(main_bytes);
-    auto wal_bytes = fs::file_size(path_ + "-wal", ec);  // committed data not yet checkpointed
-    if (!ec) d.file_bytes += static_cast<std::int64_t>(wal_bytes);
+std::vector<RunInfo> Store::runs(const RunFilter& filter) const { return engine_->runs(filter); }
+
+std::optional<RunInfo> Store::find_run(const std::string& ref) const {
+  using Key = Engine::RunKey;
+  if (ref.empty()) return std::nullopt;
+  if (all_digits(ref)) {
+    auto m = engine_->runs_matching(Key::id, ref);
+    if (!m.empty()) return m.front();
   }
+  if (auto m = engine_->runs_matching(Key::uuid, ref); !m.empty()) return m.front();
+  if (ref.size() >= 8) {
+    auto matches = engine_->runs_matching(Key::uuid_prefix, ref);
+    if (matches.size() > 1) ambiguous(ref, matches, "run uuids");
+    if (matches.size() == 1) return matches.front();
+  }
+  if (ref.size() >= 7 && is_hex(ref)) {
+    // A commit (or prefix): that commit's newest run.
+    auto matches = engine_->runs_matching(Key::commit_prefix, ref);
+    if (matches.empty()) return std::nullopt;
+    for (const auto& m : matches) {
+      if (m.commit != matches.front().commit) ambiguous(ref, matches, "commits");
+    }
+    return matches.front();
+  }
+  return std::nullopt;
+}
+
+std::optional<RunInfo> Store::latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const {
+  return engine_->latest_run(branch, machine_id);
+}
+
+Run Store::load_run(std::int64_t run_id, bool with_samples) const { return engine_->load_run(run_id, with_samples); }
+
+std::vector<Series> Store::history(const HistoryFilter& f) const {
+  std::optional<std::vector<std::int64_t>> ids;
+  if (!f.benchmark_regex.empty()) ids = matching_benchmarks(*engine_, f.benchmark_regex);
+
+  struct Slot {
+    Series series;
+    std::string params_key;  // sort key
+  };
+  std::vector<Slot> slots;
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::size_t> slot_of;  // machine, bench, metric
+  std::size_t points = 0;
+  engine_->history_rows(f, ids, [&](HistoryRow&& row) {
+    const auto key = std::make_tuple(row.machine_id, row.benchmark_id, row.metric_id);
+    auto it = slot_of.find(key);
+    if (it == slot_of.end()) {
+      Slot slot;
+      SeriesKey& k = slot.series.key;
+      k.machine_id = row.machine_id;
+      k.fingerprint = std::move(row.fingerprint);
+      k.benchmark_id = row.benchmark_id;
+      k.instance = BenchmarkInstance{std::move(row.name), params_from_json(row.params_json)};
+      slot.params_key = std::move(row.params_key);
+      k.metric = std::move(row.metric);
+      it = slot_of.emplace(key, slots.size()).first;
+      slots.push_back(std::move(slot));
+    }
+    // The instance's disposition outranks its metric's: an incorrect kernel's duration is not a point.
+    row.point.status = row.instance_status != Status::ok ? row.instance_status : row.result_status;
+    slots[it->second].series.points.push_back(std::move(row.point));
+    ++points;
+  });
+
+  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+    const SeriesKey &x = a.series.key, &y = b.series.key;
+    return std::tie(x.fingerprint, x.instance.name, a.params_key, x.metric.name) <
+           std::tie(y.fingerprint, y.instance.name, b.params_key, y.metric.name);
+  });
+  std::vector<Series> out;
+  out.reserve(slots.size());
+  for (Slot& slot : slots) {
+    auto& pts = slot.series.points;
+    std::sort(pts.begin(), pts.end(), [](const SeriesPoint& a, const SeriesPoint& b) {
+      return std::tie(a.started_at, a.run_id) < std::tie(b.started_at, b.run_id);
+    });
+    out.push_back(std::move(slot.series));
+  }
+  if (f.with_samples && points > 0) engine_->load_samples(out, points);
+  return out;
+}
+
+DbInfo Store::info() const {
+  DbInfo d = engine_->info();
+  d.path = shown_;
   return d;
 }
 
-CheckReport Store::check() const {
-  CheckReport r;
-  try {
-    Statement ic(impl_->conn, "PRAGMA integrity_check");
-    while (ic.step()) {
-      std::string line = ic.text(0);
-      if (line != "ok") r.problems.push_back("integrity: " + line);
-    }
-    Statement fk(impl_->conn, "PRAGMA foreign_key_check");
-    while (fk.step()) {
-      r.problems.push_back("foreign key: " + fk.text(0) + " row " + fk.text(1) + " refers to a missing " + fk.text(2) +
-                           " row");
-    }
-  } catch (const SqliteError& e) {
-    r.problems.push_back(std::string("the check itself failed: ") + e.what());
-  }
-  r.ok = r.problems.empty();
-  return r;
-}
+CheckReport Store::check() const { return engine_->check(); }
 
-void Store::backup_to(const std::string& dest_path) const {
-  std::error_code ec;
-  const auto already = [&] { return InputError("backup destination '" + dest_path + "' already exists"); };
-  if (fs::exists(fs::symlink_status(dest_path, ec))) throw already();
-  NewFile file(dest_path);
-  try {
-    Statement s(impl_->conn, "VACUUM INTO ?1");
-    s.bind(1, file.temp_path()).run();
-  } catch (const Error& e) {
-    throw Error("backup to '" + dest_path + "' failed, nothing was left there: " + e.what(), e.exit_code());
-  }
-  if (!file.publish()) throw already();  // another process wrote it meanwhile; its file is kept
-}
+void Store::backup_to(const std::string& dest_path) const { engine_->backup_to(dest_path); }
 
 }  // namespace gpuperf::db

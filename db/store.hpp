@@ -1,10 +1,13 @@
-// The SQLite results store: the one place runs are written to and read from.
+// The results store: the one place runs are written to and read from, on one of two engines.
 //
-// Every connection runs in WAL mode with a busy timeout and foreign keys on; writes take BEGIN IMMEDIATE.
-// A run is written in one transaction and becomes visible only when complete. The schema version lives in
-// PRAGMA user_version and is advanced by numbered migrations (db/schema.cpp). A database from a newer
-// version of gpuperf is refused untouched. A new database is made whole under a temporary name and then
-// renamed into place (db/store_open.cpp), so no reader ever sees it half made.
+// A path is an SQLite file, the default (db/sqlite/): WAL mode, a busy timeout, writes under BEGIN
+// IMMEDIATE, the schema version in PRAGMA user_version, a new file made whole under a temporary name and
+// renamed into place. A PostgreSQL connection URI or libpq keyword string (is_server_location) is a
+// database on a server (db/postgres/): the schema version in a table of its own, writers serialized by a
+// transaction-level advisory lock, samples sent with COPY. On both, a run is written in one transaction and
+// becomes visible only when complete, a run whose uuid is stored already is skipped, the schema is advanced
+// by the same numbered migrations, and a database from a newer gpuperf is refused untouched. Nothing outside
+// db/ knows which engine it has.
 #pragma once
 
 #include <chrono>
@@ -16,11 +19,20 @@
 
 #include "core/errors.hpp"
 #include "core/result.hpp"
-#include "db/sqlite.hpp"
-
-struct sqlite3;
+#include "db/lock_wait.hpp"
 
 namespace gpuperf::db {
+
+class Engine;
+
+// True when `location` names a PostgreSQL database (a postgresql:// or postgres:// URI, or a libpq keyword
+// string such as "host=perf-db dbname=gpuperf"), false for an SQLite path.
+bool is_server_location(const std::string& location);
+// `location` as it may be shown: a URI or keyword string without its password, a path as it is.
+std::string display_location(const std::string& location);
+// Whether there may be a database to read at `location`: a file that exists, or any server location (its
+// server answers that).
+bool location_exists(const std::string& location);
 
 enum class Access {
   read_only,   // never creates or migrates; fails on a missing file
@@ -113,7 +125,8 @@ struct HistoryFilter {
 };
 
 struct DbInfo {
-  std::string path;
+  std::string path;    // as display_location shows it
+  std::string engine;  // "sqlite" or "postgresql"
   int schema_version = 0;
   int supported_version = 0;
   std::int64_t machines = 0, runs = 0, benchmarks = 0, metrics = 0, results = 0, samples = 0;
@@ -139,19 +152,22 @@ class Store {
   // Older files are refused with "run `gpuperf db migrate` first".
   static constexpr int kOldestReadableVersion = 1;
 
-  // Opens (and with read_write creates and migrates) the database at `path` (":memory:" works).
-  // Throws InputError for a file that is not a gpuperf database, is corrupted, or has a newer schema;
-  // EnvironmentError for a location that cannot be opened or written. A read-only open of a database in a
-  // place where SQLite cannot make its -wal and -shm files (a read-only folder or mount, another user's
-  // folder) reads the file as immutable.
-  explicit Store(const std::string& path, Access access = Access::read_write, const OpenOptions& options = {});
+  // Opens (and with read_write creates and migrates) the database at `location`: an SQLite path (":memory:"
+  // works) or a PostgreSQL URI. Throws InputError for a database that is not gpuperf's, is corrupted, or
+  // has a newer schema; EnvironmentError for a location that cannot be opened or written (a server that
+  // does not answer, a refused login, a role without the privilege a write needs). A read-only open of an
+  // SQLite file in a place where SQLite cannot make its -wal and -shm files (a read-only folder or mount,
+  // another user's folder) reads the file as immutable.
+  explicit Store(const std::string& location, Access access = Access::read_write, const OpenOptions& options = {});
   ~Store();
   Store(Store&&) noexcept;
   Store& operator=(Store&&) noexcept;
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
-  const std::string& path() const { return path_; }
+  // The location as it may be shown (display_location): messages and stored fields use this one.
+  const std::string& path() const { return shown_; }
+  bool on_server() const { return on_server_; }
   int schema_version() const;
   // The schema version the file had when this Store opened it (0 for a new file): `db migrate` reports it.
   int opened_version() const;
@@ -182,17 +198,17 @@ class Store {
 
   DbInfo info() const;
   CheckReport check() const;
-  // Copies the database to `dest_path` with VACUUM INTO (a consistent snapshot, safe while others write),
-  // through a temporary file beside it (db/new_file.hpp): `dest_path` appears whole or not at all.
-  // InputError when it already exists.
+  // SQLite: copies the database to `dest_path` with VACUUM INTO (a consistent snapshot, safe while others
+  // write), through a temporary file beside it (db/new_file.hpp): `dest_path` appears whole or not at all.
+  // InputError when it already exists. PostgreSQL: InputError pointing at pg_dump and `gpuperf export`.
   void backup_to(const std::string& dest_path) const;
 
-  sqlite3* handle() const;  // for the db module's own helpers and tests
+  Engine& engine() const { return *engine_; }  // for db/'s own code
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-  std::string path_;
+  std::unique_ptr<Engine> engine_;
+  std::string shown_;
+  bool on_server_ = false;
 };
 
 }  // namespace gpuperf::db

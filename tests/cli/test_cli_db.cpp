@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "db/sqlite.hpp"
+#include "db/sqlite/connection.hpp"
 #include "db/store.hpp"
 #include "tests/cli/cli_fixture.hpp"
 

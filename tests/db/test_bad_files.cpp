@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "db/sqlite.hpp"
+#include "db/sqlite/connection.hpp"
 #include "db/store.hpp"
 #include "tests/db/fixtures.hpp"
 

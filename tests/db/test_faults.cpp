@@ -19,6 +19,7 @@
 
 #include "db/import_export.hpp"
 #include "db/new_file.hpp"
+#include "db/sqlite/engine.hpp"
 #include "db/store.hpp"
 #include "tests/db/fixtures.hpp"
 
@@ -253,11 +254,11 @@ pid_t hold_write_lock(const std::string& path, std::chrono::milliseconds hold) {
   pid_t pid = fork();
   if (pid == 0) {
     Store s(path);
-    if (sqlite3_exec(s.handle(), "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) _exit(1);
+    if (sqlite3_exec(sqlite_handle(s), "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) _exit(1);
     char ch = 1;
     if (write(ready[1], &ch, 1) != 1) _exit(1);
     std::this_thread::sleep_for(hold);
-    sqlite3_exec(s.handle(), "COMMIT", nullptr, nullptr, nullptr);
+    sqlite3_exec(sqlite_handle(s), "COMMIT", nullptr, nullptr, nullptr);
     _exit(0);
   }
   close(ready[1]);
@@ -381,7 +382,7 @@ TEST(Faults, ReadOnlyDatabaseInAReadOnlyFolderReadsAsAnotherUser) {
   pid_t writer = fork();
   if (writer == 0) {
     Store s(path);
-    sqlite3_exec(s.handle(), "PRAGMA wal_autocheckpoint = 0", nullptr, nullptr, nullptr);
+    sqlite3_exec(sqlite_handle(s), "PRAGMA wal_autocheckpoint = 0", nullptr, nullptr, nullptr);
     s.insert_runs(runs(10, 2).runs);
     _exit(0);  // no close: the WAL keeps the runs
   }

@@ -2,7 +2,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
-#include "db/schema.hpp"
+#include "db/sqlite/engine.hpp"
+#include "db/sqlite/schema.hpp"
 #include "db/store.hpp"
 #include "tests/db/fixtures.hpp"
 
@@ -17,7 +18,7 @@ void raw_exec(const std::string& path, const std::string& sql) {
 }
 
 std::vector<std::string> tables(const Store& s) {
-  Statement st(s.handle(), "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  Statement st(sqlite_handle(s), "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
   std::vector<std::string> out;
   while (st.step()) out.push_back(st.text(0));
   return out;
@@ -42,7 +43,7 @@ std::string version_one_database(const TempDir& dir) {
 }
 
 std::vector<std::string> run_columns(const Store& s) {
-  Statement st(s.handle(), "SELECT name FROM pragma_table_info('run') ORDER BY cid");
+  Statement st(sqlite_handle(s), "SELECT name FROM pragma_table_info('run') ORDER BY cid");
   std::vector<std::string> out;
   while (st.step()) out.push_back(st.text(0));
   return out;

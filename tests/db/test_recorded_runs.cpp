@@ -4,7 +4,8 @@
 #include <sqlite3.h>
 
 #include "db/merge.hpp"
-#include "db/sqlite.hpp"
+#include "db/sqlite/connection.hpp"
+#include "db/sqlite/engine.hpp"
 #include "db/store.hpp"
 #include "tests/db/fixtures.hpp"
 
@@ -66,7 +67,8 @@ TEST(RecordedRuns, CommandAndExitStatusRoundTripThroughAFile) {
 TEST(RecordedRuns, NoneIsNullNotAnEmptyStringOrZero) {
   Store store(":memory:");
   store.insert_runs(mixed_runs());
-  Statement s(store.handle(), "SELECT uuid, command IS NULL, exit_status IS NULL, exit_status FROM run ORDER BY id");
+  Statement s(sqlite_handle(store),
+              "SELECT uuid, command IS NULL, exit_status IS NULL, exit_status FROM run ORDER BY id");
   std::vector<std::tuple<std::string, bool, bool, std::int64_t>> rows;
   while (s.step()) rows.emplace_back(s.text(0), s.int64(1) != 0, s.int64(2) != 0, s.int64(3));
   ASSERT_EQ(rows.size(), 4u);
@@ -79,7 +81,7 @@ TEST(RecordedRuns, NoneIsNullNotAnEmptyStringOrZero) {
 TEST(RecordedRuns, MetricsOfRecordedKernelsKeepTheirTraits) {
   Store store(":memory:");
   store.insert_runs(mixed_runs());
-  Statement s(store.handle(),
+  Statement s(sqlite_handle(store),
               "SELECT name, unit, higher_is_better, deterministic FROM metric WHERE name IN "
               "('launches', 'gpu_time_total', 'gpu_time_share') ORDER BY name");
   std::vector<std::tuple<std::string, std::string, std::int64_t, std::int64_t>> rows;

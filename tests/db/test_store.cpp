@@ -5,7 +5,8 @@
 #include <chrono>
 #include <thread>
 
-#include "db/sqlite.hpp"
+#include "db/sqlite/connection.hpp"
+#include "db/sqlite/engine.hpp"
 #include "db/store.hpp"
 #include "tests/db/fixtures.hpp"
 
@@ -16,7 +17,7 @@ using testing::make_run;
 using testing::TempDir;
 
 std::int64_t count(const Store& s, const char* table) {
-  Statement st(s.handle(), std::string("SELECT count(*) FROM ") + table);
+  Statement st(sqlite_handle(s), std::string("SELECT count(*) FROM ") + table);
   st.step();
   return st.int64(0);
 }
@@ -36,7 +37,7 @@ TEST(Store, FileUsesWalForeignKeysAndBusyTimeout) {
   TempDir dir;
   Store store(dir.file("g.db"));
   EXPECT_EQ(query_text(Connection(dir.file("g.db"), SQLITE_OPEN_READONLY), "PRAGMA journal_mode"), "wal");
-  Statement fk(store.handle(), "PRAGMA foreign_keys");
+  Statement fk(sqlite_handle(store), "PRAGMA foreign_keys");
   ASSERT_TRUE(fk.step());
   EXPECT_EQ(fk.int64(0), 1);
   EXPECT_EQ(store.info().journal_mode, "wal");

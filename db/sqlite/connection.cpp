@@ -1,4 +1,4 @@
-#include "db/sqlite.hpp"
+#include "db/sqlite/connection.hpp"
 
 #include <sqlite3.h>
 

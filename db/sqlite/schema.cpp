@@ -1,7 +1,8 @@
-#include "db/schema.hpp"
+#include "db/sqlite/schema.hpp"
 
 #include <string>
 
+#include "db/schema_rules.hpp"
 #include "db/store.hpp"
 
 namespace gpuperf::db::schema {
@@ -139,11 +140,7 @@ MigrationResult migrate(Connection& c) {
   Transaction tx(c, Transaction::Mode::immediate);
   MigrationResult r;
   r.from = r.to = current_version(c);
-  if (r.from > kLatest) {
-    throw InputError("database '" + c.path() + "' has schema version " + std::to_string(r.from) +
-                     ", newer than this gpuperf supports (" + std::to_string(kLatest) +
-                     "); use a newer gpuperf. The file was not changed.");
-  }
+  if (r.from > kLatest) refuse_newer_schema(c.path(), r.from);
   if (r.from == kLatest) return r;  // nothing to do: the transaction rolls back, writing nothing
   if (r.from == 0 && has_foreign_tables(c)) {
     throw InputError("'" + c.path() +

@@ -1,52 +1,15 @@
-// Store: writing runs. A run (or a batch of runs) is one BEGIN IMMEDIATE transaction: readers see all of
+// The SQLite engine: writing runs. A run (or a batch of runs) is one BEGIN IMMEDIATE transaction: readers see all of
 // it or nothing, and an error anywhere leaves the database as it was.
 #include <cmath>
 #include <map>
 #include <set>
 
-#include "db/store_impl.hpp"
+#include "db/run_rules.hpp"
+#include "db/sqlite/engine.hpp"
 #include "db/timestamp.hpp"
 
 namespace gpuperf::db {
 namespace {
-
-// Checks what the schema cannot: names, finite values, matching lengths, no instance twice.
-void validate(const Run& run) {
-  const std::string where = "run " + (run.uuid.empty() ? std::string("(no uuid)") : run.uuid);
-  if (run.uuid.empty()) throw InputError("a run needs a uuid");
-  if (!is_normalized_timestamp(run.started_at)) {
-    throw InputError(where + ": started_at '" + run.started_at + "' is not an ISO 8601 UTC time like " +
-                     "2026-11-01T02:00:00Z");
-  }
-  if (!run.finished_at.empty() && !is_normalized_timestamp(run.finished_at)) {
-    throw InputError(where + ": finished_at '" + run.finished_at + "' is not an ISO 8601 UTC time");
-  }
-  if (run.machine.fingerprint() == "/") throw InputError(where + ": the machine has no hostname, GPU name or UUID");
-  std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& r : run.results) {
-    const std::string inst = where + ", " + r.instance.display_name();
-    if (r.instance.name.empty()) throw InputError(where + ": a result has no benchmark name");
-    if (!seen.emplace(r.instance.name, params_key(r.instance.params)).second) {
-      throw InputError(inst + ": the benchmark instance appears twice in the run");
-    }
-    std::set<std::string> metric_names;
-    for (const auto& m : r.metrics) {
-      const std::string mw = inst + ", metric " + m.metric.name;
-      if (m.metric.name.empty()) throw InputError(inst + ": a metric has no name");
-      if (!metric_names.insert(m.metric.name).second) throw InputError(mw + ": the metric appears twice");
-      for (double v : m.samples) {
-        if (!std::isfinite(v)) throw InputError(mw + ": a sample is not a finite number");
-      }
-      if (!m.sm_clock_mhz.empty() && m.sm_clock_mhz.size() != m.samples.size()) {
-        throw InputError(mw + ": " + std::to_string(m.sm_clock_mhz.size()) + " SM clock readings for " +
-                         std::to_string(m.samples.size()) + " samples");
-      }
-      for (double v : m.sm_clock_mhz) {
-        if (!std::isfinite(v)) throw InputError(mw + ": an SM clock reading is not a finite number");
-      }
-    }
-  }
-}
 
 // The statements of one batch, prepared once.
 struct Writer {
@@ -95,20 +58,7 @@ struct Writer {
       std::string unit = find_metric.text(1);
       bool hib = find_metric.int64(2) != 0, det = find_metric.int64(3) != 0;
       find_metric.reset();
-      // One metric name, one meaning: a series must not mix units or directions.
-      if (unit != m.unit) {
-        throw InputError(where + ": metric '" + m.name + "' has unit '" + m.unit + "', but the database stores " +
-                         "it in '" + unit + "'");
-      }
-      if (hib != m.higher_is_better) {
-        throw InputError(where + ": metric '" + m.name + "' says " + (m.higher_is_better ? "higher" : "lower") +
-                         " is better, but the database says " + (hib ? "higher" : "lower"));
-      }
-      if (det != m.deterministic) {
-        throw InputError(where + ": metric '" + m.name + "' is marked " +
-                         (m.deterministic ? "deterministic" : "not deterministic") + ", but the database says " +
-                         (det ? "deterministic" : "not deterministic"));
-      }
+      check_metric_traits(m, MetricInfo{m.name, unit, hib, det}, where);
     } else {
       find_metric.reset();
       insert_metric.bind_all(m.name, m.unit, m.higher_is_better, m.deterministic).run();
@@ -133,7 +83,6 @@ struct Writer {
       return o;
     }
     find_run.reset();
-    validate(run);
     const Machine& mc = run.machine;
     upsert_machine.bind_all(mc.fingerprint(), mc.hostname, mc.gpu_name, mc.gpu_uuid, mc.cc, mc.sm_count, mc.driver,
                             mc.cuda);
@@ -197,13 +146,8 @@ std::vector<InsertOutcome> write_batch(Connection& c, const std::vector<const Ru
 }
 }  // namespace
 
-InsertOutcome Store::insert_run(const Run& run) { return write_batch(impl_->conn, {&run}).front(); }
-
-std::vector<InsertOutcome> Store::insert_runs(const std::vector<Run>& runs) {
-  std::vector<const Run*> ptrs;
-  ptrs.reserve(runs.size());
-  for (const Run& r : runs) ptrs.push_back(&r);
-  return write_batch(impl_->conn, ptrs);
+std::vector<InsertOutcome> SqliteEngine::insert_runs(const std::vector<const Run*>& runs) {
+  return write_batch(conn_, runs);
 }
 
 }  // namespace gpuperf::db

@@ -1,42 +1,21 @@
-// Store::history: series of (machine, benchmark instance, metric) over runs, for the analysis layer.
+// The SQLite engine's history rows: every (machine, benchmark instance, metric) point a filter selects.
 //
 // One query reads every matching result row (a year of nightly runs, ~40 instances x ~12 metrics, is ~175k
 // rows); they are grouped into series and sorted here. Raw samples are read only on request.
-#include <algorithm>
-#include <map>
-#include <regex>
-#include <tuple>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
-#include "db/store_impl.hpp"
+#include "db/sqlite/engine.hpp"
 
 namespace gpuperf::db {
 namespace {
-
-// The benchmark ids whose display name matches `pattern` (ECMAScript syntax, searched, not anchored).
-std::string matching_benchmarks_json(const Connection& c, const std::string& pattern) {
-  std::regex re;
-  try {
-    re = std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw InputError("benchmark filter '" + pattern + "' is not a valid regular expression: " + e.what());
-  }
-  nlohmann::json ids = nlohmann::json::array();
-  Statement s(c, "SELECT id, name, params_json FROM benchmark");
-  while (s.step()) {
-    BenchmarkInstance inst{s.text(1), params_from_json(s.text(2))};
-    if (std::regex_search(inst.display_name(), re)) ids.push_back(s.int64(0));
-  }
-  return ids.dump();
-}
 
 std::string names_json(const std::vector<std::string>& names) { return nlohmann::json(names).dump(); }
 
 // Fills the points' samples and clocks. Few points: one indexed range each. Many (a large part of all
 // results): one pass over the whole sample table in key order, which beats 100k separate look-ups.
-void load_samples(const Connection& c, std::vector<Series>& out, std::size_t points) {
+void load_samples_from(const Connection& c, std::vector<Series>& out, std::size_t points) {
   const auto all_results = static_cast<std::size_t>(query_int(c, "SELECT count(*) FROM result"));
   if (points * 4 < all_results) {
     Statement samples(c, "SELECT value, sm_clock_mhz FROM sample WHERE result_id = ?1 ORDER BY idx");
@@ -75,8 +54,13 @@ void load_samples(const Connection& c, std::vector<Series>& out, std::size_t poi
 
 }  // namespace
 
-std::vector<Series> Store::history(const HistoryFilter& f) const {
-  const Connection& c = impl_->conn;
+void SqliteEngine::load_samples(std::vector<Series>& series, std::size_t points) const {
+  load_samples_from(conn_, series, points);
+}
+
+void SqliteEngine::history_rows(const HistoryFilter& f, const std::optional<std::vector<std::int64_t>>& benchmark_ids,
+                                const std::function<void(HistoryRow&&)>& row) const {
+  const Connection& c = conn_;
   // ?1 branch, ?2 machine, ?3 since, ?4 include excluded, ?5 newest N runs per machine,
   // ?6 metric names (JSON array), ?7 benchmark ids (JSON array), ?8 include failed.
   // No ORDER BY: sorting ~175k wide rows in SQLite costs several times the query itself, so rows are
@@ -110,63 +94,32 @@ WHERE (?6 IS NULL OR mt.name IN (SELECT value FROM json_each(?6)))
   s.bind(4, f.include_excluded);
   if (f.last_runs) s.bind(5, *f.last_runs);
   if (!f.metrics.empty()) s.bind(6, names_json(f.metrics));
-  if (!f.benchmark_regex.empty()) s.bind(7, matching_benchmarks_json(c, f.benchmark_regex));
+  if (benchmark_ids) s.bind(7, nlohmann::json(*benchmark_ids).dump());
   s.bind(8, f.include_failed);
 
-  struct Slot {
-    Series series;
-    std::string params_key;  // sort key
-  };
-  std::vector<Slot> slots;
-  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::size_t> slot_of;  // machine, bench, metric
-  std::size_t points = 0;
   while (s.step()) {
-    const auto key = std::make_tuple(s.int64(0), s.int64(2), s.int64(6));
-    auto it = slot_of.find(key);
-    if (it == slot_of.end()) {
-      Slot slot;
-      SeriesKey& k = slot.series.key;
-      k.machine_id = s.int64(0);
-      k.fingerprint = s.text(1);
-      k.benchmark_id = s.int64(2);
-      k.instance = BenchmarkInstance{s.text(3), params_from_json(s.text(4))};
-      slot.params_key = s.text(5);
-      k.metric = MetricInfo{s.text(7), s.text(8), s.int64(9) != 0, s.int64(10) != 0};
-      it = slot_of.emplace(key, slots.size()).first;
-      slots.push_back(std::move(slot));
-    }
-    SeriesPoint p;
+    HistoryRow r;
+    r.machine_id = s.int64(0);
+    r.fingerprint = s.text(1);
+    r.benchmark_id = s.int64(2);
+    r.name = s.text(3);
+    r.params_json = s.text(4);
+    r.params_key = s.text(5);
+    r.metric_id = s.int64(6);
+    r.metric = MetricInfo{s.text(7), s.text(8), s.int64(9) != 0, s.int64(10) != 0};
+    SeriesPoint& p = r.point;
     p.run_id = s.int64(11);
     p.result_id = s.int64(12);
     p.run_uuid = s.text(13);
     p.commit = s.text(14);
     p.branch = s.text(15);
     p.started_at = s.text(16);
-    // The instance's disposition outranks its metric's: an incorrect kernel's duration is not a point.
-    Status instance_status = status_from_string(s.text(17));
-    p.status = instance_status != Status::ok ? instance_status : status_from_string(s.text(18));
+    r.instance_status = status_from_string(s.text(17));
+    r.result_status = status_from_string(s.text(18));
     p.excluded = s.int64(19) != 0;
     p.summary = read_summary(s, 20);
-    slots[it->second].series.points.push_back(std::move(p));
-    ++points;
+    row(std::move(r));
   }
-
-  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
-    const SeriesKey &x = a.series.key, &y = b.series.key;
-    return std::tie(x.fingerprint, x.instance.name, a.params_key, x.metric.name) <
-           std::tie(y.fingerprint, y.instance.name, b.params_key, y.metric.name);
-  });
-  std::vector<Series> out;
-  out.reserve(slots.size());
-  for (Slot& slot : slots) {
-    auto& pts = slot.series.points;
-    std::sort(pts.begin(), pts.end(), [](const SeriesPoint& a, const SeriesPoint& b) {
-      return std::tie(a.started_at, a.run_id) < std::tie(b.started_at, b.run_id);
-    });
-    out.push_back(std::move(slot.series));
-  }
-  if (f.with_samples && points > 0) load_samples(c, out, points);
-  return out;
 }
 
 }  // namespace gpuperf::db

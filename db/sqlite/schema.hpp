@@ -5,7 +5,7 @@
 // schema.cpp and raise Store::kSchemaVersion: older databases are migrated on their next read-write open.
 #pragma once
 
-#include "db/sqlite.hpp"
+#include "db/sqlite/connection.hpp"
 
 namespace gpuperf::db::schema {
 

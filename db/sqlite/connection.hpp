@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "core/errors.hpp"
+#include "db/lock_wait.hpp"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -52,15 +53,6 @@ std::string location_problem(const std::string& path, bool create);
 // The processes holding the write lock of database `path`, from /proc/locks: "pid 4242 (gpuperf import
 // a.json)", several joined by ", ". Empty when none can be seen (another machine, no /proc).
 std::string lock_holders(const std::string& path);
-
-// A writer waiting for another process's transaction, as reported while it waits.
-struct LockWait {
-  std::string path;
-  std::chrono::milliseconds waited{0};
-  std::chrono::milliseconds timeout{0};
-  std::string holders;  // lock_holders(path); may be empty
-};
-using LockWaitReporter = std::function<void(const LockWait&)>;
 
 class Connection {
  public:

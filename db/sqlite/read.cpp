@@ -1,9 +1,9 @@
-// Store: reading runs back — the run list, run references, and a whole run in the result model.
+// The SQLite engine: reading runs back — the run list, run references, and a whole run in the result model.
 #include <algorithm>
 #include <cctype>
 #include <map>
 
-#include "db/store_impl.hpp"
+#include "db/sqlite/engine.hpp"
 
 namespace gpuperf::db {
 namespace {
@@ -47,32 +47,14 @@ std::vector<RunInfo> read_all(Statement& s) {
   return out;
 }
 
-bool all_digits(const std::string& s) {
-  return !s.empty() && s.size() < 19 &&
-         std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
-}
-
-bool is_hex(const std::string& s) {
-  return std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isxdigit(c) != 0 || c == '-'; });
-}
-
-[[noreturn]] void ambiguous(const std::string& ref, const std::vector<RunInfo>& matches, const char* what) {
-  std::string list;
-  for (std::size_t i = 0; i < matches.size() && i < 10; ++i) {
-    list += "\n  " + std::to_string(matches[i].id) + "  " + matches[i].uuid + "  " + matches[i].started_at + "  " +
-            matches[i].commit.substr(0, 12);
-  }
-  throw InputError("run reference '" + ref + "' is ambiguous: it matches several " + what + list);
-}
-
 }  // namespace
 
-std::vector<RunInfo> Store::runs(const RunFilter& f) const {
+std::vector<RunInfo> SqliteEngine::runs(const RunFilter& f) const {
   // Newest first so LIMIT keeps the newest N; returned oldest first.
-  Statement s(impl_->conn, select_run_info(impl_->has_recorded_columns) +
-                               "WHERE (?1 IS NULL OR r.branch = ?1) AND (?2 IS NULL OR r.machine_id = ?2) "
-                               "AND (?3 IS NULL OR r.started_at >= ?3) AND (?4 OR r.excluded = 0) "
-                               "ORDER BY r.started_at DESC, r.id DESC LIMIT ?5");
+  Statement s(conn_, select_run_info(has_recorded_columns_) +
+                         "WHERE (?1 IS NULL OR r.branch = ?1) AND (?2 IS NULL OR r.machine_id = ?2) "
+                         "AND (?3 IS NULL OR r.started_at >= ?3) AND (?4 OR r.excluded = 0) "
+                         "ORDER BY r.started_at DESC, r.id DESC LIMIT ?5");
   if (f.branch) s.bind(1, *f.branch);
   if (f.machine_id) s.bind(2, *f.machine_id);
   if (f.since) s.bind(3, *f.since);
@@ -83,60 +65,60 @@ std::vector<RunInfo> Store::runs(const RunFilter& f) const {
   return out;
 }
 
-std::optional<RunInfo> Store::find_run(const std::string& ref) const {
-  const Connection& c = impl_->conn;
-  if (ref.empty()) return std::nullopt;
-  if (all_digits(ref)) {
-    Statement s(c, select_run_info(impl_->has_recorded_columns) + "WHERE r.id = ?1");
-    s.bind(1, static_cast<std::int64_t>(std::stoll(ref)));
-    if (s.step()) return read_run_info(s);
-  }
-  {
-    Statement s(c, select_run_info(impl_->has_recorded_columns) + "WHERE r.uuid = ?1");
-    s.bind(1, ref);
-    if (s.step()) return read_run_info(s);
-  }
-  if (ref.size() >= 8) {
-    Statement s(c, select_run_info(impl_->has_recorded_columns) + "WHERE substr(r.uuid, 1, ?2) = ?1 ORDER BY r.id");
-    s.bind_all(ref, ref.size());
-    auto matches = read_all(s);
-    if (matches.size() > 1) ambiguous(ref, matches, "run uuids");
-    if (matches.size() == 1) return matches.front();
-  }
-  if (ref.size() >= 7 && is_hex(ref)) {
-    // A commit (or prefix): that commit's newest run.
-    Statement s(c, select_run_info(impl_->has_recorded_columns) +
-                       "WHERE substr(r.commit_sha, 1, ?2) = ?1 ORDER BY r.started_at DESC, r.id DESC");
-    s.bind_all(ref, ref.size());
-    auto matches = read_all(s);
-    if (matches.empty()) return std::nullopt;
-    for (const auto& m : matches) {
-      if (m.commit != matches.front().commit) ambiguous(ref, matches, "commits");
+std::vector<RunInfo> SqliteEngine::runs_matching(RunKey key, const std::string& value) const {
+  const std::string select = select_run_info(has_recorded_columns_);
+  switch (key) {
+    case RunKey::id: {
+      Statement s(conn_, select + "WHERE r.id = ?1");
+      s.bind(1, static_cast<std::int64_t>(std::stoll(value)));
+      return read_all(s);
     }
-    return matches.front();
+    case RunKey::uuid: {
+      Statement s(conn_, select + "WHERE r.uuid = ?1");
+      s.bind(1, value);
+      return read_all(s);
+    }
+    case RunKey::uuid_prefix: {
+      Statement s(conn_, select + "WHERE substr(r.uuid, 1, ?2) = ?1 ORDER BY r.id");
+      s.bind_all(value, value.size());
+      return read_all(s);
+    }
+    case RunKey::commit_prefix: {
+      Statement s(conn_, select + "WHERE substr(r.commit_sha, 1, ?2) = ?1 ORDER BY r.started_at DESC, r.id DESC");
+      s.bind_all(value, value.size());
+      return read_all(s);
+    }
   }
-  return std::nullopt;
+  return {};
 }
 
-std::optional<RunInfo> Store::latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const {
-  Statement s(impl_->conn, select_run_info(impl_->has_recorded_columns) +
-                               "WHERE r.branch = ?1 AND (?2 IS NULL OR r.machine_id = ?2) AND r.excluded = 0 "
-                               "ORDER BY r.started_at DESC, r.id DESC LIMIT 1");
+std::vector<BenchmarkRow> SqliteEngine::benchmarks() const {
+  std::vector<BenchmarkRow> out;
+  Statement s(conn_, "SELECT id, name, params_json FROM benchmark ORDER BY id");
+  while (s.step()) out.push_back({s.int64(0), BenchmarkInstance{s.text(1), params_from_json(s.text(2))}});
+  return out;
+}
+
+std::optional<RunInfo> SqliteEngine::latest_run(const std::string& branch,
+                                                std::optional<std::int64_t> machine_id) const {
+  Statement s(conn_, select_run_info(has_recorded_columns_) +
+                         "WHERE r.branch = ?1 AND (?2 IS NULL OR r.machine_id = ?2) AND r.excluded = 0 "
+                         "ORDER BY r.started_at DESC, r.id DESC LIMIT 1");
   s.bind(1, branch);
   if (machine_id) s.bind(2, *machine_id);
   if (s.step()) return read_run_info(s);
   return std::nullopt;
 }
 
-Run Store::load_run(std::int64_t run_id, bool with_samples) const {
-  const Connection& c = impl_->conn;
+Run SqliteEngine::load_run(std::int64_t run_id, bool with_samples) const {
+  const Connection& c = conn_;
   Run run;
   {
     Statement s(c, std::string("SELECT r.uuid, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, "
                                "r.tool_version, r.status, r.excluded, r.exclude_reason, "
                                "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, m.gpu_name, "
                                "m.gpu_uuid, m.cc, m.sm_count, r.driver, r.cuda, ") +
-                       recorded_columns(impl_->has_recorded_columns) +
+                       recorded_columns(has_recorded_columns_) +
                        " FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1");
     s.bind(1, run_id);
     if (!s.step()) throw InputError("no run with id " + std::to_string(run_id));

@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "db/new_file.hpp"
-#include "db/schema.hpp"
-#include "db/store_impl.hpp"
+#include "db/sqlite/engine.hpp"
+#include "db/sqlite/schema.hpp"
 
 namespace gpuperf::db {
 namespace fs = std::filesystem;

@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "db/sqlite.hpp"
+#include "db/sqlite/connection.hpp"
 
 namespace gpuperf::db {
 namespace fs = std::filesystem;

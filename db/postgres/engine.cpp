@@ -1,0 +1,198 @@
+// The PostgreSQL engine: opening (and creating, migrating) a gpuperf database on a server, what a role may
+// do there, upkeep (info, check, backup) and machines.
+#include "db/postgres/engine.hpp"
+
+#include "db/postgres/schema.hpp"
+#include "db/schema_rules.hpp"
+
+namespace gpuperf::db {
+
+namespace pg {
+namespace {
+
+// The tables a run is written to, and what a writer needs on each (machine and benchmark rows are
+// refreshed by later runs).
+struct TableGrant {
+  const char* table;
+  const char* privileges;
+};
+constexpr TableGrant kWriterGrants[] = {
+    {"machine", "INSERT, UPDATE"}, {"run", "INSERT"},     {"benchmark", "INSERT, UPDATE"},
+    {"metric", "INSERT"},          {"outcome", "INSERT"}, {"result", "INSERT"},
+    {"sample", "INSERT"},
+};
+
+// Refuses a read-write open by a role that cannot store a run, before the command measures anything.
+void check_writer(const Connection& c) {
+  std::string missing;
+  for (const TableGrant& g : kWriterGrants) {
+    const std::string privileges = g.privileges;
+    std::size_t at = 0;
+    while (at < privileges.size()) {
+      std::size_t comma = privileges.find(", ", at);
+      if (comma == std::string::npos) comma = privileges.size();
+      const std::string p = privileges.substr(at, comma - at);
+      at = comma + 2;
+      Result r =
+          c.exec("SELECT has_table_privilege($1, $2)", Params().add(g.table).add(p), "checking the role's privileges");
+      if (!r.boolean(0, 0)) missing += (missing.empty() ? "" : ", ") + p + " on table " + g.table;
+    }
+  }
+  // The identities' sequences: inserting a row takes the next id.
+  Result seq = c.exec(
+      "SELECT bool_and(has_sequence_privilege(pg_get_serial_sequence(t, 'id'), 'USAGE')) "
+      "FROM unnest(ARRAY['machine', 'run', 'benchmark', 'metric', 'result']) AS t",
+      {}, "checking the role's privileges");
+  if (!seq.boolean(0, 0)) missing += std::string(missing.empty() ? "" : ", ") + "USAGE on the tables' id sequences";
+  if (missing.empty()) return;
+  throw PgError("PostgreSQL role '" + c.user() + "' may not store runs in '" + c.shown() + "': it lacks " + missing +
+                    " (README, \"Team history on PostgreSQL\", gives the grants of the writer role); nothing "
+                    "was measured or stored",
+                "42501", kExitEnvironment);
+}
+
+}  // namespace
+
+PgEngine::PgEngine(Connection conn, Access access, int opened_version, const OpenOptions& options)
+    : conn_(std::move(conn)),
+      access_(access),
+      opened_version_(opened_version),
+      busy_timeout_(options.busy_timeout.value_or(default_busy_timeout())) {}
+
+int PgEngine::schema_version() const { return schema::read_state(conn_).version; }
+
+void PgEngine::begin_write(Transaction&) const {
+  // A writer waits for the one before it as long as an SQLite writer would for a file's lock.
+  conn_.exec("SELECT set_config('lock_timeout', $1, true)",
+             Params().add(std::to_string(std::max<std::int64_t>(busy_timeout_.count(), 1)) + "ms"),
+             "setting the lock timeout");
+  conn_.exec("SELECT pg_advisory_xact_lock($1)", Params().add(schema::kWriteLock), "waiting for other writers");
+}
+
+bool PgEngine::set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) {
+  Transaction tx(conn_);
+  begin_write(tx);
+  Result r = conn_.exec("UPDATE run SET excluded = $1, exclude_reason = $2 WHERE id = $3 RETURNING id",
+                        Params().add(excluded).add(reason).add(run_id), "excluding a run");
+  if (r.rows() == 0) return false;
+  tx.commit();
+  return true;
+}
+
+std::vector<MachineRow> PgEngine::machines() const {
+  Result r = conn_.exec(
+      "SELECT id, fingerprint, hostname, gpu_name, gpu_uuid, cc, sm_count, driver, cuda FROM machine ORDER BY id", {},
+      "reading machines");
+  std::vector<MachineRow> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    MachineRow m;
+    m.id = r.int64(i, 0);
+    m.fingerprint = r.text(i, 1);
+    m.machine.hostname = r.text(i, 2);
+    m.machine.gpu_name = r.text(i, 3);
+    m.machine.gpu_uuid = r.text(i, 4);
+    m.machine.cc = r.text(i, 5);
+    m.machine.sm_count = r.int64(i, 6);
+    m.machine.driver = r.text(i, 7);
+    m.machine.cuda = r.text(i, 8);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+DbInfo PgEngine::info() const {
+  DbInfo d;
+  d.engine = "postgresql";
+  d.schema_version = schema_version();
+  d.supported_version = latest_schema_version();
+  Result r = conn_.exec(
+      "SELECT (SELECT count(*) FROM machine), (SELECT count(*) FROM run), (SELECT count(*) FROM benchmark), "
+      "(SELECT count(*) FROM metric), (SELECT count(*) FROM result), (SELECT count(*) FROM sample), "
+      "(SELECT sum(pg_total_relation_size(t::regclass)) FROM unnest(ARRAY['machine', 'run', 'benchmark', "
+      "'metric', 'outcome', 'result', 'sample', 'schema_version']) AS t)::bigint, current_setting('server_version')",
+      {}, "reading the database's size");
+  d.machines = r.int64(0, 0);
+  d.runs = r.int64(0, 1);
+  d.benchmarks = r.int64(0, 2);
+  d.metrics = r.int64(0, 3);
+  d.results = r.int64(0, 4);
+  d.samples = r.int64(0, 5);
+  d.file_bytes = r.int64(0, 6);
+  d.journal_mode = "server " + r.text(0, 7) + ", " + conn_.where();
+  return d;
+}
+
+CheckReport PgEngine::check() const {
+  // The server keeps its own pages whole (checksums, WAL); what gpuperf can check is that its schema is
+  // there and that no row lost what it refers to, which constraints guarantee unless someone dropped them.
+  CheckReport rep;
+  try {
+    const schema::State s = schema::read_state(conn_);
+    if (s.version != latest_schema_version()) {
+      rep.problems.push_back("schema version " + std::to_string(s.version) + ", this gpuperf writes " +
+                             std::to_string(latest_schema_version()));
+    }
+    struct Orphans {
+      const char* what;
+      const char* sql;
+    };
+    const Orphans checks[] = {
+        {"run rows whose machine is missing",
+         "SELECT count(*) FROM run r WHERE NOT EXISTS (SELECT 1 FROM machine m WHERE m.id = r.machine_id)"},
+        {"outcome rows whose run is missing",
+         "SELECT count(*) FROM outcome o WHERE NOT EXISTS (SELECT 1 FROM run r WHERE r.id = o.run_id)"},
+        {"result rows whose outcome is missing",
+         "SELECT count(*) FROM result x WHERE NOT EXISTS (SELECT 1 FROM outcome o WHERE o.run_id = x.run_id AND "
+         "o.benchmark_id = x.benchmark_id)"},
+        {"sample rows whose result is missing",
+         "SELECT count(*) FROM sample s WHERE NOT EXISTS (SELECT 1 FROM result x WHERE x.id = s.result_id)"},
+        {"result rows whose sample count differs from n",
+         "SELECT count(*) FROM result x WHERE EXISTS (SELECT 1 FROM sample s WHERE s.result_id = x.id) AND "
+         "x.n <> (SELECT count(*) FROM sample s WHERE s.result_id = x.id)"},
+    };
+    for (const Orphans& o : checks) {
+      const std::int64_t n = conn_.exec(o.sql, {}, "checking the database").int64(0, 0);
+      if (n > 0) rep.problems.push_back(std::to_string(n) + " " + o.what);
+    }
+  } catch (const Error& e) {
+    rep.problems.push_back(std::string("the check itself failed: ") + e.what());
+  }
+  rep.ok = rep.problems.empty();
+  return rep;
+}
+
+void PgEngine::backup_to(const std::string& dest_path) const {
+  throw InputError("'" + conn_.shown() + "' is a PostgreSQL database: back it up with the server's own tools (" +
+                   "pg_dump -Fc, as its admin does for any database), or write an interchange copy of its runs " +
+                   "with `gpuperf export --out " + dest_path + "`");
+}
+
+}  // namespace pg
+
+std::unique_ptr<Engine> open_postgres(const std::string& location, Access access, const OpenOptions& options) {
+  pg::Connection c(location, display_location(location));
+  if (access == Access::read_only) c.exec_script("SET default_transaction_read_only = on", "setting up the session");
+  const pg::schema::State state = pg::schema::read_state(c);
+  if (state.version > latest_schema_version()) refuse_newer_schema(c.shown(), state.version);
+  int opened = state.version;
+  if (access == Access::read_only) {
+    if (state.version == 0) {
+      throw InputError("PostgreSQL database '" + c.shown() + "' is " +
+                       (state.foreign_tables ? std::string("not a gpuperf database (it has tables but no gpuperf "
+                                                           "schema_version: it belongs to another program)")
+                                             : std::string("empty, not a gpuperf database yet (a command that "
+                                                           "writes, such as `gpuperf import`, makes it one)")));
+    }
+    if (state.version < latest_schema_version()) {
+      throw InputError("PostgreSQL database '" + c.shown() + "' has schema version " + std::to_string(state.version) +
+                       "; this gpuperf reads " + std::to_string(latest_schema_version()) +
+                       ": run `gpuperf db migrate` first");
+    }
+  } else {
+    if (state.version < latest_schema_version()) opened = pg::schema::migrate(c).from;
+    pg::check_writer(c);
+  }
+  return std::make_unique<pg::PgEngine>(std::move(c), access, opened, options);
+}
+
+}  // namespace gpuperf::db

@@ -1,0 +1,303 @@
+// The PostgreSQL engine: reading runs back, and the history rows. The queries are the SQLite engine's
+// (db/sqlite/read.cpp, db/sqlite/history.cpp) in PostgreSQL's words; text columns are COLLATE "C", so that
+// every ORDER BY and comparison agrees with SQLite's byte order.
+#include <algorithm>
+#include <unordered_map>
+
+#include "db/postgres/engine.hpp"
+
+namespace gpuperf::db::pg {
+namespace {
+
+// "SELECT <RunInfo's columns in read_run_info's order> FROM run r JOIN machine m ...", for a WHERE to follow.
+constexpr const char* kSelectRunInfo =
+    "SELECT r.id, r.uuid, r.machine_id, m.fingerprint, "
+    "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, "
+    "m.gpu_name, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, "
+    "r.status, r.excluded, r.exclude_reason, "
+    "(SELECT count(*) FROM outcome o WHERE o.run_id = r.id), r.command, r.exit_status "
+    "FROM run r JOIN machine m ON m.id = r.machine_id ";
+
+std::vector<RunInfo> read_run_infos(const Result& r) {
+  std::vector<RunInfo> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    RunInfo x;
+    x.id = r.int64(i, 0);
+    x.uuid = r.text(i, 1);
+    x.machine_id = r.int64(i, 2);
+    x.fingerprint = r.text(i, 3);
+    x.hostname = r.text(i, 4);
+    x.gpu_name = r.text(i, 5);
+    x.started_at = r.text(i, 6);
+    x.finished_at = r.text(i, 7);
+    x.commit = r.text(i, 8);
+    x.branch = r.text(i, 9);
+    x.label = r.text(i, 10);
+    x.tool_version = r.text(i, 11);
+    x.status = status_from_string(r.text(i, 12));
+    x.excluded = r.boolean(i, 13);
+    x.exclude_reason = r.text(i, 14);
+    x.instance_count = r.int64(i, 15);
+    x.command = r.text(i, 16);
+    if (!r.is_null(i, 17)) x.exit_status = static_cast<int>(r.int64(i, 17));
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+Summary read_summary(const Result& r, int row, int first) {
+  Summary m;
+  m.n = static_cast<std::size_t>(r.int64(row, first));
+  if (m.n == 0) return m;
+  m.median = r.real(row, first + 1);
+  m.mean = r.real(row, first + 2);
+  m.min = r.real(row, first + 3);
+  m.max = r.real(row, first + 4);
+  m.q1 = r.real(row, first + 5);
+  m.q3 = r.real(row, first + 6);
+  m.stdev = r.real(row, first + 7);
+  return m;
+}
+
+constexpr std::size_t kIdsPerQuery = 4000;
+
+}  // namespace
+
+std::vector<RunInfo> PgEngine::runs(const RunFilter& f) const {
+  // Newest first so LIMIT keeps the newest N; returned oldest first.
+  Params p;
+  p.add(f.branch).add(f.machine_id).add(f.since).add(f.include_excluded);
+  if (f.last) {
+    p.add(*f.last);
+  } else {
+    p.add_null();
+  }
+  Result r = conn_.exec(std::string(kSelectRunInfo) +
+                            "WHERE ($1::text IS NULL OR r.branch = $1) AND ($2::bigint IS NULL OR r.machine_id = $2) "
+                            "AND ($3::text IS NULL OR r.started_at >= $3) AND ($4::boolean OR NOT r.excluded) "
+                            "ORDER BY r.started_at DESC, r.id DESC LIMIT $5::bigint",
+                        p, "reading runs");
+  auto out = read_run_infos(r);
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::vector<RunInfo> PgEngine::runs_matching(RunKey key, const std::string& value) const {
+  const std::string select = kSelectRunInfo;
+  switch (key) {
+    case RunKey::id:
+      return read_run_infos(conn_.exec(select + "WHERE r.id = $1::bigint", Params().add(value), "finding a run"));
+    case RunKey::uuid:
+      return read_run_infos(conn_.exec(select + "WHERE r.uuid = $1", Params().add(value), "finding a run"));
+    case RunKey::uuid_prefix:
+      return read_run_infos(conn_.exec(select + "WHERE substr(r.uuid, 1, $2::integer) = $1 ORDER BY r.id",
+                                       Params().add(value).add(value.size()), "finding a run"));
+    case RunKey::commit_prefix:
+      return read_run_infos(
+          conn_.exec(select + "WHERE substr(r.commit_sha, 1, $2::integer) = $1 ORDER BY r.started_at DESC, r.id DESC",
+                     Params().add(value).add(value.size()), "finding a run"));
+  }
+  return {};
+}
+
+std::optional<RunInfo> PgEngine::latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const {
+  auto found = read_run_infos(conn_.exec(std::string(kSelectRunInfo) +
+                                             "WHERE r.branch = $1 AND ($2::bigint IS NULL OR r.machine_id = $2) AND "
+                                             "NOT r.excluded ORDER BY r.started_at DESC, r.id DESC LIMIT 1",
+                                         Params().add(branch).add(machine_id), "finding the latest run"));
+  if (found.empty()) return std::nullopt;
+  return found.front();
+}
+
+Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
+  Run run;
+  {
+    Result r = conn_.exec(
+        "SELECT r.uuid, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, r.status, "
+        "r.excluded, r.exclude_reason, CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, m.gpu_name, "
+        "m.gpu_uuid, m.cc, m.sm_count, r.driver, r.cuda, r.command, r.exit_status "
+        "FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = $1",
+        Params().add(run_id), "reading a run");
+    if (r.rows() == 0) throw InputError("no run with id " + std::to_string(run_id));
+    run.uuid = r.text(0, 0);
+    run.started_at = r.text(0, 1);
+    run.finished_at = r.text(0, 2);
+    run.commit = r.text(0, 3);
+    run.branch = r.text(0, 4);
+    run.label = r.text(0, 5);
+    run.tool_version = r.text(0, 6);
+    run.status = status_from_string(r.text(0, 7));
+    run.excluded = r.boolean(0, 8);
+    run.exclude_reason = r.text(0, 9);
+    run.machine.hostname = r.text(0, 10);
+    run.machine.gpu_name = r.text(0, 11);
+    run.machine.gpu_uuid = r.text(0, 12);
+    run.machine.cc = r.text(0, 13);
+    run.machine.sm_count = r.int64(0, 14);
+    run.machine.driver = r.text(0, 15);
+    run.machine.cuda = r.text(0, 16);
+    run.command = r.text(0, 17);
+    if (!r.is_null(0, 18)) run.exit_status = static_cast<int>(r.int64(0, 18));
+  }
+  std::unordered_map<std::int64_t, std::size_t> result_of_benchmark;
+  {
+    Result r = conn_.exec(
+        "SELECT o.benchmark_id, b.name, b.params_json, b.baseline, o.status, o.message FROM outcome o "
+        "JOIN benchmark b ON b.id = o.benchmark_id WHERE o.run_id = $1 ORDER BY o.seq",
+        Params().add(run_id), "reading a run");
+    for (int i = 0; i < r.rows(); ++i) {
+      ::gpuperf::Result x;
+      x.instance.name = r.text(i, 1);
+      x.instance.params = params_from_json(r.text(i, 2));
+      x.baseline = r.text(i, 3);
+      x.status = status_from_string(r.text(i, 4));
+      x.message = r.text(i, 5);
+      result_of_benchmark[r.int64(i, 0)] = run.results.size();
+      run.results.push_back(std::move(x));
+    }
+  }
+  // result id -> (index of the instance in run.results, index of the metric in its metrics)
+  std::unordered_map<std::int64_t, std::pair<std::size_t, std::size_t>> where_of_result;
+  {
+    Result r = conn_.exec(
+        "SELECT res.id, res.benchmark_id, mt.name, mt.unit, mt.higher_is_better, mt.deterministic, "
+        "res.status, res.message, res.n, res.median, res.mean, res.min, res.max, res.q1, res.q3, res.stdev "
+        "FROM result res JOIN metric mt ON mt.id = res.metric_id WHERE res.run_id = $1 "
+        "ORDER BY res.benchmark_id, res.seq",
+        Params().add(run_id), "reading a run");
+    for (int i = 0; i < r.rows(); ++i) {
+      Measurement m;
+      m.metric.name = r.text(i, 2);
+      m.metric.unit = r.text(i, 3);
+      m.metric.higher_is_better = r.boolean(i, 4);
+      m.metric.deterministic = r.boolean(i, 5);
+      m.status = status_from_string(r.text(i, 6));
+      m.message = r.text(i, 7);
+      m.summary = read_summary(r, i, 8);
+      const std::size_t ri = result_of_benchmark.at(r.int64(i, 1));
+      auto& metrics = run.results[ri].metrics;
+      where_of_result[r.int64(i, 0)] = {ri, metrics.size()};
+      metrics.push_back(std::move(m));
+    }
+  }
+  if (!with_samples) return run;
+  Result r = conn_.exec(
+      "SELECT s.result_id, s.value, s.sm_clock_mhz FROM sample s JOIN result res ON res.id = s.result_id "
+      "WHERE res.run_id = $1 ORDER BY s.result_id, s.idx",
+      Params().add(run_id), "reading a run's samples");
+  for (int i = 0; i < r.rows(); ++i) {
+    auto [ri, mi] = where_of_result.at(r.int64(i, 0));
+    Measurement& m = run.results[ri].metrics[mi];
+    m.samples.push_back(r.real(i, 1));
+    if (!r.is_null(i, 2)) m.sm_clock_mhz.push_back(r.real(i, 2));
+  }
+  return run;
+}
+
+std::vector<BenchmarkRow> PgEngine::benchmarks() const {
+  Result r = conn_.exec("SELECT id, name, params_json FROM benchmark ORDER BY id", {}, "reading benchmarks");
+  std::vector<BenchmarkRow> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back({r.int64(i, 0), BenchmarkInstance{r.text(i, 1), params_from_json(r.text(i, 2))}});
+  }
+  return out;
+}
+
+void PgEngine::history_rows(const HistoryFilter& f, const std::optional<std::vector<std::int64_t>>& benchmark_ids,
+                            const std::function<void(HistoryRow&&)>& row) const {
+  Params p;
+  p.add(f.branch).add(f.machine_id).add(f.since).add(f.include_excluded);
+  if (f.last_runs) {
+    p.add(*f.last_runs);
+  } else {
+    p.add_null();
+  }
+  if (f.metrics.empty()) {
+    p.add_null();
+  } else {
+    p.add(array_literal(f.metrics));
+  }
+  if (benchmark_ids) {
+    p.add(array_literal(*benchmark_ids));
+  } else {
+    p.add_null();
+  }
+  p.add(f.include_failed);
+  Result r = conn_.exec(R"sql(
+WITH chosen AS (
+  SELECT id FROM (
+    SELECT id, row_number() OVER (PARTITION BY machine_id ORDER BY started_at DESC, id DESC) AS newest
+    FROM run
+    WHERE ($1::text IS NULL OR branch = $1) AND ($2::bigint IS NULL OR machine_id = $2)
+      AND ($3::text IS NULL OR started_at >= $3) AND ($4::boolean OR NOT excluded)) AS numbered
+  WHERE $5::bigint IS NULL OR newest <= $5)
+SELECT r.machine_id, m.fingerprint, res.benchmark_id, b.name, b.params_json, b.params_key,
+       res.metric_id, mt.name, mt.unit, mt.higher_is_better, mt.deterministic,
+       r.id, res.id, r.uuid, r.commit_sha, r.branch, r.started_at, o.status, res.status, r.excluded,
+       res.n, res.median, res.mean, res.min, res.max, res.q1, res.q3, res.stdev
+FROM chosen
+JOIN run r ON r.id = chosen.id
+JOIN machine m ON m.id = r.machine_id
+JOIN result res ON res.run_id = r.id
+JOIN outcome o ON o.run_id = res.run_id AND o.benchmark_id = res.benchmark_id
+JOIN benchmark b ON b.id = res.benchmark_id
+JOIN metric mt ON mt.id = res.metric_id
+WHERE ($6::text[] IS NULL OR mt.name = ANY($6::text[]))
+  AND ($7::bigint[] IS NULL OR res.benchmark_id = ANY($7::bigint[]))
+  AND ($8::boolean OR (o.status = 'ok' AND res.status = 'ok'))
+)sql",
+                        p, "reading the history");
+  for (int i = 0; i < r.rows(); ++i) {
+    HistoryRow h;
+    h.machine_id = r.int64(i, 0);
+    h.fingerprint = r.text(i, 1);
+    h.benchmark_id = r.int64(i, 2);
+    h.name = r.text(i, 3);
+    h.params_json = r.text(i, 4);
+    h.params_key = r.text(i, 5);
+    h.metric_id = r.int64(i, 6);
+    h.metric = MetricInfo{r.text(i, 7), r.text(i, 8), r.boolean(i, 9), r.boolean(i, 10)};
+    SeriesPoint& pt = h.point;
+    pt.run_id = r.int64(i, 11);
+    pt.result_id = r.int64(i, 12);
+    pt.run_uuid = r.text(i, 13);
+    pt.commit = r.text(i, 14);
+    pt.branch = r.text(i, 15);
+    pt.started_at = r.text(i, 16);
+    h.instance_status = status_from_string(r.text(i, 17));
+    h.result_status = status_from_string(r.text(i, 18));
+    pt.excluded = r.boolean(i, 19);
+    pt.summary = read_summary(r, i, 20);
+    row(std::move(h));
+  }
+}
+
+void PgEngine::load_samples(std::vector<Series>& series, std::size_t points) const {
+  // The points' results, a few thousand ids a query: one round trip per batch, not per point.
+  std::unordered_map<std::int64_t, SeriesPoint*> by_result;
+  by_result.reserve(points);
+  std::vector<std::int64_t> ids;
+  ids.reserve(points);
+  for (auto& s : series) {
+    for (auto& p : s.points) {
+      by_result.emplace(p.result_id, &p);
+      ids.push_back(p.result_id);
+    }
+  }
+  for (std::size_t at = 0; at < ids.size(); at += kIdsPerQuery) {
+    const std::vector<std::int64_t> batch(
+        ids.begin() + static_cast<std::ptrdiff_t>(at),
+        ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), at + kIdsPerQuery)));
+    Result r = conn_.exec(
+        "SELECT result_id, value, sm_clock_mhz FROM sample WHERE result_id = ANY($1::bigint[]) "
+        "ORDER BY result_id, idx",
+        Params().add(array_literal(batch)), "reading samples");
+    for (int i = 0; i < r.rows(); ++i) {
+      SeriesPoint* p = by_result.at(r.int64(i, 0));
+      p->samples.push_back(r.real(i, 1));
+      if (!r.is_null(i, 2)) p->sm_clock_mhz.push_back(r.real(i, 2));
+    }
+  }
+}
+
+}  // namespace gpuperf::db::pg

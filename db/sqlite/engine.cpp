@@ -1,0 +1,189 @@
+// The SQLite engine: opening (and creating, migrating) a database file, its upkeep (info, check, backup)
+// and machines.
+#include "db/sqlite/engine.hpp"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+#include <system_error>
+
+#include "db/new_file.hpp"
+#include "db/schema_rules.hpp"
+#include "db/sqlite/engine.hpp"
+#include "db/sqlite/schema.hpp"
+
+namespace gpuperf::db {
+namespace fs = std::filesystem;
+
+Summary read_summary(const Statement& s, int first) {
+  Summary m;
+  m.n = static_cast<std::size_t>(s.int64(first));
+  if (m.n == 0) return m;
+  m.median = s.real(first + 1);
+  m.mean = s.real(first + 2);
+  m.min = s.real(first + 3);
+  m.max = s.real(first + 4);
+  m.q1 = s.real(first + 5);
+  m.q3 = s.real(first + 6);
+  m.stdev = s.real(first + 7);
+  return m;
+}
+
+Machine read_machine(const Statement& s, int first) {
+  Machine m;
+  m.hostname = s.text(first);
+  m.gpu_name = s.text(first + 1);
+  m.gpu_uuid = s.text(first + 2);
+  m.cc = s.text(first + 3);
+  m.sm_count = s.int64(first + 4);
+  m.driver = s.text(first + 5);
+  m.cuda = s.text(first + 6);
+  return m;
+}
+
+const char* recorded_columns(bool has_recorded_columns) {
+  return has_recorded_columns ? "r.command, r.exit_status" : "NULL, NULL";
+}
+
+void read_recorded(const Statement& s, int first, std::string& command, std::optional<int>& exit_status) {
+  command = s.is_null(first) ? std::string() : s.text(first);
+  exit_status.reset();
+  if (!s.is_null(first + 1)) exit_status = static_cast<int>(s.int64(first + 1));
+}
+
+std::unique_ptr<Engine> open_sqlite(const std::string& path, Access access, const OpenOptions& options) {
+  const std::chrono::milliseconds timeout = options.busy_timeout.value_or(default_busy_timeout());
+  std::optional<Connection> opened;
+  int version = 0;
+  bool created = false;
+  try {
+    opened.emplace(open_connection(path, access, options, &created));
+    version = schema::current_version(*opened);  // the first read: a non-database fails here
+  } catch (const SqliteError& e) {
+    const int code = e.primary_code();
+    if (code != SQLITE_NOTADB && code != SQLITE_CORRUPT) throw;
+    throw SqliteError("'" + path + "' is not a usable gpuperf database: " + e.what(), e.extended_code());
+  }
+  Connection c = std::move(*opened);
+  const int latest = schema::latest_version();
+  if (version > latest) refuse_newer_schema(path, version);
+  c.exec("PRAGMA foreign_keys = ON");
+  if (access == Access::read_only) {
+    if (version == 0) {
+      std::error_code ec;
+      if (!is_memory(path) && std::filesystem::file_size(path, ec) == 0 && !ec) {
+        throw InputError("'" + path + "' is an empty file, not a gpuperf database yet (a command that writes, " +
+                         "such as `gpuperf import`, makes it one)");
+      }
+      throw InputError("'" + path + "' is not a gpuperf database (it has no gpuperf schema version: it belongs " +
+                       "to another program)");
+    }
+    // A reader must not need write access: an older schema is read as it is (kOldestReadableVersion).
+    check_readable_schema(path, version);
+  } else {
+    // Migrate first (it refuses another program's database inside its transaction, so a file that a
+    // second process is creating right now is not mistaken for one), then switch to WAL.
+    if (version < latest) schema::migrate(c);
+    enable_wal(c, timeout);
+  }
+  // What the reads may select: a read-write open has just migrated to the latest schema.
+  const int readable = access == Access::read_write ? latest : version;
+  // A file this open created was made at the latest version from nothing: `db migrate` reports 0 -> latest.
+  return std::make_unique<SqliteEngine>(std::move(c), access, path, created ? 0 : version, readable >= 2);
+}
+
+sqlite3* sqlite_handle(const Store& store) {
+  const auto* e = dynamic_cast<const SqliteEngine*>(&store.engine());
+  if (e == nullptr) throw std::logic_error("sqlite_handle: '" + store.path() + "' is not an SQLite database");
+  return e->connection().get();
+}
+
+int SqliteEngine::schema_version() const { return schema::current_version(conn_); }
+
+bool SqliteEngine::set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) {
+  Transaction tx(conn_);
+  Statement s(conn_, "UPDATE run SET excluded = ?1, exclude_reason = ?2 WHERE id = ?3");
+  s.bind_all(excluded, reason, run_id).run();
+  if (conn_.changes() == 0) return false;
+  tx.commit();
+  return true;
+}
+
+std::vector<MachineRow> SqliteEngine::machines() const {
+  Statement s(conn_,
+              "SELECT id, fingerprint, hostname, gpu_name, gpu_uuid, cc, sm_count, driver, cuda "
+              "FROM machine ORDER BY id");
+  std::vector<MachineRow> out;
+  while (s.step()) {
+    MachineRow m;
+    m.id = s.int64(0);
+    m.fingerprint = s.text(1);
+    m.machine = read_machine(s, 2);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+DbInfo SqliteEngine::info() const {
+  const Connection& c = conn_;
+  DbInfo d;
+  d.path = path_;
+  d.engine = "sqlite";
+  d.schema_version = schema_version();
+  d.supported_version = schema::latest_version();
+  d.machines = query_int(c, "SELECT count(*) FROM machine");
+  d.runs = query_int(c, "SELECT count(*) FROM run");
+  d.benchmarks = query_int(c, "SELECT count(*) FROM benchmark");
+  d.metrics = query_int(c, "SELECT count(*) FROM metric");
+  d.results = query_int(c, "SELECT count(*) FROM result");
+  d.samples = query_int(c, "SELECT count(*) FROM sample");
+  d.journal_mode = query_text(c, "PRAGMA journal_mode");
+  if (is_memory(path_)) {
+    d.file_bytes = query_int(c, "PRAGMA page_count") * query_int(c, "PRAGMA page_size");
+  } else {
+    std::error_code ec;
+    auto main_bytes = fs::file_size(path_, ec);
+    d.file_bytes = ec ? 0 : static_cast<std::int64_t>(main_bytes);
+    auto wal_bytes = fs::file_size(path_ + "-wal", ec);  // committed data not yet checkpointed
+    if (!ec) d.file_bytes += static_cast<std::int64_t>(wal_bytes);
+  }
+  return d;
+}
+
+CheckReport SqliteEngine::check() const {
+  CheckReport r;
+  try {
+    Statement ic(conn_, "PRAGMA integrity_check");
+    while (ic.step()) {
+      std::string line = ic.text(0);
+      if (line != "ok") r.problems.push_back("integrity: " + line);
+    }
+    Statement fk(conn_, "PRAGMA foreign_key_check");
+    while (fk.step()) {
+      r.problems.push_back("foreign key: " + fk.text(0) + " row " + fk.text(1) + " refers to a missing " + fk.text(2) +
+                           " row");
+    }
+  } catch (const SqliteError& e) {
+    r.problems.push_back(std::string("the check itself failed: ") + e.what());
+  }
+  r.ok = r.problems.empty();
+  return r;
+}
+
+void SqliteEngine::backup_to(const std::string& dest_path) const {
+  std::error_code ec;
+  const auto already = [&] { return InputError("backup destination '" + dest_path + "' already exists"); };
+  if (fs::exists(fs::symlink_status(dest_path, ec))) throw already();
+  NewFile file(dest_path);
+  try {
+    Statement s(conn_, "VACUUM INTO ?1");
+    s.bind(1, file.temp_path()).run();
+  } catch (const Error& e) {
+    throw Error("backup to '" + dest_path + "' failed, nothing was left there: " + e.what(), e.exit_code());
+  }
+  if (!file.publish()) throw already();  // another process wrote it meanwhile; its file is kept
+}
+
+}  // namespace gpuperf::db

@@ -1,0 +1,76 @@
+// The SQLite engine: a results database in one file. What its source files share: the connection and row
+// readers. Not a public header: outside db/, only the SQLite engine's own tests include it.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "db/engine.hpp"
+#include "db/sqlite/connection.hpp"
+#include "db/store.hpp"
+
+namespace gpuperf::db {
+
+class SqliteEngine final : public Engine {
+ public:
+  SqliteEngine(Connection conn, Access access, std::string path, int opened_version, bool has_recorded_columns)
+      : conn_(std::move(conn)),
+        access_(access),
+        path_(std::move(path)),
+        opened_version_(opened_version),
+        has_recorded_columns_(has_recorded_columns) {}
+
+  int schema_version() const override;
+  int opened_version() const override { return opened_version_; }
+  std::vector<InsertOutcome> insert_runs(const std::vector<const Run*>& runs) override;
+  bool set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) override;
+  std::vector<MachineRow> machines() const override;
+  std::vector<RunInfo> runs(const RunFilter& filter) const override;
+  std::vector<RunInfo> runs_matching(RunKey key, const std::string& value) const override;
+  std::optional<RunInfo> latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const override;
+  Run load_run(std::int64_t run_id, bool with_samples) const override;
+  std::vector<BenchmarkRow> benchmarks() const override;
+  void history_rows(const HistoryFilter& filter, const std::optional<std::vector<std::int64_t>>& benchmark_ids,
+                    const std::function<void(HistoryRow&&)>& row) const override;
+  void load_samples(std::vector<Series>& series, std::size_t points) const override;
+  DbInfo info() const override;
+  CheckReport check() const override;
+  void backup_to(const std::string& dest_path) const override;
+
+  const Connection& connection() const { return conn_; }
+
+ private:
+  Connection conn_;
+  Access access_;
+  std::string path_;
+  int opened_version_ = 0;
+  // run.command and run.exit_status exist (schema 2): false for a version-1 file opened read-only, whose
+  // reads select NULL in their place.
+  bool has_recorded_columns_ = true;
+};
+
+// The SQLite handle of a store on this engine, for the SQLite engine's own tests; throws std::logic_error
+// for a store on another engine.
+sqlite3* sqlite_handle(const Store& store);
+
+// ":memory:" (or an empty path): a database that lives and dies with its connection.
+bool is_memory(const std::string& path);
+// Opens `path` as `access` asks (db/store_open.cpp): refuses what is not a sound database file, creates a
+// missing one whole (read_write), falls back to an immutable read where a reader cannot make the WAL's
+// files, and sets the busy wait. `created` (may be null) tells whether this call made the file.
+Connection open_connection(const std::string& path, Access access, const OpenOptions& options, bool* created = nullptr);
+// Puts the database in WAL mode, retrying within `timeout` while other connections are in transactions.
+void enable_wal(Connection& c, std::chrono::milliseconds timeout);
+
+// "r.command, r.exit_status", or two NULLs where the run table has no such columns.
+const char* recorded_columns(bool has_recorded_columns);
+// Reads Run::command and Run::exit_status from the two columns of recorded_columns() at `first`.
+void read_recorded(const Statement& s, int first, std::string& command, std::optional<int>& exit_status);
+
+// Reads a summary from columns n, median, mean, min, max, q1, q3, stdev starting at `first`.
+Summary read_summary(const Statement& s, int first);
+// Reads a machine from columns hostname, gpu_name, gpu_uuid, cc, sm_count, driver, cuda starting at `first`.
+Machine read_machine(const Statement& s, int first);
+
+}  // namespace gpuperf::db

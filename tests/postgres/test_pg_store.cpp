@@ -1,0 +1,238 @@
+// The store on a real PostgreSQL server (a throwaway cluster of the test's own): the same guarantees as on
+// an SQLite file, and the server's own faults (down, a refused login, a role without privileges, another
+// program's database, a newer schema).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "core/errors.hpp"
+#include "db/import_export.hpp"
+#include "db/interchange.hpp"
+#include "db/store.hpp"
+#include "tests/db/fixtures.hpp"
+#include "tests/support/pg_cluster.hpp"
+
+namespace gpuperf::testing {
+namespace {
+
+using db::Access;
+using db::Store;
+
+class PgStore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    GPUPERF_REQUIRE_PG();
+    cluster_ = std::make_unique<PgCluster>();
+    cluster_->create_database("gpuperf");
+  }
+  std::string uri() const { return cluster_->uri("gpuperf"); }
+  std::unique_ptr<PgCluster> cluster_;
+};
+
+std::vector<Run> history_runs() {
+  return db::read_interchange_file(std::string(GPUPERF_SOURCE_DIR) + "/tests/reports/fixture_history.json");
+}
+
+std::string export_all(const Store& s) {
+  std::vector<std::int64_t> ids;
+  for (const auto& r : s.runs()) ids.push_back(r.id);
+  std::ostringstream out;
+  db::export_runs(s, ids, out);
+  return out.str();
+}
+
+TEST_F(PgStore, AnEmptyDatabaseGetsTheSchemaAndRunsRoundTripAsOnSqlite) {
+  const std::vector<Run> runs = history_runs();
+  ASSERT_GT(runs.size(), 3u);
+  Store pg(uri(), Access::read_write);
+  EXPECT_EQ(pg.opened_version(), 0);
+  EXPECT_EQ(pg.schema_version(), Store::kSchemaVersion);
+  EXPECT_TRUE(pg.on_server());
+  Store lite(":memory:", Access::read_write);
+  const auto a = pg.insert_runs(runs);
+  const auto b = lite.insert_runs(runs);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].run_id, b[i].run_id) << "run ids are given in the same order";
+    EXPECT_TRUE(a[i].inserted);
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) expect_same_run(pg.load_run(a[i].run_id), lite.load_run(b[i].run_id));
+  EXPECT_EQ(export_all(pg), export_all(lite));
+  const db::DbInfo info = pg.info();
+  EXPECT_EQ(info.engine, "postgresql");
+  EXPECT_EQ(info.runs, static_cast<std::int64_t>(runs.size()));
+  EXPECT_EQ(info.samples, lite.info().samples);
+  EXPECT_TRUE(pg.check().ok);
+  // The history the analysis reads, point for point.
+  db::HistoryFilter f;
+  f.with_samples = true;
+  const auto hp = pg.history(f), hl = lite.history(f);
+  ASSERT_EQ(hp.size(), hl.size());
+  for (std::size_t i = 0; i < hp.size(); ++i) {
+    EXPECT_EQ(hp[i].key.instance.display_name(), hl[i].key.instance.display_name());
+    EXPECT_EQ(hp[i].key.metric.name, hl[i].key.metric.name);
+    ASSERT_EQ(hp[i].points.size(), hl[i].points.size());
+    for (std::size_t j = 0; j < hp[i].points.size(); ++j) {
+      EXPECT_EQ(hp[i].points[j].run_uuid, hl[i].points[j].run_uuid);
+      EXPECT_EQ(hp[i].points[j].summary.median, hl[i].points[j].summary.median);
+      EXPECT_EQ(hp[i].points[j].samples, hl[i].points[j].samples);
+    }
+  }
+}
+
+TEST_F(PgStore, AStoredUuidIsSkippedAndReferencesResolveAsOnSqlite) {
+  const std::vector<Run> runs = history_runs();
+  Store pg(uri(), Access::read_write);
+  pg.insert_runs(runs);
+  const std::int64_t samples = pg.info().samples;
+  const auto again = pg.insert_runs(runs);
+  for (const auto& o : again) EXPECT_FALSE(o.inserted);
+  EXPECT_EQ(pg.info().samples, samples);
+  EXPECT_EQ(pg.info().runs, static_cast<std::int64_t>(runs.size()));
+  // By id, uuid, uuid prefix and commit; excluded and latest.
+  const auto& last = runs.back();
+  ASSERT_TRUE(pg.find_run(last.uuid).has_value());
+  EXPECT_EQ(pg.find_run(last.uuid.substr(0, 8))->uuid, last.uuid);
+  EXPECT_EQ(pg.find_run(std::to_string(runs.size()))->uuid, last.uuid);
+  if (last.commit.size() >= 7) EXPECT_EQ(pg.find_run(last.commit.substr(0, 7))->commit, last.commit);
+  pg.set_excluded(1, true, "noisy neighbour");
+  EXPECT_TRUE(pg.runs().front().excluded);
+  EXPECT_EQ(pg.runs().front().exclude_reason, "noisy neighbour");
+  db::RunFilter only_kept;
+  only_kept.include_excluded = false;
+  EXPECT_EQ(pg.runs(only_kept).size(), runs.size() - 1);
+  EXPECT_THROW(pg.set_excluded(999, true, "x"), InputError);
+}
+
+TEST_F(PgStore, ANewerSchemaAndAnotherProgramsDatabaseAreRefusedUntouched) {
+  { Store pg(uri(), Access::read_write); }
+  cluster_->exec("UPDATE schema_version SET version = 99", "gpuperf");
+  try {
+    Store again(uri(), Access::read_write);
+    FAIL() << "a newer schema was opened";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99, newer than this gpuperf supports"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(cluster_->query_value("SELECT version FROM schema_version", "gpuperf"), "99");
+
+  cluster_->create_database("other");
+  cluster_->exec("CREATE TABLE invoices(id integer)", "other");
+  try {
+    Store foreign(cluster_->uri("other"), Access::read_write);
+    FAIL() << "another program's database was taken";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.exit_code(), kExitUsage);
+    EXPECT_NE(std::string(e.what()).find("another program"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(cluster_->query_value("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", "other"), "1");
+
+  cluster_->create_database("empty");
+  try {
+    Store reader(cluster_->uri("empty"), Access::read_only);
+    FAIL() << "an empty database was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not a gpuperf database yet"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(PgStore, AServerThatIsDownIsNamedWithHostAndPortWithinTheTimeout) {
+  const std::string location = cluster_->tcp_uri("gpuperf");
+  const int port = cluster_->port();
+  cluster_->stop();
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    Store s(location, Access::read_only);
+    FAIL() << "connected to a stopped server";
+  } catch (const EnvironmentError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("127.0.0.1"), std::string::npos) << what;
+    EXPECT_NE(what.find(std::to_string(port)), std::string::npos) << what;
+    EXPECT_EQ(what.find(PgCluster::superuser_password()), std::string::npos) << what;
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(15));
+}
+
+TEST_F(PgStore, AWrongPasswordSaysWhichUserAndNeverShowsThePassword) {
+  const std::string location = cluster_->tcp_uri("gpuperf", PgCluster::kSuperuser, "not-the-password");
+  try {
+    Store s(location, Access::read_only);
+    FAIL() << "a wrong password was accepted";
+  } catch (const EnvironmentError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("password authentication failed for user \"postgres\""), std::string::npos) << what;
+    EXPECT_EQ(what.find("not-the-password"), std::string::npos) << what;
+  }
+  Store ok(cluster_->tcp_uri("gpuperf"), Access::read_write);
+  EXPECT_EQ(ok.path().find(PgCluster::superuser_password()), std::string::npos) << ok.path();
+  EXPECT_NE(ok.path().find("postgresql://postgres@127.0.0.1:"), std::string::npos) << ok.path();
+}
+
+TEST_F(PgStore, AReaderRoleReadsAndIsRefusedWritesNamingThePrivilege) {
+  {
+    Store admin(uri(), Access::read_write);
+    admin.insert_runs(history_runs());
+  }
+  cluster_->create_role("dashboard", "pw",
+                        "GRANT CONNECT ON DATABASE gpuperf TO dashboard; GRANT USAGE ON SCHEMA public TO dashboard; "
+                        "GRANT SELECT ON ALL TABLES IN SCHEMA public TO dashboard;",
+                        "gpuperf");
+  const std::string as_reader = cluster_->tcp_uri("gpuperf", "dashboard", "pw");
+  Store reader(as_reader, Access::read_only);
+  EXPECT_FALSE(reader.runs().empty());
+  EXPECT_FALSE(reader.history({}).empty());
+  try {
+    Store writer(as_reader, Access::read_write);
+    FAIL() << "a reader opened the database for writing";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.exit_code(), kExitEnvironment);
+    EXPECT_NE(std::string(e.what()).find("lacks INSERT on table machine"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(PgStore, ConcurrentWritersLoseAndDuplicateNothing) {
+  // 8 processes store the same 12 runs each (6 of their own, 6 shared): every run once, whole.
+  constexpr int kWriters = 8, kOwn = 6;
+  std::vector<pid_t> kids;
+  for (int w = 0; w < kWriters; ++w) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      try {
+        Store s(uri(), Access::read_write);
+        for (int i = 0; i < kOwn * 2; ++i) {
+          const bool shared = i % 2 == 1;
+          const int n = shared ? i : w * 100 + i;
+          char uuid[64];
+          std::snprintf(uuid, sizeof uuid, "00000000-0000-4000-8000-%012d", n);
+          s.insert_run(make_run(uuid, "2026-11-01T02:00:" + std::string(i < 10 ? "0" : "") + std::to_string(i) + "Z"));
+        }
+        _exit(0);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "writer %d: %s\n", w, e.what());
+        _exit(1);
+      }
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t pid : kids) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  Store s(uri(), Access::read_only);
+  const auto runs = s.runs();
+  std::set<std::string> uuids;
+  for (const auto& r : runs) uuids.insert(r.uuid);
+  EXPECT_EQ(runs.size(), static_cast<std::size_t>(kWriters * kOwn + kOwn));
+  EXPECT_EQ(uuids.size(), runs.size());
+  EXPECT_TRUE(s.check().ok);
+}
+
+}  // namespace
+}  // namespace gpuperf::testing
