@@ -130,6 +130,7 @@ TEST(PgCluster, StopImmediateThenStartKeepsCommittedData) {
   pg.create_database("gpuperf");
   pg.exec("CREATE TABLE t (x int); INSERT INTO t SELECT generate_series(1, 1000);", "gpuperf");
   const pid_t first = pg.postmaster_pid();
+  const int port = pg.port();
 
   pg.stop_immediate();
   EXPECT_FALSE(pg.running());
@@ -139,6 +140,7 @@ TEST(PgCluster, StopImmediateThenStartKeepsCommittedData) {
 
   pg.start();
   ASSERT_TRUE(pg.running());
+  EXPECT_EQ(pg.port(), port) << "a restart keeps its port while it is free";
   EXPECT_EQ(pg.query_value("SELECT count(*) FROM t", "gpuperf"), "1000");
   EXPECT_NE(pg.log_tail().find("database system was interrupted"), std::string::npos)
       << "an immediate stop is a crash: the restart runs recovery\n"

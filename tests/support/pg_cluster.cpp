@@ -224,7 +224,8 @@ void PgCluster::start() {
   for (int attempt = 0;; ++attempt) {
     const std::size_t log_size_before = fs::exists(dir_ / "server.log") ? fs::file_size(dir_ / "server.log") : 0;
     try {
-      start_once(free_port());
+      // A restart tries its previous port first, so connection strings taken before a stop stay valid.
+      start_once(attempt == 0 && port_ > 0 ? port_ : free_port());
       return;
     } catch (const PgClusterError&) {
       std::string log = read_tail(dir_ / "server.log", std::string::npos);
