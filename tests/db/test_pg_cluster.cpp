@@ -2,6 +2,7 @@
 // libpq: connection strings, roles and passwords over TCP, a crash and a restart, two at once, cleanup.
 #include <libpq-fe.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -217,6 +218,33 @@ TEST(PgCluster, ACrashedTestProcessTakesItsServerDown) {
   EXPECT_TRUE(gone) << "the postmaster " << postmaster << " outlived its test process";
   std::error_code ec;
   fs::remove_all(dir, ec);  // the folder is what a crash leaves behind
+}
+
+// A crashed test leaves its folder (its server died with it); the next cluster removes such folders once
+// they are an hour old, and leaves younger ones and ones with a running server's postmaster.pid alone.
+TEST(PgCluster, RemovesTheFoldersOfCrashedTestsAnHourLater) {
+  GPUPERF_REQUIRE_PG();
+  std::vector<fs::path> folders;
+  PgCluster probe;  // where clusters go, and who owns them
+  const fs::path base = probe.dir().parent_path();
+  struct stat st {};
+  ASSERT_EQ(stat(probe.dir().c_str(), &st), 0);
+  for (const char* kind : {"old", "new", "pid"}) {
+    std::string pattern = (base / "gpuperf-pg-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    fs::create_directories(fs::path(pattern) / "data");
+    if (std::string(kind) == "pid") std::ofstream(fs::path(pattern) / "data" / "postmaster.pid") << "1\n";
+    ASSERT_EQ(chown(pattern.c_str(), st.st_uid, st.st_gid), 0);
+    if (std::string(kind) != "new") {
+      fs::last_write_time(pattern, fs::file_time_type::clock::now() - std::chrono::hours(2));
+    }
+    folders.emplace_back(pattern);
+  }
+  { PgCluster next; }
+  EXPECT_FALSE(fs::exists(folders[0])) << "an hour-old crashed cluster's folder stays";
+  EXPECT_TRUE(fs::exists(folders[1])) << "a young folder (a cluster being made) was removed";
+  EXPECT_TRUE(fs::exists(folders[2])) << "a folder with a postmaster.pid (a server) was removed";
+  for (const auto& folder : folders) fs::remove_all(folder);
 }
 
 TEST(PgCluster, WithoutTheTemplateCacheRunsInitdbItself) {

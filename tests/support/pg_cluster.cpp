@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,6 +66,25 @@ fs::path find_bindir(std::string& searched) {
     if (!dir.empty() && has_server_binaries(dir)) return dir;
   }
   return {};
+}
+
+// Removes the folders of clusters whose test process crashed (its server died with it, PR_SET_PDEATHSIG, but
+// no destructor removed the folder): ours by name and owner, no postmaster.pid, untouched for an hour.
+void sweep_crashed_clusters(const fs::path& base, uid_t owner) {
+  std::error_code ec;
+  const auto hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  for (const auto& entry : fs::directory_iterator(base, ec)) {
+    const std::string name = entry.path().filename().string();
+    struct stat st {};
+    if (name.size() != std::string("gpuperf-pg-XXXXXX").size() || name.rfind("gpuperf-pg-", 0) != 0 ||
+        lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != owner) {
+      continue;
+    }
+    std::error_code time_ec;
+    const auto changed = fs::last_write_time(entry.path(), time_ec);
+    if (time_ec || changed > hour_ago || fs::exists(entry.path() / "data" / "postmaster.pid", time_ec)) continue;
+    fs::remove_all(entry.path(), time_ec);
+  }
 }
 
 std::string read_tail(const fs::path& file, std::size_t max_bytes) {
@@ -176,6 +196,7 @@ PgCluster::PgCluster(PgClusterOptions options) : options_(options) {
   // path (folder + "/.s.PGSQL.NNNNN") must fit sockaddr_un's 107 bytes, so a long $TMPDIR is not used either.
   fs::path base = server_user().switch_user ? fs::path("/tmp") : fs::temp_directory_path();
   if (base.string().size() > 60) base = "/tmp";
+  sweep_crashed_clusters(base, server_user().uid);
   std::string pattern = (base / "gpuperf-pg-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) throw PgClusterError("mkdtemp " + pattern + " failed");
   dir_ = pattern;
