@@ -257,6 +257,21 @@ TEST(PgCluster, WithoutTheTemplateCacheRunsInitdbItself) {
   EXPECT_EQ(pg.query_value("SELECT current_database()", "fresh"), "fresh");
 }
 
+TEST(PgCluster, AForkedChildLeavesItsParentsServerAlone) {
+  GPUPERF_REQUIRE_PG();
+  PgCluster pg;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pg.~PgCluster();  // what a child that exits through its destructors (a death test) does
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(fs::exists(pg.dir()));
+  EXPECT_EQ(pg.query_value("SELECT 1"), "1");
+}
+
 TEST(PgCluster, FsyncOptionTurnsDurabilityOn) {
   GPUPERF_REQUIRE_PG();
   PgClusterOptions durable;

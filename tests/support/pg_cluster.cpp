@@ -188,7 +188,7 @@ bool PgCluster::available(std::string* reason) {
   return a.ok;
 }
 
-PgCluster::PgCluster(PgClusterOptions options) : options_(options) {
+PgCluster::PgCluster(PgClusterOptions options) : options_(options), owner_(getpid()) {
   const Availability& a = availability();
   if (!a.ok) throw PgClusterError("PostgreSQL unavailable: " + a.reason);
   bindir_ = a.bindir;
@@ -213,6 +213,7 @@ PgCluster::PgCluster(PgClusterOptions options) : options_(options) {
 }
 
 PgCluster::~PgCluster() {
+  if (getpid() != owner_) return;  // a fork()ed child (a death test) leaves its parent's server alone
   try {
     stop_with("immediate");
   } catch (...) {

@@ -16,7 +16,7 @@
 //     GPUPERF_REQUIRE_PG();            // skip with the reason here, fail when CI is set
 //     PgCluster pg;                    // ~1.5 s on a loaded 2-core machine, from a cached initdb template
 //     pg.create_database("gpuperf");
-//     auto store = db::open(pg.uri("gpuperf"));  // or pg.tcp_uri(...) to name host and port
+//     run_the_store_on(pg.uri("gpuperf"));  // or pg.tcp_uri(...) to name host and port
 //     ...
 //     pg.stop_immediate(); pg.start();  // a crash and a restart, same data and port
 //     EXPECT_EQ(pg.query_value("SELECT count(*) FROM runs", "gpuperf"), "1");
@@ -126,6 +126,7 @@ class PgCluster {
   std::filesystem::path bindir_;
   int port_ = 0;
   pid_t postmaster_ = -1;
+  pid_t owner_ = -1;  // the process that made it: a fork()ed child's copy never stops the server
 };
 
 // True when the environment says this is CI (CI set, not "", "0" or "false"): a missing server fails there.
