@@ -292,7 +292,19 @@ void PgCluster::stop_with(const char* mode) {
   const int rc = pg_detail::run(
       server_user(), {(bindir_ / "pg_ctl").string(), "stop", "-D", data_dir().string(), "-m", mode, "-w", "-t", "60"},
       {dir_, dir_ / "pg_ctl.log", false});
-  if (rc != 0) kill(postmaster_, SIGKILL);  // pg_ctl could not stop it: make sure nothing outlives us
+  if (rc != 0) {
+    // pg_ctl could not stop it (no postmaster.pid yet, a hang): SIGQUIT is the postmaster's immediate
+    // shutdown, SIGKILL 10 s later makes sure nothing outlives us.
+    kill(postmaster_, SIGQUIT);
+    int status = 0;
+    bool reaped = false;
+    for (int i = 0; i < 1000 && !reaped; ++i) {
+      reaped = waitpid(postmaster_, &status, WNOHANG) == postmaster_;
+      if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (reaped) postmaster_ = -1;
+    if (!reaped) kill(postmaster_, SIGKILL);  // still our unreaped child, so the pid is still its
+  }
   reap();
   if (rc != 0)
     throw PgClusterError("pg_ctl stop -m " + std::string(mode) + " failed:\n" + read_tail(dir_ / "pg_ctl.log", 2000));
