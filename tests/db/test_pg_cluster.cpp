@@ -2,6 +2,7 @@
 // libpq: connection strings, roles and passwords over TCP, a crash and a restart, two at once, cleanup.
 #include <libpq-fe.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,6 +131,7 @@ TEST(PgCluster, StopImmediateThenStartKeepsCommittedData) {
   pg.create_database("gpuperf");
   pg.exec("CREATE TABLE t (x int); INSERT INTO t SELECT generate_series(1, 1000);", "gpuperf");
   const pid_t first = pg.postmaster_pid();
+  const int port = pg.port();
 
   pg.stop_immediate();
   EXPECT_FALSE(pg.running());
@@ -139,6 +141,7 @@ TEST(PgCluster, StopImmediateThenStartKeepsCommittedData) {
 
   pg.start();
   ASSERT_TRUE(pg.running());
+  EXPECT_EQ(pg.port(), port) << "a restart keeps its port while it is free";
   EXPECT_EQ(pg.query_value("SELECT count(*) FROM t", "gpuperf"), "1000");
   EXPECT_NE(pg.log_tail().find("database system was interrupted"), std::string::npos)
       << "an immediate stop is a crash: the restart runs recovery\n"
@@ -217,6 +220,33 @@ TEST(PgCluster, ACrashedTestProcessTakesItsServerDown) {
   fs::remove_all(dir, ec);  // the folder is what a crash leaves behind
 }
 
+// A crashed test leaves its folder (its server died with it); the next cluster removes such folders once
+// they are an hour old, and leaves younger ones and ones with a running server's postmaster.pid alone.
+TEST(PgCluster, RemovesTheFoldersOfCrashedTestsAnHourLater) {
+  GPUPERF_REQUIRE_PG();
+  std::vector<fs::path> folders;
+  PgCluster probe;  // where clusters go, and who owns them
+  const fs::path base = probe.dir().parent_path();
+  struct stat st {};
+  ASSERT_EQ(stat(probe.dir().c_str(), &st), 0);
+  for (const char* kind : {"old", "new", "pid"}) {
+    std::string pattern = (base / "gpuperf-pg-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    fs::create_directories(fs::path(pattern) / "data");
+    if (std::string(kind) == "pid") std::ofstream(fs::path(pattern) / "data" / "postmaster.pid") << "1\n";
+    ASSERT_EQ(chown(pattern.c_str(), st.st_uid, st.st_gid), 0);
+    if (std::string(kind) != "new") {
+      fs::last_write_time(pattern, fs::file_time_type::clock::now() - std::chrono::hours(2));
+    }
+    folders.emplace_back(pattern);
+  }
+  { PgCluster next; }
+  EXPECT_FALSE(fs::exists(folders[0])) << "an hour-old crashed cluster's folder stays";
+  EXPECT_TRUE(fs::exists(folders[1])) << "a young folder (a cluster being made) was removed";
+  EXPECT_TRUE(fs::exists(folders[2])) << "a folder with a postmaster.pid (a server) was removed";
+  for (const auto& folder : folders) fs::remove_all(folder);
+}
+
 TEST(PgCluster, WithoutTheTemplateCacheRunsInitdbItself) {
   GPUPERF_REQUIRE_PG();
   setenv("GPUPERF_PG_TEMPLATE", "0", 1);
@@ -225,6 +255,21 @@ TEST(PgCluster, WithoutTheTemplateCacheRunsInitdbItself) {
   EXPECT_TRUE(fs::exists(pg.dir() / "initdb.log"));
   pg.create_database("fresh");
   EXPECT_EQ(pg.query_value("SELECT current_database()", "fresh"), "fresh");
+}
+
+TEST(PgCluster, AForkedChildLeavesItsParentsServerAlone) {
+  GPUPERF_REQUIRE_PG();
+  PgCluster pg;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pg.~PgCluster();  // what a child that exits through its destructors (a death test) does
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(fs::exists(pg.dir()));
+  EXPECT_EQ(pg.query_value("SELECT 1"), "1");
 }
 
 TEST(PgCluster, FsyncOptionTurnsDurabilityOn) {

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,6 +66,25 @@ fs::path find_bindir(std::string& searched) {
     if (!dir.empty() && has_server_binaries(dir)) return dir;
   }
   return {};
+}
+
+// Removes the folders of clusters whose test process crashed (its server died with it, PR_SET_PDEATHSIG, but
+// no destructor removed the folder): ours by name and owner, no postmaster.pid, untouched for an hour.
+void sweep_crashed_clusters(const fs::path& base, uid_t owner) {
+  std::error_code ec;
+  const auto hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  for (const auto& entry : fs::directory_iterator(base, ec)) {
+    const std::string name = entry.path().filename().string();
+    struct stat st {};
+    if (name.size() != std::string("gpuperf-pg-XXXXXX").size() || name.rfind("gpuperf-pg-", 0) != 0 ||
+        lstat(entry.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != owner) {
+      continue;
+    }
+    std::error_code time_ec;
+    const auto changed = fs::last_write_time(entry.path(), time_ec);
+    if (time_ec || changed > hour_ago || fs::exists(entry.path() / "data" / "postmaster.pid", time_ec)) continue;
+    fs::remove_all(entry.path(), time_ec);
+  }
 }
 
 std::string read_tail(const fs::path& file, std::size_t max_bytes) {
@@ -168,7 +188,7 @@ bool PgCluster::available(std::string* reason) {
   return a.ok;
 }
 
-PgCluster::PgCluster(PgClusterOptions options) : options_(options) {
+PgCluster::PgCluster(PgClusterOptions options) : options_(options), owner_(getpid()) {
   const Availability& a = availability();
   if (!a.ok) throw PgClusterError("PostgreSQL unavailable: " + a.reason);
   bindir_ = a.bindir;
@@ -176,6 +196,7 @@ PgCluster::PgCluster(PgClusterOptions options) : options_(options) {
   // path (folder + "/.s.PGSQL.NNNNN") must fit sockaddr_un's 107 bytes, so a long $TMPDIR is not used either.
   fs::path base = server_user().switch_user ? fs::path("/tmp") : fs::temp_directory_path();
   if (base.string().size() > 60) base = "/tmp";
+  sweep_crashed_clusters(base, server_user().uid);
   std::string pattern = (base / "gpuperf-pg-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) throw PgClusterError("mkdtemp " + pattern + " failed");
   dir_ = pattern;
@@ -192,6 +213,7 @@ PgCluster::PgCluster(PgClusterOptions options) : options_(options) {
 }
 
 PgCluster::~PgCluster() {
+  if (getpid() != owner_) return;  // a fork()ed child (a death test) leaves its parent's server alone
   try {
     stop_with("immediate");
   } catch (...) {
@@ -224,7 +246,8 @@ void PgCluster::start() {
   for (int attempt = 0;; ++attempt) {
     const std::size_t log_size_before = fs::exists(dir_ / "server.log") ? fs::file_size(dir_ / "server.log") : 0;
     try {
-      start_once(free_port());
+      // A restart tries its previous port first, so connection strings taken before a stop stay valid.
+      start_once(attempt == 0 && port_ > 0 ? port_ : free_port());
       return;
     } catch (const PgClusterError&) {
       std::string log = read_tail(dir_ / "server.log", std::string::npos);
@@ -269,7 +292,19 @@ void PgCluster::stop_with(const char* mode) {
   const int rc = pg_detail::run(
       server_user(), {(bindir_ / "pg_ctl").string(), "stop", "-D", data_dir().string(), "-m", mode, "-w", "-t", "60"},
       {dir_, dir_ / "pg_ctl.log", false});
-  if (rc != 0) kill(postmaster_, SIGKILL);  // pg_ctl could not stop it: make sure nothing outlives us
+  if (rc != 0) {
+    // pg_ctl could not stop it (no postmaster.pid yet, a hang): SIGQUIT is the postmaster's immediate
+    // shutdown, SIGKILL 10 s later makes sure nothing outlives us.
+    kill(postmaster_, SIGQUIT);
+    int status = 0;
+    bool reaped = false;
+    for (int i = 0; i < 1000 && !reaped; ++i) {
+      reaped = waitpid(postmaster_, &status, WNOHANG) == postmaster_;
+      if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (reaped) postmaster_ = -1;
+    if (!reaped) kill(postmaster_, SIGKILL);  // still our unreaped child, so the pid is still its
+  }
   reap();
   if (rc != 0)
     throw PgClusterError("pg_ctl stop -m " + std::string(mode) + " failed:\n" + read_tail(dir_ / "pg_ctl.log", 2000));

@@ -5,10 +5,12 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -83,6 +85,12 @@ pid_t spawn(const ServerUser& user, const std::vector<std::string>& argv, const 
   const int null_fd = open("/dev/null", O_RDONLY);
   if (null_fd < 0 || dup2(null_fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) {
     child_fail(fd, "cannot redirect output", 126);
+  }
+  // The server must not hold the test's descriptors (its connections, pipes a parent waits on for EOF).
+  if (close_range(3, ~0U, 0) != 0) {
+    struct rlimit limit {};
+    const rlim_t last = getrlimit(RLIMIT_NOFILE, &limit) == 0 ? std::min<rlim_t>(limit.rlim_cur, 65536) : 1024;
+    for (rlim_t f = 3; f < last; ++f) close(static_cast<int>(f));
   }
   if (chdir(cwd.c_str()) != 0) child_fail(2, "cannot enter the working folder", 126);
   // After setuid: a change of credentials clears the parent-death signal.
