@@ -19,6 +19,7 @@ import json
 import os
 import random
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -164,6 +165,7 @@ def main():
         same_detect = result["sqlite"]["detect_out"] == result["postgresql"]["detect_out"]
     finally:
         subprocess.run(["bash", os.path.join(HERE, "pg_throwaway.sh"), "stop", pgdir], stderr=subprocess.DEVNULL)
+        shutil.rmtree(work, ignore_errors=True)
 
     s, p = result["sqlite"], result["postgresql"]
     print(f"\nSQLite file against PostgreSQL {os.path.basename(os.path.dirname(env['PG_BINDIR']))} on a Unix socket, "

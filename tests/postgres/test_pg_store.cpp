@@ -34,7 +34,7 @@ class PgStore : public ::testing::Test {
   std::unique_ptr<PgCluster> cluster_;
 };
 
-std::vector<Run> history_runs() {
+std::vector<gpuperf::Run> history_runs() {
   return db::read_interchange_file(std::string(GPUPERF_SOURCE_DIR) + "/tests/reports/fixture_history.json");
 }
 
@@ -47,7 +47,7 @@ std::string export_all(const Store& s) {
 }
 
 TEST_F(PgStore, AnEmptyDatabaseGetsTheSchemaAndRunsRoundTripAsOnSqlite) {
-  const std::vector<Run> runs = history_runs();
+  const std::vector<gpuperf::Run> runs = history_runs();
   ASSERT_GT(runs.size(), 3u);
   Store pg(uri(), Access::read_write);
   EXPECT_EQ(pg.opened_version(), 0);
@@ -86,7 +86,7 @@ TEST_F(PgStore, AnEmptyDatabaseGetsTheSchemaAndRunsRoundTripAsOnSqlite) {
 }
 
 TEST_F(PgStore, AStoredUuidIsSkippedAndReferencesResolveAsOnSqlite) {
-  const std::vector<Run> runs = history_runs();
+  const std::vector<gpuperf::Run> runs = history_runs();
   Store pg(uri(), Access::read_write);
   pg.insert_runs(runs);
   const std::int64_t samples = pg.info().samples;
@@ -94,12 +94,29 @@ TEST_F(PgStore, AStoredUuidIsSkippedAndReferencesResolveAsOnSqlite) {
   for (const auto& o : again) EXPECT_FALSE(o.inserted);
   EXPECT_EQ(pg.info().samples, samples);
   EXPECT_EQ(pg.info().runs, static_cast<std::int64_t>(runs.size()));
-  // By id, uuid, uuid prefix and commit; excluded and latest.
+  // Run references resolve as on a file: ids, uuids, unique and ambiguous prefixes, commits.
+  Store lite(":memory:", Access::read_write);
+  lite.insert_runs(runs);
   const auto& last = runs.back();
-  ASSERT_TRUE(pg.find_run(last.uuid).has_value());
-  EXPECT_EQ(pg.find_run(last.uuid.substr(0, 8))->uuid, last.uuid);
-  EXPECT_EQ(pg.find_run(std::to_string(runs.size()))->uuid, last.uuid);
-  if (last.commit.size() >= 7) EXPECT_EQ(pg.find_run(last.commit.substr(0, 7))->commit, last.commit);
+  ASSERT_GE(last.commit.size(), 7u);
+  for (const std::string& ref : {last.uuid, last.uuid.substr(0, 30), std::string("3"), last.commit.substr(0, 7),
+                                 last.commit, std::string("deadbeefdead"), runs.front().uuid.substr(0, 9)}) {
+    std::string a, b;
+    try {
+      auto found = pg.find_run(ref);
+      a = found ? found->uuid : "none";
+    } catch (const InputError& e) {
+      a = e.what();
+    }
+    try {
+      auto found = lite.find_run(ref);
+      b = found ? found->uuid : "none";
+    } catch (const InputError& e) {
+      b = e.what();
+    }
+    EXPECT_EQ(a, b) << ref;
+  }
+  EXPECT_EQ(pg.latest_run("main")->uuid, lite.latest_run("main")->uuid);
   pg.set_excluded(1, true, "noisy neighbour");
   EXPECT_TRUE(pg.runs().front().excluded);
   EXPECT_EQ(pg.runs().front().exclude_reason, "noisy neighbour");
