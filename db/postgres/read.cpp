@@ -205,69 +205,99 @@ std::vector<BenchmarkRow> PgEngine::benchmarks() const {
 
 void PgEngine::history_rows(const HistoryFilter& f, const std::optional<std::vector<std::int64_t>>& benchmark_ids,
                             const std::function<void(HistoryRow&&)>& row) const {
-  Params p;
-  p.add(f.branch).add(f.machine_id).add(f.since).add(f.include_excluded);
+  // SQLite reads the history as one wide join; over a connection that would send every run's, machine's,
+  // benchmark's and metric's text again on each of ~175k rows (a year of nights). So the runs, benchmarks
+  // and metrics the filter selects are read once each, and the result rows carry only ids and numbers.
+  Params rp;
+  rp.add(f.branch).add(f.machine_id).add(f.since).add(f.include_excluded);
   if (f.last_runs) {
-    p.add(*f.last_runs);
+    rp.add(*f.last_runs);
   } else {
-    p.add_null();
+    rp.add_null();
   }
-  if (f.metrics.empty()) {
-    p.add_null();
-  } else {
-    p.add(array_literal(f.metrics));
+  Result runs = conn_.exec(
+      "SELECT id, machine_id, uuid, commit_sha, branch, started_at, excluded FROM ("
+      "  SELECT id, machine_id, uuid, commit_sha, branch, started_at, excluded, "
+      "         row_number() OVER (PARTITION BY machine_id ORDER BY started_at DESC, id DESC) AS newest "
+      "  FROM run WHERE ($1::text IS NULL OR branch = $1) AND ($2::bigint IS NULL OR machine_id = $2) "
+      "    AND ($3::text IS NULL OR started_at >= $3) AND ($4::boolean OR NOT excluded)) AS numbered "
+      "WHERE $5::bigint IS NULL OR newest <= $5",
+      rp, "reading the history");
+  if (runs.rows() == 0) return;
+  struct RunRow {
+    std::int64_t machine_id;
+    std::string uuid, commit, branch, started_at;
+    bool excluded;
+  };
+  std::unordered_map<std::int64_t, RunRow> run_of;
+  std::vector<std::int64_t> run_ids;
+  for (int i = 0; i < runs.rows(); ++i) {
+    run_ids.push_back(runs.int64(i, 0));
+    run_of.emplace(runs.int64(i, 0), RunRow{runs.int64(i, 1), runs.text(i, 2), runs.text(i, 3), runs.text(i, 4),
+                                            runs.text(i, 5), runs.boolean(i, 6)});
   }
+  std::unordered_map<std::int64_t, std::string> fingerprint_of;
+  for (const MachineRow& m : machines()) fingerprint_of.emplace(m.id, m.fingerprint);
+  struct BenchRow {
+    std::string name, params_json, params_key;
+  };
+  std::unordered_map<std::int64_t, BenchRow> bench_of;
+  Result benches = conn_.exec("SELECT id, name, params_json, params_key FROM benchmark", {}, "reading the history");
+  for (int i = 0; i < benches.rows(); ++i) {
+    bench_of.emplace(benches.int64(i, 0), BenchRow{benches.text(i, 1), benches.text(i, 2), benches.text(i, 3)});
+  }
+  std::unordered_map<std::int64_t, MetricInfo> metric_of;
+  std::vector<std::int64_t> metric_ids;
+  Result metrics = conn_.exec(
+      "SELECT id, name, unit, higher_is_better, deterministic FROM metric "
+      "WHERE $1::text[] IS NULL OR name = ANY($1::text[])",
+      f.metrics.empty() ? Params().add_null() : Params().add(array_literal(f.metrics)), "reading the history");
+  for (int i = 0; i < metrics.rows(); ++i) {
+    metric_ids.push_back(metrics.int64(i, 0));
+    metric_of.emplace(metrics.int64(i, 0),
+                      MetricInfo{metrics.text(i, 1), metrics.text(i, 2), metrics.boolean(i, 3), metrics.boolean(i, 4)});
+  }
+  if (metric_ids.empty()) return;
+
+  Params p;
+  p.add(array_literal(run_ids)).add(array_literal(metric_ids));
   if (benchmark_ids) {
     p.add(array_literal(*benchmark_ids));
   } else {
     p.add_null();
   }
   p.add(f.include_failed);
-  Result r = conn_.exec(R"sql(
-WITH chosen AS (
-  SELECT id FROM (
-    SELECT id, row_number() OVER (PARTITION BY machine_id ORDER BY started_at DESC, id DESC) AS newest
-    FROM run
-    WHERE ($1::text IS NULL OR branch = $1) AND ($2::bigint IS NULL OR machine_id = $2)
-      AND ($3::text IS NULL OR started_at >= $3) AND ($4::boolean OR NOT excluded)) AS numbered
-  WHERE $5::bigint IS NULL OR newest <= $5)
-SELECT r.machine_id, m.fingerprint, res.benchmark_id, b.name, b.params_json, b.params_key,
-       res.metric_id, mt.name, mt.unit, mt.higher_is_better, mt.deterministic,
-       r.id, res.id, r.uuid, r.commit_sha, r.branch, r.started_at, o.status, res.status, r.excluded,
-       res.n, res.median, res.mean, res.min, res.max, res.q1, res.q3, res.stdev
-FROM chosen
-JOIN run r ON r.id = chosen.id
-JOIN machine m ON m.id = r.machine_id
-JOIN result res ON res.run_id = r.id
-JOIN outcome o ON o.run_id = res.run_id AND o.benchmark_id = res.benchmark_id
-JOIN benchmark b ON b.id = res.benchmark_id
-JOIN metric mt ON mt.id = res.metric_id
-WHERE ($6::text[] IS NULL OR mt.name = ANY($6::text[]))
-  AND ($7::bigint[] IS NULL OR res.benchmark_id = ANY($7::bigint[]))
-  AND ($8::boolean OR (o.status = 'ok' AND res.status = 'ok'))
-)sql",
-                        p, "reading the history");
+  Result r = conn_.exec(
+      "SELECT res.run_id, res.benchmark_id, res.metric_id, res.id, o.status, res.status, "
+      "res.n, res.median, res.mean, res.min, res.max, res.q1, res.q3, res.stdev "
+      "FROM result res JOIN outcome o ON o.run_id = res.run_id AND o.benchmark_id = res.benchmark_id "
+      "WHERE res.run_id = ANY($1::bigint[]) AND res.metric_id = ANY($2::bigint[]) "
+      "AND ($3::bigint[] IS NULL OR res.benchmark_id = ANY($3::bigint[])) "
+      "AND ($4::boolean OR (o.status = 'ok' AND res.status = 'ok'))",
+      p, "reading the history");
   for (int i = 0; i < r.rows(); ++i) {
+    const RunRow& run = run_of.at(r.int64(i, 0));
+    const BenchRow& bench = bench_of.at(r.int64(i, 1));
     HistoryRow h;
-    h.machine_id = r.int64(i, 0);
-    h.fingerprint = r.text(i, 1);
-    h.benchmark_id = r.int64(i, 2);
-    h.name = r.text(i, 3);
-    h.params_json = r.text(i, 4);
-    h.params_key = r.text(i, 5);
-    h.metric_id = r.int64(i, 6);
-    h.metric = MetricInfo{r.text(i, 7), r.text(i, 8), r.boolean(i, 9), r.boolean(i, 10)};
+    h.machine_id = run.machine_id;
+    h.fingerprint = fingerprint_of.at(run.machine_id);
+    h.benchmark_id = r.int64(i, 1);
+    h.name = bench.name;
+    h.params_json = bench.params_json;
+    h.params_key = bench.params_key;
+    h.metric_id = r.int64(i, 2);
+    h.metric = metric_of.at(h.metric_id);
     SeriesPoint& pt = h.point;
-    pt.run_id = r.int64(i, 11);
-    pt.result_id = r.int64(i, 12);
-    pt.run_uuid = r.text(i, 13);
-    pt.commit = r.text(i, 14);
-    pt.branch = r.text(i, 15);
-    pt.started_at = r.text(i, 16);
-    h.instance_status = status_from_string(r.text(i, 17));
-    h.result_status = status_from_string(r.text(i, 18));
-    pt.excluded = r.boolean(i, 19);
-    pt.summary = read_summary(r, i, 20);
+    pt.run_id = r.int64(i, 0);
+    pt.result_id = r.int64(i, 3);
+    pt.run_uuid = run.uuid;
+    pt.commit = run.commit;
+    pt.branch = run.branch;
+    pt.started_at = run.started_at;
+    h.instance_status = status_from_string(r.text(i, 4));
+    h.result_status = status_from_string(r.text(i, 5));
+    pt.excluded = run.excluded;
+    pt.summary = read_summary(r, i, 6);
     row(std::move(h));
   }
 }
