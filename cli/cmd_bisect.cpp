@@ -234,7 +234,7 @@ int do_bisect(const Context& ctx, BisectArgs a) {
   cfg.thresholds = a.thresholds;
   cfg.compare_options();  // a bad --threshold fails before any work
   cfg.hostname = this_host();
-  cfg.db_path = db::is_server_location(ctx.db_path) ? ctx.db_path : std::filesystem::absolute(ctx.db_path).string();
+  cfg.db_path = db::absolute_location(ctx.db_path);
   cfg.self = std::filesystem::read_symlink("/proc/self/exe").string();
 
   const std::string repo = git_toplevel(a.repo);

@@ -75,9 +75,7 @@ int do_check(const Context& ctx) {
   db::Store store = open_store(ctx, db::Access::read_only);
   const db::CheckReport r = store.check();
   if (r.ok) {
-    std::printf(
-        "%s: ok (%s found nothing)\n", shown_db(ctx).c_str(),
-        store.on_server() ? "the schema version and the rows' references" : "integrity_check and foreign_key_check");
+    std::printf("%s: ok (%s found nothing)\n", shown_db(ctx).c_str(), r.checked.c_str());
     return kExitOk;
   }
   for (const auto& p : r.problems) std::printf("%s\n", p.c_str());

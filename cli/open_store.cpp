@@ -30,9 +30,7 @@ db::Store open_store(const Context& ctx, db::Access access, const std::string& p
   return db::Store(path, access, open_options(ctx));
 }
 
-void check_store_writable(const Context& ctx) {
-  if (db::is_server_location(ctx.db_path)) open_store(ctx, db::Access::read_write);
-}
+void check_store_writable(const Context& ctx) { db::check_can_store(ctx.db_path, open_options(ctx)); }
 
 std::vector<std::int64_t> store_runs(const Context& ctx, db::Store& store, const std::vector<Run>& runs,
                                      const std::function<std::string(const Run&)>& detail) {

@@ -23,8 +23,8 @@ db::Store open_store(const Context& ctx, db::Access access);
 db::Store open_store(const Context& ctx, db::Access access, const std::string& path);
 
 // For a command that measures first and stores after: on a server, connects and checks now that the role
-// may store runs, so that a refused login or a reader role fails before minutes of measuring (exit 3). A
-// file is left alone until the runs are stored, as before: a failed measurement leaves no new file.
+// may store runs (db::check_can_store), so that a refused login or a reader role fails before minutes of
+// measuring (exit 3).
 void check_store_writable(const Context& ctx);
 
 // The one way a command's runs reach the database, measured (run, check) or recorded (record, check

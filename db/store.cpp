@@ -63,6 +63,15 @@ bool location_exists(const std::string& location) {
   return is_server_location(location) || std::filesystem::exists(location, ec);
 }
 
+void check_can_store(const std::string& location, const OpenOptions& options) {
+  if (is_server_location(location)) Store(location, Access::read_write, options);
+}
+
+std::string absolute_location(const std::string& location) {
+  if (is_server_location(location) || location.empty() || location == ":memory:") return location;
+  return std::filesystem::absolute(location).string();
+}
+
 Store::Store(const std::string& location, Access access, const OpenOptions& options)
     : shown_(display_location(location)), on_server_(is_server_location(location)) {
   engine_ = on_server_ ? open_postgres(location, access, options) : open_sqlite(location, access, options);

@@ -24,6 +24,7 @@
 namespace gpuperf::db {
 
 class Engine;
+struct OpenOptions;
 
 // True when `location` names a PostgreSQL database (a postgresql:// or postgres:// URI, or a libpq keyword
 // string such as "host=perf-db dbname=gpuperf"), false for an SQLite path.
@@ -33,6 +34,12 @@ std::string display_location(const std::string& location);
 // Whether there may be a database to read at `location`: a file that exists, or any server location (its
 // server answers that).
 bool location_exists(const std::string& location);
+// For a command that measures first and stores after: on a server, connects and checks now that the role
+// may store runs (EnvironmentError naming the privilege), so that minutes of measuring are not lost. A file
+// is left alone until the runs are stored: a failed measurement leaves no new file.
+void check_can_store(const std::string& location, const OpenOptions& options);
+// `location` for another working directory: a relative path made absolute, a server location as it is.
+std::string absolute_location(const std::string& location);
 
 enum class Access {
   read_only,   // never creates or migrates; fails on a missing file
@@ -136,6 +143,7 @@ struct DbInfo {
 
 struct CheckReport {
   bool ok = true;
+  std::string checked;                // what the engine checked, in words
   std::vector<std::string> problems;  // integrity_check and foreign_key_check findings, plain words
 };
 

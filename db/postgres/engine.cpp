@@ -126,6 +126,7 @@ CheckReport PgEngine::check() const {
   // The server keeps its own pages whole (checksums, WAL); what gpuperf can check is that its schema is
   // there and that no row lost what it refers to, which constraints guarantee unless someone dropped them.
   CheckReport rep;
+  rep.checked = "the schema version and the rows' references";
   try {
     const schema::State s = schema::read_state(conn_);
     if (s.version != latest_schema_version()) {

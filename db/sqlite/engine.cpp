@@ -154,6 +154,7 @@ DbInfo SqliteEngine::info() const {
 
 CheckReport SqliteEngine::check() const {
   CheckReport r;
+  r.checked = "integrity_check and foreign_key_check";
   try {
     Statement ic(conn_, "PRAGMA integrity_check");
     while (ic.step()) {
