@@ -130,6 +130,7 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     BenchmarkInstance instance;
     std::vector<double> samples;
     std::uint64_t launches = 0;
+    std::uint64_t graph_launches = 0;
     double total_ns = 0;
     std::vector<const std::vector<double>*> profiled;  // values of its profiled launches
   };
@@ -177,6 +178,7 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
       acc.profiled.push_back(&r.metrics);
     }
     ++acc.launches;
+    if (r.graph != 0) ++acc.graph_launches;
     acc.total_ns += ns;
     device_total_ns[r.device] += ns;
     ++totals.launches_kept;
@@ -199,7 +201,9 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
       res.metrics.push_back(single_value("gpu_time_total", acc->total_ns));
       const double total = device_total_ns[device];
       res.metrics.push_back(single_value("gpu_time_share", total > 0 ? 100.0 * acc->total_ns / total : 0.0));
+      if (acc->graph_launches == acc->launches) ++totals.identities_graph_only;
       if (options.metrics != nullptr && !acc->profiled.empty()) {
+        ++totals.identities_with_counters;
         // One sample per profiled launch of each metric, in the plan's order.
         std::vector<Measurement> merged;
         for (const std::vector<double>* values : acc->profiled) {
