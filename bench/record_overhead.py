@@ -12,7 +12,8 @@ Four settings, each program timing its own loop (after a warm-up, free of start-
 Programs: torch (bench/programs/torch_loop.py: 300 training steps, an NVTX range each, `loop_s`), mid and
 tiny (record_probe overhead: 100,000 launches of ~10 us, 200,000 of ~2 us, back to back; host time per
 launch). Each rep runs every setting once, in an order rotated from rep to rep (interleaved, so drift hits
-all alike); the table gives the median per setting, its change against plain and against the bare tracer.
+all alike); the table gives the median per setting and its change against plain and against the bare tracer,
+each the median of the ratios within one rep (so that drift between reps cancels).
 """
 import argparse
 import os
@@ -34,6 +35,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--only", default="torch,mid,tiny")
+    ap.add_argument("--torch-steps", type=int, default=300, help="steps of the PyTorch loop")
     ap.add_argument("--deadline", type=float, default=0, help="seconds: stop starting reps after this")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME:VAR=VALUE",
                     help="add a setting: `gpuperf record` with VAR=VALUE in its environment (the program inherits "
@@ -53,7 +55,8 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     db = os.path.join(os.path.abspath(args.out), "overhead.db")
     programs = {  # name: (label, command, regex of its own loop time, unit)
-        "torch": ("PyTorch, 300 steps", [sys.executable, os.path.join(HERE, "programs", "torch_loop.py")],
+        "torch": (f"PyTorch, {args.torch_steps} steps",
+                  [sys.executable, os.path.join(HERE, "programs", "torch_loop.py"), "--steps", str(args.torch_steps)],
                   r"^loop_s ([\d.]+)$", "s"),
         "mid": ("100,000 launches of ~10 us", [args.probe, "overhead", "mid", "100000"],
                 r"wall_us_per_launch ([\d.]+)", "us/launch"),
@@ -75,6 +78,7 @@ def main():
         return [args.gpuperf, "--db", db, "record", "--label", "overhead", *extra, "--", *cmd], env
 
     results = {}  # (program, setting) -> [loop times]
+    by_rep = {}  # (program, rep) -> {setting: loop time}: the pairs, for changes measured within one rep
     started = time.time()
     log = open(os.path.join(args.out, "overhead-runs.txt"), "w")
     reps_done = 0
@@ -95,24 +99,29 @@ def main():
                     sys.exit("record_overhead: the bare tracer was not loaded:\n" + p.stderr[-1500:])
                 value = float(m.group(1))
                 results.setdefault((name, setting), []).append(value)
+                by_rep.setdefault((name, rep), {})[setting] = value
                 log.write(f"rep {rep} {name} {setting!r} {value}\n")
                 log.flush()
         reps_done += 1
 
-    print(f"\nLoop time as each program measures it (median of {reps_done} interleaved reps):\n")
+    def paired(name, setting, base):
+        """The median over reps of setting / base - 1, each ratio within one rep (drift between reps cancels)."""
+        ratios = [r[setting] / r[base] - 1 for (n, _), r in by_rep.items() if n == name and setting in r and base in r]
+        return f"{100 * statistics.median(ratios):+.2f}%" if ratios else "-"
+
+    print(f"\nLoop time as each program measures it (median of {reps_done} interleaved reps; the changes are "
+          "medians of the ratios within each rep):\n")
     print("| program | setting | median | vs plain | vs bare tracer | runs |")
     print("|---|---|---:|---:|---:|---|")
     for name in chosen:
         label, _, _, unit = programs[name]
         if (name, "plain") not in results:
             continue
-        plain = statistics.median(results[(name, "plain")])
-        floor = statistics.median(results[(name, "bare tracer")])
         for setting in settings:
             values = results[(name, setting)]
             med = statistics.median(values)
-            vs_plain = "" if setting == "plain" else f"{100 * (med - plain) / plain:+.2f}%"
-            vs_floor = "" if setting in ("plain", "bare tracer") else f"{100 * (med - floor) / floor:+.2f}%"
+            vs_plain = "" if setting == "plain" else paired(name, setting, "plain")
+            vs_floor = "" if setting in ("plain", "bare tracer") else paired(name, setting, "bare tracer")
             fmt = "{:.4f}" if unit == "s" else "{:.3f}"
             runs = " ".join(fmt.format(v) for v in values)
             print(f"| {label} | {setting} | {fmt.format(med)} {unit} | {vs_plain} | {vs_floor} | {runs} |")

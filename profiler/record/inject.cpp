@@ -233,13 +233,6 @@ std::string range_message(const nvtxEventAttributes_t* a) {
 // GPUPERF_RECORD_NVTX_TRACE=1: every push and pop on stderr, to see how a program nests its ranges.
 bool g_trace_nvtx = false;
 
-// How a launch learns its NVTX path. `records` (CUPTI's way): each push/pop pushes an external correlation
-// id, and CUPTI writes an API record and an external-correlation record with every launch, which the
-// writer turns into E lines. `callbacks`: a callback at each launch API's entry writes the E line itself,
-// and only when the launching thread is inside a range; no API or external-correlation records at all.
-// GPUPERF_RECORD_NVTX_MODE picks one (bench/record_overhead.py measures both).
-bool g_nvtx_callbacks = false;
-
 void trace_nvtx(const char* what, std::size_t depth, const std::string& message) {
   if (g_trace_nvtx)
     std::fprintf(stderr, "gpuperf-nvtx %ld %s %zu %s\n", static_cast<long>(gettid()), what, depth, message.c_str());
@@ -277,7 +270,7 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
       if (ranges.names.empty()) return;
       ranges.names.pop_back();
       ranges.ids.pop_back();
-      if (!g_nvtx_callbacks) activity().pop_external();
+      activity().pop_external();
       return;
     }
     default:
@@ -296,26 +289,14 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
     id = intern_locked(state().ranges, path, 'R');
   }
   ranges.ids.push_back(id);
-  if (!g_nvtx_callbacks) activity().push_external(id);
+  activity().push_external(id);
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain == CUPTI_CB_DOMAIN_NVTX) {
     on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data));
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    const auto* launch = static_cast<const CUpti_CallbackData*>(data);
-    if (g_nvtx_callbacks && launch->callbackSite == CUPTI_API_ENTER && t_ranges != nullptr && !t_ranges->ids.empty()) {
-      // Both the runtime call's and the driver call's correlation ids it nests: the kernel record carries one.
-      char line[48];
-      char* p = line;
-      *p++ = 'E';
-      *p++ = ' ';
-      p = put(p, launch->correlationId);
-      p = put(p, t_ranges->ids.back(), '\n');
-      std::lock_guard<std::mutex> lock(state().mutex);
-      write_locked(line, static_cast<std::size_t>(p - line));
-    }
-    gpuperf::record::inject::on_launch(domain, cbid, launch);
+    gpuperf::record::inject::on_launch(domain, cbid, static_cast<const CUpti_CallbackData*>(data));
   }
 }
 
@@ -411,9 +392,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   gpuperf::cupti::ActivityApi& api = activity();
   CUptiResult r = api.start(*writer, kBufferBytes);
   if (r == CUPTI_SUCCESS) r = api.enable(std::array{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL});
-  const char* nvtx_mode = std::getenv("GPUPERF_RECORD_NVTX_MODE");
-  g_nvtx_callbacks = nvtx && nvtx_mode != nullptr && std::strcmp(nvtx_mode, "callbacks") == 0;
-  if (nvtx && !g_nvtx_callbacks) {
+  if (nvtx) {
     if (r == CUPTI_SUCCESS) r = api.enable(std::array{CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION});
     // External correlation records are issued with API records: trace the launch APIs alone, not every call.
     using namespace gpuperf::record::inject;
@@ -429,18 +408,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     CUpti_SubscriberHandle subscriber = nullptr;
     r = cuptiSubscribe(&subscriber, on_callback, nullptr);
     if (r == CUPTI_SUCCESS && nvtx) r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
-    if (g_nvtx_callbacks) {
-      using namespace gpuperf::record::inject;
-      const auto enable = [&](CUpti_CallbackDomain domain, const auto& cbids) {
-        for (CUpti_CallbackId cbid : cbids) {
-          if (r == CUPTI_SUCCESS) r = cuptiEnableCallback(1, subscriber, domain, cbid);
-        }
-      };
-      enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeKernelLaunches);
-      enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverKernelLaunches);
-      enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeOtherLaunches);
-      enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverOtherLaunches);
-    }
     if (r != CUPTI_SUCCESS) {
       // Kernels are still traced; NVTX paths and metrics are missing. Another tool may hold the one subscriber.
       report_error(

@@ -463,6 +463,24 @@ TEST(Launch, AnotherInjectedToolIsNamed) {
   EXPECT_NO_THROW(check_no_other_injection());
 }
 
+TEST(Aggregate, AProfiledLaunchCountsButGivesNoDuration) {
+  // Kernel replay hands the profiled launch's record back with no timestamps (seen on an H100).
+  const std::string text =
+      "P 9 1 0 app\nN 1 alpha_kernel\nN 2 beta_kernel\nK 0 1 7 1 0 0 64 1 1 128 1 1 1\nK 0 1 7 2 100 300 64 1 1 128 1 "
+      "1 1\n"
+      "K 0 1 7 3 0 0 8 1 1 32 1 1 2\nZ\n";
+  KernelTotals totals;
+  const auto out = aggregate_launches({parse_process_text(text, "f")}, "app", SelectOptions{}, totals);
+  const std::vector<Result>& d0 = out.at(0);
+  ASSERT_EQ(d0.size(), 2u);
+  EXPECT_EQ(d0[0].instance.name, "app/alpha_kernel");
+  EXPECT_EQ(d0[0].find("duration")->samples, (std::vector<double>{200}));
+  EXPECT_DOUBLE_EQ(d0[0].find("launches")->samples.at(0), 2.0);
+  EXPECT_DOUBLE_EQ(d0[0].find("gpu_time_total")->samples.at(0), 200.0);
+  EXPECT_EQ(d0[1].find("duration")->status, Status::skipped);  // its one launch was profiled
+  EXPECT_DOUBLE_EQ(d0[1].find("launches")->samples.at(0), 1.0);
+}
+
 TEST(Aggregate, IdentitiesWithCountersAndThoseOnlyGraphsRanAreCounted) {
   const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency"}, nullptr));
   // Kernel 1 at two shapes, both profiled; kernel 2 only from a graph's replays (never profiled).
