@@ -5,7 +5,8 @@
 #      the program's own CUDA-event timing within 3% + 3 us;
 #   2. how a failing program is stored: a non-zero exit, SIGTERM, a program without CUDA;
 #   3. a PyTorch program (matmuls, softmax): its cuBLAS and PyTorch kernels by name (skipped without torch);
-#   4. overhead: what `record` costs a program of ~50 us, ~10 us and ~2 us kernels (record_overhead.py);
+#   4. overhead: what `record` costs a PyTorch loop and programs of ~10 us and ~2 us kernels, against a bare
+#      CUPTI tracer (record_overhead.py; the tracer, librecord_bare_tracer.so, is built next to record_probe);
 #   5. --metrics against ncu on the same launches (skipped without ncu);
 #   6. a program using every GPU of the machine: a run per GPU (skipped with fewer than two).
 #
@@ -267,7 +268,8 @@ else
 fi
 
 # 4. Overhead: what recording costs the program, per launch and fixed (bench/record_overhead.py).
-python3 "$here/record_overhead.py" --gpuperf "$gpuperf" --probe "$probe" --out "$out/overhead" ||
+python3 "$here/record_overhead.py" --gpuperf "$gpuperf" --probe "$probe" \
+  --tracer "$(dirname "$probe")/librecord_bare_tracer.so" --out "$out/overhead" ||
   verdict fail "record_overhead.py"
 echo
 echo "record_gpu: $fails failure(s)"

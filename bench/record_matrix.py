@@ -6,16 +6,22 @@ whether recording changed how it ended and whether every kernel record was kept.
 
 Programs (bench/programs/ and tests/record/record_probe.cu): a PyTorch training loop in nested NVTX ranges,
 the same with a CuPy RawKernel, a JAX `jit` program, a Triton kernel, PyTorch with a DataLoader of 2 worker
-processes, a C++ program launching from 4 threads that exits from a worker thread, a C++ program that exits
-while its kernels still run; two of them again with `--metrics default`. A program the machine lacks (no
-torch, jax, cupy or triton) is shown as skipped.
+processes, a `torch.compile` program (the launches of its compiled steps, in an NVTX range, against
+torch.profiler's count of the same steps), a C++ program launching from 4 threads that exits from a worker
+thread, a C++ program that exits while its kernels still run, a C++ program replaying a captured CUDA graph
+500 times, and a C++ program of steady launches killed with SIGKILL --kill-after seconds after it began
+(it prints what it launched as it goes; the cell checks that every run kept all but at most the last flush
+period's launches: the count it printed --period + 0.25 s before the kill); three of them again with
+`--metrics default`. A program the machine lacks (no torch, jax, cupy or triton) is shown as skipped.
 
 Columns: runs (finished by --deadline, if given), exit = plain (runs whose exit status, as the program's own
 or as stored by record, equals the plain runs'), crashes (runs whose program was killed by a signal, also when
 record stored nothing), not flushed (record's warning that a process ended without flushing its records),
-metric errors (with --metrics: runs that warned of a failed profiled launch, or stored a kernel with no
-hardware metrics under any of its identities), launches (stored against the program's own count: "=" when every run matched, else the
-worst difference). The program's own count: what it counted itself (launches it made, or torch.profiler's kernel
+metric errors (with --metrics: runs that warned of a failed profiled launch, or whose identities with
+counters plus those only CUDA graph replays ran are fewer than its identities), counters (with --metrics:
+identities with counters / identities, the worst run), launches (stored against the program's own count: "="
+when every run matched, else the worst difference; for the SIGKILL cell "kept/made" of the worst run and
+whether every run kept all but the last period's launches). The program's own count: what it counted itself (launches it made, or torch.profiler's kernel
 events or jax.profiler's, in one extra plain run with --count, since a recorded run cannot hold a second CUPTI
 profiler). Exit status 0 when every cell is clean.
 """
@@ -52,6 +58,8 @@ def main():
     ap.add_argument("--out", default="")
     ap.add_argument("--deadline", type=float, default=0,
                     help="seconds: judge the runs finished by then and leave the rest (0: wait for all)")
+    ap.add_argument("--kill-after", type=float, default=4.0, help="SIGKILL cell: seconds of launches before the kill")
+    ap.add_argument("--period", type=float, default=1.0, help="the injection library's flush period (s)")
     args = ap.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="record_matrix-")
     os.makedirs(out, exist_ok=True)
@@ -70,27 +78,62 @@ def main():
         ("jax-jit", [py, os.path.join(PROGRAMS, "jax_jit.py")], ["jax"], "profiler", None),
         ("triton", [py, os.path.join(PROGRAMS, "triton_add.py")], ["torch", "triton"], "print", "add_kernel"),
         ("torch-dataloader", [py, os.path.join(PROGRAMS, "torch_loader.py")], ["torch"], "profiler", None),
+        ("torch-compile", [py, os.path.join(PROGRAMS, "torch_compile.py")], ["torch", "triton"], "profiler",
+         "nvtx:measured"),
         ("cpp-4-threads", [probe, "threads", "200"], [], "print", None),
         ("cpp-exit-running", [probe, "exit-running", "8"], [], "print", None),
+        ("cpp-graph", [probe, "graph", "500"], [], "print", None),
+        ("cpp-sigkill", [probe, "steady", "60"], [], "kill", None),
     ]
-    metric_runs = {"jax-jit", "cpp-4-threads"}
+    metric_runs = {"jax-jit", "cpp-4-threads", "cpp-graph"}
     only = set(filter(None, args.only.split(",")))
     if only:
         programs = [p for p in programs if p[0] in only]
     missing = {m: not have(m) for m in {"torch", "cupy", "jax", "triton"}}
 
-    def run_plain(cmd, tag):
-        p = subprocess.run(cmd, capture_output=True, text=True)
+    def run_killed(full):
+        """Runs a `record_probe steady` (maybe under gpuperf record), SIGKILLs the probe --kill-after seconds
+        after its first launch, and returns (rc, stdout, stderr, [(seconds before the kill, launched)])."""
+        p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        pid, first, kill_at, seen = None, None, None, []
+        for line in p.stdout:
+            now = time.monotonic()
+            if line.startswith("pid "):
+                pid = int(line.split()[1])
+            elif line.startswith("launched ") and kill_at is None:
+                first = first or now
+                seen.append((now, int(line.split()[1])))
+                if now - first >= args.kill_after and pid is not None:
+                    kill_at = time.monotonic()
+                    os.kill(pid, 9)
+            if kill_at is not None:
+                break
+        rest, err = p.communicate()
+        lines = [(kill_at - t, n) for t, n in seen] if kill_at else []
+        return p.returncode, rest, err, lines
+
+    def run_plain(cmd, tag, how=None):
+        if how == "kill":
+            rc, stdout, stderr, lines = run_killed(cmd)
+            p = subprocess.CompletedProcess(cmd, rc, stdout, stderr)
+        else:
+            p = subprocess.run(cmd, capture_output=True, text=True)
         with open(os.path.join(out, tag + ".log"), "w") as f:
             f.write(p.stdout + p.stderr + f"# exit {p.returncode}\n")
         return p.returncode, p.stdout
 
-    def run_recorded(cmd, extra, tag):
+    def run_recorded(cmd, extra, tag, how=None):
         db = os.path.join(out, tag + ".db")
         for stale in (db, db + "-wal", db + "-shm"):  # an --out folder used before: judge this run alone
             if os.path.exists(stale):
                 os.remove(stale)
-        p = subprocess.run([gpuperf, "--db", db, "record", *extra, "--", *cmd], capture_output=True, text=True)
+        full = [gpuperf, "--db", db, "record", *extra, "--", *cmd]
+        lines = []
+        if how == "kill":
+            rc, stdout, stderr, lines = run_killed(full)
+            p = subprocess.CompletedProcess(full, rc, stdout, stderr)
+        else:
+            p = subprocess.run(full, capture_output=True, text=True)
         with open(os.path.join(out, tag + ".log"), "w") as f:
             f.write(p.stdout + p.stderr)
         runs = []
@@ -116,12 +159,15 @@ def main():
             for res in r["results"]:
                 name = res["benchmark"]
                 profiled[name] = profiled.get(name, False) or bool(set(res["metrics"]) - timing_only)
-        unprofiled = sum(1 for ok in profiled.values() if not ok)
+        summary = re.search(r"gpuperf: metrics: counters for (\d+) of (\d+) identities", p.stderr)
+        graph_only = re.search(r"(\d+) ran only in CUDA graph replays", p.stderr)
+        counters = (int(summary.group(1)), int(summary.group(2))) if summary else None
+        uncovered = (counters is None or counters[0] + (int(graph_only.group(1)) if graph_only else 0) < counters[1])
         killed = re.search(r": signal (\d+) after ", p.stderr)
         return {"rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr, "exit": stored_exit,
-                "signal": int(killed.group(1)) if killed else None, "launches": launches,
-                "not_flushed": "without flushing" in p.stderr,
-                "metric_errors": bool(extra) and ("hardware metrics" in p.stderr or unprofiled > 0)}
+                "signal": int(killed.group(1)) if killed else None, "launches": launches, "kill_lines": lines,
+                "not_flushed": "without flushing" in p.stderr, "counters": counters,
+                "metric_errors": bool(extra) and ("hardware metrics" in p.stderr or uncovered)}
 
     # Everything is submitted at once and judged at the end: runs with --metrics hold the GPU's counters for
     # the whole profiled launch (two such programs at once get CUPTI_ERROR_HARDWARE_BUSY), so they go one at
@@ -134,7 +180,7 @@ def main():
         if any(missing[m] for m in needs):
             pending.append((name, "-", "skipped: no " + ",".join(m for m in needs if missing[m])))
             continue
-        plain = [pool.submit(run_plain, cmd, f"{name}-plain-{i}") for i in range(args.runs)]
+        plain = [pool.submit(run_plain, cmd, f"{name}-plain-{i}", how) for i in range(args.runs)]
         count = pool.submit(run_plain, cmd + ["--count"], f"{name}-count") if how == "profiler" else None
         settings = [("record", [])]
         if name in metric_runs:
@@ -142,7 +188,7 @@ def main():
         recorded = {}
         for setting, extra in settings:
             runner = serial if extra else pool
-            recorded[setting] = [runner.submit(run_recorded, cmd, extra, f"{name}-{setting.replace(' ', '')}-{i}")
+            recorded[setting] = [runner.submit(run_recorded, cmd, extra, f"{name}-{setting.replace(' ', '')}-{i}", how)
                                  for i in range(args.runs)]
         pending.append((name, plain, count, how, kernel, recorded))
     every = [f for item in pending if len(item) > 3 for f in
@@ -161,37 +207,57 @@ def main():
         plain_codes = sorted({rc for rc, _ in plain})
         counted = done([count_f]) if count_f is not None else []
         reference = own_count(counted[0][1]) if counted else None
-        rows.append((name, "plain", summarize_plain(plain_codes, plain, len(plain), reference)))
+        rows.append((name, "plain", summarize_plain(plain_codes, plain, len(plain), reference, how)))
         for setting, fs in recorded.items():
-            rows.append((name, setting, judge(done(fs), plain_codes, how, kernel, reference)))
+            rows.append((name, setting, judge(done(fs), plain_codes, how, kernel, reference, args.period)))
     # Runs still going at the deadline are left to the machine; the table is printed now.
     pool.shutdown(wait=args.deadline <= 0, cancel_futures=True)
     serial.shutdown(wait=args.deadline <= 0, cancel_futures=True)
 
     print(f"\n{'program':18} {'setting':26} {'runs':>4} {'exit = plain':>12} {'crashes':>7} {'not flushed':>11} "
-          f"{'metric errors':>13} {'launches stored / own':>24}")
+          f"{'metric errors':>13} {'counters':>9} {'launches stored / own':>24}")
     bad = 0
     for name, setting, cell in rows:
         if isinstance(cell, str):
             print(f"{name:18} {setting:26} {cell}")
             continue
         print(f"{name:18} {setting:26} {cell['runs']:>4} {cell['exit_equal']:>12} {cell['crashes']:>7} "
-              f"{cell['not_flushed']:>11} {cell['metric_errors']:>13} {cell['launches']:>24}")
+              f"{cell['not_flushed']:>11} {cell['metric_errors']:>13} {cell.get('counters', '-'):>9} "
+              f"{cell['launches']:>24}")
         bad += cell["bad"]
     print(f"\nrecord_matrix: {len(rows)} cells, {bad} problem(s), {time.time() - started:.0f} s; logs in {out}",
           flush=True)
     os._exit(1 if bad else 0)  # without waiting for runs left at the deadline
 
 
-def summarize_plain(codes, plain, runs, reference):
-    crashes = sum(1 for rc, _ in plain if rc < 0)
+def summarize_plain(codes, plain, runs, reference, how=None):
+    crashes = sum(1 for rc, _ in plain if rc < 0 and not (how == "kill" and rc == -9))  # the SIGKILL is the test
     own = [reference] if reference is not None else sorted({own_count(text) for _, text in plain} - {None})
     return {"runs": runs, "exit_equal": f"exit {','.join(map(str, codes))}", "crashes": crashes,
             "not_flushed": "-", "metric_errors": "-", "launches": "own " + ",".join(map(str, own)) if own else "-",
             "bad": int(len(codes) != 1 or crashes > 0)}
 
 
-def judge(recorded, plain_codes, how, kernel, reference):
+def judge_killed(recorded, period):
+    """The SIGKILL cell: each run must keep at least what the program had printed `period` + 0.25 s before
+    the kill (what the last flush could not take is at most the last period's launches), and no more than it
+    launched (its last line, plus the batch of 100 in flight)."""
+    worst, worst_text, bad_runs = None, "-", 0
+    for r in recorded:
+        kept = sum(r["launches"].values())
+        lines = r["kill_lines"]
+        made = lines[-1][1] if lines else None
+        floor = max((n for before, n in lines if before >= period + 0.25), default=0)
+        ok = made is not None and floor <= kept <= made + 100 and r["exit"] == -9 and r["not_flushed"]
+        bad_runs += not ok
+        if made:
+            ratio = kept / made
+            if worst is None or ratio < worst:
+                worst, worst_text = ratio, f"{kept}/{made}"
+    return bad_runs, worst_text
+
+
+def judge(recorded, plain_codes, how, kernel, reference, period=1.0):
     runs = len(recorded)
     if runs == 0:
         return {"runs": 0, "exit_equal": "-", "crashes": "-", "not_flushed": "-", "metric_errors": "-",
@@ -199,7 +265,15 @@ def judge(recorded, plain_codes, how, kernel, reference):
     # The program's exit status: as stored by record, else (nothing stored) record's own exit code.
     exits = [r["exit"] if r["exit"] is not None else r["rc"] for r in recorded]
     exit_equal = sum(1 for e in exits if len(plain_codes) == 1 and e == plain_codes[0])
-    crashes = sum(1 for r, e in zip(recorded, exits) if r["signal"] is not None or (e is not None and e < 0))
+    # A signal the program was not sent (the SIGKILL cell's 9 is the test, not a crash).
+    sent = -9 if how == "kill" else None
+    crashes = sum(1 for r, e in zip(recorded, exits)
+                  if (r["signal"] is not None and -r["signal"] != sent) or (e is not None and e < 0 and e != sent))
+    if how == "kill":
+        bad_runs, worst = judge_killed(recorded, period)
+        return {"runs": runs, "exit_equal": f"{exit_equal}/{runs}", "crashes": crashes, "not_flushed": "expected",
+                "metric_errors": "-", "launches": f"{runs - bad_runs}/{runs} within a period, worst {worst}",
+                "bad": int(bad_runs > 0 or crashes > 0 or exit_equal != runs)}
     not_flushed = sum(1 for r in recorded if r["not_flushed"])
     metric_errors = sum(1 for r in recorded if r["metric_errors"])
     diffs = []
@@ -209,7 +283,10 @@ def judge(recorded, plain_codes, how, kernel, reference):
             own = own_count(r["stdout"])
             stored = total if kernel is None else sum(v for (b, _), v in r["launches"].items() if kernel in b)
             diffs.append(None if own is None else stored - own)
-        else:  # profiler
+        else:  # profiler: every launch, or (kernel "nvtx:PREFIX") those whose NVTX path begins with PREFIX
+            if kernel is not None and kernel.startswith("nvtx:"):
+                total = sum(v for (_, params), v in r["launches"].items()
+                            if json.loads(params).get("nvtx", "").startswith(kernel[5:]))
             diffs.append(None if reference is None else total - reference)
     if all(d == 0 for d in diffs):
         launches = "= (every run)"
@@ -218,8 +295,13 @@ def judge(recorded, plain_codes, how, kernel, reference):
         unknown = sum(1 for d in diffs if d is None)
         launches = f"{sum(1 for d in diffs if d != 0)} differ, worst {worst}" + (f", {unknown} unknown" if unknown else "")
     bad = int(exit_equal != runs or crashes or not_flushed or metric_errors or any(d != 0 for d in diffs))
+    counted = [r["counters"] for r in recorded if r["counters"] is not None]
+    counters = "-"
+    if counted:
+        low = min(counted, key=lambda c: (c[0] / c[1] if c[1] else 1.0))
+        counters = f"{low[0]}/{low[1]}"
     return {"runs": runs, "exit_equal": f"{exit_equal}/{runs}", "crashes": crashes, "not_flushed": not_flushed,
-            "metric_errors": metric_errors, "launches": launches, "bad": bad}
+            "metric_errors": metric_errors, "counters": counters, "launches": launches, "bad": bad}
 
 
 if __name__ == "__main__":

@@ -1,126 +1,130 @@
 #!/usr/bin/env python3
-"""What `gpuperf record` costs a program, on a GPU machine: tests/record/record_probe's back-to-back launches
-of ~50 us, ~10 us and ~2 us kernels, run plain, with the injection library alone (what the program itself
-pays), and under the whole `gpuperf record` command (which also checks the GPU first, then reads the
-records and stores the run).
+"""What `gpuperf record` costs a program's own loop, against what CUPTI's kernel tracing alone costs it.
 
-  bench/record_overhead.py --gpuperf BIN --probe BIN --out DIR [--inject SO] [--reps N]
+  bench/record_overhead.py --gpuperf BIN --probe BIN --tracer SO --out DIR [--reps N] [--only torch,mid,tiny]
 
---inject defaults to libgpuperf_inject.so next to BIN, then $GPUPERF_INJECT_LIBRARY. Each setting runs
-`--reps` times, interleaved so drift hits all alike; the tables show medians. The probe times its own
-launches (CUDA events on the GPU, the clock on the host, after a warm-up): the cost per launch, free of
-start-up. The second table is the whole wall time of those programs and of one of 100 launches, whose
-added time is the fixed cost (loading CUPTI into the program; for the command also checking the GPU
-before and storing after, which `gpuperf record` reports as its own time).
+Four settings, each program timing its own loop (after a warm-up, free of start-up):
+  plain             the program alone
+  bare tracer       tests/record/bare_tracer.cpp injected: CONCURRENT_KERNEL records counted and dropped, the
+                    floor (what CUPTI's kernel tracing costs; on Hopper it instruments the kernels)
+  record --no-nvtx  gpuperf record without NVTX paths (kernel records written to the record file)
+  record            gpuperf record with its defaults (NVTX paths: launch-API and external-correlation records)
+Programs: torch (bench/programs/torch_loop.py: 300 training steps, an NVTX range each, `loop_s`), mid and
+tiny (record_probe overhead: 100,000 launches of ~10 us, 200,000 of ~2 us, back to back; host time per
+launch). Each rep runs every setting once, in an order rotated from rep to rep (interleaved, so drift hits
+all alike); the table gives the median per setting and its change against plain and against the bare tracer,
+each the median of the ratios within one rep (so that drift between reps cancels).
 """
 import argparse
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-KINDS = {  # kind: (label, launches): about 1 s of kernels each
-    "long": ("~50 us", 20000),
-    "mid": ("~10 us", 100000),
-    "tiny": ("~2 us", 200000),
-}
-START_UP = 100  # launches of the program that shows the fixed cost
-PROBE_LINE = re.compile(r"overhead (\w+) (\d+) gpu_us_per_launch ([\d.]+) wall_us_per_launch ([\d.]+)")
-OWN_LINE = re.compile(r"gpuperf's own time: ([\d.]+) s before the program, ([\d.]+) s after it")
-
-
-def run(cmd, env=None):
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    wall = time.perf_counter() - start
-    m = PROBE_LINE.search(proc.stdout)
-    if proc.returncode != 0 or m is None:
-        sys.exit(f"record_overhead: {' '.join(cmd)} failed (exit {proc.returncode}):\n{proc.stdout[-2000:]}")
-    own = OWN_LINE.search(proc.stdout)
-    return {"wall": wall, "gpu": float(m.group(3)), "loop": float(m.group(4)),
-            "before": float(own.group(1)) if own else 0.0, "after": float(own.group(2)) if own else 0.0}
+HERE = os.path.dirname(os.path.abspath(__file__))
+SETTINGS = ["plain", "bare tracer", "record --no-nvtx", "record"]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gpuperf", required=True)
     ap.add_argument("--probe", required=True)
-    ap.add_argument("--inject", help="libgpuperf_inject.so")
+    ap.add_argument("--tracer", required=True, help="librecord_bare_tracer.so")
     ap.add_argument("--out", required=True)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--only", default="torch,mid,tiny")
+    ap.add_argument("--torch-steps", type=int, default=300, help="steps of the PyTorch loop")
+    ap.add_argument("--deadline", type=float, default=0, help="seconds: stop starting reps after this")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME:VAR=VALUE",
+                    help="add a setting: `gpuperf record` with VAR=VALUE in its environment (the program inherits "
+                         "it), e.g. 'flush off:GPUPERF_RECORD_FLUSH_MS=0'; repeatable")
     args = ap.parse_args()
-    if args.inject is None:
-        args.inject = os.path.join(os.path.dirname(os.path.abspath(args.gpuperf)), "libgpuperf_inject.so")
-        if not os.path.isfile(args.inject):
-            args.inject = os.environ.get("GPUPERF_INJECT_LIBRARY", args.inject)
-    for path in (args.gpuperf, args.probe, args.inject):
+    variants = {}
+    for v in args.variant:
+        name, _, assignment = v.partition(":")
+        var, _, value = assignment.partition("=")
+        if not name or not var:
+            sys.exit(f"record_overhead: --variant {v!r}: expected NAME:VAR=VALUE")
+        variants["record, " + name] = (var, value)
+    settings = SETTINGS + list(variants)
+    for path in (args.gpuperf, args.probe, args.tracer):
         if not os.path.isfile(path):
             sys.exit(f"record_overhead: {path}: no such file")
     os.makedirs(args.out, exist_ok=True)
     db = os.path.join(os.path.abspath(args.out), "overhead.db")
-    scratch = tempfile.mkdtemp(prefix="record-overhead-")
-
-    def injected(kind, n, nvtx):
-        folder = tempfile.mkdtemp(dir=scratch)
-        env = dict(os.environ, CUDA_INJECTION64_PATH=os.path.abspath(args.inject), GPUPERF_RECORD_DIR=folder)
-        if not nvtx:
-            env["GPUPERF_RECORD_NO_NVTX"] = "1"
-        r = run([args.probe, "overhead", kind, str(n)], env)
-        with open(next(os.path.join(folder, f) for f in os.listdir(folder))) as f:
-            kernels = sum(1 for line in f if line.startswith("K "))
-        if kernels != n + 50:  # the probe's warm-up launches too
-            sys.exit(f"record_overhead: {kind} {n}: {kernels} launches recorded, expected {n + 50}")
-        shutil.rmtree(folder)
-        return r
-
-    settings = {
-        "plain": lambda kind, n: run([args.probe, "overhead", kind, str(n)]),
-        "injected": lambda kind, n: injected(kind, n, True),
-        "injected, --no-nvtx": lambda kind, n: injected(kind, n, False),
-        "gpuperf record": lambda kind, n: run(
-            [args.gpuperf, "--db", db, "record", "--label", "overhead", "--", args.probe, "overhead",
-             kind, str(n)]),
+    programs = {  # name: (label, command, regex of its own loop time, unit)
+        "torch": (f"PyTorch, {args.torch_steps} steps",
+                  [sys.executable, os.path.join(HERE, "programs", "torch_loop.py"), "--steps", str(args.torch_steps)],
+                  r"^loop_s ([\d.]+)$", "s"),
+        "mid": ("100,000 launches of ~10 us", [args.probe, "overhead", "mid", "100000"],
+                r"wall_us_per_launch ([\d.]+)", "us/launch"),
+        "tiny": ("200,000 launches of ~2 us", [args.probe, "overhead", "tiny", "200000"],
+                 r"wall_us_per_launch ([\d.]+)", "us/launch"),
     }
-    results = {}  # (kind, n, setting) -> [runs]
-    plan = [(kind, n) for kind, (_, n) in KINDS.items()] + [("long", START_UP)]
-    with open(os.path.join(args.out, "runs.txt"), "w") as log:
-        for rep in range(args.reps):
-            for kind, n in plan:
-                for name, fn in settings.items():
-                    r = fn(kind, n)
-                    results.setdefault((kind, n, name), []).append(r)
-                    log.write(f"{kind} {n} {name!r} rep {rep} wall {r['wall']:.4f} gpu_us {r['gpu']:.3f} "
-                              f"loop_us {r['loop']:.3f}\n")
-    shutil.rmtree(scratch)
+    chosen = [p for p in args.only.split(",") if p]
 
-    med = lambda kind, n, name, key: statistics.median(r[key] for r in results[(kind, n, name)])
-    print(f"Per launch, timed by the program itself (median of {args.reps} runs):\n")
-    print("| kernels | launches | setting | GPU us/launch | added on the GPU | host us/launch | added on the host |")
-    print("|---|---:|---|---:|---:|---:|---:|")
-    for kind, (label, n) in KINDS.items():
-        g0, l0 = med(kind, n, "plain", "gpu"), med(kind, n, "plain", "loop")
-        for name in settings:
-            g, l = med(kind, n, name, "gpu"), med(kind, n, name, "loop")
-            added = "" if name == "plain" else f"{g - g0:+.3f} ({100 * (g - g0) / g0:+.1f}%)"
-            added_l = "" if name == "plain" else f"{l - l0:+.3f} ({100 * (l - l0) / l0:+.1f}%)"
-            print(f"| {label} | {n} | {name} | {g:.3f} | {added} | {l:.3f} | {added_l} |")
-    print(f"\nWhole wall time of the programs above (median of {args.reps} runs), and what `gpuperf record` says")
-    print("it spent itself before the program started and after it ended:\n")
-    print("| kernels | launches | setting | wall (s) | added | gpuperf before (s) | gpuperf after (s) |")
-    print("|---|---:|---|---:|---:|---:|---:|")
-    for kind, n in [(kind, n) for kind, (_, n) in KINDS.items()] + [("long", START_UP)]:
-        label = KINDS[kind][0]
-        w0 = med(kind, n, "plain", "wall")
-        for name in settings:
-            w = med(kind, n, name, "wall")
-            added = "" if name == "plain" else f"{w - w0:+.3f} s ({100 * (w - w0) / w0:+.1f}%)"
-            own = (f"{med(kind, n, name, 'before'):.3f} | {med(kind, n, name, 'after'):.3f}"
-                   if name == "gpuperf record" else " | ")
-            print(f"| {label} | {n} | {name} | {w:.3f} | {added} | {own} |")
+    def command(setting, cmd):
+        env = dict(os.environ)
+        if setting == "bare tracer":
+            env["CUDA_INJECTION64_PATH"] = os.path.abspath(args.tracer)
+            return cmd, env
+        if setting == "plain":
+            return cmd, env
+        extra = ["--no-nvtx"] if setting == "record --no-nvtx" else []
+        if setting in variants:
+            env[variants[setting][0]] = variants[setting][1]  # inherited by the program through gpuperf record
+        return [args.gpuperf, "--db", db, "record", "--label", "overhead", *extra, "--", *cmd], env
+
+    results = {}  # (program, setting) -> [loop times]
+    by_rep = {}  # (program, rep) -> {setting: loop time}: the pairs, for changes measured within one rep
+    started = time.time()
+    log = open(os.path.join(args.out, "overhead-runs.txt"), "w")
+    reps_done = 0
+    for rep in range(args.reps):
+        for name in chosen:
+            if args.deadline and time.time() - started > args.deadline:
+                break
+            label, cmd, pattern, _ = programs[name]
+            order = settings[rep % len(settings):] + settings[:rep % len(settings)]
+            for setting in order:
+                full, env = command(setting, cmd)
+                p = subprocess.run(full, env=env, capture_output=True, text=True)
+                m = re.search(pattern, p.stdout, re.M)
+                if p.returncode != 0 or m is None:
+                    sys.exit(f"record_overhead: {' '.join(full)} failed (exit {p.returncode}):\n"
+                             f"{p.stdout[-1500:]}{p.stderr[-1500:]}")
+                if setting == "bare tracer" and "bare_tracer:" not in p.stderr:
+                    sys.exit("record_overhead: the bare tracer was not loaded:\n" + p.stderr[-1500:])
+                value = float(m.group(1))
+                results.setdefault((name, setting), []).append(value)
+                by_rep.setdefault((name, rep), {})[setting] = value
+                log.write(f"rep {rep} {name} {setting!r} {value}\n")
+                log.flush()
+        reps_done += 1
+
+    def paired(name, setting, base):
+        """The median over reps of setting / base - 1, each ratio within one rep (drift between reps cancels)."""
+        ratios = [r[setting] / r[base] - 1 for (n, _), r in by_rep.items() if n == name and setting in r and base in r]
+        return f"{100 * statistics.median(ratios):+.2f}%" if ratios else "-"
+
+    print(f"\nLoop time as each program measures it (median of {reps_done} interleaved reps; the changes are "
+          "medians of the ratios within each rep):\n")
+    print("| program | setting | median | vs plain | vs bare tracer | runs |")
+    print("|---|---|---:|---:|---:|---|")
+    for name in chosen:
+        label, _, _, unit = programs[name]
+        if (name, "plain") not in results:
+            continue
+        for setting in settings:
+            values = results[(name, setting)]
+            med = statistics.median(values)
+            vs_plain = "" if setting == "plain" else paired(name, setting, "plain")
+            vs_floor = "" if setting in ("plain", "bare tracer") else paired(name, setting, "bare tracer")
+            fmt = "{:.4f}" if unit == "s" else "{:.3f}"
+            runs = " ".join(fmt.format(v) for v in values)
+            print(f"| {label} | {setting} | {fmt.format(med)} {unit} | {vs_plain} | {vs_floor} | {runs} |")
 
 
 if __name__ == "__main__":

@@ -59,7 +59,11 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
   cmd->add_flag("--allow-empty", a.allow_empty, "Store an empty run when the program launched no kernel");
   cmd->add_option("--keep-records", a.keep_records, "Keep the raw record files in this folder");
   cmd->add_option("--profile-launches", a.profile_launches,
-                  "With --metrics: launches profiled per kernel, the first ones (each costs a replay)");
+                  "With --metrics: launches profiled per kernel identity (kernel, launch shape, NVTX path), the "
+                  "first ones (each costs a replay)");
+  cmd->add_option("--profile-budget", a.profile_budget,
+                  "With --metrics: profiled launches per process at most (default 1000, 0: no limit); identities "
+                  "met after it is spent keep their timing only");
   if (!metrics) return;
   cmd->add_option("--metrics", a.metrics,
                   "Hardware metrics of the first launches of each kernel (kernel replay): none (default), default, "
@@ -91,6 +95,7 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   options.keep_records = a.keep_records;
   options.metrics = a.metrics;
   options.profile_launches = a.profile_launches;
+  options.profile_budget = a.profile_budget;
   if (!ctx.quiet) {
     options.note = [](const std::string& note) { std::fprintf(stderr, "gpuperf: note: %s\n", note.c_str()); };
   }
@@ -105,6 +110,11 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
                  a.command.front().c_str(), describe_exit_status(end.exit_status).c_str(), end.wall_seconds,
                  recording.processes, static_cast<unsigned long long>(recording.totals.launches_seen),
                  static_cast<unsigned long long>(recording.totals.launches_kept), recording.totals.identities);
+    if (!recording.profiled.empty()) std::fprintf(stderr, "gpuperf: metrics: %s\n", recording.profiled.c_str());
+  }
+  if (!recording.incomplete.empty() && !recording.runs.empty()) {
+    std::fprintf(stderr, "gpuperf: warning: %s (%s); stored as failed and incomplete\n", a.command.front().c_str(),
+                 recording.incomplete.c_str());
   }
   if (recording.runs.empty()) {
     throw Error("nothing recorded from " + a.command.front() + " (" + describe_exit_status(end.exit_status) +

@@ -27,8 +27,9 @@ struct RecordArgs {
   bool allow_empty = false;
   bool no_nvtx = false;
   std::string keep_records;
-  std::string metrics = "none";        // none, default or a list: hardware metrics of profiled launches
-  std::uint64_t profile_launches = 3;  // launches profiled per kernel (the first ones)
+  std::string metrics = "none";         // none, default or a list: hardware metrics of profiled launches
+  std::uint64_t profile_launches = 3;   // launches profiled per identity (the first ones)
+  std::uint64_t profile_budget = 1000;  // profiled launches per process at most (0: no limit)
 };
 
 // The selection and identity options (--name, --kernel-regex, --nvtx-include, --launch-skip, --launch-count,

@@ -130,6 +130,7 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     BenchmarkInstance instance;
     std::vector<double> samples;
     std::uint64_t launches = 0;
+    std::uint64_t graph_launches = 0;
     double total_ns = 0;
     std::vector<const std::vector<double>*> profiled;  // values of its profiled launches
   };
@@ -171,12 +172,16 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
       slot = &acc;
     }
     Acc& acc = *slot;
+    // A launch profiled by `--metrics` (kernel replay) comes with no timestamps (start = end = 0 on an H100):
+    // it counts as a launch, but has no duration, and its replayed passes would not be the kernel's time.
+    const bool timed = r.start_ns != 0 || r.end_ns != 0;
     const double ns = static_cast<double>(r.end_ns - r.start_ns);
-    if (acc.samples.size() < options.max_samples) acc.samples.push_back(ns);
+    if (timed && acc.samples.size() < options.max_samples) acc.samples.push_back(ns);
     if (options.metrics != nullptr && r.metrics.size() == options.metrics->perfworks.size() && !r.metrics.empty()) {
       acc.profiled.push_back(&r.metrics);
     }
     ++acc.launches;
+    if (r.graph != 0) ++acc.graph_launches;
     acc.total_ns += ns;
     device_total_ns[r.device] += ns;
     ++totals.launches_kept;
@@ -194,12 +199,18 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
       d.metric = find_metric("duration")->info;
       d.samples = acc->samples;
       d.summary = summarize(d.samples);
+      if (d.samples.empty()) {
+        d.status = Status::skipped;
+        d.message = "every launch of it was profiled (--metrics), and a profiled launch has no duration";
+      }
       res.metrics.push_back(std::move(d));
       res.metrics.push_back(single_value("launches", static_cast<double>(acc->launches)));
       res.metrics.push_back(single_value("gpu_time_total", acc->total_ns));
       const double total = device_total_ns[device];
       res.metrics.push_back(single_value("gpu_time_share", total > 0 ? 100.0 * acc->total_ns / total : 0.0));
+      if (acc->graph_launches == acc->launches) ++totals.identities_graph_only;
       if (options.metrics != nullptr && !acc->profiled.empty()) {
+        ++totals.identities_with_counters;
         // One sample per profiled launch of each metric, in the plan's order.
         std::vector<Measurement> merged;
         for (const std::vector<double>* values : acc->profiled) {

@@ -44,6 +44,8 @@ struct KernelTotals {
   std::uint64_t launches_seen = 0;  // every launch in the record files
   std::uint64_t launches_kept = 0;  // after the selection
   std::size_t identities = 0;
+  std::size_t identities_with_counters = 0;  // with options.metrics: identities with a profiled launch
+  std::size_t identities_graph_only = 0;     // identities every launch of which came from a CUDA graph
 };
 
 // Results per device (CUDA ordinal in the recorded processes): one Result per identity, sorted by GPU time

@@ -16,15 +16,25 @@
 // What it costs the program: CUPTI's activity tracing of kernels and launch calls and one callback per
 // NVTX push/pop; records are written by CUPTI's worker thread, a buffer (1 MB) at a time, about 0.15 us a
 // record on an H100 machine (bench/record_overhead.py measures what recording costs a program).
+//
+// Bounded loss under SIGKILL: a buffer reaches the file when it fills or when it is flushed, and SIGKILL
+// leaves no chance to flush. So a thread of ours asks CUPTI every GPUPERF_RECORD_FLUSH_MS (default 1000 ms)
+// for its buffers whose records are complete (cuptiActivityFlushAll(0): not forced, so no record of a
+// kernel still running is handed over half-filled); each buffer written is followed by an F line with the
+// time, and fflush puts it in the kernel's page cache, which outlives the process. A SIGKILL then loses at
+// most the records of the last period (and of kernels still running). cuptiActivityFlushPeriod was not
+// enough: its periodic flush returns only full buffers, so a slow program would keep up to 1 MB unwritten.
 #include <cupti.h>
 #include <dlfcn.h>
 #include <generated_nvtx_meta.h>
 #include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <csignal>
 #include <cstdint>
@@ -34,6 +44,7 @@
 #include <ctime>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -57,6 +68,7 @@ struct State {
   // ranges this way.
   std::unordered_map<const void*, std::string> registered;
   bool finished = false;
+  bool forked_child = false;  // a fork() of the recorded process: the file and CUPTI are the parent's
   // The last kernel name interned: CUPTI hands the same name pointer for every launch of a function, so it is
   // checked first, with a string compare (a pointer may in principle be reused).
   const char* last_name_pointer = nullptr;
@@ -81,10 +93,14 @@ gpuperf::cupti::ActivityApi& activity() {
 // the thread's first push and never freed: a thread_local vector is destroyed when its thread ends (the main
 // thread's inside exit(), before exit handlers), yet NVTX calls may still come from the program's own exit
 // handlers. A few hundred bytes per thread that used NVTX.
-thread_local std::vector<std::string>* t_ranges = nullptr;
+struct ThreadRanges {
+  std::vector<std::string> names;
+  std::vector<std::uint64_t> ids;  // the interned id of the path up to each level
+};
+thread_local ThreadRanges* t_ranges = nullptr;
 
-std::vector<std::string>& thread_ranges() {
-  if (t_ranges == nullptr) t_ranges = new std::vector<std::string>;
+ThreadRanges& thread_ranges() {
+  if (t_ranges == nullptr) t_ranges = new ThreadRanges;
   return *t_ranges;
 }
 
@@ -104,6 +120,7 @@ void write_line(const std::string& line) {
   std::lock_guard<std::mutex> lock(state().mutex);
   write_line_locked(line);
 }
+std::uint64_t current_range_id() { return t_ranges == nullptr || t_ranges->ids.empty() ? 0 : t_ranges->ids.back(); }
 }  // namespace gpuperf::record::inject
 
 namespace {
@@ -152,7 +169,16 @@ class RecordWriter : public gpuperf::cupti::ActivityHandler {
     std::lock_guard<std::mutex> lock(state().mutex);
     records.for_each([](const CUpti_Activity& record) { write_record_locked(record); });
     if (dropped > 0) write_line_locked("D " + std::to_string(dropped));
-    if (state().out != nullptr) std::fflush(state().out);  // what a later SIGKILL cannot take back
+    if (state().out == nullptr || state().finished) return;
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    char line[32];
+    char* p = line;
+    *p++ = 'F';
+    *p++ = ' ';
+    p = put(p, static_cast<std::uint64_t>(now.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(now.tv_nsec), '\n');
+    write_locked(line, static_cast<std::size_t>(p - line));
+    std::fflush(state().out);  // what a later SIGKILL cannot take back
   }
 
  private:
@@ -171,7 +197,12 @@ class RecordWriter : public gpuperf::cupti::ActivityHandler {
                               std::uint64_t(k.blockX), std::uint64_t(k.blockY), std::uint64_t(k.blockZ)}) {
         p = put(p, v);
       }
-      p = put(p, name, '\n');
+      if (k.graphId == 0) {
+        p = put(p, name, '\n');
+      } else {  // a kernel node of a CUDA graph's launch: its graph, so a summary can say why it has no counters
+        p = put(p, name);
+        p = put(p, k.graphId, '\n');
+      }
       write_locked(line, static_cast<std::size_t>(p - line));
     } else if (record.kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
       const auto& e = reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record);
@@ -234,10 +265,11 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
     case CUPTI_CBID_NVTX_nvtxRangePop:
     case CUPTI_CBID_NVTX_nvtxDomainRangePop: {
       // A pop without a push we saw (the range opened before CUDA started, so before this library): skip.
-      std::vector<std::string>& ranges = thread_ranges();
-      trace_nvtx("pop", ranges.size(), ranges.empty() ? "(none)" : ranges.back());
-      if (ranges.empty()) return;
-      ranges.pop_back();
+      ThreadRanges& ranges = thread_ranges();
+      trace_nvtx("pop", ranges.names.size(), ranges.names.empty() ? "(none)" : ranges.names.back());
+      if (ranges.names.empty()) return;
+      ranges.names.pop_back();
+      ranges.ids.pop_back();
       activity().pop_external();
       return;
     }
@@ -246,16 +278,17 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
         std::fprintf(stderr, "gpuperf-nvtx %ld other %s\n", static_cast<long>(gettid()), data->functionName);
       return;
   }
-  std::vector<std::string>& ranges = thread_ranges();
-  ranges.push_back(std::move(message));
-  trace_nvtx("push", ranges.size(), ranges.back());
+  ThreadRanges& ranges = thread_ranges();
+  ranges.names.push_back(std::move(message));
+  trace_nvtx("push", ranges.names.size(), ranges.names.back());
   std::string path;
-  for (const auto& r : ranges) path += (path.empty() ? "" : "/") + r;
+  for (const auto& r : ranges.names) path += (path.empty() ? "" : "/") + r;
   std::uint64_t id = 0;
   {
     std::lock_guard<std::mutex> lock(state().mutex);
     id = intern_locked(state().ranges, path, 'R');
   }
+  ranges.ids.push_back(id);
   activity().push_external(id);
 }
 
@@ -268,8 +301,9 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 }
 
 // Flushes every buffer, once, and closes the file with Z. Runs at exit, or from a fatal signal's handler.
+// Not in a forked child: its copy of the file and of CUPTI's buffers are the parent's, who writes them.
 void finish() {
-  if (!g_started.load() || !activity().finish()) return;
+  if (!g_started.load() || state().forked_child || !activity().finish()) return;
   std::lock_guard<std::mutex> lock(state().mutex);
   if (state().finished || state().out == nullptr) return;
   write_line_locked("Z");
@@ -284,6 +318,30 @@ void on_fatal_signal(int sig) {
   finish();
   std::signal(sig, SIG_DFL);
   std::raise(sig);
+}
+
+// The flush period (GPUPERF_RECORD_FLUSH_MS; 0 turns the periodic flush off): 1 s by default, so a SIGKILL
+// takes at most about a second of records.
+unsigned flush_period_ms() {
+  const char* v = std::getenv("GPUPERF_RECORD_FLUSH_MS");
+  if (v == nullptr || *v == '\0') return 1000;
+  return static_cast<unsigned>(std::strtoul(v, nullptr, 10));
+}
+
+// The periodic flush: a detached thread that sleeps a period, then hands CUPTI's completed buffers to the
+// RecordWriter. It never holds a lock while sleeping, so exit() does not wait for it; once finish() has
+// begun, ActivityApi::flush does nothing.
+void start_flush_thread(unsigned period_ms) {
+  if (period_ms == 0) return;
+  std::thread([period_ms] {
+    const timespec period{static_cast<time_t>(period_ms / 1000), static_cast<long>(period_ms % 1000) * 1000000L};
+    for (;;) {
+      timespec left = period;
+      while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+      }
+      if (activity().flush(false) != CUPTI_SUCCESS) return;
+    }
+  }).detach();
 }
 
 void install_signal_handlers() {
@@ -363,5 +421,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   std::atexit(finish);
   install_signal_handlers();
+  // A fork() without exec (DataLoader workers, multiprocessing): the child inherits the file and CUPTI's
+  // buffers but neither CUPTI's threads nor ours; it writes nothing (an exec'd program injects anew).
+  pthread_atfork(nullptr, nullptr, [] { state().forked_child = true; });
+  start_flush_thread(flush_period_ms());
   return 1;
 }

@@ -74,8 +74,14 @@ struct State {
   pthread_rwlock_t gate;
   const cupti::BackendFactory* factory = nullptr;
   std::vector<std::string> metrics;
-  unsigned long long per_kernel = 3;
-  std::map<std::string, unsigned long long> profiled;  // kernel symbol -> launches profiled so far
+  unsigned long long per_identity = 3;
+  // Profiled launches per process at most (0: no limit): each costs a kernel replay of several passes, so a
+  // program of thousands of identities would otherwise pay for each one. Identities that come after it is
+  // spent are left unprofiled, and a "B <budget>" line says so.
+  unsigned long long budget = 1000;
+  unsigned long long spent = 0;
+  bool told_budget = false;
+  std::map<std::string, unsigned long long> profiled;  // identity key -> launches profiled so far
   std::map<CUcontext, Context> contexts;
 };
 
@@ -123,6 +129,91 @@ void flush_l2(Context& c) {
   check(cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
+// What a launch call says about its launch: the grid and block (with the symbol and NVTX path, the kernel's
+// identity as `record` stores it) and the stream (to see whether it is being captured into a graph).
+struct LaunchInfo {
+  bool known = false;
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  CUstream stream = nullptr;
+};
+
+// __cudaLaunchKernel (CUDA 13's <<<>>>) has no params struct in the generated headers: it takes what
+// cudaLaunchKernel takes, the kernel as a cudaKernel_t (crt/device_functions.h).
+struct RuntimeLaunchKernelV13Params {
+  const void* kernel;
+  dim3 gridDim;
+  dim3 blockDim;
+  void** args;
+  size_t sharedMem;
+  cudaStream_t stream;
+};
+
+template <typename P>
+LaunchInfo runtime_dims(const void* params) {
+  const auto* p = static_cast<const P*>(params);
+  return {true, {p->gridDim.x, p->gridDim.y, p->gridDim.z}, {p->blockDim.x, p->blockDim.y, p->blockDim.z}, p->stream};
+}
+template <typename P>
+LaunchInfo driver_dims(const void* params) {
+  const auto* p = static_cast<const P*>(params);
+  return {true, {p->gridDimX, p->gridDimY, p->gridDimZ}, {p->blockDimX, p->blockDimY, p->blockDimZ}, p->hStream};
+}
+
+LaunchInfo launch_info(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* params) {
+  if (params == nullptr) return {};
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+    switch (cbid) {
+      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000: return runtime_dims<cudaLaunchKernel_v7000_params>(params);
+      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000:
+        return runtime_dims<cudaLaunchKernel_ptsz_v7000_params>(params);
+      case CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000:
+        return runtime_dims<RuntimeLaunchKernelV13Params>(params);
+      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+      case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
+        // The _ptsz params have the same layout.
+        const cudaLaunchConfig_t* c = static_cast<const cudaLaunchKernelExC_v11060_params*>(params)->config;
+        if (c == nullptr) return {};
+        return {
+            true, {c->gridDim.x, c->gridDim.y, c->gridDim.z}, {c->blockDim.x, c->blockDim.y, c->blockDim.z}, c->stream};
+      }
+      default: return {};
+    }
+  }
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: return driver_dims<cuLaunchKernel_params>(params);
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: return driver_dims<cuLaunchKernel_ptsz_params>(params);
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const CUlaunchConfig* c = static_cast<const cuLaunchKernelEx_params*>(params)->config;
+      if (c == nullptr) return {};
+      return {true, {c->gridDimX, c->gridDimY, c->gridDimZ}, {c->blockDimX, c->blockDimY, c->blockDimZ}, c->hStream};
+    }
+    default: return {};
+  }
+}
+
+// The identity a launch is profiled under: what `record` stores it as (aggregate.hpp), with the NVTX path
+// by its id in this process.
+std::string identity_key(const CUpti_CallbackData* data, const LaunchInfo& info) {
+  std::string key = data->symbolName;
+  for (unsigned v : {info.grid[0], info.grid[1], info.grid[2], info.block[0], info.block[1], info.block[2]}) {
+    key += ' ';
+    key += std::to_string(v);
+  }
+  key += ' ';
+  key += std::to_string(current_range_id());
+  return key;
+}
+
+// Whether the launch goes into a graph being captured rather than to the GPU: then there is no kernel to
+// profile now, and the synchronisations a profiled launch needs would invalidate the capture (and once
+// marked the context broken for every later launch). An answer CUDA refuses to give counts as captured.
+bool captured(CUstream stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS) return true;
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 bool single_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   const auto in = [cbid](const auto& list) {
     return std::find(std::begin(list), std::end(list), cbid) != std::end(list);
@@ -130,30 +221,42 @@ bool single_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? in(kRuntimeKernelLaunches) : in(kDriverKernelLaunches);
 }
 
-// Whether the launch's kernel still has launches to profile, on a context where profiling has not failed
-// (g_state->mutex held).
-bool wanted_locked(const CUpti_CallbackData* data) {
+// Whether the launch's identity still has launches to profile, within the budget, on a context where
+// profiling has not failed (g_state->mutex held). Says once when the budget is spent.
+bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
   const auto ctx = g_state->contexts.find(data->context);
   if (ctx != g_state->contexts.end() && !ctx->second.broken.empty()) return false;
-  const auto it = g_state->profiled.find(data->symbolName);
-  return it == g_state->profiled.end() || it->second < g_state->per_kernel;
+  const auto it = g_state->profiled.find(key);
+  if (it != g_state->profiled.end() && it->second >= g_state->per_identity) return false;
+  if (g_state->budget > 0 && g_state->spent >= g_state->budget) {
+    if (!g_state->told_budget) {
+      g_state->told_budget = true;
+      write_line("B " + std::to_string(g_state->budget));
+    }
+    return false;
+  }
+  return true;
 }
 
 // The outermost callback of a launch: takes the gate, shared or (to profile it) exclusively, and begins the
-// launch's range. Only single-kernel launches are profiled; cooperative and graph launches only wait.
-void enter(bool profilable, const CUpti_CallbackData* data) {
-  profilable = profilable && data->symbolName != nullptr && data->context != nullptr;
+// launch's range. Only single-kernel launches are profiled; cooperative and graph launches only wait, and
+// so does a launch captured into a graph (its replays are traced like any launch).
+void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& info) {
+  profilable = profilable && info.known && data->symbolName != nullptr && data->context != nullptr;
+  std::string key;
   if (profilable) {
+    key = identity_key(data, info);
     std::lock_guard<std::mutex> lock(g_state->mutex);
-    profilable = wanted_locked(data);
+    profilable = wanted_locked(data, key);
   }
+  if (profilable && captured(info.stream)) profilable = false;
   if (!profilable) {
     pthread_rwlock_rdlock(&g_state->gate);
     return;
   }
   pthread_rwlock_wrlock(&g_state->gate);
   std::lock_guard<std::mutex> lock(g_state->mutex);
-  if (!wanted_locked(data)) return;  // another thread profiled its last launch while this one waited
+  if (!wanted_locked(data, key)) return;  // another thread profiled its last launch while this one waited
   Context* c = nullptr;
   try {
     c = &context_for(data->context);
@@ -171,7 +274,8 @@ void enter(bool profilable, const CUpti_CallbackData* data) {
     write_line(std::string("X hardware metrics are not recorded on this context: ") + e.what());
     return;
   }
-  ++g_state->profiled[data->symbolName];
+  ++g_state->profiled[key];
+  ++g_state->spent;
   t_profiling = true;
   t_context = c;
   t_correlation = data->correlationId;
@@ -240,7 +344,10 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
     header += " " + name;
   }
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_LAUNCHES"); n != nullptr && *n != '\0') {
-    g_state->per_kernel = std::strtoull(n, nullptr, 10);
+    g_state->per_identity = std::strtoull(n, nullptr, 10);
+  }
+  if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_BUDGET"); n != nullptr && *n != '\0') {
+    g_state->budget = std::strtoull(n, nullptr, 10);
   }
   write_line(header);
   // Callbacks for the launch APIs alone (every other API call runs without one): single-kernel launches
@@ -268,7 +375,10 @@ void on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_C
   // Only the launch APIs are enabled (init_metrics).
   if (g_state == nullptr || t_busy) return;
   if (data->callbackSite == CUPTI_API_ENTER) {
-    if (t_depth++ == 0) enter(single_kernel_launch(domain, cbid), data);
+    if (t_depth++ == 0) {
+      const bool single = single_kernel_launch(domain, cbid);
+      enter(single, data, single ? launch_info(domain, cbid, data->functionParams) : LaunchInfo{});
+    }
   } else if (t_depth > 0 && --t_depth == 0) {
     leave();
   }

@@ -1,4 +1,5 @@
-// `gpuperf record --metrics`: hardware metrics of the first launches of each kernel, collected inside the
+// `gpuperf record --metrics`: hardware metrics of the first launches of each kernel identity (symbol, grid,
+// block, NVTX path), within a budget of profiled launches per process, collected inside the
 // recorded program by the injection library (CUPTI Range Profiler, auto range + kernel replay: CUPTI saves
 // and restores the memory the kernel writes, so the program's results stay correct), with L2 emptied before
 // each profiled launch as the collector does. Writes "C <perfworks names...>" once and
@@ -10,7 +11,8 @@
 namespace gpuperf::record::inject {
 
 // Reads GPUPERF_RECORD_METRICS (comma-separated Perfworks names), GPUPERF_RECORD_PROFILE_LAUNCHES (first N
-// launches of each kernel) and GPUPERF_RECORD_CUPTI_MODULE (gpuperf's CUPTI back end); loads the back end
+// launches of each identity), GPUPERF_RECORD_PROFILE_BUDGET (profiled launches per process at most; 0: no
+// limit) and GPUPERF_RECORD_CUPTI_MODULE (gpuperf's CUPTI back end); loads the back end
 // and enables the launch callbacks on `subscriber`. False (and an X line) when profiling is impossible;
 // tracing goes on either way. Does nothing and returns true without GPUPERF_RECORD_METRICS.
 bool init_metrics(CUpti_SubscriberHandle subscriber);

@@ -3,6 +3,7 @@
 
 #include <cupti.h>
 
+#include <cstdint>
 #include <string>
 
 namespace gpuperf::record::inject {
@@ -27,5 +28,8 @@ inline constexpr CUpti_CallbackId kDriverOtherLaunches[] = {
 
 // Appends one line to this process's record file (thread-safe; dropped once the file is finished).
 void write_line(const std::string& line);
+
+// The id (its R line) of the NVTX range path the calling thread is in; 0 outside any range or with --no-nvtx.
+std::uint64_t current_range_id();
 
 }  // namespace gpuperf::record::inject

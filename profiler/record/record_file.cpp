@@ -120,7 +120,7 @@ void ProcessParser::parse_line(std::string_view line) {
   };
   switch (kind) {
     case 'P':
-      if (!(f.next(p_.pid) && f.next(p_.ppid))) throw bad("malformed process line");
+      if (!(f.next(p_.pid) && f.next(p_.ppid) && f.next(p_.started_ns))) throw bad("malformed process line");
       p_.argv0 = rest_after(line, 4);
       break;
     case 'N': {
@@ -143,6 +143,7 @@ void ProcessParser::parse_line(std::string_view line) {
             f.next(r.block[1]) && f.next(r.block[2]) && f.next(name_id))) {
         throw bad("malformed kernel line");
       }
+      if (!f.at_end() && !(f.next(r.graph) && f.at_end())) throw bad("malformed kernel line");
       if (r.end_ns < r.start_ns) throw bad("kernel ends before it starts");
       p_.launches.push_back(r);
       name_ids_.push_back(name_id);
@@ -176,6 +177,12 @@ void ProcessParser::parse_line(std::string_view line) {
       p_.dropped += n;
       break;
     }
+    case 'F':
+      if (!(f.next(p_.last_flush_ns) && f.at_end())) throw bad("malformed flush line");
+      break;
+    case 'B':
+      if (!(f.next(p_.profile_budget_spent) && f.at_end())) throw bad("malformed budget line");
+      break;
     case 'X': p_.errors.push_back(rest_after(line, 1)); break;
     case 'Z': p_.complete = true; break;
     default: throw bad("unknown record kind");

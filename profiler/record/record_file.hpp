@@ -4,16 +4,20 @@
 //   P <pid> <ppid> <unix time ns> <argv0>     the process started recording (first line)
 //   N <name id> <kernel name as CUPTI gives it, mangled>
 //   R <range id> <NVTX range path: "outer/inner">
-//   K <device> <context> <stream> <correlation> <start ns> <end ns> <gx> <gy> <gz> <bx> <by> <bz> <name id>
+//   K <device> <context> <stream> <correlation> <start ns> <end ns> <gx> <gy> <gz> <bx> <by> <bz> <name id> [<graph>]
+//                                              (graph: the CUDA graph whose launch ran it; absent outside graphs)
 //   E <correlation> <range id>                 the launch with this correlation ran inside that range path
 //   C <perfworks name>...                      the hardware metrics profiled (`record --metrics`), in order
 //   M <correlation> <value>...                 one profiled launch's values, in the C line's order
 //   D <count>                                  activity records CUPTI dropped (buffers full)
+//   F <unix time ns>                           the records above reached the file then (after every buffer)
+//   B <budget>                                 --metrics: the budget of profiled launches was spent
 //   X <message>                                the injection library could not record (e.g. another profiler)
 //   Z                                          the process ended and everything was flushed (last line)
 //
 // A file without Z belongs to a process that died before flushing (a signal, _exit): what it holds was
-// seen, the rest was lost. Plain C++ (no CUDA): the parser and the aggregation are unit-tested with
+// seen, the rest was lost. The library writes its buffers every second or so (inject.cpp), so such a file
+// holds the launches up to its last F line. Plain C++ (no CUDA): the parser and the aggregation are unit-tested with
 // hand-written files.
 #pragma once
 
@@ -45,12 +49,16 @@ struct LaunchRecord {
   std::string_view name;       // mangled
   std::string_view nvtx_path;  // "" outside any NVTX range
   std::uint32_t pid = 0;
+  std::uint32_t graph = 0;      // the CUDA graph whose launch ran it; 0 outside graphs
   std::vector<double> metrics;  // a profiled launch's values, in ProcessRecord::metric_names order; else empty
 };
 
 struct ProcessRecord {
   std::uint32_t pid = 0, ppid = 0;
   std::string argv0;
+  std::uint64_t started_ns = 0;                  // unix time the process began recording (P line)
+  std::uint64_t last_flush_ns = 0;               // unix time of its last F line; 0: none
+  std::uint64_t profile_budget_spent = 0;        // --metrics: the budget of a B line, 0 when not spent
   bool complete = false;                         // ended with Z
   std::uint64_t dropped = 0;                     // CUPTI's dropped records
   std::vector<std::string> errors;               // X lines

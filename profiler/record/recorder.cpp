@@ -1,5 +1,7 @@
 #include "profiler/record/recorder.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -108,20 +110,29 @@ std::vector<std::pair<std::string, std::string>> metrics_environment(const Metri
   }
   return {{"GPUPERF_RECORD_METRICS", names},
           {"GPUPERF_RECORD_CUPTI_MODULE", module},
-          {"GPUPERF_RECORD_PROFILE_LAUNCHES", std::to_string(o.profile_launches)}};
+          {"GPUPERF_RECORD_PROFILE_LAUNCHES", std::to_string(o.profile_launches)},
+          {"GPUPERF_RECORD_PROFILE_BUDGET", std::to_string(o.profile_budget)}};
+}
+
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f s", s);
+  return text;
 }
 
 // What the record files say went wrong: unreadable records, processes that did not flush, dropped records.
-// `incomplete` is set when a process ended without flushing.
-std::vector<std::string> record_warnings(const std::vector<ProcessRecord>& processes, bool& incomplete) {
+std::vector<std::string> record_warnings(const std::vector<ProcessRecord>& processes) {
   std::vector<std::string> out;
   std::uint64_t dropped = 0;
   for (const auto& p : processes) {
     for (const auto& e : p.errors) out.push_back("process " + std::to_string(p.pid) + ": " + e);
     if (!p.complete) {
-      incomplete = true;
-      out.push_back("process " + std::to_string(p.pid) +
-                    " ended without flushing its records (killed?): launches it made last may be missing");
+      const bool flushed = p.last_flush_ns > 0 && p.last_flush_ns >= p.started_ns;
+      out.push_back("process " + std::to_string(p.pid) + " ended without flushing its records (killed?): " +
+                    std::to_string(p.launches.size()) + " launches kept" +
+                    (flushed ? ", flushed up to " + seconds_text((p.last_flush_ns - p.started_ns) * 1e-9) +
+                                   " after it started; later ones are lost"
+                             : "; nothing was flushed before it ended"));
     }
     dropped += p.dropped;
   }
@@ -130,6 +141,59 @@ std::vector<std::string> record_warnings(const std::vector<ProcessRecord>& proce
 }
 
 }  // namespace
+
+Flushed flushed_of(const std::vector<ProcessRecord>& processes) {
+  Flushed f;
+  std::uint64_t first_start = 0, last_flush = 0;
+  for (const auto& p : processes) {
+    f.complete = f.complete && p.complete;
+    f.launches += p.launches.size();
+    if (p.started_ns > 0 && (first_start == 0 || p.started_ns < first_start)) first_start = p.started_ns;
+    last_flush = std::max(last_flush, p.last_flush_ns);
+  }
+  if (last_flush > 0 && last_flush >= first_start) f.last_flush_s = (last_flush - first_start) * 1e-9;
+  return f;
+}
+
+std::string nothing_recorded_reason(std::size_t processes, const Flushed& flushed, int exit_status,
+                                    const std::string& inject_library) {
+  if (processes == 0) return "it made no CUDA call (or the CUDA driver could not load " + inject_library + ")";
+  if (flushed.complete) return "it launched no kernel";
+  const std::string how = exit_status < 0 ? "it was killed (" + describe_exit_status(exit_status) + ")"
+                                          : "it ended (" + describe_exit_status(exit_status) + ") without flushing";
+  if (flushed.last_flush_s < 0)
+    return how + " before anything was flushed (records reach the file every second): what it launched is lost";
+  return how + ": no kernel launch was flushed up to " + seconds_text(flushed.last_flush_s) +
+         " after it started, and what it launched later is lost";
+}
+
+std::string incomplete_message(const Flushed& flushed, int exit_status) {
+  std::string out = "incomplete: the program ended (" + describe_exit_status(exit_status) +
+                    ") before its last flush; " + std::to_string(flushed.launches) + " launches kept";
+  if (flushed.last_flush_s >= 0)
+    out += ", flushed up to " + seconds_text(flushed.last_flush_s) + " after it started; later ones are lost";
+  return out;
+}
+
+std::string describe_profiled(const KernelTotals& totals, const std::vector<ProcessRecord>& processes,
+                              std::uint64_t per_identity) {
+  std::string out = "counters for " + std::to_string(totals.identities_with_counters) + " of " +
+                    std::to_string(totals.identities) + " identities (the first " + std::to_string(per_identity) +
+                    " launches of each are profiled)";
+  const std::size_t left = totals.identities - std::min(totals.identities, totals.identities_with_counters);
+  if (left == 0) return out;
+  std::uint64_t budget = 0;
+  for (const auto& p : processes) budget = std::max(budget, p.profile_budget_spent);
+  std::vector<std::string> why;
+  if (totals.identities_graph_only > 0)
+    why.push_back(std::to_string(totals.identities_graph_only) +
+                  " ran only in CUDA graph replays (launches captured into a graph are not profiled)");
+  if (budget > 0)
+    why.push_back("the budget of " + std::to_string(budget) + " profiled launches was spent (--profile-budget)");
+  out += "; " + std::to_string(left) + " left unprofiled";
+  for (std::size_t i = 0; i < why.size(); ++i) out += (i == 0 ? ": " : "; ") + why[i];
+  return out;
+}
 
 void check_record_options(const RecordOptions& options) {
   check_before_metrics(options);
@@ -180,14 +244,17 @@ Recording record_program(const RecordOptions& o) {
   const auto processes = reader.finish();
   out.processes = processes.size();
   auto by_device = aggregate_launches(processes, out.program, select, out.totals);
-  bool incomplete = false;
-  out.warnings = record_warnings(processes, incomplete);
+  out.warnings = record_warnings(processes);
+  out.flushed = flushed_of(processes);
+  const bool incomplete = !out.flushed.complete;
+  if (incomplete) out.incomplete = incomplete_message(out.flushed, out.end.exit_status);
+  if (plan) out.profiled = describe_profiled(out.totals, processes, o.profile_launches);
 
   if (by_device.empty()) {
     out.nothing_recorded =
-        processes.empty()
-            ? "it made no CUDA call (or the CUDA driver could not load " + out.inject_library + ")"
-            : (out.totals.launches_seen == 0 ? "it launched no kernel" : "no launch matched the selection");
+        out.totals.launches_seen == 0
+            ? nothing_recorded_reason(processes.size(), out.flushed, out.end.exit_status, out.inject_library)
+            : "no launch matched the selection";
     if (!o.allow_empty) return out;
     by_device[0] = {};
   }
@@ -205,6 +272,11 @@ Recording record_program(const RecordOptions& o) {
     run.command = command_line(o.command);
     run.exit_status = out.end.exit_status;
     run.results = std::move(results);
+    // An incomplete run keeps the kernels' own statuses; each result says that its launch counts and totals
+    // stop at the last flush (the schema has no run-level note, and the results are what those numbers are).
+    if (incomplete) {
+      for (Result& r : run.results) r.message = out.incomplete;
+    }
     run.status = (failed || incomplete) ? Status::failed : Status::ok;
     out.runs.push_back(std::move(run));
   }

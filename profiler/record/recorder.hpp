@@ -27,14 +27,38 @@ struct RecordOptions {
   SelectOptions select;              // which launches become samples; select.metrics is record_program's own
   std::string commit, branch;        // empty: detected with git in the current folder
   std::string label = "record";
-  bool allow_empty = false;            // no kernel recorded: one empty run (device 0) instead of none
-  bool nvtx = true;                    // false: no NVTX range paths (--no-nvtx)
-  std::string keep_records;            // keep the record files in this folder; empty: a temporary one
-  std::string metrics = "none";        // none, default or a list: hardware metrics of profiled launches
-  std::uint64_t profile_launches = 3;  // launches profiled per kernel (the first ones)
+  bool allow_empty = false;             // no kernel recorded: one empty run (device 0) instead of none
+  bool nvtx = true;                     // false: no NVTX range paths (--no-nvtx)
+  std::string keep_records;             // keep the record files in this folder; empty: a temporary one
+  std::string metrics = "none";         // none, default or a list: hardware metrics of profiled launches
+  std::uint64_t profile_launches = 3;   // launches profiled per identity (the first ones)
+  std::uint64_t profile_budget = 1000;  // profiled launches per process at most (0: no limit)
   // Told, as it happens, what is left out before the program runs (metrics a program's kernels cannot give).
   std::function<void(const std::string&)> note;
 };
+
+// How much of a program's recording reached the record files, for a program that did not flush at its end
+// (SIGKILL, _exit): the library writes its records every second or so, so what it kept is known.
+struct Flushed {
+  bool complete = true;        // every process ended with its last flush
+  std::uint64_t launches = 0;  // launches in the record files
+  double last_flush_s = -1;    // seconds from the first process's start to the last flush; < 0: none
+};
+Flushed flushed_of(const std::vector<ProcessRecord>& processes);
+
+// Why nothing was recorded from a program that left no launch in its record files ("it launched no
+// kernel", "it was killed before anything was flushed", ...); `processes` = 0 when no process recorded.
+std::string nothing_recorded_reason(std::size_t processes, const Flushed& flushed, int exit_status,
+                                    const std::string& inject_library);
+
+// The note an incomplete run carries (each result's message) and `record` prints: "incomplete: the program
+// ended with signal 9 before its last flush; 4512 launches kept, flushed up to 11.80 s after it started".
+std::string incomplete_message(const Flushed& flushed, int exit_status);
+
+// With --metrics: which identities have counters and why the others have none, one sentence: "counters for
+// 33 of 35 identities (the first 3 launches of each); 2 left unprofiled: 2 ran only in CUDA graph replays".
+std::string describe_profiled(const KernelTotals& totals, const std::vector<ProcessRecord>& processes,
+                              std::uint64_t per_identity);
 
 struct Recording {
   std::string program;        // the family the kernels are stored under
@@ -43,6 +67,10 @@ struct Recording {
   std::size_t processes = 0;  // processes that wrote records
   KernelTotals totals;
   std::vector<std::string> warnings;  // records lost or unreadable, one sentence each
+  Flushed flushed;                    // what reached the record files
+  std::string incomplete;             // incomplete_message when a process did not flush at its end, else ""
+  std::string profiled;               // with --metrics: describe(profiled_summary), else ""
+
   // Non-empty when the program gave no kernel to keep ("it launched no kernel", ...): `runs` is empty then,
   // unless allow_empty gave one empty run.
   std::string nothing_recorded;

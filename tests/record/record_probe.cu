@@ -8,6 +8,8 @@
 //   record_probe multigpu FILE                       launches on every GPU of the machine, from one process
 //   record_probe threads N                           4 threads launch N kernels each; the last one calls exit()
 //   record_probe exit-running N                      N kernels of ~20 ms queued, then exit() without waiting
+//   record_probe steady SECONDS                      ~50 us kernels back to back, "launched N T" as it goes
+//   record_probe graph REPLAYS                       a captured 3-kernel graph replayed, direct launches around
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <sys/wait.h>
@@ -267,6 +269,64 @@ int exit_running(int count) {
   std::exit(0);
 }
 
+// Steady launches for `seconds` (or until killed): batches of 100 spin kernels of ~50 us, each batch waited
+// for, then "launched N T" (N: kernels completed so far, T: seconds since the first launch, monotonic) on
+// stdout, flushed, so a SIGKILL can be judged against what the program made before it: every launch up to
+// its last line ran. "pid P" comes first, so whoever kills it kills this process and not a launcher.
+int steady(double seconds) {
+  float* out = nullptr;
+  check(cudaMalloc(&out, 132 * 256 * sizeof(float)), "cudaMalloc");
+  std::printf("pid %d\n", static_cast<int>(getpid()));
+  std::fflush(stdout);
+  timespec t0{}, t{};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  long long launched = 0;
+  for (;;) {
+    nvtxRangePushA("batch");
+    for (int i = 0; i < 100; ++i) spin<4><<<132, 256>>>(out, 2500);
+    nvtxRangePop();
+    check(cudaGetLastError(), "launch");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    launched += 100;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    const double elapsed = (t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) * 1e-9;
+    std::printf("launched %lld %.4f\n", launched, elapsed);
+    std::fflush(stdout);
+    if (elapsed >= seconds) break;
+  }
+  std::printf("launches %lld\n", launched);
+  return 0;
+}
+
+// A CUDA graph captured from a stream (spin<1>, add_one, spin<1> at another grid) and replayed `replays`
+// times, with direct launches before and after: under `record --metrics` the launches made during capture
+// are not profiled (the capture must survive), and the direct launch after the replays still is, at its own
+// identity. Prints "launches N": every kernel execution, the graph's nodes once per replay.
+int graph(int replays) {
+  float* out = nullptr;
+  constexpr int n = 1 << 20;
+  check(cudaMalloc(&out, n * sizeof(float)), "cudaMalloc");
+  cudaStream_t stream = nullptr;
+  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  add_one<<<n / 256, 256, 0, stream>>>(out, n);  // direct: the same identity as the graph's add_one
+  check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+  spin<1><<<64, 128, 0, stream>>>(out, 2000);
+  add_one<<<n / 256, 256, 0, stream>>>(out, n);
+  spin<1><<<32, 128, 0, stream>>>(out, 2000);
+  cudaGraph_t g = nullptr;
+  check(cudaStreamEndCapture(stream, &g), "cudaStreamEndCapture");
+  cudaGraphExec_t exec = nullptr;
+  check(cudaGraphInstantiate(&exec, g, 0), "cudaGraphInstantiate");
+  nvtxRangePushA("replays");
+  for (int i = 0; i < replays; ++i) check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+  nvtxRangePop();
+  spin<1><<<64, 128, 0, stream>>>(out, 2000);  // direct, after the replays: the context still profiles
+  check(cudaGetLastError(), "launch");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  std::printf("launches %d\n", 2 + 3 * replays);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -285,8 +345,10 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "nocuda") == 0) return 0;
   if (argc == 3 && std::strcmp(argv[1], "threads") == 0) return threads(std::atoi(argv[2]));
   if (argc == 3 && std::strcmp(argv[1], "exit-running") == 0) return exit_running(std::atoi(argv[2]));
+  if (argc == 3 && std::strcmp(argv[1], "steady") == 0) return steady(std::atof(argv[2]));
+  if (argc == 3 && std::strcmp(argv[1], "graph") == 0) return graph(std::atoi(argv[2]));
   std::fprintf(stderr,
                "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N | multigpu "
-               "FILE | nocuda | threads N | exit-running N\n");
+               "FILE | nocuda | threads N | exit-running N | steady SECONDS | graph REPLAYS\n");
   return 2;
 }

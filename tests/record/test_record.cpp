@@ -60,6 +60,32 @@ TEST(RecordFile, AKilledProcessKeepsWhatItFlushedAndIsIncomplete) {
   EXPECT_EQ(p.launches.size(), 3u);
 }
 
+TEST(RecordFile, FlushLinesTellWhenAKilledProcessLastWroteItsRecords) {
+  // The library writes an F line after each buffer, also from its periodic flush: a SIGKILL leaves the
+  // launches up to the last one.
+  const std::string text =
+      "P 5 1 1000000000000 app\nN 1 k\nK 0 1 7 1 10 30 1 1 1 32 1 1 1\nF 1000500000000\n"
+      "K 0 1 7 2 40 60 1 1 1 32 1 1 1\nK 0 1 7 3 70 90 1 1 1 32 1 1 1\nF 1002250000000\nK 0 1 7 4 1";
+  const ProcessRecord p = parse_process_text(text, "process-5.txt");
+  EXPECT_FALSE(p.complete);
+  EXPECT_EQ(p.started_ns, 1000000000000u);
+  EXPECT_EQ(p.last_flush_ns, 1002250000000u);
+  EXPECT_EQ(p.launches.size(), 3u);
+  EXPECT_THROW(parse_process_text("P 1 0 5 x\nF soon\n", "f"), InputError);
+  EXPECT_THROW(parse_process_text("P 1 0 5 x\nF 5 6\n", "f"), InputError);
+}
+
+TEST(RecordFile, AKernelLineMayNameTheGraphWhoseLaunchRanIt) {
+  const ProcessRecord p = parse_process_text(
+      "P 1 0 5 x\nN 1 k\nK 0 1 7 1 10 30 1 1 1 32 1 1 1\nK 0 1 7 2 40 60 1 1 1 32 1 1 1 12\nB 200\nZ\n", "f");
+  ASSERT_EQ(p.launches.size(), 2u);
+  EXPECT_EQ(p.launches[0].graph, 0u);
+  EXPECT_EQ(p.launches[1].graph, 12u);
+  EXPECT_EQ(p.profile_budget_spent, 200u);
+  EXPECT_THROW(parse_process_text("P 1 0 5 x\nN 1 k\nK 0 1 7 2 40 60 1 1 1 32 1 1 1 12 13\n", "f"), InputError);
+  EXPECT_THROW(parse_process_text("P 1 0 5 x\nN 1 k\nK 0 1 7 2 40 60 1 1 1 32 1 1 1 g\n", "f"), InputError);
+}
+
 TEST(RecordFile, MalformedLinesNameTheFileAndLine) {
   try {
     parse_process_text("P 1 0 5 x\nK 0 1 7 oops\n", "process-1.txt");
@@ -435,6 +461,40 @@ TEST(Launch, AnotherInjectedToolIsNamed) {
   }
   unsetenv("CUDA_INJECTION64_PATH");
   EXPECT_NO_THROW(check_no_other_injection());
+}
+
+TEST(Aggregate, AProfiledLaunchCountsButGivesNoDuration) {
+  // Kernel replay hands the profiled launch's record back with no timestamps (seen on an H100).
+  const std::string text =
+      "P 9 1 0 app\nN 1 alpha_kernel\nN 2 beta_kernel\nK 0 1 7 1 0 0 64 1 1 128 1 1 1\nK 0 1 7 2 100 300 64 1 1 128 1 "
+      "1 1\n"
+      "K 0 1 7 3 0 0 8 1 1 32 1 1 2\nZ\n";
+  KernelTotals totals;
+  const auto out = aggregate_launches({parse_process_text(text, "f")}, "app", SelectOptions{}, totals);
+  const std::vector<Result>& d0 = out.at(0);
+  ASSERT_EQ(d0.size(), 2u);
+  EXPECT_EQ(d0[0].instance.name, "app/alpha_kernel");
+  EXPECT_EQ(d0[0].find("duration")->samples, (std::vector<double>{200}));
+  EXPECT_DOUBLE_EQ(d0[0].find("launches")->samples.at(0), 2.0);
+  EXPECT_DOUBLE_EQ(d0[0].find("gpu_time_total")->samples.at(0), 200.0);
+  EXPECT_EQ(d0[1].find("duration")->status, Status::skipped);  // its one launch was profiled
+  EXPECT_DOUBLE_EQ(d0[1].find("launches")->samples.at(0), 1.0);
+}
+
+TEST(Aggregate, IdentitiesWithCountersAndThoseOnlyGraphsRanAreCounted) {
+  const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency"}, nullptr));
+  // Kernel 1 at two shapes, both profiled; kernel 2 only from a graph's replays (never profiled).
+  const std::string text = "P 9 1 0 app\nN 1 a\nN 2 b\nC " + plan.perfworks[0] +
+                           "\nK 0 1 7 1 10 20 64 1 1 128 1 1 1\nK 0 1 7 2 30 40 32 1 1 128 1 1 1\n"
+                           "K 0 1 7 3 50 60 8 1 1 32 1 1 2 4\nK 0 1 7 3 70 80 8 1 1 32 1 1 2 4\nM 1 100\nM 2 50\nZ\n";
+  const auto processes = std::vector<ProcessRecord>{parse_process_text(text, "f")};
+  SelectOptions o;
+  o.metrics = &plan;
+  KernelTotals totals;
+  aggregate_launches(processes, "app", o, totals);
+  EXPECT_EQ(totals.identities, 3u);
+  EXPECT_EQ(totals.identities_with_counters, 2u);
+  EXPECT_EQ(totals.identities_graph_only, 1u);
 }
 
 }  // namespace

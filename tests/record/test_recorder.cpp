@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "profiler/record/record_file.hpp"
 #include "profiler/record/recorder.hpp"
 
 namespace gpuperf::record {
@@ -78,6 +79,56 @@ TEST(Recorder, MetricsOfTheKernelFunctionAreToldAndAloneRefused) {
   EXPECT_NE(notes[0].find("not recorded for a program's kernels"), std::string::npos);
   EXPECT_NE(notes[0].find("registers, local_bytes"), std::string::npos) << notes[0];
   EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+// The ends of a program as the record files tell them (one hand-written file per end).
+ProcessRecord process(const std::string& text) { return parse_process_text(text, "process-1.txt"); }
+
+TEST(RecorderEnds, EveryEndIsToldApart) {
+  const std::string lib = "/x/libgpuperf_inject.so";
+  // No process file: no CUDA call.
+  EXPECT_NE(nothing_recorded_reason(0, Flushed{}, 0, lib).find("made no CUDA call"), std::string::npos);
+  // A process that ended normally (Z) without a K line: no kernel.
+  const Flushed none = flushed_of({process("P 1 0 1000000000 app\nF 1500000000\nZ\n")});
+  EXPECT_TRUE(none.complete);
+  EXPECT_EQ(nothing_recorded_reason(1, none, 0, lib), "it launched no kernel");
+  // Killed before the first flush: no F line, no Z.
+  const Flushed early = flushed_of({process("P 1 0 1000000000 app\nN 1 k\n")});
+  EXPECT_FALSE(early.complete);
+  EXPECT_LT(early.last_flush_s, 0);
+  const std::string killed_early = nothing_recorded_reason(1, early, -9, lib);
+  EXPECT_NE(killed_early.find("killed (signal 9) before anything was flushed"), std::string::npos) << killed_early;
+  EXPECT_EQ(killed_early.find("launched no kernel"), std::string::npos);
+  // Killed after flushes that held no launch.
+  const Flushed idle = flushed_of({process("P 1 0 1000000000 app\nF 3000000000\n")});
+  EXPECT_NE(nothing_recorded_reason(1, idle, -9, lib).find("no kernel launch was flushed up to 2.00 s"),
+            std::string::npos);
+  // Killed with launches kept up to the last flush: the run's note.
+  const Flushed kept = flushed_of(
+      {process("P 1 0 1000000000 app\nN 1 k\nK 0 1 7 1 10 30 1 1 1 32 1 1 1\nK 0 1 7 2 40 60 1 1 1 32 1 1 1\n"
+               "F 12800000000\nK 0 1 7 3 7"),
+       process("P 2 1 2000000000 child\nN 1 k\nK 0 1 7 1 10 30 1 1 1 32 1 1 1\nF 5000000000\nZ\n")});
+  EXPECT_FALSE(kept.complete);
+  EXPECT_EQ(kept.launches, 3u);
+  EXPECT_NEAR(kept.last_flush_s, 11.8, 1e-9);  // from the first process's start
+  EXPECT_EQ(incomplete_message(kept, -9),
+            "incomplete: the program ended (signal 9) before its last flush; 3 launches kept, flushed up to 11.80 s "
+            "after it started; later ones are lost");
+  // _exit() without a flush is no signal.
+  EXPECT_NE(nothing_recorded_reason(1, early, 3, lib).find("ended (exit 3) without flushing"), std::string::npos);
+}
+
+TEST(RecorderEnds, TheMetricsSummarySaysWhatIsLeftUnprofiledAndWhy) {
+  KernelTotals t;
+  t.identities = 35;
+  t.identities_with_counters = 35;
+  EXPECT_EQ(describe_profiled(t, {}, 3),
+            "counters for 35 of 35 identities (the first 3 launches of each are profiled)");
+  t.identities_with_counters = 30;
+  t.identities_graph_only = 2;
+  const std::string s = describe_profiled(t, {process("P 1 0 5 x\nB 200\nZ\n")}, 3);
+  EXPECT_NE(s.find("5 left unprofiled: 2 ran only in CUDA graph replays"), std::string::npos) << s;
+  EXPECT_NE(s.find("the budget of 200 profiled launches was spent"), std::string::npos) << s;
 }
 
 }  // namespace

@@ -1,0 +1,46 @@
+"""A PyTorch training loop that times itself: what recording costs a real program, free of start-up.
+
+    python3 torch_loop.py [--steps 300] [--warmup 20]
+
+An MLP's forward, backward and SGD step, each step in an NVTX range; `--warmup` steps first (not timed:
+allocator, cuBLAS handles, lazy modules), then `--steps` timed with torch.cuda.synchronize() on both ends.
+Prints `loop_s S` (the timed loop's wall seconds). bench/record_overhead.py runs it plain, under a bare
+CUPTI tracer, and under `gpuperf record` with and without NVTX paths.
+"""
+import argparse
+import time
+
+import torch
+import torch.nn as nn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--steps", type=int, default=300)
+parser.add_argument("--warmup", type=int, default=20)
+args = parser.parse_args()
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 1024),
+                      nn.ReLU(), nn.Linear(1024, 10)).cuda()
+opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+x = torch.randn(256, 512, device="cuda")
+y = torch.randint(0, 10, (256,), device="cuda")
+
+
+def step():
+    with torch.cuda.nvtx.range("step"):
+        loss = nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return loss
+
+
+for _ in range(args.warmup):
+    step()
+torch.cuda.synchronize()
+start = time.perf_counter()
+for _ in range(args.steps):
+    loss = step()
+torch.cuda.synchronize()
+print(f"loop_s {time.perf_counter() - start:.6f}")
+print(f"loss {loss.item():.4f}")
