@@ -1,7 +1,7 @@
 // The PostgreSQL engine: writing runs. A batch of runs is one transaction under the write lock: readers see
 // all of it or nothing, a run whose uuid is stored already is skipped, and a failure anywhere (the server
-// gone, a constraint) leaves the database as it was. Each run's outcomes, results and samples go to the
-// server with COPY, three statements a run whatever its size.
+// gone, a constraint) leaves the database as it was. The batch's outcomes, results and samples go to the
+// server with COPY, three statements for every few MiB of rows, whatever the number of runs.
 #include <map>
 #include <tuple>
 
@@ -35,6 +35,28 @@ struct Writer {
   const Connection& c;
   std::map<std::pair<std::string, std::string>, std::pair<std::int64_t, std::string>> benchmarks;  // -> id, baseline
   std::map<std::string, std::int64_t> metric_ids;  // checked against the stored traits once per batch
+  // Rows for COPY, in its text format: a batch's runs go together, a few MiB at a time.
+  static constexpr std::size_t kFlushBytes = 8u << 20;
+  std::string outcomes, results, samples;
+
+  // Sends the rows gathered so far, parents first.
+  void flush() {
+    if (!outcomes.empty()) {
+      c.copy_in("COPY outcome(run_id, benchmark_id, seq, status, message) FROM STDIN", outcomes, "storing runs");
+    }
+    if (!results.empty()) {
+      c.copy_in(
+          "COPY result(id, run_id, benchmark_id, metric_id, seq, status, message, n, median, mean, min, max, q1, q3, "
+          "stdev) FROM STDIN",
+          results, "storing runs");
+    }
+    if (!samples.empty()) {
+      c.copy_in("COPY sample(result_id, idx, value, sm_clock_mhz) FROM STDIN", samples, "storing runs");
+    }
+    outcomes.clear();
+    results.clear();
+    samples.clear();
+  }
 
   std::int64_t metric_id(const MetricInfo& m, const std::string& where) {
     if (auto it = metric_ids.find(m.name); it != metric_ids.end()) return it->second;
@@ -138,7 +160,6 @@ struct Writer {
       for (int i = 0; i < ids.rows(); ++i) result_ids.push_back(ids.int64(i, 0));
     }
 
-    std::string outcomes, results, samples;
     std::size_t next_result = 0;
     const std::string run_text = std::to_string(run_id);
     for (std::size_t i = 0; i < run.results.size(); ++i) {
@@ -168,18 +189,7 @@ struct Writer {
         }
       }
     }
-    if (!outcomes.empty()) {
-      c.copy_in("COPY outcome(run_id, benchmark_id, seq, status, message) FROM STDIN", outcomes, "storing runs");
-    }
-    if (!results.empty()) {
-      c.copy_in(
-          "COPY result(id, run_id, benchmark_id, metric_id, seq, status, message, n, median, mean, min, max, q1, q3, "
-          "stdev) FROM STDIN",
-          results, "storing runs");
-    }
-    if (!samples.empty()) {
-      c.copy_in("COPY sample(result_id, idx, value, sm_clock_mhz) FROM STDIN", samples, "storing runs");
-    }
+    if (samples.size() > kFlushBytes) flush();
     return {run_id, true};
   }
 
@@ -214,6 +224,7 @@ std::vector<InsertOutcome> PgEngine::insert_runs(const std::vector<const Run*>& 
   std::vector<InsertOutcome> out;
   out.reserve(runs.size());
   for (const Run* r : runs) out.push_back(w.write(*r));
+  w.flush();
   tx.commit();
   return out;
 }
