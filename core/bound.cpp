@@ -76,16 +76,23 @@ std::string bound_change_text(const BoundVerdict& before, const BoundVerdict& af
 }
 
 const std::vector<std::string>& explaining_metrics(Bound b) {
-  static const std::vector<std::string> compute = {"instructions", "inst_fma",     "inst_alu",
-                                                   "inst_lsu",     "issue_active", "stall_math_throttle",
+  static const std::vector<std::string> compute = {"instructions",  "inst_fma",     "inst_alu",
+                                                   "inst_lsu",      "issue_active", "stall_math_throttle",
                                                    "sm_throughput", "registers"};
-  static const std::vector<std::string> memory = {
-      "gld_efficiency",    "gst_efficiency",  "dram_bytes_read",          "dram_bytes_written",
-      "dram_throughput",   "memory_throughput", "shared_bank_conflicts", "shared_load_transactions",
-      "shared_store_transactions", "inst_lsu", "stall_long_scoreboard"};
+  static const std::vector<std::string> memory = {"gld_efficiency",
+                                                  "gst_efficiency",
+                                                  "dram_bytes_read",
+                                                  "dram_bytes_written",
+                                                  "dram_throughput",
+                                                  "memory_throughput",
+                                                  "shared_bank_conflicts",
+                                                  "shared_load_transactions",
+                                                  "shared_store_transactions",
+                                                  "inst_lsu",
+                                                  "stall_long_scoreboard"};
   static const std::vector<std::string> latency = {
-      "achieved_occupancy", "theoretical_occupancy", "registers",     "static_shared_bytes", "local_bytes",
-      "stall_long_scoreboard", "stall_barrier",     "stall_not_selected", "issue_active"};
+      "achieved_occupancy",    "theoretical_occupancy", "registers",          "static_shared_bytes", "local_bytes",
+      "stall_long_scoreboard", "stall_barrier",         "stall_not_selected", "issue_active"};
   switch (b) {
     case Bound::compute: return compute;
     case Bound::memory: return memory;

@@ -105,8 +105,8 @@ TEST_F(BoundCli, ComputeChangeWithinTheBound) {
 
 TEST_F(BoundCli, CheckOrdersItsNoteTheSameWay) {
   // The night before the change against the night of it, as `check` compares a branch with its baseline.
-  const CliResult r = gpuperf({"compare", "b0000000-0000-4000-8000-000000000005",
-                               "b0000000-0000-4000-8000-000000000006", "--format", "json"});
+  const CliResult r = gpuperf(
+      {"compare", "b0000000-0000-4000-8000-000000000005", "b0000000-0000-4000-8000-000000000006", "--format", "json"});
   ASSERT_EQ(r.code, 1) << r.err;
   std::string note;
   const json out = json::parse(r.out);
@@ -130,8 +130,7 @@ TEST_F(BoundCli, ReportsShowEachKernelsBoundAtItsLatestRun) {
   EXPECT_NE(md.find("### Speed of light"), std::string::npos) << md;
   EXPECT_NE(md.find("| plant/polynomial | compute-bound 9"), std::string::npos) << md;
   EXPECT_NE(md.find("| memory/coalesced | memory-bound 8"), std::string::npos) << md;
-  EXPECT_NE(md.find("| vector\\_add/add\\[block=256\\] | latency-bound (SM 40%, memory 45%)"), std::string::npos)
-      << md;
+  EXPECT_NE(md.find("| vector\\_add/add\\[block=256\\] | latency-bound (SM 40%, memory 45%)"), std::string::npos) << md;
   // The regression's hints in the report name the change of bound.
   EXPECT_NE(md.find("% DRAM -> compute-bound 9"), std::string::npos) << md;
   const std::string html = read_bytes(dir_.file("report") + "/report.html");
