@@ -83,17 +83,23 @@ passes_check() {
   "$gp" profile --metrics default 'plant/polynomial|memory/coalesced|matmul/tiled\[n=1024,tile=16\]'
   local sol=sm_throughput,memory_throughput,dram_throughput,instructions
   echo "--- user replay, SOL"
-  "$gp" -q profile --metrics "$sol" "$sol_instances" --format json >"$out/logs/sol_user.json" && values "$out/logs/sol_user.json"
+  "$gp" -q profile --metrics "$sol" "$sol_instances" --format json >"$out/logs/sol_user.json" &&
+    values "$out/logs/sol_user.json"
   echo "--- kernel replay, SOL"
   "$gp" -q profile --replay kernel --metrics "$sol" "$sol_instances" --format json >"$out/logs/sol_kernel.json" &&
     values "$out/logs/sol_kernel.json"
   echo "--- user replay: other suffixes, the range's time and cycles"
-  local alt=sm__throughput.avg.pct_of_peak_sustained_active,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_active
-  alt+=,dram__throughput.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,sm__cycles_active.max,gpc__cycles_elapsed.max
-  "$gp" -q profile --metrics "$alt" "$sol_instances" --format json >"$out/logs/sol_alt.json" && values "$out/logs/sol_alt.json"
+  local alt=sm__throughput.avg.pct_of_peak_sustained_active
+  alt+=,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_active
+  alt+=,dram__throughput.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,sm__cycles_active.max
+  alt+=,gpc__cycles_elapsed.max
+  "$gp" -q profile --metrics "$alt" "$sol_instances" --format json >"$out/logs/sol_alt.json" &&
+    values "$out/logs/sol_alt.json"
   echo "--- ncu"
-  ncu --clock-control none --metrics "${alt},sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed" \
-    --csv --page raw "$gp" -q profile "$sol_instances" --launch-only
+  local elapsed=sm__throughput.avg.pct_of_peak_sustained_elapsed
+  elapsed+=,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed
+  elapsed+=,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  ncu --clock-control none --metrics "$alt,$elapsed" --csv --page raw "$gp" -q profile "$sol_instances" --launch-only
 }
 if want passes; then part passes passes_check; fi
 
@@ -103,7 +109,8 @@ plant() {  # plant NAME LANDED EDITED FILTER INSTANCE EXPECT
   rm -f "$db"
   "$landed" --db "$db" run --branch main --filter "$filter" >"$out/logs/$name-check-run.log" 2>&1
   local rc=0
-  "$edited" --db "$db" check --baseline main --branch edited --filter "$filter" >"$out/logs/$name-check.txt" 2>&1 || rc=$?
+  "$edited" --db "$db" check --baseline main --branch edited --filter "$filter" >"$out/logs/$name-check.txt" 2>&1 ||
+    rc=$?
   echo "check exit $rc"
   cat "$out/logs/$name-check.txt"
   bash "$repo/bench/nightly_step_gpu.sh" --landed "$landed" --edited "$edited" --out "$out/logs/$name-nightly" \
@@ -133,12 +140,14 @@ wall() {  # the default suite timed only, then with the default metrics: the met
   t1=$(date +%s.%N)
   "$landed" --db "$out/logs/wall.db" run >"$out/logs/wall-default.txt" 2>&1 || return 1
   t2=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "suite timing only %.1f s, with default metrics %.1f s: +%.1f s\n", b - a, c - b, (c - b) - (b - a) }'
-  grep -i "pass" "$out/logs/wall-default.txt" | head -3
+  awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
+    printf "suite timing only %.1f s, with default metrics %.1f s: +%.1f s\n", b - a, c - b, (c - b) - (b - a) }'
+  grep -i "pass" "$out/logs/wall-default.txt" | head -3 || true
 }
 if want wall; then part wall wall; fi
 if want ncu; then
-  GPUPERF_RUNS=${GPUPERF_RUNS:-3} NCU_RUNS=${NCU_RUNS:-3} part ncu_compare timeout "${NCU_LIMIT:-170}" bash "$here/ncu_compare.sh" "$gp" "${NCU_PATTERN:-}" "$out/logs/ncu"
+  GPUPERF_RUNS=${GPUPERF_RUNS:-3} NCU_RUNS=${NCU_RUNS:-3} part ncu_compare timeout "${NCU_LIMIT:-170}" \
+    bash "$here/ncu_compare.sh" "$gp" "${NCU_PATTERN:-}" "$out/logs/ncu"
 fi
 if want tests && [[ -n $tests ]]; then
   for t in "$tests"/test_*; do
