@@ -32,7 +32,10 @@ SPEEDUP_REQUIRED = 5.0
 OK, OK_FLOOR, OK_SPREAD, MISMATCH = "ok", "ok, < 0.1% of its DRAM traffic", "ok, within ncu's spread", "MISMATCH"
 DRAM = {"dram_bytes_read", "dram_bytes_written"}
 # Not deterministic (DESIGN.md): they move between ncu runs by more than the tolerances.
-NOISY = {"achieved_occupancy", "shared_bank_conflicts"}
+# Speed of light, issue slots and stall reasons (issue 28) are rates over the kernel's cycles: they move with
+# clocks and with what else the memory system is doing.
+NOISY = {"achieved_occupancy", "shared_bank_conflicts", "sm_throughput", "memory_throughput", "dram_throughput",
+         "issue_active", "stall_long_scoreboard", "stall_math_throttle", "stall_barrier", "stall_not_selected"}
 
 # The canonical kernels (GPU-MACHINE.md, DESIGN.md): instance -> {metric: (expected, tolerance)}.
 REFERENCE = {

@@ -86,6 +86,12 @@ t4=$(now)
 refs=(--ncu "$OUT/ncu.csv" "$OUT/ncu_order.txt")
 dram=dram__bytes_read.sum,dram__bytes_write.sum
 noisy=sm__warps_active.avg.pct_of_peak_sustained_active,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+# Speed of light, issue slots and stall reasons (NOISY in ncu_compare.py) also get ncu's own spread.
+noisy+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed
+noisy+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__issue_active.avg.pct_of_peak_sustained_active
+for reason in long_scoreboard math_pipe_throttle barrier not_selected; do
+  noisy+=,smsp__average_warps_issue_stalled_${reason}_per_issue_active.ratio
+done
 for ((i = 1; i <= ncu_runs; i++)); do
   LAUNCH_ARGS=--launch-flush run_ncu "ncu_dram$i" "$dram" --cache-control none
   refs+=(--ncu-dram "$OUT/ncu_dram$i.csv" "$OUT/ncu_dram${i}_order.txt")

@@ -309,6 +309,7 @@ int do_bisect(const Context& ctx, BisectArgs a) {
                                  median_of(bad.run, t.instance, cfg.metric)});
       }
       report.moved = analysis::moved_with(before, at, tracked, options);
+      report.bounds = analysis::bound_changes(before, at, tracked);
     }
   }
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -48,6 +48,44 @@ const std::vector<MetricTraits>& known_metrics() {
            "bytes read from device memory"),
       make("dram_bytes_written", "bytes", false, false, MetricSource::profiler, {"dram__bytes_write.sum"},
            "bytes written to device memory"),
+      // Speed of light (Nsight Compute's first section): how close the kernel came to the peak of its busiest
+      // compute unit and of its busiest memory unit, over the kernel's elapsed cycles. Higher is closer to the
+      // hardware's limit. They classify the kernel (core/bound.hpp); not deterministic (clocks, caches).
+      make("sm_throughput", "%", true, false, MetricSource::profiler,
+           {"sm__throughput.avg.pct_of_peak_sustained_elapsed"},
+           "compute (SM) throughput: the busiest SM pipe or unit, % of its peak"),
+      make("memory_throughput", "%", true, false, MetricSource::profiler,
+           {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
+           "memory throughput: the busiest of L1, L2 and DRAM, % of its peak"),
+      make("dram_throughput", "%", true, false, MetricSource::profiler,
+           {"dram__throughput.avg.pct_of_peak_sustained_elapsed"}, "DRAM throughput, % of peak"),
+      // Work: warp instructions executed, in total and on the pipes that explain a compute change. Exact for a
+      // deterministic kernel (same input size, same code): any change is a change of the code or its launch.
+      make("instructions", "count", false, true, MetricSource::profiler, {"smsp__inst_executed.sum"},
+           "warp instructions executed"),
+      make("inst_fma", "count", false, true, MetricSource::profiler, {"smsp__inst_executed_pipe_fma.sum"},
+           "warp instructions on the FMA pipe (FP32 add, multiply, fused multiply-add; IMAD)"),
+      make("inst_alu", "count", false, true, MetricSource::profiler, {"smsp__inst_executed_pipe_alu.sum"},
+           "warp instructions on the ALU pipe (integer and logic, FP32 compare and min/max, conversions)"),
+      make("inst_lsu", "count", false, true, MetricSource::profiler, {"smsp__inst_executed_pipe_lsu.sum"},
+           "warp instructions on the load-store pipe (global, local, shared memory)"),
+      make("issue_active", "%", true, false, MetricSource::profiler,
+           {"smsp__issue_active.avg.pct_of_peak_sustained_active"},
+           "issue slots busy: cycles a scheduler issued an instruction, % of active cycles"),
+      // Why warps wait (Nsight Compute's Warp State section): per issued instruction, the warps stalled for
+      // each reason. Lower is better; not deterministic.
+      make("stall_long_scoreboard", "warps/issue", false, false, MetricSource::profiler,
+           {"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"},
+           "warps waiting on a global, local or texture memory result, per issue"),
+      make("stall_math_throttle", "warps/issue", false, false, MetricSource::profiler,
+           {"smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio"},
+           "warps waiting for a busy math pipe, per issue"),
+      make("stall_barrier", "warps/issue", false, false, MetricSource::profiler,
+           {"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"},
+           "warps waiting at a block barrier (__syncthreads), per issue"),
+      make("stall_not_selected", "warps/issue", false, false, MetricSource::profiler,
+           {"smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio"},
+           "warps ready but not picked (another warp issued), per issue"),
       make("theoretical_occupancy", "%", true, true, MetricSource::static_attr, {},
            "occupancy API: resident warps per SM / maximum"),
       make("registers", "count", false, true, MetricSource::static_attr, {}, "registers per thread"),
@@ -67,8 +105,26 @@ const MetricTraits* find_metric(const std::string& name) {
 }
 
 std::vector<std::string> default_profile_metrics() {
-  return {"gld_efficiency",        "gst_efficiency",     "shared_load_transactions", "shared_store_transactions",
-          "shared_bank_conflicts", "achieved_occupancy", "dram_bytes_read",          "dram_bytes_written"};
+  return {"gld_efficiency",
+          "gst_efficiency",
+          "shared_load_transactions",
+          "shared_store_transactions",
+          "shared_bank_conflicts",
+          "achieved_occupancy",
+          "dram_bytes_read",
+          "dram_bytes_written",
+          "sm_throughput",
+          "memory_throughput",
+          "dram_throughput",
+          "instructions",
+          "inst_fma",
+          "inst_alu",
+          "inst_lsu",
+          "issue_active",
+          "stall_long_scoreboard",
+          "stall_math_throttle",
+          "stall_barrier",
+          "stall_not_selected"};
 }
 
 namespace {

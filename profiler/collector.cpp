@@ -3,11 +3,13 @@
 // is tested with fakes (tests/collector/test_collector.cpp).
 #include "profiler/collector.hpp"
 
+#include <cstddef>
 #include <exception>
 #include <map>
 #include <utility>
 
 #include "core/errors.hpp"
+#include "core/metrics.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/metric_catalog.hpp"
@@ -58,8 +60,26 @@ class Collector final : public MetricCollector {
     std::vector<std::string> names = options.metrics.empty() ? default_collector_metrics() : options.metrics;
     std::unique_ptr<PerfworksCatalog> catalog;
     if (backend_) catalog = backend_catalog(*backend_);
-    plan_ = plan_metrics(resolve_metric_requests(names, catalog.get()), options.separate_sass);
-    for (const auto& r : plan_.requests) names_.push_back(r.name);
+    std::vector<MetricRequest> requests = resolve_metric_requests(names, catalog.get());
+    for (const auto& r : requests) names_.push_back(r.name);
+    // A gpuperf metric whose counters this chip lacks (an older GPU, a MIG slice) is unsupported for the run,
+    // with the reason; the others are measured as usual.
+    std::vector<MetricRequest> measurable;
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      std::string lacking;
+      if (catalog && find_metric(requests[i].name) != nullptr) {
+        for (const auto& p : requests[i].perfworks) {
+          if (!catalog->has(p)) lacking += (lacking.empty() ? "" : ", ") + p;
+        }
+      }
+      if (lacking.empty()) {
+        measurable.push_back(std::move(requests[i]));
+      } else {
+        unsupported_.push_back({i, failed_measurement(requests[i].info, Status::unsupported,
+                                                      "not a metric of " + catalog->chip() + ": " + lacking)});
+      }
+    }
+    plan_ = plan_metrics(std::move(measurable), options.separate_sass);
     if (plan_.needs_profiler() && environment_error_.empty()) {
       if (!backend_) throw EnvironmentError("profiler metrics requested but no CUPTI back end is loaded");
       try {
@@ -102,8 +122,11 @@ class Collector final : public MetricCollector {
       std::vector<bool> idempotent(n);
       for (std::size_t i = 0; i < n; ++i) idempotent[i] = targets[i].ref->benchmark->idempotent;
       const auto sessions = plan_sessions(idempotent, options_.replay, options_.max_ranges_per_session);
+      // Elapsed rates need ranges that hold the kernel alone: kernel replay, unless the user chose user replay.
+      const ReplayMode per_kernel = options_.replay == ReplayMode::user ? ReplayMode::user : ReplayMode::kernel;
+      const auto kernel_sessions = plan_sessions(idempotent, per_kernel, options_.max_ranges_per_session);
       for (std::size_t c = 0; c < plan_.configurations.size(); ++c) {
-        for (const SessionPlan& session : sessions) {
+        for (const SessionPlan& session : plan_.kernel_ranges[c] ? kernel_sessions : sessions) {
           if (!environment_error_.empty()) {
             for (std::size_t t : session.targets) outcome.fail(t, environment_error_, Status::failed);
             continue;
@@ -130,6 +153,8 @@ class Collector final : public MetricCollector {
       }
       out.push_back(evaluate_target(plan_, outcome.failed[i] ? nullptr : &outcome.values[i], outcome.status[i],
                                     outcome.failure[i], have_statics ? &statics : nullptr, static_failure));
+      for (const auto& [at, m] : unsupported_)
+        out.back().insert(out.back().begin() + static_cast<std::ptrdiff_t>(at), m);
     }
     return out;
   }
@@ -254,6 +279,8 @@ class Collector final : public MetricCollector {
   std::string environment_error_;
   MetricPlan plan_;
   std::vector<std::string> names_;
+  // Requested metrics the chip cannot measure: (position among names_, their unsupported measurement).
+  std::vector<std::pair<std::size_t, Measurement>> unsupported_;
   std::size_t passes_ = 0;
 };
 

@@ -14,6 +14,11 @@ bool is_sass_metric(const std::string& name) {
   return name.rfind("smsp__sass_", 0) == 0 || name.rfind("sm__sass_", 0) == 0;
 }
 
+bool is_elapsed_rate(const std::string& name) {
+  return name.find("pct_of_peak_sustained_elapsed") != std::string::npos ||
+         name.find("per_cycle_elapsed") != std::string::npos;
+}
+
 MetricPlan plan_metrics(std::vector<MetricRequest> requests, bool separate_sass) {
   MetricPlan plan;
   std::map<std::string, std::size_t> index;
@@ -29,8 +34,12 @@ MetricPlan plan_metrics(std::vector<MetricRequest> requests, bool separate_sass)
     plan.terms.push_back(std::move(terms));
   }
   plan.requests = std::move(requests);
-  std::vector<std::size_t> sass, hardware, all;
+  std::vector<std::size_t> sass, hardware, all, elapsed;
   for (std::size_t i = 0; i < plan.perfworks.size(); ++i) {
+    if (is_elapsed_rate(plan.perfworks[i])) {
+      elapsed.push_back(i);
+      continue;
+    }
     (is_sass_metric(plan.perfworks[i]) ? sass : hardware).push_back(i);
     all.push_back(i);
   }
@@ -38,6 +47,11 @@ MetricPlan plan_metrics(std::vector<MetricRequest> requests, bool separate_sass)
     plan.configurations = {hardware, sass};
   } else if (!all.empty()) {
     plan.configurations = {all};
+  }
+  plan.kernel_ranges.assign(plan.configurations.size(), false);
+  if (!elapsed.empty()) {
+    plan.configurations.push_back(elapsed);
+    plan.kernel_ranges.push_back(true);
   }
   return plan;
 }

@@ -24,6 +24,11 @@ struct MetricPlan {
   // The CUPTI configurations, each a list of indices into `perfworks`; each batch is profiled once per
   // configuration. One configuration unless SASS metrics are kept apart (see plan_metrics).
   std::vector<std::vector<std::size_t>> configurations;
+  // Per configuration: true when its metrics are rates over the range's elapsed cycles (speed of light), so
+  // under automatic replay its sessions use kernel replay, whose ranges are the kernels alone. A user range
+  // also spans the launch and the synchronisation around the kernel (about 45 us on an H100), which dilutes
+  // an elapsed rate: a 58 us copy read 44% DRAM throughput in a user range against ncu's 63%.
+  std::vector<bool> kernel_ranges;
   bool needs_profiler() const { return !perfworks.empty(); }
   bool needs_static() const;
 };
@@ -31,11 +36,16 @@ struct MetricPlan {
 // True for metrics CUPTI collects by patching the kernel's SASS (smsp__sass_*, sm__sass_*).
 bool is_sass_metric(const std::string& perfworks_name);
 
+// True for metrics whose value is a rate over the range's elapsed cycles (".pct_of_peak_sustained_elapsed",
+// ".per_cycle_elapsed"): they need a range that holds the kernel alone (MetricPlan::kernel_ranges).
+bool is_elapsed_rate(const std::string& perfworks_name);
+
 // Deduplicates the Perfworks names of all requests (shared_bank_conflicts and a raw
 // l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum share one counter). With `separate_sass`,
 // SASS-patched metrics get a configuration (so a session) of their own, and hardware counters are read
 // while the kernels run unpatched; otherwise everything shares one configuration (CUPTI still puts SASS
-// metrics in passes of their own).
+// metrics in passes of their own). Elapsed rates (is_elapsed_rate) get a configuration of their own, last,
+// marked in kernel_ranges, when there are other metrics too.
 MetricPlan plan_metrics(std::vector<MetricRequest> requests, bool separate_sass = false);
 
 struct SessionPlan {

@@ -26,7 +26,7 @@ std::string value(double v, const MetricInfo& m) { return analysis::format_value
 
 std::string moved_text(const analysis::CompareRow& r) {
   if (!r.base || !r.candidate) return r.metric.name;
-  return r.metric.name + " " + value(r.base->median, r.metric) + " -> " + value(r.candidate->median, r.metric);
+  return analysis::change_hint(r.metric, r.base->median, r.candidate->median);
 }
 
 std::string cost_text(const BisectReport& r) {
@@ -64,7 +64,9 @@ void write_bisect_text(std::ostream& out, const BisectReport& r) {
   out << "moved with it: ";
   if (r.moved.empty()) out << "no other metric";
   for (std::size_t i = 0; i < r.moved.size(); ++i) out << (i ? ", " : "") << moved_text(r.moved[i]);
-  out << "\n\nsteps\n";
+  out << "\n";
+  for (const std::string& b : r.bounds) out << "bound: " << b << "\n";
+  out << "\nsteps\n";
   for (const BisectStepRow& s : r.steps) {
     out << "  " << short_sha(s.commit) << "  " << s.verdict << "  (" << (s.built ? "built, " : "") << s.runs_measured
         << " measured, " << s.runs_reused << " reused)  " << s.why << "\n";
@@ -94,7 +96,9 @@ void write_bisect_markdown(std::ostream& out, const BisectReport& r) {
   out << "Moved with it: ";
   if (r.moved.empty()) out << "no other metric";
   for (std::size_t i = 0; i < r.moved.size(); ++i) out << (i ? ", " : "") << md_escape(moved_text(r.moved[i]));
-  out << "\n\nCost: " << cost_text(r) << "\n";
+  out << "\n\n";
+  for (const std::string& b : r.bounds) out << "Bound: " << md_escape(b) << "\n\n";
+  out << "Cost: " << cost_text(r) << "\n";
 }
 
 void write_bisect_json(std::ostream& out, const BisectReport& r) {
@@ -134,6 +138,7 @@ void write_bisect_json(std::ostream& out, const BisectReport& r) {
                      {"verdict", analysis::to_string(m.verdict)}});
   }
   j["moved"] = moved;
+  j["bounds"] = r.bounds;
   json steps = json::array();
   for (const auto& s : r.steps) {
     steps.push_back({{"commit", s.commit},

@@ -38,7 +38,10 @@ struct BisectReport {
   std::vector<std::string> candidates;  // when not: the commits git could not tell apart (skipped)
   std::vector<BisectLevel> levels;
   std::vector<analysis::CompareRow> moved;  // other metrics that moved from the parent to the culprit
-  std::vector<BisectStepRow> steps;         // the ends first, then each commit git chose
+  // Per tracked instance, its bound at the culprit and whether it changed from the parent's
+  // ("matmul/tiled[...]: memory-bound 82% DRAM -> compute-bound 91% SM"); empty without speed of light.
+  std::vector<std::string> bounds;
+  std::vector<BisectStepRow> steps;  // the ends first, then each commit git chose
   int commits_built = 0, runs_measured = 0, runs_reused = 0;
   double wall_s = 0;
 };

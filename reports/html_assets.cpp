@@ -78,6 +78,17 @@ details.instance > summary { cursor: pointer; padding: 8px 0; font-weight: 600; 
 details.instance[open] > summary { border-bottom: 1px solid var(--line); margin-bottom: 8px; }
 .pair { border-top: 1px solid var(--line); padding-top: 6px; margin-top: 8px; }
 .constant { font-size: 13px; color: var(--muted); }
+.badge.bound { background: #5b6b7c; color: #fff; }
+.sol { display: flex; flex-wrap: wrap; align-items: center; gap: 4px 16px; margin: 6px 0 8px; font-size: 13px; }
+.solrow { display: flex; align-items: center; gap: 6px; }
+.soll { width: 52px; color: var(--muted); }
+.solbar { position: relative; display: inline-block; width: 160px; height: 10px; background: #e6e9ee;
+  border-radius: 2px; overflow: hidden; }
+.solbar::after { content: ""; position: absolute; left: 60%; top: 0; bottom: 0; border-left: 1px dashed #888; }
+.solfill { display: block; height: 100%; background: #9aa7b5; }
+.solfill.decides { background: #3c6fb0; }
+.solv { width: 44px; text-align: right; font-variant-numeric: tabular-nums; }
+.solverdict { font-weight: 600; }
 .legend-note { font-size: 12.5px; color: var(--muted); }
 .empty { padding: 24px; background: var(--bg-soft); border-radius: 6px; }
 .tip { position: absolute; z-index: 10; pointer-events: none; background: #fff; border: 1px solid #8a949e;

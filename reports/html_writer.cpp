@@ -1,4 +1,6 @@
 // The HTML report: summary, regressions, variant comparisons and trends, per machine, in one page.
+#include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "reports/escape.hpp"
@@ -177,6 +179,37 @@ std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
   return o;
 }
 
+// The kernel's speed of light at its latest run (core/bound.hpp): one bar for compute (SM) and one for memory
+// throughput, % of peak, with the line at which a unit bounds the kernel; the bound in words beside them.
+std::string sol_bars(const MachineReport& m, const InstanceTrends& inst) {
+  if (!inst.bound) return "";
+  const InstanceBound& b = *inst.bound;
+  const auto bar = [](const char* label, double pct, bool decides) {
+    const double w = std::clamp(pct, 0.0, 100.0);
+    char width[32];
+    std::snprintf(width, sizeof width, "%.1f%%", w);
+    return std::string("<div class=\"solrow\"><span class=\"soll\">") + label +
+           "</span><span class=\"solbar\"><span class=\"solfill" + (decides ? " decides" : "") +
+           "\" style=\"width:" + width + "\"></span></span><span class=\"solv\">" + esc(format_value(pct, "%")) +
+           "</span></div>";
+  };
+  const bool compute = b.verdict.bound == Bound::compute, memory = b.verdict.bound == Bound::memory;
+  std::string o = "<div class=\"sol\" title=\"Speed of light at " + esc(short_commit(m.runs[b.run].commit)) + " (" +
+                  esc(format_datetime(m.runs[b.run].started_at)) +
+                  "): the busiest SM unit and the busiest "
+                  "memory unit, % of peak; " +
+                  esc(format_value(kBoundPeakPct, "%")) + " or more bounds the kernel\">";
+  o += bar("SM", *b.sol.sm, compute) + bar("Memory", *b.sol.memory, memory);
+  std::string words = bound_text(b.verdict);
+  if (b.sol.dram && b.verdict.unit != "DRAM") {
+    char dram[32];
+    std::snprintf(dram, sizeof dram, ", DRAM %.0f%%", *b.sol.dram);  // rounded as bound_text() rounds
+    words += dram;
+  }
+  o += "<span class=\"solverdict\">" + esc(words) + "</span></div>\n";
+  return o;
+}
+
 std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
   std::string o;
   const bool open_all = m.instances.size() <= 8;
@@ -193,7 +226,12 @@ std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
       o += " <span class=\"badge good\">" + std::to_string(inst.improvements) +
            (inst.improvements == 1 ? " improvement" : " improvements") + "</span>";
     }
+    if (inst.bound && inst.bound->verdict.bound) {
+      o += " <span class=\"badge bound\">" + esc(std::string(to_string(*inst.bound->verdict.bound)) + "-bound") +
+           "</span>";
+    }
     o += "</summary>\n";
+    o += sol_bars(m, inst);
     if (folded(inst))
       o += "<p class=\"fullname\">Full name: <code>" + esc(inst.instance.display_name()) + "</code></p>\n";
     o += "<div class=\"charts\">";

@@ -226,6 +226,37 @@ struct Writer {
     }
   }
 
+  // Speed of light (core/bound.hpp): each kernel's bound at the newest run that measured it, so a reader sees
+  // where the time goes before reading any trend.
+  void bounds() {
+    std::size_t total = 0;
+    for (const auto& m : model.machines) {
+      for (const auto& inst : m.instances) total += inst.bound ? 1 : 0;
+    }
+    if (total == 0) return;
+    out += "### Speed of light\n\n<details><summary>" + std::to_string(total) +
+           " kernels at their latest run: compute (SM) and memory throughput, % of peak; the bound they give "
+           "(memory or compute at " +
+           format_value(kBoundPeakPct, "%") + " or more, latency below)</summary>\n\n";
+    std::string head = several ? "| Machine " : "";
+    head += "| Benchmark | Bound | SM | Memory | DRAM | Commit |\n";
+    head += several ? "|---" : "";
+    head += "|---|---|--:|--:|--:|---|\n";
+    Table table(head, total);
+    for (const auto& m : model.machines) {
+      for (const auto& inst : m.instances) {
+        if (!inst.bound) continue;
+        const InstanceBound& b = *inst.bound;
+        const auto pct = [](const std::optional<double>& v) { return v ? format_value(*v, "%") : std::string("-"); };
+        std::string r = several ? "| " + md(m.host) + " " : "";
+        r += "| " + md(inst.short_display_name()) + " | " + md(bound_text(b.verdict)) + " | " + pct(b.sol.sm) + " | " +
+             pct(b.sol.memory) + " | " + pct(b.sol.dram) + " | " + md_commit(m.runs[b.run].commit) + " |\n";
+        if (!table.add(r, budget())) break;
+      }
+    }
+    out += table.finish(opt.html_link) + "\n</details>\n\n";
+  }
+
   void duration_trends() {
     struct Item {
       const MachineReport* m;
@@ -280,6 +311,7 @@ std::string render_markdown(const ReportModel& model, const MarkdownOptions& opt
     w.changes(false, 15);
     w.families();
     w.programs();
+    w.bounds();
     w.duration_trends();
   }
   w.out += "<sub>gpuperf " + md(model.tool_version) + "</sub>\n";

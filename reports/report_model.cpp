@@ -262,6 +262,7 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
   sort_changes(m.regressions, m.instances);
   sort_changes(m.improvements, m.instances);
 
+  for (InstanceTrends& t : m.instances) t.bound = latest_bound(t);
   m.families = build_family_panels(m.instances);
   m.programs = build_program_panels(m.instances);
   return m;
@@ -308,6 +309,26 @@ ReportModel build_report_model(ReportInput input) {
     }
   }
   return model;
+}
+
+std::optional<InstanceBound> latest_bound(const InstanceTrends& instance) {
+  const TrendSeries* sm = instance.find("sm_throughput");
+  const TrendSeries* memory = instance.find("memory_throughput");
+  if (sm == nullptr || memory == nullptr) return std::nullopt;
+  for (auto p = sm->points.rbegin(); p != sm->points.rend(); ++p) {
+    const Summary* mem = memory->at(p->run);
+    if (mem == nullptr) continue;
+    InstanceBound b;
+    b.run = p->run;
+    b.sol.sm = p->summary.median;
+    b.sol.memory = mem->median;
+    if (const TrendSeries* dram = instance.find("dram_throughput")) {
+      if (const Summary* d = dram->at(p->run)) b.sol.dram = d->median;
+    }
+    b.verdict = classify_bound(b.sol);
+    return b;
+  }
+  return std::nullopt;
 }
 
 std::vector<ProgramPanel> build_program_panels(const std::vector<InstanceTrends>& instances) {

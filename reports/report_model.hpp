@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/bound.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/types.hpp"
 
@@ -54,6 +55,13 @@ struct TrendSeries {
   const Summary* at(std::size_t run) const;
 };
 
+// A kernel's speed of light at the newest run of the window that measured it (core/bound.hpp).
+struct InstanceBound {
+  std::size_t run = 0;  // index into MachineReport::runs
+  SpeedOfLight sol;
+  BoundVerdict verdict;
+};
+
 struct InstanceTrends {
   BenchmarkInstance instance;
   // instance.name as people read it (core/short_name.hpp): folded to at most 120 characters, unique among the
@@ -62,6 +70,7 @@ struct InstanceTrends {
   std::string baseline;             // the family baseline benchmark's name, "" for a baseline
   std::vector<TrendSeries> series;  // metric display order: the traits table's order, then by name
   std::size_t regressions = 0, improvements = 0;
+  std::optional<InstanceBound> bound;  // none without sm_throughput and memory_throughput at a common run
 
   std::string family() const;  // "matmul" for "matmul/tiled"
   // display_name() with the short name: "train/kernel<…>[block=256x1x1,grid=64x1x1]".
@@ -161,6 +170,10 @@ struct ProgramKernelCells {
   std::string launches, median, share, since;
 };
 ProgramKernelCells program_kernel_cells(const ProgramKernel& k);
+
+// The speed of light of `instance` at the newest run where both sm_throughput and memory_throughput have a
+// point (dram_throughput when it has one there too); none without such a run.
+std::optional<InstanceBound> latest_bound(const InstanceTrends& instance);
 
 // The recorded programs among `instances` (see ProgramPanel), by name.
 std::vector<ProgramPanel> build_program_panels(const std::vector<InstanceTrends>& instances);

@@ -1,5 +1,6 @@
 #include "reports/analysis/bisect_rule.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -134,6 +135,38 @@ std::vector<CompareRow> moved_with(const Run& before, const Run& at, const std::
     const MetricTraits* traits = find_metric(r.metric.name);
     if (!tracked_instance || bisected || (traits != nullptr && traits->source == MetricSource::derived)) continue;
     out.push_back(std::move(r));
+  }
+  // Per instance, what explains a change of its bound at the culprit first (core/bound.hpp).
+  // Compare's rows come instance by instance: keep that, reorder within each instance.
+  std::vector<std::pair<std::pair<std::size_t, std::size_t>, std::size_t>> keys;  // ((instance, rank), row)
+  std::size_t instance = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (i > 0 && !same_instance(out[i].instance, out[i - 1].instance)) ++instance;
+    const std::optional<Bound> bound = bound_at(before, at, out[i].instance).second.bound;
+    keys.push_back({{instance, hint_rank(out[i].metric.name, bound)}, i});
+  }
+  std::stable_sort(keys.begin(), keys.end());
+  std::vector<CompareRow> ordered;
+  for (const auto& k : keys) ordered.push_back(std::move(out[k.second]));
+  return ordered;
+}
+
+std::pair<BoundVerdict, BoundVerdict> bound_at(const Run& before, const Run& at, const BenchmarkInstance& instance) {
+  const auto find = [&](const Run& run) -> const Result* {
+    for (const Result& r : run.results) {
+      if (same_instance(r.instance, instance)) return &r;
+    }
+    return nullptr;
+  };
+  return {classify_bound(speed_of_light(find(before))), classify_bound(speed_of_light(find(at)))};
+}
+
+std::vector<std::string> bound_changes(const Run& before, const Run& at, const std::vector<TrackedChange>& tracked) {
+  std::vector<std::string> out;
+  for (const TrackedChange& t : tracked) {
+    const auto [b, a] = bound_at(before, at, t.instance);
+    const std::string text = bound_change_text(b, a);
+    if (!text.empty()) out.push_back(t.instance.display_name() + ": " + text);
   }
   return out;
 }

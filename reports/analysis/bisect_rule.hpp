@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/result.hpp"
@@ -47,8 +48,16 @@ CommitDecision decide_commit(const Run& good, const Run& bad, const Run& candida
                              const std::vector<TrackedChange>& tracked, const CompareOptions& options);
 
 // What moved from `before` to `at` with the bisected metric: the other metrics of the tracked instances
-// whose compare verdict is slower or faster (GB/s and GFLOP/s, which follow the duration, left out).
+// whose compare verdict is slower or faster (GB/s and GFLOP/s, which follow the duration, left out); per
+// instance, the metrics that explain a change of its bound at `at` first (core/bound.hpp: hint_rank).
 std::vector<CompareRow> moved_with(const Run& before, const Run& at, const std::vector<TrackedChange>& tracked,
                                    const CompareOptions& options);
+
+// An instance's bound in `before` and in `at`, from each run's speed-of-light metrics.
+std::pair<BoundVerdict, BoundVerdict> bound_at(const Run& before, const Run& at, const BenchmarkInstance& instance);
+
+// Per tracked instance with speed of light in either run: "matmul/tiled[n=1024,tile=16]: memory-bound 82% DRAM
+// -> compute-bound 91% SM" (or the bound alone when it did not change).
+std::vector<std::string> bound_changes(const Run& before, const Run& at, const std::vector<TrackedChange>& tracked);
 
 }  // namespace gpuperf::analysis

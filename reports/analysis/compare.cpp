@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/bound.hpp"
 #include "core/metrics.hpp"
 #include "reports/analysis/compare_history.hpp"
 #include "reports/analysis/detect.hpp"
@@ -144,6 +145,20 @@ void follow_duration(std::vector<CompareRow>& rows, std::size_t first, std::size
 }
 
 }  // namespace
+
+SpeedOfLight speed_of_light(const Result* r) {
+  SpeedOfLight sol;
+  if (r == nullptr) return sol;
+  const auto value = [&](const char* name) -> std::optional<double> {
+    const Measurement* m = r->find(name);
+    if (m == nullptr || m->status != Status::ok || m->summary.n == 0) return std::nullopt;
+    return m->summary.median;
+  };
+  sol.sm = value("sm_throughput");
+  sol.memory = value("memory_throughput");
+  sol.dram = value("dram_throughput");
+  return sol;
+}
 
 RunSide run_side(const Run& run, std::int64_t run_id) {
   RunSide s;
@@ -295,7 +310,8 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
     return std::make_pair(table.size(), name);
   };
 
-  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // each instance's rows: [first, end)
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;    // each instance's rows: [first, end)
+  std::vector<std::pair<BoundVerdict, BoundVerdict>> bounds;  // each instance's bound: base, candidate
   for (const auto& [key, unused] : keys) {
     const auto bi = b_results.find(key);
     const auto ci = c_results.find(key);
@@ -326,12 +342,16 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
       row.instance = any.instance;
       report.rows.push_back(std::move(row));
     }
-    if (report.rows.size() > first_row) ranges.emplace_back(first_row, report.rows.size());
+    if (report.rows.size() > first_row) {
+      ranges.emplace_back(first_row, report.rows.size());
+      bounds.emplace_back(classify_bound(speed_of_light(br)), classify_bound(speed_of_light(cr)));
+    }
   }
   if (history != nullptr) {
     for (CompareRow& row : report.rows) judge_with_history(row, *history, candidate, candidate_run_id, options);
   }
-  for (const auto& [first_row, end_row] : ranges) {
+  for (std::size_t r = 0; r < ranges.size(); ++r) {
+    const auto [first_row, end_row] = ranges[r];
     follow_duration(report.rows, first_row, end_row);
     // Root-cause hints: a duration that moved, and what else moved with it.
     for (std::size_t i = first_row; i < end_row; ++i) {
@@ -340,17 +360,21 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
           (d.verdict != Verdict::slower && d.verdict != Verdict::faster && d.verdict != Verdict::ambiguous)) {
         continue;
       }
-      std::string with;
+      // Rows are in the traits table's order; order_hints() puts first what explains the kernel's bound.
+      std::vector<std::pair<std::string, std::string>> moved;
       for (std::size_t j = first_row; j < end_row; ++j) {
         const CompareRow& o = report.rows[j];
         if (j == i || (o.verdict != Verdict::slower && o.verdict != Verdict::faster) || !o.base || !o.candidate) {
           continue;
         }
-        if (!with.empty()) with += ", ";
-        with += o.metric.name + ' ' + format_value(o.base->median, o.metric.unit) + " -> " +
-                format_value(o.candidate->median, o.metric.unit);
+        moved.emplace_back(o.metric.name, change_hint(o.metric, o.base->median, o.candidate->median));
       }
-      if (!with.empty()) add_note(d, "with " + with);
+      const bool any_moved = !moved.empty();
+      std::string with;
+      for (const std::string& h : order_hints(std::move(moved), bounds[r].first, bounds[r].second)) {
+        with += (with.empty() ? "" : ", ") + h;
+      }
+      if (!with.empty()) add_note(d, any_moved ? "with " + with : with);  // the bound alone when nothing moved
     }
   }
   return report;

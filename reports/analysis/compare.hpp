@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bound.hpp"
 #include "core/result.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/thresholds.hpp"
@@ -60,6 +61,10 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
 CompareReport compare_runs(const Run& base, const Run& candidate, const CompareOptions& options,
                            std::int64_t base_run_id = 0, std::int64_t candidate_run_id = 0,
                            const std::vector<db::Series>* history = nullptr);
+
+// A result's speed of light (core/bound.hpp) from its sm_throughput, memory_throughput and dram_throughput;
+// empty for a null result or where a metric was not measured.
+SpeedOfLight speed_of_light(const Result* r);
 
 // slower, or failed where the candidate failed and the base was fine (a kernel that used to work no
 // longer does). A metric that failed on both sides is "failed" but not a regression.

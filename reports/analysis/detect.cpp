@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/bound.hpp"
 #include "core/metrics.hpp"
 #include "core/result.hpp"
 #include "reports/analysis/change_points.hpp"
@@ -51,7 +52,52 @@ std::vector<std::string> explained_duration(const ChangePoint& c, const std::vec
   return {};
 }
 
+// The kernel's speed of light at run `run_id` from its series (the instance's series of one machine).
+SpeedOfLight speed_of_light_at(const std::vector<const db::Series*>& instance_series, std::int64_t run_id) {
+  SpeedOfLight sol;
+  for (const db::Series* s : instance_series) {
+    std::optional<double>* slot = s->key.metric.name == "sm_throughput"       ? &sol.sm
+                                  : s->key.metric.name == "memory_throughput" ? &sol.memory
+                                  : s->key.metric.name == "dram_throughput"   ? &sol.dram
+                                                                              : nullptr;
+    if (slot == nullptr) continue;
+    for (const db::SeriesPoint& p : s->points) {
+      if (p.run_id == run_id && usable(p)) *slot = p.summary.median;
+    }
+  }
+  return sol;
+}
+
 }  // namespace
+
+std::string change_hint(const MetricInfo& m, double before, double after) {
+  std::string text = m.name + ' ' + format_value(before, m.unit) + " -> " + format_value(after, m.unit);
+  if (is_work_metric(m.name) && before != 0) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " (%+.0f%%)", (after / before - 1) * 100);
+    text += buf;
+  }
+  return text;
+}
+
+std::vector<std::string> order_hints(std::vector<std::pair<std::string, std::string>> moved, const BoundVerdict& before,
+                                     const BoundVerdict& after) {
+  const std::optional<Bound> bound = after.bound ? after.bound : before.bound;
+  std::stable_sort(moved.begin(), moved.end(),
+                   [&](const auto& a, const auto& b) { return hint_rank(a.first, bound) < hint_rank(b.first, bound); });
+  std::vector<std::string> out;
+  const std::string bound_hint = bound_change_text(before, after);
+  bool placed = bound_hint.empty();
+  for (auto& [name, text] : moved) {
+    if (!placed && !explains(name, *bound)) {
+      out.push_back(bound_hint);
+      placed = true;
+    }
+    out.push_back(std::move(text));
+  }
+  if (!placed) out.push_back(bound_hint);
+  return out;
+}
 
 std::string format_value(double value, const std::string& unit) {
   char buf[64];
@@ -189,7 +235,11 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
 std::vector<std::string> root_cause_hints(const ChangePoint& change, const std::vector<db::Series>& series,
                                           const std::vector<ChangePoint>& changes, const DetectOptions& options) {
   const std::string key = change.machine + '\n' + change.instance.name + '\n' + params_key(change.instance.params);
-  std::vector<std::pair<std::size_t, std::string>> hints;  // (metric rank, text)
+  std::vector<const db::Series*> mine;  // the instance's series on the change's machine
+  for (const db::Series& s : series) {
+    if (instance_key(s) == key) mine.push_back(&s);
+  }
+  std::vector<std::pair<std::string, std::string>> hints;  // (metric, text)
   for (std::size_t si = 0; si < series.size(); ++si) {
     const db::Series& s = series[si];
     if (s.key.metric.name == change.metric.name || instance_key(s) != key) continue;
@@ -211,9 +261,7 @@ std::vector<std::string> root_cause_hints(const ChangePoint& change, const std::
     if (m.deterministic && before != now) {
       const double a = s.points[before].summary.median, b = s.points[now].summary.median;
       const double scale = std::max(std::fabs(a), std::fabs(b));
-      if (std::fabs(b - a) > options.thresholds.min_effect_for(m) / 100 * scale) {
-        text = m.name + ' ' + format_value(a, m.unit) + " -> " + format_value(b, m.unit);
-      }
+      if (std::fabs(b - a) > options.thresholds.min_effect_for(m) / 100 * scale) text = change_hint(m, a, b);
     } else if (!m.deterministic) {
       // A change point of its own within one usable run of the duration change.
       for (const ChangePoint& other : changes) {
@@ -227,12 +275,15 @@ std::vector<std::string> root_cause_hints(const ChangePoint& change, const std::
         }
       }
     }
-    if (!text.empty()) hints.emplace_back(metric_rank(m.name), text);
+    if (!text.empty()) hints.emplace_back(m.name, text);
   }
-  std::sort(hints.begin(), hints.end());
-  std::vector<std::string> out;
-  for (auto& h : hints) out.push_back(std::move(h.second));
-  return out;
+  // Without speed of light (older runs) the traits table's order, as before; with it, the counters that
+  // explain the kernel's kind of change first, then its bound.
+  std::sort(hints.begin(), hints.end(), [](const auto& a, const auto& b) {
+    return std::make_pair(metric_rank(a.first), a.first) < std::make_pair(metric_rank(b.first), b.first);
+  });
+  return order_hints(std::move(hints), classify_bound(speed_of_light_at(mine, change.previous_run_id)),
+                     classify_bound(speed_of_light_at(mine, change.run_id)));
 }
 
 }  // namespace gpuperf::analysis

@@ -3,8 +3,11 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "core/bound.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/tail_changes.hpp"
 #include "reports/analysis/thresholds.hpp"
@@ -42,6 +45,17 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
 // metrics: a change point of their own (in `changes`) within one run of it.
 std::vector<std::string> root_cause_hints(const ChangePoint& change, const std::vector<db::Series>& series,
                                           const std::vector<ChangePoint>& changes, const DetectOptions& options);
+
+// A hint for a metric that moved: "gld_efficiency 100% -> 50%"; a work counter adds its relative change,
+// "instructions 37.7M -> 71.3M (+89%)".
+std::string change_hint(const MetricInfo& m, double before, double after);
+
+// A change's hints, given each moved metric as (metric name, hint text) in the traits table's order and the
+// kernel's bound before and after it (core/bound.hpp): the metrics that explain a change of a kernel of that
+// bound first (its bound after the change, else before), then the bound hint ("memory-bound 82% DRAM ->
+// compute-bound 91% SM"), then the rest. Without a bound on either side, the input order and no bound hint.
+std::vector<std::string> order_hints(std::vector<std::pair<std::string, std::string>> moved, const BoundVerdict& before,
+                                     const BoundVerdict& after);
 
 // "100%", "32", "1.25 ms", "67.1 MB": a metric value in its unit, for hints and tables.
 std::string format_value(double value, const std::string& unit);

@@ -44,6 +44,8 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
     bases_["smsp__sass_average_data_bytes_per_sector_mem_global_op_ld"] = cupti::MetricKind::ratio;
     bases_["smsp__sass_average_data_bytes_per_sector_mem_global_op_st"] = cupti::MetricKind::ratio;
     bases_["gpu__time_duration"] = cupti::MetricKind::counter;
+    // Speed of light's compute side (the chip's other new counters are left out: "unsupported" on this chip).
+    bases_["sm__throughput"] = cupti::MetricKind::throughput;
   }
 
   // Knobs.
@@ -70,6 +72,7 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
   }
   std::vector<std::string> sub_metrics(cupti::MetricKind kind, const std::string&) override {
     if (kind == cupti::MetricKind::ratio) return {".pct", ".ratio", ".max_rate"};
+    if (kind == cupti::MetricKind::throughput) return {".avg.pct_of_peak_sustained_elapsed"};
     return {".sum", ".avg", ".max", ".min", ".avg.pct_of_peak_sustained_active", ".sum.per_second"};
   }
   std::optional<cupti::MetricProperties> metric_properties(const std::string& full) override {

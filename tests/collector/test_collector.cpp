@@ -43,6 +43,16 @@ struct Rig {
   }
 };
 
+// The memory and shared-memory counters of the default set (before speed of light joined it): one
+// configuration in user ranges, for the tests of how sessions run.
+CollectorOptions memory_counters() {
+  CollectorOptions o;
+  o.metrics = {"gld_efficiency",        "gst_efficiency",     "shared_load_transactions", "shared_store_transactions",
+               "shared_bank_conflicts", "achieved_occupancy", "dram_bytes_read",          "dram_bytes_written",
+               "theoretical_occupancy", "registers",          "static_shared_bytes",      "local_bytes"};
+  return o;
+}
+
 const Measurement& find(const std::vector<Measurement>& ms, const std::string& name) {
   for (const auto& m : ms) {
     if (m.metric.name == name) return m;
@@ -61,15 +71,25 @@ TEST(Collector, DefaultMetricsConfigureOnceAndSumBankConflicts) {
     return 1.0;
   };
   auto collector = make_collector(std::move(b), std::make_unique<FakeDevice>(log), {});
-  EXPECT_EQ(log->joined(), "configure:9");  // 8 profiler metrics, bank conflicts = 2 counters
-  EXPECT_EQ(collector->passes(), 2u);
-  ASSERT_EQ(collector->metric_names().size(), 12u);  // 8 profiler + 4 static
+  // 8 memory metrics (bank conflicts = 2 counters), then sm_throughput in kernel ranges of its own; the fake
+  // chip lacks the other 11 counters of speed of light, instructions and stalls.
+  EXPECT_EQ(log->joined(), "configure:9 configure:1");
+  EXPECT_EQ(collector->passes(), 4u);
+  ASSERT_EQ(collector->metric_names().size(), 24u);  // 20 profiler + 4 static
 
   Benchmark copy = bench("memory_access/strided", true);
   InstanceRef ref{&copy, {{"stride", std::int64_t{32}}}};
   FakeWorkload w(log, "strided", backend);
   auto ms = collector->collect(ref, w, nullptr);
-  ASSERT_EQ(ms.size(), 12u);
+  ASSERT_EQ(ms.size(), 24u);
+  // A counter the chip lacks is unsupported, with the reason, in its place; the rest are measured.
+  for (std::size_t i = 0; i < ms.size(); ++i) EXPECT_EQ(ms[i].metric.name, collector->metric_names()[i]);
+  const Measurement& memory = find(ms, "memory_throughput");
+  EXPECT_EQ(memory.status, Status::unsupported);
+  EXPECT_EQ(memory.message, "not a metric of GH100: gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed");
+  EXPECT_EQ(find(ms, "stall_barrier").status, Status::unsupported);
+  EXPECT_EQ(find(ms, "sm_throughput").status, Status::ok);
+  EXPECT_EQ(find(ms, "dram_bytes_read").status, Status::ok);
   EXPECT_EQ(ms[0].metric.name, "gld_efficiency");
   EXPECT_EQ(ms[0].metric.unit, "%");
   EXPECT_TRUE(ms[0].metric.higher_is_better);
@@ -83,7 +103,7 @@ TEST(Collector, DefaultMetricsConfigureOnceAndSumBankConflicts) {
 }
 
 TEST(Collector, UserReplayWarmsFlushesAndLaunchesEveryInstanceOncePerPassInNamedRanges) {
-  Rig rig;
+  Rig rig(memory_counters());
   rig.backend->value = [](const std::string& range, const std::string&) {
     return range == "copy/coalesced[n=16]" ? 16.0 : range == "copy/coalesced[n=32]" ? 32.0 : -1.0;
   };
@@ -126,7 +146,7 @@ TEST(Collector, WithoutWarmLaunchOrFlushUserReplayOnlyLaunchesInRanges) {
 }
 
 TEST(Collector, NotIdempotentBenchmarksUseKernelReplayOneSessionEach) {
-  Rig rig;
+  Rig rig(memory_counters());
   Benchmark safe = bench("a/safe", true), unsafe = bench("a/inplace", false);
   InstanceRef r1{&safe, {}}, r2{&unsafe, {}}, r3{&unsafe, {{"n", std::int64_t{2}}}};
   FakeWorkload w1(rig.log, "1", rig.backend), w2(rig.log, "2", rig.backend), w3(rig.log, "3", rig.backend);
@@ -212,7 +232,7 @@ TEST(Collector, AnotherProfilerHoldingTheCountersIsAnEnvironmentFailure) {
 }
 
 TEST(Collector, OtherCuptiFailuresFailOnlyThatSession) {
-  Rig rig({}, [](FakeBackend& b) { b.fail = std::make_pair(std::string("decode"), 999); });
+  Rig rig(memory_counters(), [](FakeBackend& b) { b.fail = std::make_pair(std::string("decode"), 999); });
   Benchmark a = bench("a/b", true);
   InstanceRef r{&a, {}};
   FakeWorkload w(rig.log, "w", rig.backend);
@@ -227,7 +247,7 @@ TEST(Collector, OtherCuptiFailuresFailOnlyThatSession) {
 }
 
 TEST(Collector, AFailingLaunchFailsItsSessionAndClosesIt) {
-  Rig rig;
+  Rig rig(memory_counters());
   Benchmark a = bench("a/b", true);
   InstanceRef r{&a, {}};
   FakeWorkload w(rig.log, "w", rig.backend);
@@ -353,6 +373,34 @@ TEST(Collector, SeparateSassRunsOneSessionPerConfigurationAndMergesTheValues) {
   EXPECT_DOUBLE_EQ(ms[0].samples.at(0), 50.0);
   EXPECT_DOUBLE_EQ(ms[1].samples.at(0), 1024.0);
   EXPECT_DOUBLE_EQ(ms[2].samples.at(0), 75.0);
+}
+
+TEST(Collector, SpeedOfLightIsProfiledInKernelRangesOfItsOwn) {
+  CollectorOptions o;
+  o.metrics = {"dram_bytes_read", "sm_throughput"};
+  Rig rig(o, [](FakeBackend& b) {
+    b.value = [](const std::string&, const std::string& m) { return m.rfind("sm__", 0) == 0 ? 91.0 : 4096.0; };
+  });
+  ASSERT_EQ(rig.backend->configurations.size(), 2u);
+  EXPECT_EQ(rig.backend->configurations[1],
+            std::vector<std::string>{"sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  auto ms = rig.collector->collect(r, w, nullptr);
+  // An idempotent benchmark: user ranges for the counters, kernel replay for the elapsed rate.
+  EXPECT_EQ(rig.log->count("begin:0:user:1"), 1u);
+  EXPECT_EQ(rig.log->count("begin:1:kernel:1"), 1u);
+  EXPECT_DOUBLE_EQ(find(ms, "dram_bytes_read").samples.at(0), 4096.0);
+  EXPECT_DOUBLE_EQ(find(ms, "sm_throughput").samples.at(0), 91.0);
+
+  // A user who asks for user replay gets it for every configuration.
+  o.replay = ReplayMode::user;
+  Rig user(o);
+  FakeWorkload w2(user.log, "w", user.backend);
+  user.collector->collect(r, w2, nullptr);
+  EXPECT_EQ(user.log->count("begin:1:user:1"), 1u);
+  EXPECT_EQ(user.log->count("begin:1:kernel:1"), 0u);
 }
 
 TEST(Collector, AFailureInOneConfigurationFailsTheInstancesProfilerMetrics) {

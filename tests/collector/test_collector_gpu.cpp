@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "core/bound.hpp"
 #include "core/metrics.hpp"
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
@@ -98,6 +99,41 @@ TEST_F(CollectorGpu, CanonicalKernelsMatchTheReferenceValues) {
   }
   EXPECT_GT(v[3]["static_shared_bytes"], 0);
   EXPECT_EQ(v[2]["static_shared_bytes"], 0);
+}
+
+TEST_F(CollectorGpu, SpeedOfLightClassifiesTheCanonicalKernelsAndInstructionsAreExact) {
+  std::vector<Live> live;
+  for (const char* name : kCanonical) live.push_back(prepare(name));
+  std::vector<ProfileTarget> targets;
+  for (auto& l : live) targets.push_back({&l.ref, l.workload.get()});
+  auto collector = make_cupti_collector(0, default_profile_metrics());
+  ASSERT_EQ(collector->environment_error(), "");
+  auto first = collector->collect_batch(targets, nullptr);
+  auto second = collector->collect_batch(targets, nullptr);
+  for (std::size_t i = 0; i < live.size(); ++i) {
+    auto a = values(first[i]), b = values(second[i]);
+    const BoundVerdict v = classify_bound({a["sm_throughput"], a["memory_throughput"], a["dram_throughput"]});
+    std::printf("%-30s %s; instructions %.0f, fma %.0f, lsu %.0f, issue %.1f%%, long scoreboard %.2f\n", kCanonical[i],
+                bound_text(v).c_str(), a["instructions"], a["inst_fma"], a["inst_lsu"], a["issue_active"],
+                a["stall_long_scoreboard"]);
+    // Warp instructions of a deterministic kernel are exact, run after run.
+    EXPECT_GT(a["instructions"], 0) << kCanonical[i];
+    EXPECT_EQ(a["instructions"], b["instructions"]) << kCanonical[i];
+    EXPECT_EQ(a["inst_fma"], b["inst_fma"]) << kCanonical[i];
+    EXPECT_EQ(a["inst_lsu"], b["inst_lsu"]) << kCanonical[i];
+    EXPECT_GT(a["stall_long_scoreboard"], 0) << kCanonical[i];
+  }
+  // A 64 MiB copy streams through DRAM (ncu on an H100: 63% DRAM, 36% SM); the stride-32 copy fetches 8x the
+  // sectors it uses, also from DRAM (84%).
+  auto coalesced = values(first[0]), strided = values(first[1]);
+  EXPECT_EQ(
+      classify_bound({coalesced["sm_throughput"], coalesced["memory_throughput"], coalesced["dram_throughput"]}).bound,
+      Bound::memory);
+  EXPECT_EQ(classify_bound({strided["sm_throughput"], strided["memory_throughput"], strided["dram_throughput"]}).bound,
+            Bound::memory);
+  EXPECT_GT(strided["dram_throughput"], 70);
+  // The tiled matmul executes its inner product on the FMA pipe: n^3 / 32 FFMA warp instructions at least.
+  EXPECT_GE(values(first[3])["inst_fma"], 1024.0 * 1024 * 1024 / 32);
 }
 
 TEST_F(CollectorGpu, OneInstanceAtATimeGivesTheBatchsCounters) {

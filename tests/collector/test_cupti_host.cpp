@@ -3,6 +3,8 @@
 // pass count measured on the H200.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "profiler/cupti/range_backend.hpp"
@@ -37,21 +39,35 @@ TEST(CuptiHost, DefaultSetNeedsFewPasses) {
   auto catalog = backend_catalog(*backend);
   auto plan = plan_metrics(resolve_metric_requests(default_profile_metrics(), catalog.get()));
   const std::size_t passes = backend->add_configuration(plan.perfworks);
-  // Measured on GH100 with CUPTI 13.0: SASS-patched metrics never share a pass with hardware counters.
+  std::printf("default set: %zu Perfworks metrics, %zu passes on GH100 in one configuration\n", plan.perfworks.size(),
+              passes);
+  // Measured on GH100 with CUPTI 13.0: SASS-patched metrics never share a pass with hardware counters; the
+  // memory and shared-memory counters need 2 passes. Speed of light costs the most: sm__throughput is the
+  // largest of some twenty pipe and unit utilisations (8 passes alone), gpu__compute_memory_throughput of the
+  // L1, L2 and DRAM ones (5 alone); together with the rest, 10 passes of hardware counters. Instructions, pipes
+  // and stall reasons fit in those passes.
   EXPECT_GE(passes, 2u);
-  EXPECT_LE(passes, 4u);
+  EXPECT_LE(passes, 11u);
   // Configurations are independent: a single hardware counter fits in one pass.
   EXPECT_EQ(backend->add_configuration({"dram__bytes_read.sum"}), 1u);
   // Kept apart, the SASS metrics and the hardware counters need no more passes in total.
+  // As the collector configures them: counters and SASS metrics in user ranges, speed of light apart.
+  const auto passes_of = [&](const MetricPlan& p) {
+    std::size_t n = 0;
+    for (const auto& c : p.configurations) {
+      std::vector<std::string> names;
+      for (std::size_t i : c) names.push_back(p.perfworks[i]);
+      n += backend->add_configuration(names);
+    }
+    return n;
+  };
+  ASSERT_EQ(plan.configurations.size(), 2u);
+  const std::size_t planned = passes_of(plan);
+  std::printf("as planned: %zu passes\n", planned);
+  EXPECT_LE(planned, passes + 2);
   auto split = plan_metrics(resolve_metric_requests(default_profile_metrics(), catalog.get()), true);
-  ASSERT_EQ(split.configurations.size(), 2u);
-  std::size_t split_passes = 0;
-  for (const auto& c : split.configurations) {
-    std::vector<std::string> names;
-    for (std::size_t i : c) names.push_back(split.perfworks[i]);
-    split_passes += backend->add_configuration(names);
-  }
-  EXPECT_EQ(split_passes, passes);
+  ASSERT_EQ(split.configurations.size(), 3u);
+  EXPECT_EQ(passes_of(split), planned);
 }
 
 TEST(CuptiHost, TyposGetCloseNamesFromTheChip) {

@@ -33,7 +33,7 @@ TEST(ParseMetricsOption, NoneDefaultAllAndLists) {
   EXPECT_EQ(def.names, default_collector_metrics());
   EXPECT_EQ(parse_metrics_option("").names, default_collector_metrics());
   auto all = parse_metrics_option("all");
-  EXPECT_EQ(all.names.size(), 12u);
+  EXPECT_EQ(all.names.size(), 24u);  // 20 profiler metrics and 4 static attributes
   EXPECT_EQ(std::count(all.names.begin(), all.names.end(), "duration"), 0);
 
   auto list = parse_metrics_option(" gld_efficiency , dram__bytes_read.sum,gld_efficiency");
@@ -138,7 +138,7 @@ TEST(ListPerfworksMetrics, BasesWithoutFilterFullNamesWithIt) {
   testing::FakeBackend backend(log);
   auto catalog = backend_catalog(backend);
   auto bases = list_perfworks_metrics(*catalog, "");
-  EXPECT_EQ(bases.size(), 10u);
+  EXPECT_EQ(bases.size(), 11u);
   EXPECT_TRUE(std::is_sorted(bases.begin(), bases.end()));
   auto dram = list_perfworks_metrics(*catalog, "dram__bytes_read.s");
   EXPECT_EQ(dram, (std::vector<std::string>{"dram__bytes_read.sum", "dram__bytes_read.sum.per_second"}));
@@ -171,6 +171,24 @@ TEST(PlanMetrics, SassMetricsCanGetAConfigurationOfTheirOwn) {
   EXPECT_TRUE(plan_metrics(resolve_metric_requests({"registers"}, nullptr), true).configurations.empty());
   EXPECT_TRUE(is_sass_metric("smsp__sass_inst_executed_op_shared_ld.sum"));
   EXPECT_FALSE(is_sass_metric("sm__warps_active.avg.pct_of_peak_sustained_active"));
+}
+
+TEST(PlanMetrics, ElapsedRatesGetKernelRangesOfTheirOwn) {
+  auto requests =
+      resolve_metric_requests({"gld_efficiency", "sm_throughput", "instructions", "dram_throughput"}, nullptr);
+  auto plan = plan_metrics(requests);
+  ASSERT_EQ(plan.configurations.size(), 2u);
+  EXPECT_EQ(plan.configurations[0], (std::vector<std::size_t>{0, 2}));  // SASS and plain counters: user ranges
+  EXPECT_EQ(plan.configurations[1], (std::vector<std::size_t>{1, 3}));  // speed of light: kernel ranges
+  EXPECT_EQ(plan.kernel_ranges, (std::vector<bool>{false, true}));
+  // Only elapsed rates: one configuration, with kernel ranges.
+  auto sol = plan_metrics(resolve_metric_requests({"sm_throughput"}, nullptr));
+  ASSERT_EQ(sol.configurations.size(), 1u);
+  EXPECT_EQ(sol.kernel_ranges, std::vector<bool>{true});
+  // Rates over active cycles do not need them.
+  EXPECT_TRUE(is_elapsed_rate("sm__throughput.avg.pct_of_peak_sustained_elapsed"));
+  EXPECT_FALSE(is_elapsed_rate("smsp__issue_active.avg.pct_of_peak_sustained_active"));
+  EXPECT_FALSE(is_elapsed_rate("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"));
 }
 
 TEST(PlanSessions, IdempotentTogetherOthersAloneAndCapped) {
