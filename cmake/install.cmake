@@ -59,8 +59,10 @@ install(TARGETS gpuperf RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS gpuperf_cupti gpuperf_inject LIBRARY DESTINATION ${GPUPERF_INSTALL_MODULEDIR})
 # The CI jobs, for a user repository to call with its own bench executable (README, "Use gpuperf in your
 # project").
-install(PROGRAMS ci/nightly.sh ci/premerge.sh ci/new_regressions.py
+# The recipes that call them (GitHub Actions, GitLab CI, Slurm) go beside them, as README documents them.
+install(PROGRAMS ci/nightly.sh ci/premerge.sh ci/new_regressions.py ci/slurm-nightly.sbatch
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuperf/ci)
+install(FILES ci/github-actions.yml ci/gitlab-ci.yml DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuperf/ci)
 
 install(EXPORT gpuperfTargets NAMESPACE gpuperf:: DESTINATION ${GPUPERF_INSTALL_CMAKEDIR})
 configure_package_config_file(cmake/gpuperfConfig.cmake.in
