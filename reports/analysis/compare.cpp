@@ -329,7 +329,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
     if (report.rows.size() > first_row) ranges.emplace_back(first_row, report.rows.size());
   }
   if (history != nullptr) {
-    for (CompareRow& row : report.rows) judge_with_history(row, *history, candidate, candidate_run_id, options);
+    for (CompareRow& row : report.rows) judge_with_history(row, *history, base, candidate, candidate_run_id, options);
   }
   for (const auto& [first_row, end_row] : ranges) {
     follow_duration(report.rows, first_row, end_row);
