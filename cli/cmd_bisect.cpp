@@ -359,7 +359,7 @@ void add_bisect_command(CLI::App& app, Context& ctx) {
   set_help_footer(
       *cmd,
       "gpuperf bisect --good v1.2 --bad main --build 'cmake --build build -j' --bench build/cli/gpuperf \\\n"
-      "    --filter 'memory/copy_coalesced' --metric duration\n"
+      "    --filter '^memory/coalesced' --metric duration\n"
       "gpuperf bisect --finding --build 'cmake --build build -j' --bench build/cli/gpuperf --format md",
       "Exit codes: 0 a culprit (or, with skipped commits, a list of candidates) was found; 2 bad input: a\n"
       "reference that names nothing, good not an ancestor of bad, the build failing at an end, a change\n"

@@ -28,8 +28,8 @@ std::string date(const std::string& text) {
   const int year = part(1), month = part(2), day = part(3), hour = part(4), minute = part(5), second = part(6);
   if (month != -1 && (month < 1 || month > 12)) return expected + ": month " + m[2].str() + " is not 01-12";
   if (day != -1 && (day < 1 || day > days_in(year, month))) {
-    return expected + ": day " + m[3].str() + " is not a day of that month (01-" + std::to_string(days_in(year, month)) +
-           ")";
+    return expected + ": day " + m[3].str() + " is not a day of that month (01-" +
+           std::to_string(days_in(year, month)) + ")";
   }
   if (hour > 23) return expected + ": hour " + m[4].str() + " is not 00-23";
   if (minute > 59 || second > 59) return expected + ": minutes and seconds are 00-59";
@@ -37,8 +37,8 @@ std::string date(const std::string& text) {
 }
 
 std::string whole_number(const std::string& text, long long min) {
-  const std::string expected =
-      min <= 0 ? "expected a whole number of 0 or more" : "expected a whole number of " + std::to_string(min) + " or more";
+  const std::string expected = min <= 0 ? "expected a whole number of 0 or more"
+                                        : "expected a whole number of " + std::to_string(min) + " or more";
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
     return expected + ", got " + quoted(text);
   }

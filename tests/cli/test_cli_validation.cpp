@@ -123,13 +123,15 @@ TEST_F(Validation, EveryOptionOfAKindRefusesEveryBadValueTheSameWay) {
 }
 
 TEST_F(Validation, GoodValuesOfEachKindPass) {
-  for (const char* since : {"2026", "2026-06", "2026-06-01", "2028-02-29T23:59", "2024-02-29", "2026-06-01T02:00:00Z"}) {
+  for (const char* since :
+       {"2026", "2026-06", "2026-06-01", "2028-02-29T23:59", "2024-02-29", "2026-06-01T02:00:00Z"}) {
     const CliResult r = gp({"runs", "--since", since});
     EXPECT_EQ(r.code, 2) << since << ": " << r.err;  // the database does not exist: a refusal of another kind
     EXPECT_NE(r.err.find("no database"), std::string::npos) << since << ": " << r.err;
   }
   const CliResult leap = gp({"runs", "--since", "2025-02-29"});
-  EXPECT_NE(leap.err.find("got '2025-02-29': day 29 is not a day of that month (01-28)"), std::string::npos) << leap.err;
+  EXPECT_NE(leap.err.find("got '2025-02-29': day 29 is not a day of that month (01-28)"), std::string::npos)
+      << leap.err;
 }
 
 TEST_F(Validation, HelpShowsNoDefaultThatItsOwnRuleRefuses) {
@@ -178,7 +180,8 @@ std::string one_run(const std::string& uuid, const std::string& sample) {
 
 TEST_F(Validation, ImportedFilesFollowTheSameRules) {
   const std::string good = "5f0c3a1e-8b2d-4c6f-9a01-23456789abcd";
-  CliResult r = run_gpuperf({"--db", dir_.file("gp.db"), "import", "-"}, dir_.path().string(), one_run("not-a-uuid", "54900"));
+  CliResult r =
+      run_gpuperf({"--db", dir_.file("gp.db"), "import", "-"}, dir_.path().string(), one_run("not-a-uuid", "54900"));
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("gpuperf: error: <stdin>: runs[0].uuid: expected a uuid (8-4-4-4-12 hexadecimal digits"),
             std::string::npos)

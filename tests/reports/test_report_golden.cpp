@@ -92,8 +92,11 @@ TEST_F(ReportGolden, BadArgumentsAreInputErrors) {
   EXPECT_NE(r.output.find("--format: expected html or md, got 'pdf'"), std::string::npos) << r.output;
   r = gpuperf(db, "report" + out + " --since yesterday");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("--since: expected an ISO 8601 date or its prefix (2026, 2026-06, 2026-06-01, 2026-06-01T02:00), got "
-                          "'yesterday'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(
+                "--since: expected an ISO 8601 date or its prefix (2026, 2026-06, 2026-06-01, 2026-06-01T02:00), got "
+                "'yesterday'"),
+            std::string::npos)
+      << r.output;
   r = gpuperf(db, "report" + out + " --machine nowhere");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("known machines"), std::string::npos) << r.output;
