@@ -90,7 +90,7 @@ def generate(seed, n_step, n_none, n_short):
             samples.append(round(level, 1))  # an odd count around `level`: the median stays close to it
             results.append({"benchmark": "eval/series", "params": {"id": sid}, "status": "ok",
                             "metrics": {"duration": {"unit": "ns", "samples": samples}}})
-        runs.append({"uuid": f"00000000-eval-{seed:04d}-{r:04d}-{sha[:12]}", "started_at": day, "commit": sha,
+        runs.append({"uuid": f"00000000-e7a1-{seed % 65536:04x}-{r % 65536:04x}-{sha[:12]}", "started_at": day, "commit": sha,
                      "branch": "main", "label": "detect-eval",
                      "machine": {"hostname": "eval-host", "gpu_name": "Synthetic GPU", "gpu_uuid": "GPU-eval-0000"},
                      "results": results})

@@ -13,7 +13,8 @@
 #                      [--import FILE]...   # imported-data mode: no measuring, no GPU needed
 #                      [--bisect [--bisect-budget MIN] [--bisect-build CMD] [--bisect-bench PATH]]
 # --bench: the executable to run: gpuperf, or a project's own bench executable linking gpuperf::main
-# (--gpuperf is the same). Without it, gpuperf is built from the source tree this script lies in.
+# (--gpuperf is the same). Without it: the installed copy (PREFIX/share/gpuperf/ci/) runs PREFIX/bin/gpuperf;
+# in a source tree, gpuperf is built from it.
 # --source: the git checkout whose commit and branch are recorded (default: gpuperf's own tree when this
 # script lies in one, else the checkout around the current directory, e.g. a user repository calling the
 # installed share/gpuperf/ci/nightly.sh).
@@ -57,7 +58,7 @@ while (($#)); do
     --bisect-budget) bisect_budget=${2:?--bisect-budget needs minutes}; shift 2 ;;
     --bisect-build) bisect_build=${2:?--bisect-build needs a command}; shift 2 ;;
     --bisect-bench) bisect_bench=${2:?--bisect-bench needs a path}; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo pipefail/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -66,13 +67,21 @@ done
 
 log() { echo "[nightly $(date -u +%H:%M:%S)] $*" >&2; }
 start_s=$(date +%s)
+# Installed as PREFIX/share/gpuperf/ci/nightly.sh: without --bench, the gpuperf of the same prefix.
+installed_gpuperf=$(cd "$repo/../.." && pwd)/bin/gpuperf
+if [[ -z $gpuperf && ! -f $repo/CMakeLists.txt ]]; then
+  [[ -x $installed_gpuperf ]] ||
+    die "no --bench given, $repo is not gpuperf's source tree to build one from, and $installed_gpuperf is missing"
+  gpuperf=$installed_gpuperf
+fi
+# Refusals come before anything is made: no artifacts folder or database folder for a run that never starts.
+[[ -z $gpuperf || -x $gpuperf ]] || die "bench executable '$gpuperf' is missing or not executable"
 mkdir -p "$artifacts" "$(dirname "$db")"
 db=$(cd "$(dirname "$db")" && pwd)/$(basename "$db")
 artifacts=$(cd "$artifacts" && pwd)
 
-# 1. Build in Release (unless a binary was given).
+# 1. Build in Release (unless a binary was given or installed beside this script).
 if [[ -z $gpuperf ]]; then
-  [[ -f $repo/CMakeLists.txt ]] || die "no --bench given and $repo is not gpuperf's source tree to build one from"
   log "building gpuperf (Release)"
   bash "$repo/ci/setup.sh"
   cmake -S "$repo" -B "$repo/build-nightly" -DCMAKE_BUILD_TYPE=Release -DGPUPERF_BUILD_TESTS=OFF >/dev/null

@@ -6,8 +6,9 @@
 # Usage: ci/premerge.sh [--db PATH] [--base-branch NAME] [--artifacts DIR] [--filter REGEX] [--quick]
 #                       [--bench BIN] [--source DIR]
 # --bench: gpuperf, or a project's own bench executable linking gpuperf::main (--gpuperf is the same);
-# without it gpuperf is built from the source tree this script lies in. --source: the checkout whose merge
-# base is looked up (default: gpuperf's tree when this script lies in one, else the current directory's).
+# without it the installed copy runs its prefix's bin/gpuperf, and in a source tree gpuperf is built.
+# --source: the checkout whose merge base is looked up (default: gpuperf's tree when this script lies in
+# one, else the current directory's).
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,10 +28,20 @@ while (($#)); do
     --quick) quick=(--quick); shift ;;
     --gpuperf|--bench) gpuperf=${2:?}; shift 2 ;;
     --source) source_dir=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo pipefail/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "premerge: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
+# Installed as PREFIX/share/gpuperf/ci/premerge.sh: without --bench, the gpuperf of the same prefix.
+installed_gpuperf=$(cd "$repo/../.." && pwd)/bin/gpuperf
+if [[ -z $gpuperf && ! -f $repo/CMakeLists.txt && -x $installed_gpuperf ]]; then
+  gpuperf=$installed_gpuperf
+fi
+# Refusals come before anything is made: no artifacts folder for a check that never starts.
+[[ -z $gpuperf || -x $gpuperf ]] ||
+  { echo "premerge: bench executable '$gpuperf' is missing or not executable" >&2; exit 2; }
+[[ -n $gpuperf || -f $repo/CMakeLists.txt ]] ||
+  { echo "premerge: no --bench given, $repo is not gpuperf's source tree and $installed_gpuperf is missing" >&2; exit 2; }
 mkdir -p "$artifacts"
 
 if [[ -z $gpuperf ]]; then

@@ -29,7 +29,8 @@ const std::string& exit_codes_help() {
       "  2  bad usage or input: an unknown command or option, a malformed file, a database not gpuperf's\n"
       "  3  the environment cannot do it: no GPU or driver, no profiling permission, an unwritable path\n"
       "  4  a kernel gave a wrong answer (stored as incorrect, never a baseline)\n"
-      "  5  record, check --record: the recorded program failed (its run is stored with its exit status)";
+      "  5  record, check --record: the recorded program failed (its run is stored with its exit status)\n"
+      "  130  bisect was interrupted (Ctrl-C, SIGTERM): its worktree removed, the checkout untouched";
   return text;
 }
 
@@ -39,6 +40,33 @@ void set_help_footer(CLI::App& cmd, const std::string& examples, const std::stri
   for (std::string line; std::getline(lines, line);) text += "  " + line + "\n";
   cmd.footer(text + "\n" + exit_codes);
 }
+
+namespace {
+
+// Every refusal of the command line reads as gpuperf's own errors do, "gpuperf: error: " and what was
+// expected (option values are checked by cli/option_kinds.hpp), then the help of the command refused.
+std::string failure_message(const CLI::App* app, const CLI::Error& e) {
+  std::string command = "gpuperf";
+  const CLI::App* deepest = app;
+  for (;;) {
+    const auto parsed = deepest->get_subcommands();
+    if (parsed.empty()) break;
+    deepest = parsed.front();
+    command += " " + deepest->get_name();
+  }
+  std::string what = e.what();
+  if (what == "A subcommand is required") {
+    std::string names;
+    // Hidden commands (no group: internal ones such as bisect-step) are not offered.
+    for (const CLI::App* sub : deepest->get_subcommands([](const CLI::App* c) { return !c->get_group().empty(); })) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    what = "'" + command + "' needs a command: " + names;
+  }
+  return "gpuperf: error: " + what + "\nSee '" + command + " --help' for its options and examples.\n";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // A GPUPERF_BENCHMARK that was refused at start-up (a name registered twice, ...) makes every result of
@@ -58,6 +86,7 @@ int main(int argc, char** argv) {
   CLI::App app{"gpuperf: performance regressions and profiles of CUDA kernels"};
   app.set_version_flag("--version", std::string("gpuperf ") + GPUPERF_VERSION);
   app.require_subcommand(1);
+  app.failure_message(failure_message);
   app.fallthrough();
   app.option_defaults()->always_capture_default();
   app.add_option("--db", ctx.db_path,

@@ -17,6 +17,7 @@
 #include "cli/help.hpp"
 #include "cli/measure.hpp"
 #include "cli/open_store.hpp"
+#include "cli/option_kinds.hpp"
 #include "cli/record_run.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
@@ -308,8 +309,8 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
 }
 
 void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
-  cmd->add_option("--format", a.format, "text, md (GitHub-flavoured, for a PR comment) or json")
-      ->check(CLI::IsMember({"text", "md", "markdown", "json"}));
+  choice_option(cmd->add_option("--format", a.format, "text, md (GitHub-flavoured, for a PR comment) or json"),
+                {"text", "md", "markdown", "json"});
   cmd->add_option("--junit", a.junit, "Also write JUnit XML here (one test case per row)");
   cmd->add_flag("--all", a.all, "List every row in text and md, also those that are the same");
   cmd->add_option("--threshold", a.thresholds,
@@ -318,10 +319,12 @@ void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
                   "bank conflicts 25; other deterministic counters 0.01 (rounding)");
   cmd->add_option("--alpha", a.alpha, "Significance level of the Mann-Whitney test (default 0.01)");
   cmd->add_option("--metric", a.metrics, "Only these metrics (repeatable)");
-  cmd->add_option("--history", a.history,
-                  "The base branch's last N runs on this machine: a noisy change at a level they show is "
-                  "ambiguous, not a change; a metric measured once per run is judged against them (at least 3) "
-                  "(default 10; 0: off)");
+  count_option(
+      cmd->add_option("--history", a.history,
+                      "The base branch's last N runs on this machine: a noisy change at a level they show is "
+                      "ambiguous, not a change; a metric measured once per run is judged against them (at least 3). "
+                      "The window ends at the base run (default 10; 0: off)"),
+      0);
 }
 
 }  // namespace
@@ -349,7 +352,7 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                          "--baseline on this machine; exit 1 on a regression, 4 on a wrong answer");
   check->add_option("--baseline", chk->baseline, "Baseline: branch:NAME, label:NAME, a branch, a run id or commit")
       ->required();
-  check->add_option("--device", chk->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  count_option(check->add_option("--device", chk->device, "CUDA device ordinal"), 0);
   add_measure_options(check, chk->measure);  // --label defaults to "check" here
   add_verdict_options(check, chk->out);
   check->add_flag("--record", chk->record,
@@ -374,10 +377,13 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   detect->add_option("--machine", det->machine, "Only this machine: id, fingerprint or hostname");
   detect->add_option("--filter", det->filter, "ECMAScript regex on instance names");
   detect->add_option("--metric", det->metrics, "Only these metrics (repeatable)");
-  detect->add_option("--since", det->since, "Only runs started at or after this ISO 8601 time");
-  detect->add_option("--last", det->last, "Only each machine's newest N runs");
-  detect->add_option("--recent", det->recent, "Report only changes that start within the newest N runs of a series");
-  detect->add_option("--min-segment", det->min_segment, "Runs needed on each side of a change (default 4)");
+  date_option(detect->add_option("--since", det->since, "Only runs started at or after this ISO 8601 time"));
+  count_option(detect->add_option("--last", det->last, "Only each machine's newest N runs"), 1);
+  count_option(detect->add_option("--recent", det->recent,
+                                  "Report only changes that start within the newest N runs of a series"),
+               1);
+  count_option(
+      detect->add_option("--min-segment", det->min_segment, "Runs needed on each side of a change (default 4)"), 2);
   detect->add_option("--threshold", det->thresholds,
                      "Minimum change per metric, METRIC=PERCENT (repeatable; '*=PCT' for all noisy metrics, "
                      "default 1)");
@@ -394,8 +400,7 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                          std::to_string(static_cast<int>(det->night_one)) + ")");
   detect->add_flag("--fail-on-regression", det->fail_on_regression,
                    "Exit 1 when a regression is found (an unconfirmed one counts)");
-  detect->add_option("--format", det->format, "text, md or json")
-      ->check(CLI::IsMember({"text", "md", "markdown", "json"}));
+  choice_option(detect->add_option("--format", det->format, "text, md or json"), {"text", "md", "markdown", "json"});
   detect->add_option("--junit", det->junit, "Also write JUnit XML here (a regression is a failure)");
   set_help_footer(*detect,
                   "gpuperf detect --branch main --recent 3 --fail-on-regression\n"

@@ -24,6 +24,7 @@
 #include "cli/bisect_git.hpp"
 #include "cli/context.hpp"
 #include "cli/help.hpp"
+#include "cli/option_kinds.hpp"
 #include "cli/subprocess.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
@@ -341,23 +342,25 @@ void add_bisect_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--filter", args->filter, "ECMAScript regex on instance names: the instances to measure");
   cmd->add_option("--metric", args->metric, "The metric to bisect (default duration)");
   cmd->add_option("--metrics", args->metrics, "The bench's --metrics (default: default; with --record: none)");
-  cmd->add_option("--device", args->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  count_option(cmd->add_option("--device", args->device, "CUDA device ordinal"), 0);
   cmd->add_flag("--quick", args->quick, "Fewer samples per instance (the bench's --quick)");
-  cmd->add_option("--tries", args->tries, "Measurements of an ambiguous commit before it is skipped (default 3)");
+  count_option(
+      cmd->add_option("--tries", args->tries, "Measurements of an ambiguous commit before it is skipped (default 3)"),
+      1);
   cmd->add_option("--alpha", args->alpha, "Significance level of compare's test (default 0.01)");
   cmd->add_option("--threshold", args->thresholds, "Minimum effect, METRIC=PERCENT, as for compare (repeatable)");
   cmd->add_flag("--finding", args->finding,
                 "Take good, bad, instance and metric from the newest regression `detect` finds on this machine");
   cmd->add_option("--branch", args->branch, "With --finding: the branch whose history to read (default main)");
   cmd->add_option("--repo", args->repo, "The git checkout whose history to bisect (default: the current folder)");
-  cmd->add_option("--format", args->format, "text, md (for an issue or PR comment) or json")
-      ->check(CLI::IsMember({"text", "md", "markdown", "json"}));
+  choice_option(cmd->add_option("--format", args->format, "text, md (for an issue or PR comment) or json"),
+                {"text", "md", "markdown", "json"});
   cmd->add_flag("--record", args->record, "Record a program the build makes (-- APP ARGS) instead of a bench");
   cmd->add_option("command", args->command, "With --record: -- APP [ARGS...]");
   set_help_footer(
       *cmd,
       "gpuperf bisect --good v1.2 --bad main --build 'cmake --build build -j' --bench build/cli/gpuperf \\\n"
-      "    --filter 'memory/copy_coalesced' --metric duration\n"
+      "    --filter '^memory/coalesced' --metric duration\n"
       "gpuperf bisect --finding --build 'cmake --build build -j' --bench build/cli/gpuperf --format md",
       "Exit codes: 0 a culprit (or, with skipped commits, a list of candidates) was found; 2 bad input: a\n"
       "reference that names nothing, good not an ancestor of bad, the build failing at an end, a change\n"

@@ -10,6 +10,7 @@
 #include "cli/context.hpp"
 #include "cli/help.hpp"
 #include "cli/open_store.hpp"
+#include "cli/option_kinds.hpp"
 #include "db/store.hpp"
 
 namespace gpuperf::cli {
@@ -113,7 +114,7 @@ void add_db_commands(CLI::App& app, Context& ctx) {
                   "gpuperf --db /var/lib/gpuperf/gpuperf.db db backup nightly-copy.db");
   auto format = std::make_shared<std::string>("text");
   CLI::App* info = db->add_subcommand("info", "Path, schema version, journal mode, size and row counts (read-only)");
-  info->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  choice_option(info->add_option("--format", *format, "text or json"), {"text", "json"});
   set_help_footer(*info, "gpuperf db info --format json");
   info->callback([&ctx, format] { ctx.action = [&ctx, format] { return do_info(ctx, *format); }; });
 

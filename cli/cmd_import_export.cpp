@@ -10,6 +10,7 @@
 #include "cli/context.hpp"
 #include "cli/help.hpp"
 #include "cli/open_store.hpp"
+#include "cli/option_kinds.hpp"
 #include "db/import_export.hpp"
 #include "db/store.hpp"
 
@@ -91,7 +92,7 @@ void add_import_export_commands(CLI::App& app, Context& ctx) {
   exp->add_option("--run", args->runs, "A run: id, uuid (or prefix of 8+), or commit (7+); repeatable");
   exp->add_option("--branch", args->branch, "Only runs of this branch");
   exp->add_option("--machine", args->machine, "Only runs of this machine: id, fingerprint or hostname");
-  exp->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time");
+  date_option(exp->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time"));
   exp->add_option("-o,--output", args->output,
                   "Write here (atomically: a temporary file renamed into place) instead of standard output");
   set_help_footer(*exp,

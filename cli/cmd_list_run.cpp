@@ -16,6 +16,7 @@
 #include "cli/help.hpp"
 #include "cli/measure.hpp"
 #include "cli/open_store.hpp"
+#include "cli/option_kinds.hpp"
 #include "core/errors.hpp"
 #include "db/interchange.hpp"
 #include "db/store.hpp"
@@ -135,7 +136,7 @@ void add_list_run_commands(CLI::App& app, Context& ctx) {
   list->add_option("--filter", list_args->filter,
                    "ECMAScript regex searched in instance names, e.g. 'matmul|transpose/naive' "
                    "(also selects opt-in benchmarks)");
-  list->add_option("--format", list_args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  choice_option(list->add_option("--format", list_args->format, "text or json"), {"text", "json"});
   set_help_footer(*list,
                   "gpuperf list --filter 'matmul|transpose/naive'\n"
                   "gpuperf list --format json");
@@ -151,8 +152,8 @@ void add_list_run_commands(CLI::App& app, Context& ctx) {
                   "Name the run after this key and the GPU (e.g. nightly/2026-11-22/<commit>): a run already "
                   "stored under it is not measured again");
   add_measure_options(run, run_args->measure);
-  run->add_option("--format", run_args->format, "text (summary table) or json (the interchange format)")
-      ->check(CLI::IsMember({"text", "json"}));
+  choice_option(run->add_option("--format", run_args->format, "text (summary table) or json (the interchange format)"),
+                {"text", "json"});
   set_help_footer(*run,
                   "gpuperf run --label nightly\n"
                   "gpuperf run --filter 'memory/' --metrics none --quick\n"

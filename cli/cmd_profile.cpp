@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "cli/context.hpp"
 #include "cli/help.hpp"
 #include "cli/measure.hpp"
+#include "cli/option_kinds.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "core/short_name.hpp"
@@ -132,7 +134,18 @@ nlohmann::json to_json(const ProfileReport& report, const ProfileArgs& args) {
 int do_profile(const Context& ctx, const ProfileArgs& args) {
   if (args.list_metrics) {
     const std::string chip = args.chip.empty() ? device_chip_name(args.device) : args.chip;
-    for (const auto& name : list_chip_metrics(chip, args.pattern)) std::printf("%s\n", name.c_str());
+    std::vector<std::string> names;
+    try {
+      names = list_chip_metrics(chip, args.pattern);
+    } catch (const Error& e) {
+      // A chip name CUPTI does not know is bad input (2), not the environment: say so in words.
+      if (!args.chip.empty() && std::string(e.what()).find("CUPTI_ERROR_INVALID_CHIP_NAME") != std::string::npos) {
+        throw InputError("--chip: expected a chip this CUPTI knows (GH100, GA100, AD102, TU104, ...), got '" +
+                         args.chip + "'");
+      }
+      throw;
+    }
+    for (const auto& name : names) std::printf("%s\n", name.c_str());
     return kExitOk;
   }
   const MetricSelection metrics = parse_metrics_option(args.metrics);
@@ -199,11 +212,12 @@ void add_profile_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--metrics", args->metrics,
                   "all (default), default, or a comma-separated list of gpuperf and Perfworks names "
                   "(gld_efficiency,dram__bytes_read.sum)");
-  cmd->add_option("--format", args->format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--replay", args->replay,
-                  "auto (user replay for idempotent benchmarks, kernel replay for the others), user, or kernel")
-      ->check(CLI::IsMember({"auto", "user", "kernel"}));
-  cmd->add_option("--device", args->device, "CUDA device ordinal")->check(CLI::NonNegativeNumber);
+  choice_option(cmd->add_option("--format", args->format, "text or json"), {"text", "json"});
+  choice_option(
+      cmd->add_option("--replay", args->replay,
+                      "auto (user replay for idempotent benchmarks, kernel replay for the others), user, or kernel"),
+      {"auto", "user", "kernel"});
+  count_option(cmd->add_option("--device", args->device, "CUDA device ordinal"), 0);
   cmd->add_option("--seed", args->seed, "Input seed of every workload");
   cmd->add_flag("--no-flush", args->no_flush, "Do not flush L2 before each profiled launch (warm-cache counters)");
   cmd->add_flag("--no-warm-launch", args->no_warm_launch,
@@ -214,7 +228,8 @@ void add_profile_command(CLI::App& app, Context& ctx) {
                 "are read from unpatched kernels");
   cmd->add_flag("--list-metrics", args->list_metrics,
                 "List the GPU's Perfworks metrics (base names; full names when TEXT is given)");
-  cmd->add_option("--chip", args->chip, "With --list-metrics: a chip name (GH100) instead of the GPU's; no GPU needed");
+  chip_option(cmd->add_option("--chip", args->chip,
+                              "With --list-metrics: a chip name (GH100) instead of the GPU's; no GPU needed"));
   cmd->add_flag("--launch-only", args->launch_only,
                 "Verify, then launch each instance once more and once between cudaProfilerStart/Stop, for ncu; "
                 "no metrics")

@@ -9,6 +9,7 @@
 
 #include "cli/context.hpp"
 #include "cli/help.hpp"
+#include "cli/option_kinds.hpp"
 #include "cli/record_run.hpp"
 #include "db/interchange.hpp"
 
@@ -44,8 +45,8 @@ void add_record_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--commit", args->record.commit, "Commit to record (default: git rev-parse HEAD)");
   cmd->add_option("--branch", args->record.branch, "Branch to record (default: the checkout's branch)");
   cmd->add_option("--label", args->record.label, "Label of the stored run (default: record)");
-  cmd->add_option("--format", args->format, "text (top kernels) or json (the interchange format)")
-      ->check(CLI::IsMember({"text", "json"}));
+  choice_option(cmd->add_option("--format", args->format, "text (top kernels) or json (the interchange format)"),
+                {"text", "json"});
   cmd->add_option("command", args->record.command, "-- APP [ARGS...]: the program and its arguments")->required();
   set_help_footer(*cmd,
                   "gpuperf record -- ./my_app --size 4096\n"

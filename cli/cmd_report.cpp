@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "cli/context.hpp"
 #include "cli/help.hpp"
 #include "cli/open_store.hpp"
+#include "cli/option_kinds.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
 #include "gpuperf/version.hpp"
@@ -47,10 +47,6 @@ int do_report(const Context& ctx, const ReportArgs& args) {
     } else {
       throw InputError("--format: unknown report format '" + f + "' (expected html, md or both: html,md)");
     }
-  }
-  if (!args.since.empty() &&
-      !std::regex_match(args.since, std::regex(R"(\d{4}(-\d{2}(-\d{2}([T ]\d{2}(:\d{2}(:\d{2})?)?)?)?)?)"))) {
-    throw InputError("--since '" + args.since + "': expected an ISO 8601 date or prefix, e.g. 2026-06 or 2026-06-01");
   }
 
   reports::ReportQuery query;
@@ -122,11 +118,13 @@ void add_report_command(CLI::App& app, Context& ctx) {
   CLI::App* cmd = app.add_subcommand(
       "report", "Write trend reports (HTML with charts, Markdown for PR comments and job summaries)");
   cmd->add_option("--out", args->out, "Directory for report.html and report.md (created if missing)")->required();
-  cmd->add_option("--format", args->formats, "Formats to write: html, md (default both)")->delimiter(',');
+  choice_option(cmd->add_option("--format", args->formats, "Formats to write: html, md (default both)")->delimiter(','),
+                {"html", "md"});
   cmd->add_option("--branch", args->branch, "Only runs of this branch (default: all branches)");
   cmd->add_option("--machine", args->machine, "Only this machine: fingerprint, hostname or id (default: all)");
-  cmd->add_option("--since", args->since, "Only runs started at or after this ISO 8601 date (e.g. 2026-06-01)");
-  cmd->add_option("--last", args->last, "Only each machine's newest N runs")->check(CLI::PositiveNumber);
+  date_option(
+      cmd->add_option("--since", args->since, "Only runs started at or after this ISO 8601 date (e.g. 2026-06-01)"));
+  count_option(cmd->add_option("--last", args->last, "Only each machine's newest N runs"), 1);
   cmd->add_flag("--timings", args->timings, "Print how long each stage took (to standard error)");
   set_help_footer(*cmd,
                   "gpuperf report --out site\n"

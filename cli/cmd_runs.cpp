@@ -12,6 +12,7 @@
 #include "cli/context.hpp"
 #include "cli/help.hpp"
 #include "cli/open_store.hpp"
+#include "cli/option_kinds.hpp"
 #include "core/command_line.hpp"
 #include "db/store.hpp"
 
@@ -174,9 +175,10 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
   CLI::App* runs = app.add_subcommand("runs", "List stored runs, oldest first (read-only); exclude or include one");
   runs->add_option("--branch", args->branch, "Only runs of this branch");
   runs->add_option("--machine", args->machine, "Only runs of this machine: id, fingerprint or hostname");
-  runs->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time (prefix compare)");
-  runs->add_option("--last", args->last, "Only the newest N runs");
-  runs->add_option("--format", args->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  date_option(
+      runs->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time (prefix compare)"));
+  count_option(runs->add_option("--last", args->last, "Only the newest N runs"), 1);
+  choice_option(runs->add_option("--format", args->format, "table or json"), {"table", "json"});
   set_help_footer(*runs,
                   "gpuperf runs --branch main --last 10\n"
                   "gpuperf runs exclude 42 --reason 'GPU shared with another job'");

@@ -1,4 +1,5 @@
 #include "cli/record_run.hpp"
+#include "cli/option_kinds.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -47,23 +48,27 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
   cmd->add_option("--kernel-regex", a.kernel_regex, "Only kernels whose name matches this ECMAScript regex");
   cmd->add_option("--nvtx-include", a.nvtx_include,
                   "Only launches whose NVTX range path (outer/inner) matches this ECMAScript regex");
-  cmd->add_option("--launch-skip", a.launch_skip, "Skip the first N selected launches");
-  cmd->add_option("--launch-count", a.launch_count, "Keep at most N selected launches after the skipped ones");
-  cmd->add_option("--max-samples", a.max_samples,
-                  "Durations stored per kernel (the first ones; launch counts and totals cover all)");
-  cmd->add_option("--kernel-name", a.kernel_name,
-                  "demangled (template arguments kept, no parameter list), function, or mangled")
-      ->check(CLI::IsMember({"demangled", "function", "mangled"}));
+  count_option(cmd->add_option("--launch-skip", a.launch_skip, "Skip the first N selected launches"), 0);
+  count_option(
+      cmd->add_option("--launch-count", a.launch_count, "Keep at most N selected launches after the skipped ones"), 1);
+  count_option(cmd->add_option("--max-samples", a.max_samples,
+                               "Durations stored per kernel (the first ones; launch counts and totals cover all)"),
+               1);
+  choice_option(cmd->add_option("--kernel-name", a.kernel_name,
+                                "demangled (template arguments kept, no parameter list), function, or mangled"),
+                {"demangled", "function", "mangled"});
   cmd->add_flag("--no-nvtx", a.no_nvtx,
                 "Record no NVTX range paths (saves tracing each launch call; identities then have no nvtx)");
   cmd->add_flag("--allow-empty", a.allow_empty, "Store an empty run when the program launched no kernel");
   cmd->add_option("--keep-records", a.keep_records, "Keep the raw record files in this folder");
-  cmd->add_option("--profile-launches", a.profile_launches,
-                  "With --metrics: launches profiled per kernel identity (kernel, launch shape, NVTX path), the "
-                  "first ones (each costs a replay)");
-  cmd->add_option("--profile-budget", a.profile_budget,
-                  "With --metrics: profiled launches per process at most (default 1000, 0: no limit); identities "
-                  "met after it is spent keep their timing only");
+  count_option(cmd->add_option("--profile-launches", a.profile_launches,
+                               "With --metrics: launches profiled per kernel identity (kernel, launch shape, NVTX "
+                               "path), the first ones (each costs a replay)"),
+               1);
+  count_option(cmd->add_option("--profile-budget", a.profile_budget,
+                               "With --metrics: profiled launches per process at most (default 1000, 0: no limit); "
+                               "identities met after it is spent keep their timing only"),
+               0);
   if (!metrics) return;
   cmd->add_option("--metrics", a.metrics,
                   "Hardware metrics of the first launches of each kernel (kernel replay): none (default), default, "

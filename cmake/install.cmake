@@ -59,8 +59,14 @@ install(TARGETS gpuperf RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS gpuperf_cupti gpuperf_inject LIBRARY DESTINATION ${GPUPERF_INSTALL_MODULEDIR})
 # The CI jobs, for a user repository to call with its own bench executable (README, "Use gpuperf in your
 # project").
-install(PROGRAMS ci/nightly.sh ci/premerge.sh ci/new_regressions.py
+# The recipes that call them (GitHub Actions, GitLab CI, Slurm) go beside them, as README documents them.
+install(PROGRAMS ci/nightly.sh ci/premerge.sh ci/new_regressions.py ci/slurm-nightly.sbatch
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuperf/ci)
+install(FILES ci/github-actions.yml ci/gitlab-ci.yml DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuperf/ci)
+# A first hour without a GPU (README, "First hour"): a real nightly history to import, detect and report, and
+# the example project that benchmarks its own kernels.
+install(FILES examples/sample-history.json examples/CMakeLists.txt examples/saxpy.cu examples/scale_inplace.cu
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuperf/examples)
 
 install(EXPORT gpuperfTargets NAMESPACE gpuperf:: DESTINATION ${GPUPERF_INSTALL_CMAKEDIR})
 configure_package_config_file(cmake/gpuperfConfig.cmake.in

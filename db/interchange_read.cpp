@@ -17,6 +17,7 @@
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "core/value_rules.hpp"
 #include "db/interchange.hpp"
 #include "db/json_text.hpp"
 #include "db/timestamp.hpp"
@@ -186,6 +187,13 @@ class Reader {
     } else if (m.status == Status::ok) {
       fail(path, "needs \"samples\" or \"value\" (or a \"status\" saying why there is none)");
     }
+    if (find_metric(name) != nullptr) {  // gpuperf's own metrics: no negative durations, counts or bytes
+      for (std::size_t i = 0; i < m.samples.size(); ++i) {
+        const std::string problem = rules::measured_value(m.samples[i], m.metric.unit);
+        if (!problem.empty())
+          fail(value != nullptr ? at_key(path, "value") : at_index(at_key(path, "samples"), i), problem);
+      }
+    }
     m.summary = summarize(m.samples);  // never trusted from the file
     return m;
   }
@@ -248,6 +256,7 @@ class Reader {
     Run r;
     r.uuid = string_field(v, "uuid", path, true);
     if (r.uuid.empty()) fail(at_key(path, "uuid"), "empty");
+    if (const std::string problem = rules::uuid(r.uuid); !problem.empty()) fail(at_key(path, "uuid"), problem);
     r.started_at = timestamp(require(v, "started_at", path), at_key(path, "started_at"));
     if (const json* f = optional(v, "finished_at");
         f != nullptr && !(f->is_string() && f->get<std::string>().empty())) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
@@ -80,6 +81,22 @@ AxisTicks nice_ticks(double lo, double hi, int target) {
   return t;
 }
 
+std::pair<double, double> value_domain(double lo, double hi, double min_relative_span, bool percent) {
+  const double span = min_relative_span * std::max(std::fabs(lo), std::fabs(hi));
+  if (!(hi - lo < span)) return {lo, hi};
+  const double mid = (lo + hi) / 2;
+  double a = mid - span / 2, b = mid + span / 2;
+  if (lo >= 0 && a < 0) {  // non-negative data keeps a non-negative axis
+    b -= a;
+    a = 0;
+  }
+  if (percent && b > 100) {  // a percentage keeps its 100% ceiling
+    a = std::max(0.0, a - (b - 100));
+    b = 100;
+  }
+  return {a, b};
+}
+
 std::vector<std::size_t> x_tick_runs(std::size_t run_count, std::size_t max_ticks) {
   std::vector<std::size_t> out;
   if (run_count == 0 || max_ticks == 0) return out;
@@ -121,8 +138,10 @@ std::string render_chart(const ChartSpec& spec) {
   for (const auto& l : spec.levels) include(l.value);
   if (spec.reference) include(*spec.reference);
   if (!std::isfinite(lo)) lo = hi = 0;
+  const bool percent = spec.unit == "%" && lo >= 0 && hi <= 100;
+  std::tie(lo, hi) = value_domain(lo, hi, spec.min_relative_span, percent);
   AxisTicks ticks = nice_ticks(lo, hi);
-  if (spec.unit == "%" && lo >= 0 && hi <= 100) {  // efficiencies and occupancies stay within 0..100
+  if (percent) {  // efficiencies and occupancies stay within 0..100
     ticks.lo = std::max(ticks.lo, 0.0);
     ticks.hi = std::min(ticks.hi, 100.0);
     ticks.values.erase(std::remove_if(ticks.values.begin(), ticks.values.end(),

@@ -31,6 +31,9 @@ struct ChartLevel {  // a horizontal level over runs [from, to]: the segments be
   double value = 0;
 };
 
+// 4%: twice compare's 2% duration floor, so a change below the floor stays inside half the chart's height.
+constexpr double kMinRelativeSpan = 0.04;
+
 struct ChartSpec {
   std::string unit;                           // metric unit of every line ("ns", "%", "count", "bytes", "" for a ratio)
   const std::vector<RunRef>* runs = nullptr;  // the x axis
@@ -38,8 +41,12 @@ struct ChartSpec {
   std::vector<ChartMarker> markers;
   std::vector<ChartLevel> levels;
   std::optional<double> reference;  // a dashed horizontal line, e.g. ratio 1
-  int hover_index = -1;             // index into the page's hover data (data-chart attribute); -1: none
-  std::string aria_label;           // what the chart shows, for screen readers
+  // The value axis spans at least this fraction of the data's level (its largest magnitude), centred on the
+  // data: run-to-run jitter of a few tenths of a percent then reads as noise, and a step's size can be read
+  // from the axis, instead of every chart zooming to fill its height.
+  double min_relative_span = kMinRelativeSpan;
+  int hover_index = -1;    // index into the page's hover data (data-chart attribute); -1: none
+  std::string aria_label;  // what the chart shows, for screen readers
 };
 
 // The viewBox geometry shared with the page's hover script.
@@ -59,6 +66,11 @@ struct AxisTicks {
   std::vector<double> values;
 };
 AxisTicks nice_ticks(double lo, double hi, int target = 5);
+
+// The value range a chart shows for data in [lo, hi]: widened around its middle to at least
+// `min_relative_span` x max(|lo|, |hi|), and kept on the data's side of 0 (and of 100 for a percentage
+// within 0..100) when the widening would cross it.
+std::pair<double, double> value_domain(double lo, double hi, double min_relative_span, bool percent);
 
 // Run indices that get an x tick label (at most `max_ticks`, first and last included).
 std::vector<std::size_t> x_tick_runs(std::size_t run_count, std::size_t max_ticks = 6);

@@ -100,6 +100,11 @@ std::map<Verdict, std::size_t> verdict_counts(const std::vector<CompareRow>& row
   return c;
 }
 
+std::size_t ambiguous_by_history(const std::vector<CompareRow>& rows) {
+  return static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [](const CompareRow& r) { return r.ambiguous_by_history; }));
+}
+
 std::string summary_line(const CompareReport& report) {
   const auto counts = verdict_counts(report.rows);
   std::string s = std::to_string(report.rows.size()) + " rows:";
@@ -110,6 +115,12 @@ std::string summary_line(const CompareReport& report) {
     if (it == counts.end()) continue;
     s += (first ? " " : ", ") + std::to_string(it->second) + ' ' + to_string(v);
     first = false;
+  }
+  const std::size_t by_history = ambiguous_by_history(report.rows);
+  if (by_history > 0) {
+    s += " (" + std::to_string(by_history) +
+         " beyond the threshold but within the base's recent history: "
+         "--history 0 judges by the two runs' samples alone)";
   }
   return s;
 }
@@ -151,6 +162,7 @@ json row_json(const CompareRow& r, const CompareReport& report) {
   j["candidate_clock_mhz"] = r.candidate_clock_mhz > 0 ? json(r.candidate_clock_mhz) : json(nullptr);
   j["confirmed_in_cycles"] = r.confirmed_in_cycles;
   j["note"] = r.note;
+  j["ambiguous_by_history"] = r.ambiguous_by_history;
   return j;
 }
 
@@ -184,6 +196,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     json summary = json::object();
     for (const auto& [v, n] : verdict_counts(report.rows)) summary[to_string(v)] = n;
     j["summary"] = summary;
+    j["ambiguous_by_history"] = ambiguous_by_history(report.rows);
     j["rows"] = json::array();
     for (const auto& r : report.rows) j["rows"].push_back(row_json(r, report));
     out << j.dump(2) << '\n';

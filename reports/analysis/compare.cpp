@@ -348,7 +348,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
     }
   }
   if (history != nullptr) {
-    for (CompareRow& row : report.rows) judge_with_history(row, *history, candidate, candidate_run_id, options);
+    for (CompareRow& row : report.rows) judge_with_history(row, *history, base, candidate, candidate_run_id, options);
   }
   for (std::size_t r = 0; r < ranges.size(); ++r) {
     const auto [first_row, end_row] = ranges[r];

@@ -29,6 +29,7 @@ void within_history(CompareRow& row, const std::vector<double>& levels) {
   const double c = row.candidate->median;
   if (c < band.low || c > band.high) return;
   row.verdict = Verdict::ambiguous;
+  row.ambiguous_by_history = true;
   add_note(row, "within " + range_text(band, row.metric));
 }
 
@@ -74,8 +75,9 @@ bool one_value_row(const CompareRow& row) {
   return (row.base->n == 1 || row.candidate->n == 1) && judged_by_level(row.metric);
 }
 
-std::vector<double> history_levels(const CompareRow& row, const std::vector<db::Series>& history, const Run& candidate,
-                                   std::int64_t candidate_run_id, std::size_t max_runs) {
+std::vector<double> history_levels(const CompareRow& row, const std::vector<db::Series>& history, const Run& base,
+                                   const Run& candidate, std::int64_t candidate_run_id, std::size_t max_runs) {
+  const auto newer = [](const std::string& a, const std::string& b) { return !b.empty() && a > b; };
   std::vector<double> levels;
   const std::string key = params_key(row.instance.params);
   for (const db::Series& s : history) {
@@ -85,7 +87,8 @@ std::vector<double> history_levels(const CompareRow& row, const std::vector<db::
     }
     for (const db::SeriesPoint& p : s.points) {
       if (p.excluded || p.status != Status::ok || p.summary.n == 0 || p.run_id == candidate_run_id ||
-          p.run_uuid == candidate.uuid || (!candidate.started_at.empty() && p.started_at > candidate.started_at)) {
+          p.run_uuid == candidate.uuid || newer(p.started_at, base.started_at) ||
+          newer(p.started_at, candidate.started_at)) {
         continue;
       }
       levels.push_back(p.summary.median);
@@ -96,14 +99,15 @@ std::vector<double> history_levels(const CompareRow& row, const std::vector<db::
   return levels;
 }
 
-void judge_with_history(CompareRow& row, const std::vector<db::Series>& history, const Run& candidate,
+void judge_with_history(CompareRow& row, const std::vector<db::Series>& history, const Run& base, const Run& candidate,
                         std::int64_t candidate_run_id, const CompareOptions& options) {
   if (options.history_runs == 0 || !row.candidate) return;
   const bool one_value = one_value_row(row) && row.verdict == Verdict::ambiguous;
   const bool noisy_change =
       !row.metric.deterministic && (row.verdict == Verdict::slower || row.verdict == Verdict::faster);
   if (!one_value && !noisy_change) return;
-  const std::vector<double> levels = history_levels(row, history, candidate, candidate_run_id, options.history_runs);
+  const std::vector<double> levels =
+      history_levels(row, history, base, candidate, candidate_run_id, options.history_runs);
   if (one_value) {
     one_value_against_levels(row, levels, options);
   } else {

@@ -1,5 +1,7 @@
 // What `compare`/`check` take from the base branch's history on the candidate's machine (--history N): the
-// run levels of a row's series before the candidate, and two verdicts that rest on them.
+// run levels of a row's series up to the base run (the window ends at the base: a run newer than the base,
+// already at the candidate's level, never widens the band the change is judged by), and two verdicts that
+// rest on them.
 //   - A noisy change whose candidate median lies within the range of the last N levels is "ambiguous": GPUs
 //     move some kernels between run-to-run regimes (two modes a few percent apart) that one run's samples
 //     cannot show.
@@ -25,13 +27,13 @@ namespace gpuperf::analysis {
 constexpr std::size_t kMinHistoryRuns = 3;
 
 // Run medians of `row`'s series in `history` (machine already chosen by the caller), oldest first: usable
-// points only (not excluded, status ok, a value), none of the candidate's own run nor later than it, at
-// most the newest `max_runs`.
-std::vector<double> history_levels(const CompareRow& row, const std::vector<db::Series>& history, const Run& candidate,
-                                   std::int64_t candidate_run_id, std::size_t max_runs);
+// points only (not excluded, status ok, a value), none of the candidate's own run nor later than the base or
+// the candidate (by started_at), at most the newest `max_runs`.
+std::vector<double> history_levels(const CompareRow& row, const std::vector<db::Series>& history, const Run& base,
+                                   const Run& candidate, std::int64_t candidate_run_id, std::size_t max_runs);
 
 // Applies both rules above to `row` (no-op where neither applies or options.history_runs is 0).
-void judge_with_history(CompareRow& row, const std::vector<db::Series>& history, const Run& candidate,
+void judge_with_history(CompareRow& row, const std::vector<db::Series>& history, const Run& base, const Run& candidate,
                         std::int64_t candidate_run_id, const CompareOptions& options);
 
 // True for a row with a single value on a side, of a metric that is not deterministic and is

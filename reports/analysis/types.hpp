@@ -35,6 +35,8 @@ struct CompareRow {
   double min_effect_pct = 0;                                       // the threshold the verdict used
   double base_clock_mhz = 0, candidate_clock_mhz = 0;              // median SM clock of each side; 0 when unknown
   double welch_p_value = 1;  // Welch's t-test on the same samples, for reference (the verdict uses U)
+  // True when the history rule (compare_history.hpp) turned a slower/faster verdict into ambiguous.
+  bool ambiguous_by_history = false;
 };
 
 // One change point of `gpuperf detect` in a series (machine, instance, metric).

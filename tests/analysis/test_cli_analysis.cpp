@@ -228,6 +228,67 @@ TEST(AnalysisCliTonight, AStepOnTheLastNightIsAnUnconfirmedRegression) {
   EXPECT_EQ(gp({"detect", "--unconfirmed-alpha", "0.7"}).code, 2);
 }
 
+// Fourteen nightly runs of one kernel, 0.3% run-to-run jitter: `level(night)` (a factor of 277 us) sets each
+// night's level.
+template <typename Level>
+std::string fourteen_nights(unsigned seed, Level level) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> jitter(0, 0.003), spread(0, 0.004);
+  json runs = json::array();
+  for (int night = 1; night <= 14; ++night) {
+    const double at = 277e3 * level(night) * (1 + jitter(rng));
+    json samples = json::array();
+    for (int i = 0; i < 100; ++i) samples.push_back(at * (1 + spread(rng)));
+    runs.push_back(nightly_run("14000000", night, "H100", "matmul/tiled", {{"n", 1024}, {"tile", 16}},
+                               {{"duration", {{"unit", "ns"}, {"samples", samples}}}}));
+  }
+  return json{{"format", "gpuperf-results"}, {"version", 1}, {"runs", runs}}.dump();
+}
+
+const std::string kNight11 = "14000000-0000-4000-8000-000000000021";
+const std::string kNight14 = "14000000-0000-4000-8000-000000000024";
+
+TEST(CompareHistoryWindow, RunsNewerThanTheBaseNeverWidenItsBand) {
+  // 20% slower from night 12 on: comparing the last good night (11) with today (14) is a regression, although
+  // nights 12 and 13 (newer than the base, already slow) are among the branch's last 10 runs.
+  TempDir dir;
+  const auto gp = [&](std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), {"--db", dir.file("gp.db")});
+    return run_gpuperf(args, dir.path().string(), input);
+  };
+  ASSERT_EQ(gp({"import", "-"}, fourteen_nights(14, [](int night) { return night >= 12 ? 1.2 : 1.0; })).code, 0);
+  const CliResult r = gp({"compare", kNight11, kNight14, "--format", "json"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  const json row = json::parse(r.out)["rows"][0];
+  EXPECT_EQ(row["verdict"], "slower") << row.dump();
+  EXPECT_EQ(row["ambiguous_by_history"], false);
+  EXPECT_NEAR(row["change_pct"].get<double>(), 20, 1.5);
+  EXPECT_EQ(gp({"compare", kNight11, kNight14}).code, 1);
+  // Night 13 against night 14: both at the new level, nothing to report.
+  EXPECT_EQ(gp({"compare", "14000000-0000-4000-8000-000000000023", kNight14}).code, 0);
+}
+
+TEST(CompareHistoryWindow, AChangeTheHistoryMakesAmbiguousSaysSoAndNamesTheOption) {
+  // A kernel that alternates between two regimes 20% apart night by night (before the base too): night 14's
+  // level is one the machine produced before, so the history rule calls it ambiguous, says so in the
+  // summary, and --history 0 judges by the two runs' samples alone.
+  TempDir dir;
+  const auto gp = [&](std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), {"--db", dir.file("gp.db")});
+    return run_gpuperf(args, dir.path().string(), input);
+  };
+  ASSERT_EQ(gp({"import", "-"}, fourteen_nights(15, [](int night) { return night % 2 == 0 ? 1.2 : 1.0; })).code, 0);
+  const CliResult text = gp({"compare", kNight11, kNight14});
+  EXPECT_EQ(text.code, 0) << text.out << text.err;
+  EXPECT_NE(text.out.find("1 ambiguous (1 beyond the threshold but within the base's recent history: --history 0 "
+                          "judges by the two runs' samples alone)"),
+            std::string::npos)
+      << text.out;
+  const CliResult j = gp({"compare", kNight11, kNight14, "--format", "json"});
+  EXPECT_EQ(json::parse(j.out)["ambiguous_by_history"], 1) << j.out;
+  EXPECT_EQ(gp({"compare", kNight11, kNight14, "--history", "0"}).code, 1);
+}
+
 // Thirteen nights of stencil1d/shared: durations (80 samples, 0.3% run-to-run jitter) that never move, and
 // achieved occupancy and DRAM bytes read measured once a night with a 2% run-to-run spread. With `step`,
 // the 13th night halves the occupancy and doubles the DRAM bytes (a kernel that hides the latency: its

@@ -50,7 +50,9 @@ case $mode in
     mv "$work/stage" "$work/moved"  # relocatable: nothing may point at the prefix it was installed to
     prefix=$work/moved
     for f in include/gpuperf/gpuperf.hpp lib/cmake/gpuperf/gpuperfConfig.cmake lib/gpuperf/libgpuperf_cupti.so \
-             bin/gpuperf share/gpuperf/ci/nightly.sh share/gpuperf/ci/premerge.sh; do
+             bin/gpuperf share/gpuperf/ci/nightly.sh share/gpuperf/ci/premerge.sh share/gpuperf/ci/github-actions.yml \
+             share/gpuperf/ci/gitlab-ci.yml share/gpuperf/ci/slurm-nightly.sbatch \
+             share/gpuperf/examples/sample-history.json share/gpuperf/examples/CMakeLists.txt; do
       [[ -e $prefix/$f ]] || fail "the install lacks $f"
     done
     ! grep -rq "$work/stage" "$prefix/lib/cmake" || fail "the CMake package names the prefix it was installed to"
@@ -89,7 +91,39 @@ case $mode in
       --db "$work/nightly.db" --artifacts "$work/nightly-art2" --night 2026-10-02)
     (cd "$user_repo" && expect 3 "no CUDA GPU" bash "$prefix/share/gpuperf/ci/premerge.sh" --bench "$work/examples/my_bench" \
       --db "$work/nightly.db" --artifacts "$work/premerge-art")
-    (cd "$user_repo" && expect 2 "no --bench given" bash "$prefix/share/gpuperf/ci/nightly.sh" --db "$work/nightly.db")
+    # Without --bench the installed job runs its own prefix's gpuperf.
+    (cd "$user_repo" && expect 0 "done in" bash "$prefix/share/gpuperf/ci/nightly.sh" --db "$work/own.db" \
+      --artifacts "$work/own-art" --night 2026-10-01 --import "$work/nights/night-01.json")
+    [[ -s $work/own-art/report.html ]] || fail "the installed nightly without --bench wrote no report"
+    # A refusal makes nothing: no artifacts folder for a job that never started.
+    (cd "$user_repo" && expect 2 "is missing or not executable" bash "$prefix/share/gpuperf/ci/nightly.sh" \
+      --bench "$work/no-such-bench" --db "$work/refused/x.db" --artifacts "$work/refused-art")
+    (cd "$user_repo" && expect 2 "is missing or not executable" bash "$prefix/share/gpuperf/ci/premerge.sh" \
+      --bench "$work/no-such-bench" --db "$work/refused/x.db" --artifacts "$work/refused-art")
+    [[ ! -e $work/refused-art && ! -e $work/refused ]] || fail "a refused job left an artifacts or database folder"
+    ! bash "$prefix/share/gpuperf/ci/premerge.sh" --help | grep -q "set -euo" || fail "premerge.sh --help prints code"
+    ! bash "$prefix/share/gpuperf/ci/nightly.sh" --help | grep -q "set -euo" || fail "nightly.sh --help prints code"
+    # README's first screen: the installed sample history, imported, detected and reported with no GPU.
+    sample=$prefix/share/gpuperf/examples/sample-history.json
+    expect 0 "new" "$prefix/bin/gpuperf" --db "$work/sample.db" import "$sample"
+    expect 0 "memory/coalesced.*duration.*regression" "$prefix/bin/gpuperf" --db "$work/sample.db" detect
+    expect 0 "report.html" "$prefix/bin/gpuperf" --db "$work/sample.db" report --out "$work/sample-report"
+    grep -q "memory/coalesced" "$work/sample-report/report.html" || fail "the sample's report lacks the regression"
+    # README's CMake snippet is complete: configured against the package, with no CMake warning.
+    snippet=$work/readme-snippet
+    mkdir -p "$snippet"
+    python3 - "$src/README.md" >"$snippet/CMakeLists.txt" <<'PY'
+import re, sys
+blocks = re.findall(r"```cmake\n(.*?)```", open(sys.argv[1], encoding="utf-8").read(), re.S)
+print(next((b for b in blocks if "cmake_minimum_required" in b), ""), end="")
+PY
+    grep -q "find_package(gpuperf" "$snippet/CMakeLists.txt" || fail "README has no complete CMake snippet"
+    cp "$src/examples/saxpy.cu" "$src/examples/scale_inplace.cu" "$snippet/"
+    nvcc=()  # the test machine's toolkit, where a user has nvcc on PATH
+    [[ -x /usr/local/cuda/bin/nvcc ]] && nvcc=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+    cmake -S "$snippet" -B "$snippet/build" -DCMAKE_PREFIX_PATH="$prefix" "${nvcc[@]}" >"$work/snippet.log" 2>&1 ||
+      { cat "$work/snippet.log"; fail "configuring README's CMake snippet"; }
+    ! grep -q "CMake Warning" "$work/snippet.log" || { cat "$work/snippet.log"; fail "README's CMake snippet warns"; }
     if ! { cmake -S "$here/consumer" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" "${hidden[@]}" &&
            cmake --build "$work/consumer" -j "$jobs"; } >"$work/consumer.log" 2>&1; then
       cat "$work/consumer.log"

@@ -1,4 +1,9 @@
 // Escaping of hostile strings and the number/unit formatting the writers share.
+#include <algorithm>
+#include <string>
+#include <tuple>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "reports/escape.hpp"
@@ -120,6 +125,45 @@ TEST(Ticks, NiceStepsCoverTheRange) {
   EXPECT_EQ(xs.size(), 6u);
   EXPECT_EQ(xs.front(), 0u);
   EXPECT_EQ(xs.back(), 364u);
+}
+
+TEST(Ticks, AChartSpansAtLeastAFewPercentOfItsLevel) {
+  // An unchanged kernel jittering by +-0.5% around 55 us: the axis spans 4% of the level (2.2 us), not the
+  // 0.55 us of the data, so the jitter fills a quarter of the height instead of all of it.
+  auto [lo, hi] = value_domain(54.86e3, 55.14e3, kMinRelativeSpan, false);
+  EXPECT_NEAR(hi - lo, 0.04 * 55.14e3, 1e-6);
+  EXPECT_NEAR((lo + hi) / 2, 55e3, 1e-6);
+  // A 20% step spans more than that already: left alone.
+  std::tie(lo, hi) = value_domain(55e3, 66e3, kMinRelativeSpan, false);
+  EXPECT_DOUBLE_EQ(lo, 55e3);
+  EXPECT_DOUBLE_EQ(hi, 66e3);
+  // 100% efficiency every run: the axis stays at or below 100% and spans 4 points.
+  std::tie(lo, hi) = value_domain(100, 100, kMinRelativeSpan, true);
+  EXPECT_DOUBLE_EQ(hi, 100);
+  EXPECT_DOUBLE_EQ(lo, 96);
+  // Counts near 0 never get a negative axis.
+  std::tie(lo, hi) = value_domain(0, 0.01, 4.0, false);
+  EXPECT_GE(lo, 0);
+  EXPECT_NEAR(hi - lo, 0.04, 1e-12);
+  // Rendered: the tick labels of a jittering 55 us series span at least 2 us.
+  const std::vector<RunRef> runs(3);
+  ChartSpec spec;
+  spec.unit = "ns";
+  spec.runs = &runs;
+  ChartLine line;
+  line.points = {{0, 54.9e3}, {1, 55.1e3}, {2, 55.0e3}};
+  spec.lines.push_back(line);
+  const std::string svg = render_chart(spec);
+  std::vector<double> labels;
+  const std::string open = "<g class=\"ticks y\">";
+  std::size_t at = svg.find(open);
+  ASSERT_NE(at, std::string::npos);
+  at += open.size();
+  const std::size_t end = svg.find("</g>", at);
+  while ((at = svg.find("\">", at + 1)) < end) labels.push_back(std::stod(svg.substr(at + 2)));
+  ASSERT_GE(labels.size(), 2u) << svg;
+  const auto [mn, mx] = std::minmax_element(labels.begin(), labels.end());
+  EXPECT_GE(*mx - *mn, 2.0) << svg;  // microseconds
 }
 
 }  // namespace

@@ -89,10 +89,14 @@ TEST_F(ReportGolden, BadArgumentsAreInputErrors) {
   const std::string out = " --out " + sh_quote((dir_ / "bad").string());
   CommandResult r = gpuperf(db, "report" + out + " --format pdf");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("unknown report format 'pdf'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--format: expected html or md, got 'pdf'"), std::string::npos) << r.output;
   r = gpuperf(db, "report" + out + " --since yesterday");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("--since 'yesterday'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(
+                "--since: expected an ISO 8601 date or its prefix (2026, 2026-06, 2026-06-01, 2026-06-01T02:00), got "
+                "'yesterday'"),
+            std::string::npos)
+      << r.output;
   r = gpuperf(db, "report" + out + " --machine nowhere");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("known machines"), std::string::npos) << r.output;

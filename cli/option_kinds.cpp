@@ -1,0 +1,40 @@
+#include "cli/option_kinds.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include "core/value_rules.hpp"
+
+namespace gpuperf::cli {
+namespace {
+
+// A validator with no description of its own: the option's type name says what it takes.
+template <typename Rule>
+CLI::Validator rule_validator(Rule rule) {
+  return CLI::Validator([rule](std::string& text) { return rule(text); }, "");
+}
+
+}  // namespace
+
+CLI::Option* date_option(CLI::Option* option) {
+  return option->check(rule_validator([](const std::string& t) { return rules::date(t); }))->type_name("DATE");
+}
+
+CLI::Option* count_option(CLI::Option* option, long long min) {
+  option->check(rule_validator([min](const std::string& t) { return rules::whole_number(t, min); }));
+  option->type_name(min <= 0 ? "N" : "COUNT");
+  if (min > 0 && option->get_default_str() == "0") option->default_str("");
+  return option;
+}
+
+CLI::Option* choice_option(CLI::Option* option, const std::vector<std::string>& choices) {
+  std::string names;
+  for (const auto& c : choices) names += (names.empty() ? "" : "|") + c;
+  return option->check(rule_validator([choices](const std::string& t) { return rules::one_of(t, choices); }))
+      ->type_name(names);
+}
+
+CLI::Option* chip_option(CLI::Option* option) {
+  return option->check(rule_validator([](const std::string& t) { return rules::chip(t); }))->type_name("CHIP");
+}
+
+}  // namespace gpuperf::cli

@@ -1,0 +1,31 @@
+// The kinds of option values, each checked by one rule (core/value_rules.hpp) the same way in every command,
+// and shown the same way in --help. A refusal is exit 2 with "gpuperf: error: --OPTION: <what was expected>,
+// got '<value>'" (cli/app.cpp prints it).
+//   date_option(cmd->add_option("--since", a.since, "..."));            // TYPE DATE
+//   count_option(cmd->add_option("--last", a.last, "..."), 1);          // TYPE COUNT (1 or more; N: 0 or more)
+//   choice_option(cmd->add_option("--format", a.format, "..."), {"text", "json"});  // TYPE text|json
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class Option;
+}
+
+namespace gpuperf::cli {
+
+// An ISO 8601 date or its prefix (rules::date).
+CLI::Option* date_option(CLI::Option* option);
+
+// A whole number of at least `min` (0: an ordinal or "0 turns it off"; 1: a count). Its help shows no
+// default of 0 where 0 is refused (an option left unset).
+CLI::Option* count_option(CLI::Option* option, long long min);
+
+// One of `choices` (for a list option, each element).
+CLI::Option* choice_option(CLI::Option* option, const std::vector<std::string>& choices);
+
+// A GPU chip name (rules::chip).
+CLI::Option* chip_option(CLI::Option* option);
+
+}  // namespace gpuperf::cli

@@ -1,0 +1,85 @@
+#include "core/value_rules.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <regex>
+
+namespace gpuperf::rules {
+namespace {
+
+std::string quoted(const std::string& text) { return "'" + text + "'"; }
+
+int days_in(int year, int month) {
+  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : days[month - 1];
+}
+
+}  // namespace
+
+std::string date(const std::string& text) {
+  static const std::regex form(R"((\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2}))?)?Z?)?)?)?)");
+  const std::string expected =
+      "expected an ISO 8601 date or its prefix (2026, 2026-06, 2026-06-01, 2026-06-01T02:00), got " + quoted(text);
+  std::smatch m;
+  if (!std::regex_match(text, m, form)) return expected;
+  const auto part = [&](int i) { return m[i].matched ? std::atoi(m[i].str().c_str()) : -1; };
+  const int year = part(1), month = part(2), day = part(3), hour = part(4), minute = part(5), second = part(6);
+  if (month != -1 && (month < 1 || month > 12)) return expected + ": month " + m[2].str() + " is not 01-12";
+  if (day != -1 && (day < 1 || day > days_in(year, month))) {
+    return expected + ": day " + m[3].str() + " is not a day of that month (01-" +
+           std::to_string(days_in(year, month)) + ")";
+  }
+  if (hour > 23) return expected + ": hour " + m[4].str() + " is not 00-23";
+  if (minute > 59 || second > 59) return expected + ": minutes and seconds are 00-59";
+  return "";
+}
+
+std::string whole_number(const std::string& text, long long min) {
+  const std::string expected = min <= 0 ? "expected a whole number of 0 or more"
+                                        : "expected a whole number of " + std::to_string(min) + " or more";
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+    return expected + ", got " + quoted(text);
+  }
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), nullptr, 10);
+  if (errno == ERANGE) return expected + ", got " + quoted(text) + " (too large)";
+  if (v < min) return expected + ", got " + quoted(text);
+  return "";
+}
+
+std::string one_of(const std::string& text, const std::vector<std::string>& choices) {
+  for (const auto& c : choices) {
+    if (text == c) return "";
+  }
+  std::string list;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  }
+  return "expected " + list + ", got " + quoted(text);
+}
+
+std::string chip(const std::string& text) {
+  static const std::regex form(R"([A-Z]{2}\d{2}[0-9A-Z][A-Z]?)");
+  if (std::regex_match(text, form)) return "";
+  return "expected a chip name as CUPTI spells it (GH100, GA100, AD102, TU104, GB202), got " + quoted(text);
+}
+
+std::string uuid(const std::string& text) {
+  static const std::regex form(R"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})");
+  if (std::regex_match(text, form)) return "";
+  return "expected a uuid (8-4-4-4-12 hexadecimal digits, e.g. 5f0c3a1e-8b2d-4c6f-9a01-23456789abcd), got " +
+         quoted(text);
+}
+
+std::string measured_value(double value, const std::string& unit) {
+  if (!std::isfinite(value)) return "expected a finite number";
+  static const char* const non_negative[] = {"ns", "count", "bytes", "%", "GB/s", "GFLOP/s"};
+  for (const char* u : non_negative) {
+    if (unit == u && value < 0) return "expected a value of 0 or more (" + unit + "), got " + std::to_string(value);
+  }
+  return "";
+}
+
+}  // namespace gpuperf::rules

@@ -1,0 +1,35 @@
+// One rule per kind of value a user hands gpuperf, on its command line or in an interchange file, so every
+// command accepts and refuses the same things with the same words. Each function returns "" for a valid
+// value, else what was expected, for a message "<where>: <this>" (cli/option_kinds.hpp wraps them for
+// CLI11; db/interchange_read.cpp calls them for imported files).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpuperf::rules {
+
+// An ISO 8601 date, or a prefix of a date and time, as stored runs' started_at is compared with:
+// 2026, 2026-06, 2026-06-01, 2026-06-01T02, 2026-06-01T02:30, 2026-06-01T02:30:00 (a space for T, a Z at the
+// end allowed). The calendar holds: month 1-12, a day the month has, hours 0-23, minutes and seconds 0-59.
+std::string date(const std::string& text);
+
+// A whole number of at least `min` (0 or 1: a count, or an ordinal such as a device).
+std::string whole_number(const std::string& text, long long min);
+
+// One of `choices`, spelt exactly.
+std::string one_of(const std::string& text, const std::vector<std::string>& choices);
+
+// A GPU chip name as CUPTI spells it: two capital letters, two digits, a digit or a capital letter, and an
+// optional capital letter (GH100, GA100, AD102, TU104, GB202, GA10B). Whether CUPTI knows the chip is its
+// own question (profile --list-metrics --chip asks it).
+std::string chip(const std::string& text);
+
+// A run uuid: 8-4-4-4-12 hexadecimal digits (what gpuperf writes; a run's identity across databases).
+std::string uuid(const std::string& text);
+
+// A measured value of a metric in `unit`: finite, and not negative for the units gpuperf measures (ns,
+// count, bytes, %, GB/s, GFLOP/s); any finite value for another unit (a raw Perfworks counter's own).
+std::string measured_value(double value, const std::string& unit);
+
+}  // namespace gpuperf::rules
