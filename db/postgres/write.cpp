@@ -24,6 +24,9 @@ void field(std::string& out, const std::string& s) {
   }
 }
 
+// Runs stored at once from which the tables' statistics are refreshed right away.
+constexpr std::size_t kAnalyzeAfterRuns = 20;
+
 struct Writer {
   explicit Writer(const Connection& conn) : c(conn) {
     Result r = c.exec("SELECT id, name, params_key, baseline FROM benchmark", {}, "reading benchmarks");
@@ -226,6 +229,18 @@ std::vector<InsertOutcome> PgEngine::insert_runs(const std::vector<const Run*>& 
   for (const Run* r : runs) out.push_back(w.write(*r));
   w.flush();
   tx.commit();
+  // A large import leaves the planner without statistics until autovacuum comes by (a minute or more), and
+  // the history query planned without them took 4.4 s instead of 1.6 s for a year of nights. Tables the
+  // role does not own are skipped with a notice, which is not an error.
+  std::size_t inserted = 0;
+  for (const InsertOutcome& o : out) inserted += o.inserted ? 1 : 0;
+  if (inserted >= kAnalyzeAfterRuns) {
+    try {
+      conn_.exec_script("ANALYZE machine, run, benchmark, metric, outcome, result", "updating statistics");
+    } catch (const Error&) {
+      // Only the planner's speed depends on it; the runs are stored.
+    }
+  }
   return out;
 }
 
