@@ -2,6 +2,8 @@
 // do there, upkeep (info, check, backup) and machines.
 #include "db/postgres/engine.hpp"
 
+#include <vector>
+
 #include "db/postgres/schema.hpp"
 #include "db/schema_rules.hpp"
 
@@ -24,19 +26,25 @@ constexpr TableGrant kWriterGrants[] = {
 
 // Refuses a read-write open by a role that cannot store a run, before the command measures anything.
 void check_writer(const Connection& c) {
-  std::string missing;
+  std::vector<std::string> tables, privileges;
   for (const TableGrant& g : kWriterGrants) {
-    const std::string privileges = g.privileges;
-    std::size_t at = 0;
-    while (at < privileges.size()) {
-      std::size_t comma = privileges.find(", ", at);
-      if (comma == std::string::npos) comma = privileges.size();
-      const std::string p = privileges.substr(at, comma - at);
+    const std::string list = g.privileges;
+    for (std::size_t at = 0; at < list.size();) {
+      std::size_t comma = list.find(", ", at);
+      if (comma == std::string::npos) comma = list.size();
+      tables.push_back(g.table);
+      privileges.push_back(list.substr(at, comma - at));
       at = comma + 2;
-      Result r =
-          c.exec("SELECT has_table_privilege($1, $2)", Params().add(g.table).add(p), "checking the role's privileges");
-      if (!r.boolean(0, 0)) missing += (missing.empty() ? "" : ", ") + p + " on table " + g.table;
     }
+  }
+  // One round trip: every table and privilege at once, in the list's order.
+  Result r = c.exec(
+      "SELECT t.tbl, t.priv, has_table_privilege(t.tbl, t.priv) FROM unnest($1::text[], $2::text[]) "
+      "WITH ORDINALITY AS t(tbl, priv, n) ORDER BY t.n",
+      Params().add(array_literal(tables)).add(array_literal(privileges)), "checking the role's privileges");
+  std::string missing;
+  for (int i = 0; i < r.rows(); ++i) {
+    if (!r.boolean(i, 2)) missing += (missing.empty() ? "" : ", ") + r.text(i, 1) + " on table " + r.text(i, 0);
   }
   // The identities' sequences: inserting a row takes the next id.
   Result seq = c.exec(

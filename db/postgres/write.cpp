@@ -2,6 +2,9 @@
 // all of it or nothing, a run whose uuid is stored already is skipped, and a failure anywhere (the server
 // gone, a constraint) leaves the database as it was. The batch's outcomes, results and samples go to the
 // server with COPY, three statements for every few MiB of rows, whatever the number of runs.
+#include <endian.h>
+
+#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -10,6 +13,26 @@
 
 namespace gpuperf::db::pg {
 namespace {
+
+void put16(std::string& out, std::uint16_t v) {
+  const std::uint16_t b = htobe16(v);
+  out.append(reinterpret_cast<const char*>(&b), 2);
+}
+void put32(std::string& out, std::uint32_t v) {
+  const std::uint32_t b = htobe32(v);
+  out.append(reinterpret_cast<const char*>(&b), 4);
+}
+void put64(std::string& out, std::uint64_t v) {
+  const std::uint64_t b = htobe64(v);
+  out.append(reinterpret_cast<const char*>(&b), 8);
+}
+// A float8 field: its length, then the IEEE 754 bits in network order.
+void put_double(std::string& out, double v) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &v, 8);
+  put32(out, 8);
+  put64(out, bits);
+}
 
 // Appends `s` as a COPY text-format field.
 void field(std::string& out, const std::string& s) {
@@ -54,7 +77,14 @@ struct Writer {
           results, "storing runs");
     }
     if (!samples.empty()) {
-      c.copy_in("COPY sample(result_id, idx, value, sm_clock_mhz) FROM STDIN", samples, "storing runs");
+      // Samples in binary: no double printed and parsed again (PostgreSQL's COPY documentation, "Binary Format").
+      static const char kSignature[] = "PGCOPY\n\377\r\n";  // 11 bytes with its NUL
+      std::string data(kSignature, 11);
+      put32(data, 0);  // flags
+      put32(data, 0);  // header extension length
+      data += samples;
+      put16(data, 0xffffu);  // -1: the end
+      c.copy_in("COPY sample(result_id, idx, value, sm_clock_mhz) FROM STDIN (FORMAT binary)", data, "storing runs");
     }
     outcomes.clear();
     results.clear();
@@ -176,7 +206,8 @@ struct Writer {
       for (std::size_t j = 0; j < r.metrics.size(); ++j) {
         const Measurement& m = r.metrics[j];
         const std::int64_t mid = metric_id(m.metric, where);
-        const std::string result_id = std::to_string(result_ids.at(next_result++));
+        const std::int64_t rid = result_ids.at(next_result++);
+        const std::string result_id = std::to_string(rid);
         // The summary is always recomputed from the raw samples when there are any.
         const Summary s = m.samples.empty() ? m.summary : summarize(m.samples);
         results += result_id + '\t' + run_text + '\t' + bench_text + '\t' + std::to_string(mid) + '\t' +
@@ -187,8 +218,18 @@ struct Writer {
         for (double v : stats) results += '\t' + (s.n > 0 ? round_trip(v) : std::string("\\N"));
         results += '\n';
         for (std::size_t k = 0; k < m.samples.size(); ++k) {
-          samples += result_id + '\t' + std::to_string(k) + '\t' + round_trip(m.samples[k]) + '\t' +
-                     (m.sm_clock_mhz.empty() ? std::string("\\N") : round_trip(m.sm_clock_mhz[k])) + '\n';
+          // A tuple of COPY's binary format: the field count, then each field's length and big-endian value.
+          put16(samples, 4);
+          put32(samples, 8);
+          put64(samples, static_cast<std::uint64_t>(rid));
+          put32(samples, 4);
+          put32(samples, static_cast<std::uint32_t>(k));
+          put_double(samples, m.samples[k]);
+          if (m.sm_clock_mhz.empty()) {
+            put32(samples, 0xffffffffu);  // -1: NULL
+          } else {
+            put_double(samples, m.sm_clock_mhz[k]);
+          }
         }
       }
     }
