@@ -87,7 +87,8 @@ set(CPACK_PACKAGE_CONTACT "gpuperf maintainers")
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
-# A bench executable links SQLite (gpuperf::db); nlohmann_json and CLI11 are inside gpuperf's libraries.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libsqlite3-dev")
+# A bench executable links SQLite and libpq (gpuperf::db, both engines); gpuperf itself needs libpq5 to run.
+# nlohmann_json and CLI11 are inside gpuperf's libraries.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libsqlite3-dev, libpq-dev")
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 include(CPack)
