@@ -84,7 +84,10 @@ Store& Store::operator=(Store&&) noexcept = default;
 int Store::schema_version() const { return engine_->schema_version(); }
 int Store::opened_version() const { return engine_->opened_version(); }
 
-InsertOutcome Store::insert_run(const Run& run) { return insert_runs({run}).front(); }
+InsertOutcome Store::insert_run(const Run& run) {
+  validate_run(run);
+  return engine_->insert_runs({&run}).front();
+}
 
 std::vector<InsertOutcome> Store::insert_runs(const std::vector<Run>& runs) {
   std::vector<const Run*> ptrs;
