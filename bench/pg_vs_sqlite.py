@@ -26,32 +26,10 @@ import sys
 import tempfile
 import time
 
+from suite_runs import suite_run, write_runs
+from throwaway_pg import ServerUnavailable, ThrowawayServer
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-COUNTERS = [("gld_efficiency", "%", 100.0), ("gst_efficiency", "%", 100.0), ("shared_load_transactions", "count", 5.0e7),
-            ("achieved_occupancy", "%", 87.5), ("dram_bytes_read", "bytes", 8.4e6), ("registers", "count", 32.0)]
-
-
-def suite_run(uuid, night, host, rng, samples_per_instance=900):
-    """One run shaped like the real suite's: 33 instances, a duration series with SM clocks, counters."""
-    results = []
-    for i in range(33):
-        level = 5.0e4 * (1 + i % 7)
-        durations = [round(level * rng.gauss(1.0, 0.01), 1) for _ in range(samples_per_instance)]
-        metrics = {"duration": {"unit": "ns", "samples": durations,
-                                "sm_clock_mhz": [1980.0] * samples_per_instance}}
-        for name, unit, value in COUNTERS:
-            metrics[name] = {"unit": unit, "value": value}
-        results.append({"benchmark": f"suite/k{i:02d}", "params": {"n": 1 << 20}, "status": "ok", "metrics": metrics})
-    return {"uuid": uuid, "started_at": f"2027-{1 + night // 28:02d}-{1 + night % 28:02d}T02:00:00Z",
-            "commit": f"{night:040x}", "branch": "main", "status": "ok",
-            "machine": {"hostname": host, "gpu_name": "NVIDIA H100 80GB HBM3", "gpu_uuid": f"GPU-{host}", "cc": "9.0",
-                        "sm_count": 132},
-            "results": results}
-
-
-def write_runs(path, runs):
-    with open(path, "w") as f:
-        json.dump({"format": "gpuperf-results", "version": 1, "runs": runs}, f)
 
 
 def timed(cmd, env=None):
@@ -73,14 +51,12 @@ def main():
     gp = os.path.abspath(a.gpuperf)
     work = tempfile.mkdtemp(prefix="gpuperf-pgbench-")
     os.chmod(work, 0o755)
-    pgdir = os.path.join(work, "pg")
-    started = subprocess.run(["bash", os.path.join(HERE, "pg_throwaway.sh"), "start", pgdir, "postgres"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if started.returncode != 0:
-        sys.exit(f"pg_vs_sqlite: no PostgreSQL server could be started: {started.stderr}")
-    env = dict(line.split("=", 1) for line in started.stdout.split() if "=" in line)
-    env = {k: v.strip("'\"") for k, v in env.items()}
-    socket_dir, port = env["PG_SOCKET_DIR"], env["PG_PORT"]
+    pg = ThrowawayServer(os.path.join(work, "pg"))
+    try:
+        pg.start()
+    except ServerUnavailable as e:
+        sys.exit(f"pg_vs_sqlite: no PostgreSQL server could be started: {e}")
+    env = pg.env
 
     counter = [0]
 
@@ -88,10 +64,7 @@ def main():
         counter[0] += 1
         if kind == "sqlite":
             return os.path.join(work, f"db{counter[0]}.db")
-        name = f"bench{counter[0]}"
-        subprocess.run([os.path.join(env["PG_BINDIR"], "psql"), "-q", "-h", socket_dir, "-p", port, "-U", "postgres",
-                        "-d", "postgres", "-c", f"CREATE DATABASE {name}"], check=True)
-        return f"postgresql:///{name}?host={socket_dir}&port={port}&user=postgres"
+        return pg.create_database(f"bench{counter[0]}")
 
     rows = []
     try:
@@ -164,7 +137,7 @@ def main():
             r["whole_checked"] = whole
         same_detect = result["sqlite"]["detect_out"] == result["postgresql"]["detect_out"]
     finally:
-        subprocess.run(["bash", os.path.join(HERE, "pg_throwaway.sh"), "stop", pgdir], stderr=subprocess.DEVNULL)
+        pg.stop()
         shutil.rmtree(work, ignore_errors=True)
 
     s, p = result["sqlite"], result["postgresql"]
