@@ -117,6 +117,7 @@ def run_nights(mode, db_of, files, work, wrapper, a, out):
             job = tally.job_result(art, rc, time.perf_counter() - t0)
             job.update(runner=runner, night=night)
             out["jobs"].append(job)
+        out["night_walls"].append(time.perf_counter() - jobs[0][3])
         bad = [j for j in out["jobs"] if j["night"] == night and j["rc"] not in (0, 1)]
         print(f"  {mode} night {night:2d}: {a.runners} nightlies, exits "
               f"{sorted(j['rc'] for j in out['jobs'] if j['night'] == night)}", file=sys.stderr)
@@ -129,7 +130,7 @@ def gp(a, *args):
 
 
 def run_postgres(files, work, wrapper, a):
-    out = {"name": "PostgreSQL", "jobs": []}
+    out = {"name": "PostgreSQL", "jobs": [], "night_walls": []}
     # The socket path must stay short (pg_throwaway.sh: 90 characters), so the server is not under --keep.
     server_dir = tempfile.mkdtemp(prefix="gpuperf-load-pg-")
     os.chmod(server_dir, 0o755)
@@ -150,7 +151,7 @@ def run_postgres(files, work, wrapper, a):
 
 
 def run_sqlite(files, work, wrapper, a):
-    out = {"name": "SQLite files, merged", "jobs": []}
+    out = {"name": "SQLite files, merged", "jobs": [], "night_walls": []}
     folder = os.path.join(work, "sqlite")
     os.makedirs(folder, exist_ok=True)
     db_of = lambda runner: os.path.join(folder, f"runner-{runner:02d}.db")  # noqa: E731

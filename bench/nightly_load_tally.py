@@ -151,6 +151,8 @@ def print_table(results, a, wall):
             ("nightlies failed (exit not 0/1)", lambda r, t: str(len(t["failed"]))),
             ("store a run p50 / p95 (s)", lambda r, t: f"{_seconds(t['store_p50'])} / {_seconds(t['store_p95'])}"),
             ("one nightly p50 / p95 (s)", lambda r, t: f"{_seconds(t['job_p50'])} / {_seconds(t['job_p95'])}"),
+            ("a night, all runners: p50 / max (s)", lambda r, t: f"{_seconds(_percentile(r['night_walls'], 0.5))} / "
+             f"{_seconds(max(r['night_walls']))}"),
             ("planted step reported by (runner/night)",
              lambda r, t: ", ".join(f"r{x}/n{y}" for x, y in t["step_reports"]) or "nobody"),
             ("false alarms elsewhere", lambda r, t: str(len(t["false_alarms"]))),
