@@ -87,6 +87,21 @@ bool PgEngine::set_excluded(std::int64_t run_id, bool excluded, const std::strin
   return true;
 }
 
+void PgEngine::hold_run_key(const std::string& uuid, const std::function<void()>& on_wait) const {
+  // A session lock: held until this connection closes, when the run is stored or the job has ended (a job
+  // killed mid-measurement releases it with its connection, and the one waiting measures instead).
+  const char* lock_args = "$1::int4, ('x' || substr(md5($2), 1, 8))::bit(32)::int4";
+  const Params key = Params().add(schema::kRunKeyLock).add(uuid);
+  if (conn_.exec(std::string("SELECT pg_try_advisory_lock(") + lock_args + ")", key, "claiming the run key")
+          .boolean(0, 0)) {
+    return;
+  }
+  on_wait();
+  // As long as the other job's measurement takes: the CI system's job timeout bounds it, not --busy-timeout.
+  conn_.exec("SELECT set_config('lock_timeout', '0', false)", {}, "waiting for the run key");
+  conn_.exec(std::string("SELECT pg_advisory_lock(") + lock_args + ")", key, "waiting for the run key");
+}
+
 std::vector<MachineRow> PgEngine::machines() const {
   Result r = conn_.exec(
       "SELECT id, fingerprint, hostname, gpu_name, gpu_uuid, cc, sm_count, driver, cuda FROM machine ORDER BY id", {},
