@@ -13,7 +13,7 @@ namespace gpuperf::testing {
 namespace {
 
 const std::string kFixture = std::string(GPUPERF_SOURCE_DIR) + "/tests/reports/fixture_history.json";
-constexpr const char* kAdminPw = "admin-Secret-1", *kWriterPw = "writer-Secret-2", *kReaderPw = "reader-Secret-3";
+constexpr const char *kAdminPw = "admin-Secret-1", *kWriterPw = "writer-Secret-2", *kReaderPw = "reader-Secret-3";
 
 // The ```sql blocks of docs/postgresql.md's "Setting up the server" section, in order.
 std::vector<std::string> setup_sql_blocks() {
@@ -116,10 +116,10 @@ class PgRoles : public ::testing::Test {
   std::string candidate_run() {
     const CliResult night = gp(reader_, {"export", "--run", "00000001-0000-4000-8000-00000000000b"});
     std::string text = night.out;
-    for (const auto& [from, to] :
-         {std::pair<std::string, std::string>{"00000001-0000-4000-8000-00000000000b", "0000000f-0000-4000-8000-0000000000aa"},
-          {"\"branch\":\"main\"", "\"branch\":\"feature/roles\""},
-          {"\"label\":\"nightly\"", "\"label\":\"pre-merge\""}}) {
+    for (const auto& [from, to] : {std::pair<std::string, std::string>{"00000001-0000-4000-8000-00000000000b",
+                                                                       "0000000f-0000-4000-8000-0000000000aa"},
+                                   {"\"branch\":\"main\"", "\"branch\":\"feature/roles\""},
+                                   {"\"label\":\"nightly\"", "\"label\":\"pre-merge\""}}) {
       const std::size_t at = text.find(from);
       if (at == std::string::npos) return "";
       text.replace(at, from.size(), to);
@@ -191,8 +191,7 @@ TEST_F(PgRoles, TheAdminExcludesIncludesMigratesAndMerges) {
   ASSERT_EQ(gp(writer_, {"--quiet", "import", kFixture}).code, 0);
   const CliResult excluded = gp(admin_, {"runs", "exclude", "3", "--reason", "shared GPU"});
   ASSERT_EQ(excluded.code, 0) << excluded.err;
-  EXPECT_EQ(cluster_->query_value("SELECT exclude_reason FROM run WHERE id = 3 AND excluded", "gpuperf"),
-            "shared GPU");
+  EXPECT_EQ(cluster_->query_value("SELECT exclude_reason FROM run WHERE id = 3 AND excluded", "gpuperf"), "shared GPU");
   // The reader sees the exclusion.
   const CliResult listed = gp(reader_, {"runs"});
   EXPECT_EQ(listed.code, 0) << listed.err;
