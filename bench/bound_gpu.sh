@@ -5,18 +5,19 @@
 #   passes    the passes the default set needs, and the SOL values under user and kernel replay
 #   fma       plant/polynomial: `check` of the -fmad=false build against the FMA build, then a 4-night nightly
 #   memory    memory/coalesced: the same with bench/patches/lose_coalescing.patch
+#   bound     plant/polynomial of degree 4 (memory-bound) against degree 64 (compute-bound): a change of bound
 #   wall      the default suite timed only and with the default metrics: the metrics' cost
 #   ncu       bench/ncu_compare.sh on the default suite (plus plant/polynomial); at most $NCU_LIMIT s (170)
 #   tests     the *_gpu test executables of the bundle
 #
-#   bench/bound_gpu.sh --plants DIR --out OUT [--tests DIR] [--parts names,passes,fma,memory,wall,ncu,tests]
+#   bench/bound_gpu.sh --plants DIR --out OUT [--tests DIR] [--parts names,passes,fma,memory,bound,wall,ncu,tests]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=${REPO:-$(cd "$here/.." && pwd)}  # where ci/nightly.sh and bench/nightly_step_gpu.sh are
 plants=""
 out=""
 tests=""
-parts="names,passes,fma,memory,record,wall,ncu,tests"
+parts="names,passes,fma,memory,bound,record,wall,ncu,tests"
 while (($#)); do
   case "$1" in
     --plants) plants=$(cd "${2:?}" && pwd); shift 2 ;;
@@ -124,6 +125,10 @@ if want memory; then
   part memory plant memory "$plants/coalesced/gpuperf" "$plants/uncoalesced/gpuperf" '^memory/coalesced$' \
     memory/coalesced gld_efficiency
 fi
+if want bound; then
+  part bound plant bound "$plants/poly-deg4/gpuperf" "$plants/poly-fma/gpuperf" '^plant/polynomial$' plant/polynomial \
+    instructions
+fi
 record_part() {  # record --metrics default on tests/record/record_probe: the same metrics and verdict per kernel
   local gpb=$plants/coalesced/gpuperf db=$out/logs/record.db
   [[ -x $here/../record_probe ]] || { echo "no record_probe in the bundle"; return 1; }
@@ -161,6 +166,7 @@ show "$out/logs/names.log" 30
 show "$out/logs/passes.log" 30
 show "$out/logs/fma.log" 30
 show "$out/logs/memory.log" 30
+show "$out/logs/bound.log" 30
 show "$out/logs/ncu_compare.log" 45
 show "$out/logs/record.log" 14
 show "$out/logs/wall.log" 5

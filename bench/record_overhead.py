@@ -83,8 +83,10 @@ def main():
     log = open(os.path.join(args.out, "overhead-runs.txt"), "w")
     reps_done = 0
     for rep in range(args.reps):
+        late = False
         for name in chosen:
             if args.deadline and time.time() - started > args.deadline:
+                late = True
                 break
             label, cmd, pattern, _ = programs[name]
             order = settings[rep % len(settings):] + settings[:rep % len(settings)]
@@ -102,6 +104,8 @@ def main():
                 by_rep.setdefault((name, rep), {})[setting] = value
                 log.write(f"rep {rep} {name} {setting!r} {value}\n")
                 log.flush()
+        if late:
+            break  # the reps counted in the table are those finished by the deadline
         reps_done += 1
 
     def paired(name, setting, base):

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 """Which regressions of tonight's `gpuperf detect` were not there before tonight's run.
 
-    new_regressions.py BEFORE.json AFTER.json [--markdown FILE] [--bisect-list FILE]
+    new_regressions.py BEFORE.json AFTER.json [--markdown FILE] [--json FILE] [--bisect-list FILE]
 
-Both files are `gpuperf detect --format json` output: BEFORE from the backup taken before tonight's run,
-AFTER from the database with it. A change is the same change when its series (machine, benchmark, params,
-metric) matches and it starts at the same run or one run apart: an unconfirmed change reported last night
-that the segmentation confirms tonight, perhaps placed one run over, is not new. (Runs are matched by
-their database ids, the same in the backup.)
+Both files are `gpuperf detect --format json` output (or several runs' of it, their "changes" joined):
+BEFORE as the history stood before tonight's runs (`detect --before-run`, per machine, in nightly.sh),
+AFTER as it stands with them (`detect --as-of`). A change is the same change when its series (machine,
+benchmark, params, metric) matches and it starts at the same run or one run apart: an unconfirmed change
+reported last night that the segmentation confirms tonight, perhaps placed one run over, is not new. (Runs
+are matched by their database ids.)
 
 What is new is listed as findings, as the report does: a duration change with the counters of the same
 instance that changed at the same run (one run apart for a noisy metric) as its hints, and a counter that
 changed without a duration change on its own, marked so. Prints the new regressions and exits 1 when there
-are any, 0 when there are none, 2 on unreadable input. --bisect-list writes one line per new finding for
+are any, 0 when there are none, 2 on unreadable input. --json writes them as {"findings": [...]}: each
+the change as detect gave it, its "hints" those of the table. --bisect-list writes one line per new finding for
 `gpuperf bisect` (nightly.sh --bisect): instance regex, metric, last good commit, first bad commit, tab-separated.
 Standard library only.
 """
@@ -97,7 +99,7 @@ def md_cell(text):
 def main(argv):
     args = [a for a in argv if not a.startswith("--")]
     files = {}
-    for option in ("--markdown", "--bisect-list"):
+    for option in ("--markdown", "--json", "--bisect-list"):
         if option in argv:
             i = argv.index(option)
             if i + 1 >= len(argv):
@@ -105,7 +107,7 @@ def main(argv):
                 return 2
             files[option] = argv[i + 1]
             args = [a for a in args if a != argv[i + 1]]
-    markdown, bisect_list = files.get("--markdown"), files.get("--bisect-list")
+    markdown, bisect_list, json_out = files.get("--markdown"), files.get("--bisect-list"), files.get("--json")
     if len(args) != 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
@@ -115,14 +117,17 @@ def main(argv):
     if new:
         lines.append(f"**{len(new)} new regression{'s' if len(new) != 1 else ''} tonight**")
         lines.append("")
-        lines.append("| instance | metric | change | state | commit | since | hints |")
-        lines.append("|---|---|---|---|---|---|---|")
+        # Several GPUs (several machines) in one night: which one, as detect's own table says it.
+        machines = len({c.get("machine") for c, _ in new}) > 1
+        lines.append("| " + ("machine | " if machines else "") + "instance | metric | change | state | commit | since | hints |")
+        lines.append("|" + "---|" * (8 if machines else 7))
         for c, hints in new:
             pct = c.get("change_pct")
             change = f"{pct:+.1f}%" if isinstance(pct, (int, float)) else "n/a"
-            lines.append("| " + " | ".join(md_cell(x) for x in (
+            cells = ([c.get("machine")] if machines else []) + [
                 instance(c), c.get("metric"), change, state(c), (c.get("commit") or "")[:10],
-                (c.get("previous_commit") or "")[:10], "; ".join(hints))) + " |")
+                (c.get("previous_commit") or "")[:10], "; ".join(hints)]
+            lines.append("| " + " | ".join(md_cell(x) for x in cells) + " |")
         if any(c.get("unconfirmed") for c, _ in new):
             lines.append("")
             lines.append("_Unconfirmed: the newest runs differ, too few yet for the change-point test; "
@@ -134,6 +139,10 @@ def main(argv):
     if markdown:
         with open(markdown, "w", encoding="utf-8") as f:
             f.write(text)
+    if json_out:
+        with open(json_out, "w", encoding="utf-8") as f:
+            json.dump({"findings": [dict(c, hints=hints) for c, hints in new]}, f, indent=1)
+            f.write("\n")
     if bisect_list:
         with open(bisect_list, "w", encoding="utf-8") as f:
             for c, _ in new:

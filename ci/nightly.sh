@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
-# The nightly job: build, back up the history, measure the suite on every GPU, detect changes, write the
-# HTML and Markdown reports and a JUnit file into an artifacts folder. Exit 0: fine; 1: a regression appeared
-# tonight that the history did not show before (a step is one the night it lands, as an unconfirmed change,
-# and is not reported again when later nights confirm it); 3: no GPU / environment; 4: a kernel gave a wrong
-# answer.
+# The nightly job: build, measure the suite on every GPU, detect changes, write the HTML and Markdown reports
+# and a JUnit file into an artifacts folder. Exit 0: fine; 1: a regression appeared tonight that the history
+# did not show before (a step is one the night it lands, as an unconfirmed change, and is not reported again
+# when later nights confirm it); 2: bad arguments; 3: no GPU / environment / the database unreachable; 4: a
+# kernel gave a wrong answer.
 #
-# Safe to rerun after a crash: the pre-run backup of the night is kept, a GPU that already stored tonight's
-# run for this commit is not measured again (run keys), imports are idempotent, reports are replaced whole.
+# "New tonight" comes from the history itself, per machine: for each machine that stored a run tonight,
+# `detect --machine M --before-run FIRST` (the history as it stood before tonight's runs of M) against
+# `detect --machine M --as-of LAST` (with them). Run ids grow in the order runs are stored, so this holds
+# when many runners write one history at once (a PostgreSQL server, --db URI): each nightly reports its own
+# machines' new findings, never another runner's, whatever the runners' clocks say.
 #
-# Usage: ci/nightly.sh [--db PATH] [--artifacts DIR] [--branch NAME] [--device all|N[,M...]]
+# Safe to rerun after a crash: a GPU that already stored tonight's run for this commit is not measured again
+# (run keys; on a server a second job given the same key waits for the first and measures nothing), imports
+# are idempotent, tonight's runs are found again by their key or uuids, so a rerun reports the same findings,
+# and reports are replaced whole.
+#
+# Usage: ci/nightly.sh [--db PATH|URI] [--artifacts DIR] [--branch NAME] [--device all|N[,M...]]
 #                      [--filter REGEX] [--quick] [--night YYYY-MM-DD] [--bench BIN] [--source DIR]
 #                      [--import FILE]...   # imported-data mode: no measuring, no GPU needed
+#                      [--backup] [--no-report]
 #                      [--bisect [--bisect-budget MIN] [--bisect-build CMD] [--bisect-bench PATH]]
+# --db: an SQLite file, or a PostgreSQL URI or keyword string (default $GPUPERF_DB, else ./gpuperf.db).
+# --backup: an SQLite file only: copy it to ARTIFACTS/gpuperf-before-NIGHT.db first (kept by a rerun).
+# --no-report: skip the HTML and Markdown trend reports (load tests; the findings and JUnit are still written).
+# ARTIFACTS/steps.tsv: seconds each step took (store, detect, tonight, report), a line each.
 # --bench: the executable to run: gpuperf, or a project's own bench executable linking gpuperf::main
 # (--gpuperf is the same). Without it: the installed copy (PREFIX/share/gpuperf/ci/) runs PREFIX/bin/gpuperf;
 # in a source tree, gpuperf is built from it.
@@ -35,6 +48,8 @@ night=$(date -u +%F)
 gpuperf=${GPUPERF_BIN:-}
 source_dir=""
 imports=()
+backup_wanted=0
+report=1
 bisect=0
 bisect_budget=60
 # shellcheck disable=SC2016 # expanded by the sh that runs the build in each checkout
@@ -54,6 +69,8 @@ while (($#)); do
     --gpuperf|--bench) gpuperf=${2:?$1 needs a path}; shift 2 ;;
     --source) source_dir=${2:?--source needs a folder}; shift 2 ;;
     --import) imports+=("${2:?--import needs a file}"); shift 2 ;;
+    --backup) backup_wanted=1; shift ;;
+    --no-report) report=0; shift ;;
     --bisect) bisect=1; shift ;;
     --bisect-budget) bisect_budget=${2:?--bisect-budget needs minutes}; shift 2 ;;
     --bisect-build) bisect_build=${2:?--bisect-build needs a command}; shift 2 ;;
@@ -67,6 +84,11 @@ done
 
 log() { echo "[nightly $(date -u +%H:%M:%S)] $*" >&2; }
 start_s=$(date +%s)
+# A server location (gpuperf's rule, db/server_location.hpp: a URI, or libpq keywords) is passed on as it
+# is; a file's folder is made and its path made absolute. Neither is ever printed with a password by gpuperf.
+server=0
+if [[ $db == postgres://* || $db == postgresql://* ]] || [[ $db == *=* && ! -e $db ]]; then server=1; fi
+((!(server && backup_wanted))) || die "--backup copies an SQLite file; back up a PostgreSQL server with pg_dump"
 # Installed as PREFIX/share/gpuperf/ci/nightly.sh: without --bench, the gpuperf of the same prefix.
 installed_gpuperf=$(cd "$repo/../.." && pwd)/bin/gpuperf
 if [[ -z $gpuperf && ! -f $repo/CMakeLists.txt ]]; then
@@ -76,9 +98,17 @@ if [[ -z $gpuperf && ! -f $repo/CMakeLists.txt ]]; then
 fi
 # Refusals come before anything is made: no artifacts folder or database folder for a run that never starts.
 [[ -z $gpuperf || -x $gpuperf ]] || die "bench executable '$gpuperf' is missing or not executable"
-mkdir -p "$artifacts" "$(dirname "$db")"
-db=$(cd "$(dirname "$db")" && pwd)/$(basename "$db")
+mkdir -p "$artifacts"
+if ((!server)); then
+  mkdir -p "$(dirname "$db")"
+  db=$(cd "$(dirname "$db")" && pwd)/$(basename "$db")
+fi
 artifacts=$(cd "$artifacts" && pwd)
+: >"$artifacts/steps.tsv"
+step_t0=0
+step_start() { step_t0=$(date +%s.%N); }
+step_end() { awk -v name="$1" -v t0="$step_t0" -v t1="$(date +%s.%N)" 'BEGIN { printf "%s\t%.3f\n", name, t1 - t0 }' \
+  >>"$artifacts/steps.tsv"; }
 
 # 1. Build in Release (unless a binary was given or installed beside this script).
 if [[ -z $gpuperf ]]; then
@@ -103,10 +133,9 @@ fi
 # --verify: outside a git checkout a plain `rev-parse HEAD` prints "HEAD" before failing.
 commit=$(git -C "$source_dir" rev-parse --verify -q HEAD 2>/dev/null) || commit=""
 
-# 2. Back up the history as it was before tonight. A rerun keeps the first backup of the night: it is the
-#    state the new-regression check compares against.
+# 2. With --backup, a copy of the history as it was before tonight. A rerun keeps the first backup of the night.
 backup=$artifacts/gpuperf-before-$night.db
-if [[ -f $db && ! -f $backup ]]; then
+if ((backup_wanted)) && [[ -f $db && ! -f $backup ]]; then
   log "backing up $db to $backup"
   rm -f "$backup.partial"
   gp --quiet db backup "$backup.partial"
@@ -115,12 +144,14 @@ fi
 
 # 3. Measure every GPU (or import). Exit 4 (a wrong answer) is remembered; the run is stored and reported.
 wrong_answer=0
+run_key="nightly/$night/$commit"
+step_start
 if ((${#imports[@]})); then
   log "importing ${imports[*]}"
   gp import "${imports[@]}"
 else
   log "running the suite on device(s) $devices, branch $branch, commit ${commit:-(none: not a git checkout)}"
-  args=(run --device "$devices" --branch "$branch" --label nightly --run-key "nightly/$night/$commit" "${quick[@]}")
+  args=(run --device "$devices" --branch "$branch" --label nightly --run-key "$run_key" "${quick[@]}")
   [[ -n $commit ]] && args+=(--commit "$commit")
   [[ -n $filter ]] && args+=(--filter "$filter")
   rc=0
@@ -132,26 +163,60 @@ else
     *) log "gpuperf run failed with exit $rc"; exit "$rc" ;;
   esac
 fi
+step_end store
 
-# 4. Change points over the history, before and after tonight.
+# 4. Change points over the whole branch, for the JUnit file and the reports.
 log "detecting change points on $branch"
+step_start
 gp detect --branch "$branch" --format json >"$artifacts/changes.json"
 gp detect --branch "$branch" --format md --junit "$artifacts/junit.xml" >"$artifacts/changes.md"
-if [[ -f $backup ]]; then
-  "$gpuperf" --db "$backup" detect --branch "$branch" --format json >"$artifacts/changes-before.json"
+step_end detect
+
+# 5. What is new tonight: for each machine that stored a run tonight, the history before its runs against
+#    the history with them (see the top of this file). Tonight's runs are found by their run key, or by the
+#    uuids of the imported files, so a rerun finds them again.
+step_start
+if ((${#imports[@]})); then
+  gp runs --branch "$branch" --format json >"$artifacts/runs.json"
+  uuids=()
+  for f in "${imports[@]}"; do uuids+=(--uuids-from "$f"); done
+  python3 "$repo/ci/tonight_runs.py" "$artifacts/runs.json" "${uuids[@]}" >"$artifacts/tonight-runs.tsv"
 else
-  echo '{"changes": []}' >"$artifacts/changes-before.json"
+  gp runs --run-key "$run_key" --format json >"$artifacts/runs.json"
+  python3 "$repo/ci/tonight_runs.py" "$artifacts/runs.json" >"$artifacts/tonight-runs.tsv"
 fi
-
-# 5. Reports.
-log "writing reports to $artifacts"
-gp report --out "$artifacts" --branch "$branch" --format html,md
-
-# 6. What is new tonight.
+rm -f "$artifacts/runs.json"
+[[ -s $artifacts/tonight-runs.tsv ]] || log "no run of tonight's is stored on $branch: nothing can be new"
+before_parts=() tonight_parts=()
+while IFS=$'\t' read -r machine first last host; do
+  log "new tonight on $host (machine $machine): runs $first..$last against the history before them"
+  gp detect --branch "$branch" --machine "$machine" --before-run "$first" --format json \
+    >"$artifacts/.before-$machine.json"
+  gp detect --branch "$branch" --machine "$machine" --as-of "$last" --format json >"$artifacts/.tonight-$machine.json"
+  before_parts+=("$artifacts/.before-$machine.json") tonight_parts+=("$artifacts/.tonight-$machine.json")
+done <"$artifacts/tonight-runs.tsv"
+join_changes() { # OUT FILE...: the "changes" of several detect JSON files as one
+  local out=$1; shift
+  python3 -c 'import json, sys
+print(json.dumps({"changes": [c for p in sys.argv[1:] for c in json.load(open(p))["changes"]]}, indent=1))' "$@" >"$out"
+}
+join_changes "$artifacts/changes-before.json" "${before_parts[@]}"
+join_changes "$artifacts/changes-tonight.json" "${tonight_parts[@]}"
+rm -f "${before_parts[@]}" "${tonight_parts[@]}"
 new_rc=0
-python3 "$repo/ci/new_regressions.py" "$artifacts/changes-before.json" "$artifacts/changes.json" \
-  --markdown "$artifacts/new-regressions.md" --bisect-list "$artifacts/bisect-list.tsv" || new_rc=$?
+python3 "$repo/ci/new_regressions.py" "$artifacts/changes-before.json" "$artifacts/changes-tonight.json" \
+  --markdown "$artifacts/new-regressions.md" --json "$artifacts/new-tonight.json" \
+  --bisect-list "$artifacts/bisect-list.tsv" || new_rc=$?
 ((new_rc <= 1)) || exit "$new_rc"
+step_end tonight
+
+# 6. Reports.
+if ((report)); then
+  log "writing reports to $artifacts"
+  step_start
+  gp report --out "$artifacts" --branch "$branch" --format html,md
+  step_end report
+fi
 
 # 7. Which commit: bisect each new regression within the budget (the culprits go to summary.md).
 : >"$artifacts/bisect.md"
@@ -172,10 +237,8 @@ if ((bisect && new_rc == 1)) && [[ -s $artifacts/bisect-list.tsv ]]; then
     echo >>"$artifacts/bisect.md"
   done <"$artifacts/bisect-list.tsv"
 fi
-if [[ -f $artifacts/report.md ]]; then
-  { cat "$artifacts/new-regressions.md"; echo; if [[ -s $artifacts/bisect.md ]]; then cat "$artifacts/bisect.md"; echo; fi
-    cat "$artifacts/report.md"; } >"$artifacts/summary.md"
-fi
+{ cat "$artifacts/new-regressions.md"; echo; if [[ -s $artifacts/bisect.md ]]; then cat "$artifacts/bisect.md"; echo; fi
+  if ((report)) && [[ -f $artifacts/report.md ]]; then cat "$artifacts/report.md"; fi; } >"$artifacts/summary.md"
 
 log "done in $(($(date +%s) - start_s)) s"
 if ((wrong_answer)); then exit 4; fi

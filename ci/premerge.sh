@@ -3,8 +3,10 @@
 # of the merge base (the base branch's latest run when the merge base itself was never measured).
 # Exit codes are gpuperf check's: 0 fine, 1 regression, 2 bad input, 3 no GPU, 4 wrong answer.
 #
-# Usage: ci/premerge.sh [--db PATH] [--base-branch NAME] [--artifacts DIR] [--filter REGEX] [--quick]
+# Usage: ci/premerge.sh [--db PATH|URI] [--base-branch NAME] [--artifacts DIR] [--filter REGEX] [--quick]
 #                       [--bench BIN] [--source DIR]
+# --db (default $GPUPERF_DB, else ./gpuperf.db): an SQLite file or a PostgreSQL location, e.g. a URI from
+# the CI system's secret store; never printed.
 # --bench: gpuperf, or a project's own bench executable linking gpuperf::main (--gpuperf is the same);
 # without it the installed copy runs its prefix's bin/gpuperf, and in a source tree gpuperf is built.
 # --source: the checkout whose merge base is looked up (default: gpuperf's tree when this script lies in
@@ -59,11 +61,14 @@ if [[ -z $source_dir ]]; then
 fi
 
 # The baseline: the merge base's own run if the nightly measured it, else the base branch's latest run.
+# --db is a file or a PostgreSQL location (a URI, keywords, service=NAME): it goes to gpuperf as given, never
+# through a path test, and is never printed here (gpuperf's own messages show it without its password). A
+# history that is missing or does not answer leaves the base branch as the baseline: check then says why.
 baseline="branch:$base_branch"
 merge_base=$(git -C "$source_dir" merge-base HEAD "origin/$base_branch" 2>/dev/null ||
              git -C "$source_dir" merge-base HEAD "$base_branch" 2>/dev/null || true)
-if [[ -n $merge_base && -f $db ]] &&
-   "$gpuperf" --db "$db" runs --branch "$base_branch" --format json | grep -q "\"$merge_base\""; then
+if [[ -n $merge_base ]] &&
+   "$gpuperf" --db "$db" runs --branch "$base_branch" --format json 2>/dev/null | grep -q "\"$merge_base\""; then
   baseline=$merge_base
 fi
 echo "premerge: comparing against $baseline" >&2

@@ -66,6 +66,7 @@ struct CheckArgs {
 struct DetectArgs {
   std::string branch = "main";
   std::string machine, since, filter;
+  std::string as_of, before_run;  // a run reference: the history as it stood when that run was stored / before
   std::vector<std::string> metrics;
   std::size_t last = 0, recent = 0, min_segment = 4;
   std::vector<std::string> thresholds;
@@ -284,6 +285,17 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     if (!m) throw InputError("--machine '" + a.machine + "' matches no machine (an id, a fingerprint or a hostname)");
     f.machine_id = m->id;
   }
+  if (!a.as_of.empty() || !a.before_run.empty()) {
+    const bool before = a.as_of.empty();
+    const std::string& ref = before ? a.before_run : a.as_of;
+    const std::string option = before ? "--before-run" : "--as-of";
+    const auto run = store.find_run(ref);
+    if (!run) {
+      throw InputError(option + " '" + ref + "' matches no run (give a run id, a uuid or a unique prefix of 8+ " +
+                       "characters, or a commit sha of 7+; see `gpuperf runs`)");
+    }
+    f.up_to_run_id = before ? run->id - 1 : run->id;
+  }
   {
     db::RunFilter rf;
     rf.branch = a.branch;
@@ -379,6 +391,10 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   detect->add_option("--metric", det->metrics, "Only these metrics (repeatable)");
   date_option(detect->add_option("--since", det->since, "Only runs started at or after this ISO 8601 time"));
   count_option(detect->add_option("--last", det->last, "Only each machine's newest N runs"), 1);
+  auto* as_of = detect->add_option("--as-of", det->as_of,
+                                   "Answer as of this run: only the runs stored up to it (run ids grow in the "
+                                   "order runs are stored; id, uuid or commit)");
+  detect->add_option("--before-run", det->before_run, "Answer as just before this run was stored")->excludes(as_of);
   count_option(detect->add_option("--recent", det->recent,
                                   "Report only changes that start within the newest N runs of a series"),
                1);
@@ -404,7 +420,8 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   detect->add_option("--junit", det->junit, "Also write JUnit XML here (a regression is a failure)");
   set_help_footer(*detect,
                   "gpuperf detect --branch main --recent 3 --fail-on-regression\n"
-                  "gpuperf detect --metric duration --format md");
+                  "gpuperf detect --metric duration --format md\n"
+                  "gpuperf detect --machine node1 --before-run 512 --format json   # as it stood before run 512");
   detect->callback([&ctx, det] { ctx.action = [&ctx, det] { return do_detect(ctx, *det); }; });
 }
 

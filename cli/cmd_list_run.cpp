@@ -64,8 +64,20 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
   const auto instances = select_instances(args.measure.filter);
   gpu::select_device(device);  // exit 3 here, before anything else, on a machine without a GPU
   const std::string uuid = keyed_run_uuid(args, device);
+  // On a server the key is held until this run is stored: a second job given the same key waits, then finds
+  // the run stored and measures nothing (a double-triggered nightly). Read-write, as a fresh server database
+  // becomes gpuperf's on its first write, and a role that may not store is refused before measuring.
+  std::optional<db::Store> key_holder;
   if (!uuid.empty() && db::location_exists(ctx.db_path)) {
-    const db::Store existing = open_store(ctx, db::Access::read_only);
+    const bool server = db::is_server_location(ctx.db_path);
+    db::Store existing = open_store(ctx, server ? db::Access::read_write : db::Access::read_only);
+    existing.hold_run_key(uuid, [&] {
+      if (ctx.quiet) return;
+      std::fprintf(stderr,
+                   "device %d: run key '%s' is being measured by another job; waiting until it has stored "
+                   "the run or ended\n",
+                   device, args.run_key.c_str());
+    });
     if (const auto stored = existing.find_run(uuid)) {
       if (!ctx.quiet) {
         std::fprintf(stderr, "device %d: run key '%s' is already stored as run %s (id %lld): not measured again\n",
@@ -73,6 +85,7 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
       }
       return stored->status == Status::incorrect ? kExitIncorrect : kExitOk;
     }
+    if (server) key_holder.emplace(std::move(existing));
   }
 
   check_store_writable(ctx);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,13 +15,14 @@
 #include "cli/open_store.hpp"
 #include "cli/option_kinds.hpp"
 #include "core/command_line.hpp"
+#include "core/result.hpp"
 #include "db/store.hpp"
 
 namespace gpuperf::cli {
 namespace {
 
 struct RunsArgs {
-  std::string branch, machine, since;
+  std::string branch, machine, since, run_key;
   std::size_t last = 0;  // 0: all
   std::string format = "table";
 };
@@ -103,9 +105,20 @@ std::string command_cell(const db::RunInfo& r) {
   return cell;
 }
 
+// The runs stored under `gpuperf run --run-key KEY`: one per GPU, each with the uuid the key gives on that
+// machine (cli/cmd_list_run.cpp), so a job finds its own runs again after a crash or a rerun.
+std::vector<db::RunInfo> keep_run_key(const db::Store& store, std::vector<db::RunInfo> runs, const std::string& key) {
+  std::set<std::string> uuids;
+  for (const db::MachineRow& m : store.machines()) uuids.insert(keyed_uuid(key + "\n" + m.fingerprint));
+  runs.erase(std::remove_if(runs.begin(), runs.end(), [&](const db::RunInfo& r) { return !uuids.count(r.uuid); }),
+             runs.end());
+  return runs;
+}
+
 int do_list(const Context& ctx, const RunsArgs& a) {
   db::Store store = open_store(ctx, db::Access::read_only);
-  const auto runs = store.runs(make_filter(store, a));
+  auto runs = store.runs(make_filter(store, a));
+  if (!a.run_key.empty()) runs = keep_run_key(store, std::move(runs), a.run_key);
   if (a.format == "json") {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
     for (const auto& r : runs) {
@@ -132,8 +145,8 @@ int do_list(const Context& ctx, const RunsArgs& a) {
     return kExitOk;
   }
   if (runs.empty()) {
-    std::fprintf(stderr, "no runs%s in %s\n", a.branch.empty() && a.machine.empty() && a.since.empty() ? "" : " match",
-                 shown_db(ctx).c_str());
+    const bool filtered = !a.branch.empty() || !a.machine.empty() || !a.since.empty() || !a.run_key.empty();
+    std::fprintf(stderr, "no runs%s in %s\n", filtered ? " match" : "", shown_db(ctx).c_str());
     return kExitOk;
   }
   std::vector<std::vector<std::string>> rows{
@@ -178,6 +191,9 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
   date_option(
       runs->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time (prefix compare)"));
   count_option(runs->add_option("--last", args->last, "Only the newest N runs"), 1);
+  runs->add_option(
+      "--run-key", args->run_key,
+      "Only the runs stored by `gpuperf run --run-key KEY` (one per GPU), e.g. nightly/2026-11-22/3f2a1c9e");
   choice_option(runs->add_option("--format", args->format, "table or json"), {"table", "json"});
   set_help_footer(*runs,
                   "gpuperf runs --branch main --last 10\n"

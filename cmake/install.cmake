@@ -60,7 +60,7 @@ install(TARGETS gpuperf_cupti gpuperf_inject LIBRARY DESTINATION ${GPUPERF_INSTA
 # The CI jobs, for a user repository to call with its own bench executable (README, "Use gpuperf in your
 # project").
 # The recipes that call them (GitHub Actions, GitLab CI, Slurm) go beside them, as README documents them.
-install(PROGRAMS ci/nightly.sh ci/premerge.sh ci/new_regressions.py ci/slurm-nightly.sbatch
+install(PROGRAMS ci/nightly.sh ci/premerge.sh ci/new_regressions.py ci/tonight_runs.py ci/slurm-nightly.sbatch
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuperf/ci)
 install(FILES ci/github-actions.yml ci/gitlab-ci.yml DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuperf/ci)
 # A first hour without a GPU (README, "First hour"): a real nightly history to import, detect and report, and

@@ -99,6 +99,10 @@ std::vector<InsertOutcome> Store::insert_runs(const std::vector<Run>& runs) {
   return engine_->insert_runs(ptrs);
 }
 
+void Store::hold_run_key(const std::string& uuid, const std::function<void()>& on_wait) const {
+  engine_->hold_run_key(uuid, on_wait);
+}
+
 void Store::set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) {
   if (!engine_->set_excluded(run_id, excluded, excluded ? reason : std::string())) {
     throw InputError("no run with id " + std::to_string(run_id));

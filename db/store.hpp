@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -124,8 +125,12 @@ struct HistoryFilter {
   std::optional<std::int64_t> machine_id;
   std::optional<std::string> since;
   std::optional<std::size_t> last_runs;  // per machine: only each machine's newest N runs
-  std::vector<std::string> metrics;      // empty: all
-  std::string benchmark_regex;           // empty: all; matched against display_name()
+  // Only runs stored up to this one (ids <= it): the history as it stood when that run was stored. Run ids
+  // grow in the order runs are stored (on a server, in the order writers commit under the write lock), so
+  // this is a point in the history itself, whatever clocks the runners' started_at came from.
+  std::optional<std::int64_t> up_to_run_id;
+  std::vector<std::string> metrics;  // empty: all
+  std::string benchmark_regex;       // empty: all; matched against display_name()
   bool include_excluded = false;
   bool include_failed = false;  // points whose status is not ok
   bool with_samples = false;
@@ -185,6 +190,11 @@ class Store {
   std::vector<InsertOutcome> insert_runs(const std::vector<Run>& runs);
   // Throws InputError when no run has this id.
   void set_excluded(std::int64_t run_id, bool excluded, const std::string& reason);
+  // Holds a keyed run's uuid (`gpuperf run --run-key`) while this store stays open, so that two jobs given one
+  // key at once (a double-triggered nightly) measure it once. On a server: a session advisory lock; the
+  // second job calls `on_wait`, waits until the first has stored the run or ended, then finds the run
+  // stored. SQLite: nothing is held; both may measure, and the second insert skips the stored uuid.
+  void hold_run_key(const std::string& uuid, const std::function<void()>& on_wait) const;
 
   // ---- reads ----
   std::vector<MachineRow> machines() const;

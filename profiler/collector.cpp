@@ -122,9 +122,9 @@ class Collector final : public MetricCollector {
       std::vector<bool> idempotent(n);
       for (std::size_t i = 0; i < n; ++i) idempotent[i] = targets[i].ref->benchmark->idempotent;
       const auto sessions = plan_sessions(idempotent, options_.replay, options_.max_ranges_per_session);
-      // Elapsed rates need ranges that hold the kernel alone: kernel replay, unless the user chose user replay.
-      const ReplayMode per_kernel = options_.replay == ReplayMode::user ? ReplayMode::user : ReplayMode::kernel;
-      const auto kernel_sessions = plan_sessions(idempotent, per_kernel, options_.max_ranges_per_session);
+      // Elapsed rates need ranges that hold the kernel alone: auto ranges (with user replay for idempotent
+      // targets, a whole batch per session), unless the user chose user replay.
+      const auto kernel_sessions = plan_sessions(idempotent, options_.replay, options_.max_ranges_per_session, true);
       for (std::size_t c = 0; c < plan_.configurations.size(); ++c) {
         for (const SessionPlan& session : plan_.kernel_ranges[c] ? kernel_sessions : sessions) {
           if (!environment_error_.empty()) {
@@ -179,10 +179,19 @@ class Collector final : public MetricCollector {
   };
 
   // Profiles `session`'s targets with configuration `configuration` (indices into plan_.perfworks).
+  //   user:            per pass and target: warm launch, flush, then the launch inside a range of its name;
+  //   auto_range_user: the same launches, but CUPTI makes every kernel a range: the target's range is the last
+  //                    of its launches in the pass (after the warm launch and the flush kernels);
+  //   kernel:          one target, the flush before the pass; CUPTI replays the kernel inside it.
   void run_session(std::size_t configuration, const SessionPlan& session, const std::vector<ProfileTarget>& targets,
                    StreamHandle stream, Outcome& outcome) {
     const std::vector<std::size_t>& metric_index = plan_.configurations[configuration];
-    const bool user = session.replay == cupti::SessionReplay::user;
+    const bool user_replay = session.replay != cupti::SessionReplay::kernel;  // we launch once per pass
+    const bool user_ranges = session.replay == cupti::SessionReplay::user;
+    const bool warm = user_replay && options_.warm_launch;
+    const bool flush = user_replay && options_.flush_l2;
+    // Auto ranges with user replay: the kernels each target launches per pass, its profiled one last.
+    const std::size_t per_target = (warm ? 1 : 0) + (flush ? device_->flush_l2_kernels() : 0) + 1;
     std::vector<std::string> display;
     for (std::size_t t : session.targets) display.push_back(targets[t].ref->instance().display_name());
     const std::vector<std::string> range_names = unique_range_names(display);
@@ -193,31 +202,32 @@ class Collector final : public MetricCollector {
     std::vector<cupti::RangeValues> ranges;
     std::size_t dropped = 0;
     try {
-      backend_->begin_session(configuration, session.replay, session.targets.size());
+      const std::size_t max_ranges = session.replay == cupti::SessionReplay::auto_range_user
+                                         ? session.targets.size() * per_target
+                                         : session.targets.size();
+      backend_->begin_session(configuration, session.replay, max_ranges);
       bool done = false;
       for (std::size_t pass = 0; !done; ++pass) {
         if (pass == kMaxPasses) {
           throw cupti::BackendError(cupti::FailureKind::other, "cuptiRangeProfilerStop", 0,
                                     "CUPTI still wants passes after " + std::to_string(kMaxPasses));
         }
-        if (!user && options_.flush_l2) {
+        if (!user_replay && options_.flush_l2) {
           device_->flush_l2(stream);  // before start: in kernel replay every kernel in the pass is a range
           device_->synchronize(stream);
         }
         backend_->start_pass();
         for (std::size_t k = 0; k < session.targets.size(); ++k) {
           Workload& w = *targets[session.targets[k]].workload;
-          if (user && options_.warm_launch) w.launch(stream);  // outside every range: counted in none
-          if (user && options_.flush_l2) {
-            device_->flush_l2(stream);  // between ranges: counted in none
-          }
-          if (user && (options_.warm_launch || options_.flush_l2)) device_->synchronize(stream);
+          if (warm) w.launch(stream);            // user ranges: outside every range; auto ranges: skipped
+          if (flush) device_->flush_l2(stream);  // likewise, in every pass: each pass starts with L2 empty
+          if (warm || flush) device_->synchronize(stream);
           device_->nvtx_push(range_names[k]);
-          if (user) backend_->push_range(range_names[k]);
+          if (user_ranges) backend_->push_range(range_names[k]);
           w.launch(stream);
           // Waiting inside the range keeps its end after the kernel's, whichever stream CUPTI marks it on.
           device_->synchronize(stream);
-          if (user) backend_->pop_range();
+          if (user_ranges) backend_->pop_range();
           device_->nvtx_pop();
         }
         done = backend_->end_pass();
@@ -241,11 +251,35 @@ class Collector final : public MetricCollector {
       return;
     }
 
+    if (session.replay == cupti::SessionReplay::auto_range_user) {
+      // Auto ranges come in launch order, one per kernel; a count that differs means some launch() started
+      // more or fewer kernels than one, and then no range can be trusted to be its target's.
+      if (ranges.size() != session.targets.size() * per_target) {
+        fail_all("CUPTI returned " + std::to_string(ranges.size()) + " kernel range(s) for " +
+                     std::to_string(session.targets.size() * per_target) + " kernel launches" +
+                     (dropped > 0 ? " (" + std::to_string(dropped) + " range(s) dropped)" : std::string()) +
+                     " (auto ranges: did launch() start exactly one kernel?)",
+                 Status::failed);
+        return;
+      }
+      for (std::size_t k = 0; k < session.targets.size(); ++k) {
+        const cupti::RangeValues& r = ranges[(k + 1) * per_target - 1];
+        if (r.values.size() != metric_index.size()) {
+          outcome.fail(session.targets[k], "CUPTI returned no values for " + range_names[k], Status::failed);
+          continue;
+        }
+        for (std::size_t j = 0; j < metric_index.size(); ++j) {
+          outcome.values[session.targets[k]][metric_index[j]] = r.values[j];
+        }
+      }
+      return;
+    }
+
     // Ranges by name; auto ranges are named by launch order ("0", "1", ...), so fall back to order when
     // the names do not match and the count does.
     std::map<std::string, const cupti::RangeValues*> by_name;
     for (const auto& r : ranges) by_name.emplace(r.name, &r);
-    const bool by_order = !user || ranges.size() == session.targets.size();
+    const bool by_order = !user_ranges || ranges.size() == session.targets.size();
     for (std::size_t k = 0; k < session.targets.size(); ++k) {
       const std::size_t t = session.targets[k];
       const cupti::RangeValues* r = nullptr;
@@ -258,7 +292,7 @@ class Collector final : public MetricCollector {
         outcome.fail(t,
                      "CUPTI returned no range for " + range_names[k] +
                          (dropped > 0 ? " (" + std::to_string(dropped) + " range(s) dropped)" : std::string()) +
-                         (!user ? " (kernel replay: did launch() start exactly one kernel?)" : std::string()),
+                         (!user_ranges ? " (kernel replay: did launch() start exactly one kernel?)" : std::string()),
                      Status::failed);
         continue;
       }

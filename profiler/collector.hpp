@@ -7,6 +7,9 @@
 //     launched once unprofiled (warm_launch), L2 is flushed, and it is launched again inside its own range
 //     named after its display name; CUPTI needs one pass per counter group (2-4 on GH100 for the default
 //     set), nothing is saved or restored;
+//   * rates over elapsed cycles (speed of light) need ranges that hold the kernel alone: for idempotent
+//     benchmarks a configuration of their own in auto ranges with user replay, the same launches in each
+//     pass, every kernel a range (the warm launch and the flush kernels too, skipped by launch order);
 //   * benchmarks declared not idempotent: auto range + kernel replay (CUPTI saves and restores memory);
 //   * durations never come from a user range (it includes launch gaps): duration is the timing pass's job.
 //
@@ -32,8 +35,8 @@ class RangeProfilerBackend;
 class DeviceOps;
 
 enum class ReplayMode {
-  automatic,  // user replay for idempotent benchmarks, kernel replay for the others
-  user,       // always user replay (wrong for kernels that are not idempotent)
+  automatic,  // user replay for idempotent benchmarks (elapsed rates in auto ranges), kernel replay for the others
+  user,       // always user replay in user ranges (wrong for kernels that are not idempotent)
   kernel,     // always kernel replay (slower: CUPTI saves and restores device memory between passes)
 };
 const char* to_string(ReplayMode m);

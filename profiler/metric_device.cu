@@ -106,6 +106,8 @@ class CudaDeviceOps final : public DeviceOps {
     GPUPERF_CUDA_CHECK(cudaGetLastError());
   }
 
+  std::size_t flush_l2_kernels() const override { return l2_bytes_ == 0 ? 0 : 2; }
+
   void synchronize(StreamHandle stream) override { GPUPERF_CUDA_CHECK(cudaStreamSynchronize(stream)); }
 
   void nvtx_push(const std::string& name) override { nvtxRangePushA(name.c_str()); }

@@ -4,6 +4,7 @@
 // the driver is reached through cudaGetDriverEntryPointByVersion, never by linking libcuda.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,8 @@ class DeviceOps {
   // range, then discards the buffer's lines) so the next launch starts from DRAM with an empty L2, as after
   // ncu's --cache-control all. Asynchronous.
   virtual void flush_l2(StreamHandle stream) = 0;
+  // How many kernels one flush_l2() launches (0 when it launches none): CUPTI's auto ranges count them.
+  virtual std::size_t flush_l2_kernels() const = 0;
   // Waits for `stream`; throws gpuperf::Error naming the CUDA error when the work on it failed.
   virtual void synchronize(StreamHandle stream) = 0;
   // NVTX push/pop so Nsight tools show the instance's name around its profiled launches.

@@ -56,7 +56,8 @@ MetricPlan plan_metrics(std::vector<MetricRequest> requests, bool separate_sass)
   return plan;
 }
 
-std::vector<SessionPlan> plan_sessions(const std::vector<bool>& idempotent, ReplayMode mode, std::size_t max_ranges) {
+std::vector<SessionPlan> plan_sessions(const std::vector<bool>& idempotent, ReplayMode mode, std::size_t max_ranges,
+                                       bool kernel_ranges) {
   if (max_ranges == 0) max_ranges = 1;
   std::vector<SessionPlan> out;
   auto add = [&](cupti::SessionReplay replay, std::size_t target) {
@@ -79,6 +80,8 @@ std::vector<SessionPlan> plan_sessions(const std::vector<bool>& idempotent, Repl
     cupti::SessionReplay replay = cupti::SessionReplay::user;
     if (mode == ReplayMode::kernel || (mode == ReplayMode::automatic && !idempotent[i])) {
       replay = cupti::SessionReplay::kernel;
+    } else if (mode == ReplayMode::automatic && kernel_ranges) {
+      replay = cupti::SessionReplay::auto_range_user;
     }
     add(replay, i);
   }

@@ -25,7 +25,7 @@ struct MetricPlan {
   // configuration. One configuration unless SASS metrics are kept apart (see plan_metrics).
   std::vector<std::vector<std::size_t>> configurations;
   // Per configuration: true when its metrics are rates over the range's elapsed cycles (speed of light), so
-  // under automatic replay its sessions use kernel replay, whose ranges are the kernels alone. A user range
+  // under automatic replay its sessions use auto ranges, each the kernel alone (plan_sessions). A user range
   // also spans the launch and the synchronisation around the kernel (about 45 us on an H100), which dilutes
   // an elapsed rate: a 58 us copy read 44% DRAM throughput in a user range against ncu's 63%.
   std::vector<bool> kernel_ranges;
@@ -56,7 +56,12 @@ struct SessionPlan {
 // Splits a batch into sessions: user replay for idempotent targets (unless `mode` forces one kind),
 // kernel replay for the others; at most `max_ranges` targets per user-replay session and one per
 // kernel-replay session (the L2 flush before it must stay outside); batch order kept within each.
-std::vector<SessionPlan> plan_sessions(const std::vector<bool>& idempotent, ReplayMode mode, std::size_t max_ranges);
+// With `kernel_ranges` (a configuration of elapsed rates), idempotent targets under automatic replay get
+// auto ranges with user replay instead of user ranges: one session for up to `max_ranges` targets, in
+// which CUPTI makes every kernel a range (the warm launch and the flush kernels too, which the collector
+// skips by launch order) and the collector flushes L2 before every pass of every target, as ncu does.
+std::vector<SessionPlan> plan_sessions(const std::vector<bool>& idempotent, ReplayMode mode, std::size_t max_ranges,
+                                       bool kernel_ranges = false);
 
 // Range names for a session, one per target: the display name, made unique with "#2", "#3", ... when the
 // same instance appears twice (CUPTI keys user ranges by name).

@@ -7,6 +7,7 @@
 #   OUTDIR/poly-fma/gpuperf      the suite plus plant/polynomial (bench/plants/polynomial.cu), nvcc's default
 #                                FMA contraction
 #   OUTDIR/poly-nofma/gpuperf    the same source compiled with -fmad=false: FMUL + FADD for every FFMA
+#   OUTDIR/poly-deg4/gpuperf     the same source of degree 4 (-DGPUPERF_PLANT_DEGREE=4): memory-bound
 #   OUTDIR/coalesced/gpuperf     the suite as built (memory/coalesced coalesced)
 #   OUTDIR/uncoalesced/gpuperf   memory_access.cu with bench/patches/lose_coalescing.patch applied
 # Each folder also gets libgpuperf_cupti.so (the CUPTI back end is found beside the executable). The compile
@@ -88,6 +89,8 @@ compile "$repo/bench/plants/polynomial.cu" "$work/poly_fma.o"
 compile "$repo/bench/plants/polynomial.cu" "$work/poly_nofma.o" -fmad=false
 relink poly-fma "" "$work/poly_fma.o"
 relink poly-nofma "" "$work/poly_nofma.o"
+compile "$repo/bench/plants/polynomial.cu" "$work/poly_deg4.o" -DGPUPERF_PLANT_DEGREE=4
+relink poly-deg4 "" "$work/poly_deg4.o"
 
 cp "$repo/kernels/memory_access.cu" "$work/memory_access.cu"
 (cd "$work" && patch -s -p2 memory_access.cu <"$repo/bench/patches/lose_coalescing.patch")

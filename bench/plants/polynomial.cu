@@ -3,6 +3,8 @@
 // bench/plants/build_plants.sh: with nvcc's default FMA contraction (64 FFMA per element: DRAM limits it)
 // and with -fmad=false (64 FMUL + 64 FADD: the FMA pipe limits it), the edit of issue 28's example, where a
 // kernel began rounding each step separately. The same memory traffic, twice the arithmetic instructions.
+// A third build, of degree 4 (-DGPUPERF_PLANT_DEGREE=4), is the same kernel before its degree was raised:
+// a copy with a few FFMA per element, memory-bound, which the degree-64 build makes compute-bound.
 //
 // Each build links gpuperf::main (the whole CLI over this one benchmark, `plant/polynomial`), as a user's
 // project does (examples/).
@@ -14,12 +16,15 @@
 
 namespace {
 
-constexpr int kDegree = 64;
+#ifndef GPUPERF_PLANT_DEGREE
+#define GPUPERF_PLANT_DEGREE 64
+#endif
+constexpr int kDegree = GPUPERF_PLANT_DEGREE;
 constexpr int kBlock = 256;
 constexpr std::int64_t kCount = std::int64_t{1} << 24;
 
 struct Coefficients {
-  float c[kDegree + 1];  // c[0] x^64 + c[1] x^63 + ... + c[64]
+  float c[kDegree + 1];  // c[0] x^kDegree + c[1] x^(kDegree-1) + ... + c[kDegree]
 };
 
 __global__ void polynomial(const float* __restrict__ x, float* __restrict__ y, unsigned n, Coefficients p) {

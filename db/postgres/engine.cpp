@@ -54,9 +54,27 @@ void check_writer(const Connection& c) {
   if (!seq.boolean(0, 0)) missing += std::string(missing.empty() ? "" : ", ") + "USAGE on the tables' id sequences";
   if (missing.empty()) return;
   throw PgError("PostgreSQL role '" + c.user() + "' may not store runs in '" + c.shown() + "': it lacks " + missing +
-                    " (README, \"Team history on PostgreSQL\", gives the grants of the writer role); nothing "
+                    " (docs/postgresql.md, \"Setting up the server\", gives the writer role's grants); nothing "
                     "was measured or stored",
                 "42501", kExitEnvironment);
+}
+
+// Migrates an older schema (version 0: creates it); returns the version it had.
+int migrate_as_owner(const Connection& c, int version) {
+  try {
+    return schema::migrate(c).from;
+  } catch (const PgError& e) {
+    if (e.sqlstate() != "42501") throw;
+    // Creating or altering the tables needs their owner (or CREATE on the schema for the first ones): a
+    // writer or reader role meets an older schema after a gpuperf upgrade, before the admin migrated.
+    const std::string what = version == 0 ? "creating gpuperf's tables in" : "migrating the schema of";
+    throw PgError("PostgreSQL role '" + c.user() + "' may not write to '" + c.shown() + "': " + what +
+                      " it (schema version " + std::to_string(version) + ", this gpuperf writes " +
+                      std::to_string(latest_schema_version()) + ") needs the owner of gpuperf's tables: run " +
+                      "`gpuperf db migrate` as the admin role (docs/postgresql.md, \"Setting up the server\"); " +
+                      "nothing was measured or stored. The server said: " + e.what(),
+                  "42501", kExitEnvironment);
+  }
 }
 
 }  // namespace
@@ -78,6 +96,14 @@ void PgEngine::begin_write(Transaction&) const {
 }
 
 bool PgEngine::set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) {
+  // Excluding is the admin's job (docs/postgresql.md): a writer is refused naming the privilege, before the
+  // write lock is taken, rather than with the server's bare "permission denied for table run".
+  if (!conn_.exec("SELECT has_table_privilege('run', 'UPDATE')", {}, "checking the role's privileges").boolean(0, 0)) {
+    throw PgError("PostgreSQL role '" + conn_.user() + "' may not " + (excluded ? "exclude" : "include") +
+                      " runs in '" + conn_.shown() + "': it lacks UPDATE on table run (excluding and including " +
+                      "runs is the admin role's; docs/postgresql.md, \"Setting up the server\"); nothing was changed",
+                  "42501", kExitEnvironment);
+  }
   Transaction tx(conn_);
   begin_write(tx);
   Result r = conn_.exec("UPDATE run SET excluded = $1, exclude_reason = $2 WHERE id = $3 RETURNING id",
@@ -85,6 +111,21 @@ bool PgEngine::set_excluded(std::int64_t run_id, bool excluded, const std::strin
   if (r.rows() == 0) return false;
   tx.commit();
   return true;
+}
+
+void PgEngine::hold_run_key(const std::string& uuid, const std::function<void()>& on_wait) const {
+  // A session lock: held until this connection closes, when the run is stored or the job has ended (a job
+  // killed mid-measurement releases it with its connection, and the one waiting measures instead).
+  const char* lock_args = "$1::int4, ('x' || substr(md5($2), 1, 8))::bit(32)::int4";
+  const Params key = Params().add(schema::kRunKeyLock).add(uuid);
+  if (conn_.exec(std::string("SELECT pg_try_advisory_lock(") + lock_args + ")", key, "claiming the run key")
+          .boolean(0, 0)) {
+    return;
+  }
+  on_wait();
+  // As long as the other job's measurement takes: the CI system's job timeout bounds it, not --busy-timeout.
+  conn_.exec("SELECT set_config('lock_timeout', '0', false)", {}, "waiting for the run key");
+  conn_.exec(std::string("SELECT pg_advisory_lock(") + lock_args + ")", key, "waiting for the run key");
 }
 
 std::vector<MachineRow> PgEngine::machines() const {
@@ -198,7 +239,7 @@ std::unique_ptr<Engine> open_postgres(const std::string& location, Access access
                        ": run `gpuperf db migrate` first");
     }
   } else {
-    if (state.version < latest_schema_version()) opened = pg::schema::migrate(c).from;
+    if (state.version < latest_schema_version()) opened = pg::migrate_as_owner(c, state.version);
     pg::check_writer(c);
   }
   return std::make_unique<pg::PgEngine>(std::move(c), access, opened, options);

@@ -215,12 +215,14 @@ void PgEngine::history_rows(const HistoryFilter& f, const std::optional<std::vec
   } else {
     rp.add_null();
   }
+  rp.add(f.up_to_run_id);
   Result runs = conn_.exec(
       "SELECT id, machine_id, uuid, commit_sha, branch, started_at, excluded FROM ("
       "  SELECT id, machine_id, uuid, commit_sha, branch, started_at, excluded, "
       "         row_number() OVER (PARTITION BY machine_id ORDER BY started_at DESC, id DESC) AS newest "
       "  FROM run WHERE ($1::text IS NULL OR branch = $1) AND ($2::bigint IS NULL OR machine_id = $2) "
-      "    AND ($3::text IS NULL OR started_at >= $3) AND ($4::boolean OR NOT excluded)) AS numbered "
+      "    AND ($3::text IS NULL OR started_at >= $3) AND ($4::boolean OR NOT excluded) "
+      "    AND ($6::bigint IS NULL OR id <= $6)) AS numbered "
       "WHERE $5::bigint IS NULL OR newest <= $5",
       rp, "reading the history");
   if (runs.rows() == 0) return;

@@ -11,6 +11,9 @@ namespace gpuperf::db::pg::schema {
 // The key of the transaction-level advisory lock every gpuperf write takes first (migrations and runs
 // alike), so that writers follow one another as they do on an SQLite file: run ids grow in commit order.
 constexpr std::int64_t kWriteLock = 0x6770757065726600;  // "gpuperf\0"
+// The class of the session locks that hold a keyed run while it is measured (the two-key form, so never
+// the write lock's one-key form); the second key is 32 bits of the run's uuid's md5.
+constexpr std::int64_t kRunKeyLock = 0x6770726b;  // "gprk"
 
 struct State {
   int version = 0;              // 0: no gpuperf schema

@@ -62,7 +62,7 @@ void SqliteEngine::history_rows(const HistoryFilter& f, const std::optional<std:
                                 const std::function<void(HistoryRow&&)>& row) const {
   const Connection& c = conn_;
   // ?1 branch, ?2 machine, ?3 since, ?4 include excluded, ?5 newest N runs per machine,
-  // ?6 metric names (JSON array), ?7 benchmark ids (JSON array), ?8 include failed.
+  // ?6 metric names (JSON array), ?7 benchmark ids (JSON array), ?8 include failed, ?9 last run id.
   // No ORDER BY: sorting ~175k wide rows in SQLite costs several times the query itself, so rows are
   // grouped into series here and each series sorted on its own.
   Statement s(c, R"sql(
@@ -71,7 +71,7 @@ WITH chosen AS (
     SELECT id, row_number() OVER (PARTITION BY machine_id ORDER BY started_at DESC, id DESC) AS newest
     FROM run
     WHERE (?1 IS NULL OR branch = ?1) AND (?2 IS NULL OR machine_id = ?2) AND (?3 IS NULL OR started_at >= ?3)
-      AND (?4 OR excluded = 0))
+      AND (?4 OR excluded = 0) AND (?9 IS NULL OR id <= ?9))
   WHERE ?5 IS NULL OR newest <= ?5)
 SELECT r.machine_id, m.fingerprint, res.benchmark_id, b.name, b.params_json, b.params_key,
        res.metric_id, mt.name, mt.unit, mt.higher_is_better, mt.deterministic,
@@ -96,6 +96,7 @@ WHERE (?6 IS NULL OR mt.name IN (SELECT value FROM json_each(?6)))
   if (!f.metrics.empty()) s.bind(6, names_json(f.metrics));
   if (benchmark_ids) s.bind(7, nlohmann::json(*benchmark_ids).dump());
   s.bind(8, f.include_failed);
+  if (f.up_to_run_id) s.bind(9, *f.up_to_run_id);
 
   while (s.step()) {
     HistoryRow r;

@@ -35,13 +35,22 @@ CUptiResult ActivityApi::pop_external() {
 }
 
 CUptiResult ActivityApi::flush(bool forced) {
+  // The check and the call under one lock: a flush that saw finish() not begun would otherwise call CUPTI
+  // after the last flush, during the rest of the exit sequence, and hand over buffers that finish() has
+  // already declared unread.
+  std::lock_guard<std::mutex> lock(flush_mutex_);
   if (started_ != CUPTI_SUCCESS || finishing_.load()) return CUPTI_SUCCESS;
   return f_.flush_all(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
 bool ActivityApi::finish() {
   bool expected = false;
+  // Claimed before the lock, so a second finish() (a fatal signal's handler during the exit handler's) returns
+  // at once instead of waiting for the first.
   if (!finishing_.compare_exchange_strong(expected, true)) return false;
+  // Waits for a flush in flight (the injection library's periodic one): its buffers reach the handler before
+  // the last flush, so before the caller closes its file. Later flush() calls see finishing_ and do nothing.
+  std::lock_guard<std::mutex> lock(flush_mutex_);
   if (started_ == CUPTI_SUCCESS) f_.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   finished_.store(true);
   return true;

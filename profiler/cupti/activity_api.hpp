@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 namespace gpuperf::cupti {
@@ -106,10 +107,13 @@ class ActivityApi {
   CUptiResult push_external(std::uint64_t external_id);
   CUptiResult pop_external();
 
-  // Rule 3: completed buffers and, forced, the ones still being filled. Nothing after finish().
+  // Rule 3: completed buffers and, forced, the ones still being filled. Nothing once finish() has begun: a
+  // flush and finish() exclude each other, so no flush reaches CUPTI after the last one. A thread that may
+  // run finish() from a signal handler must not take that signal while it flushes (it would wait for itself).
   CUptiResult flush(bool forced);
-  // The last flush (forced), exactly once however often and from however many threads it is called; buffers
-  // completed after it are freed unread. Returns true for the call that flushed.
+  // The last flush (forced), exactly once however often and from however many threads it is called; it
+  // waits for a flush in flight on another thread, whose buffers are handed over first. Buffers completed
+  // after it are freed unread. Returns true for the call that flushed.
   bool finish();
 
   std::string error_text(CUptiResult r) const;
@@ -125,6 +129,7 @@ class ActivityApi {
   std::size_t buffer_bytes_ = 0;
   CUptiResult started_ = CUPTI_ERROR_NOT_INITIALIZED;
   bool registered_ = false;
+  std::mutex flush_mutex_;              // held by flush() and finish() around their CUPTI flush
   std::atomic<bool> finishing_{false};  // a finish() has begun
   std::atomic<bool> finished_{false};   // the last flush has returned
 };

@@ -75,6 +75,9 @@ struct MetricProperties {
 enum class SessionReplay {
   user,    // user range + user replay: the caller repeats its launches once per pass
   kernel,  // auto range + kernel replay: CUPTI replays each kernel, saving and restoring memory
+  // auto range + user replay: every kernel launched in a pass is a range of its own (named "0", "1", ... in
+  // launch order) and the caller repeats the same launches once per pass; nothing is saved or restored.
+  auto_range_user,
 };
 
 // One evaluated range: its name (user ranges: the pushed name; auto ranges: "0", "1", ... in launch
@@ -106,7 +109,7 @@ class RangeProfilerBackend {
   // ranges and sets configuration `configuration`.
   virtual void begin_session(std::size_t configuration, SessionReplay replay, std::size_t max_ranges) = 0;
   virtual void start_pass() = 0;
-  virtual void push_range(const std::string& name) = 0;  // user replay only
+  virtual void push_range(const std::string& name) = 0;  // SessionReplay::user only
   virtual void pop_range() = 0;
   // Ends the pass; true once every pass the configuration needs has been submitted.
   virtual bool end_pass() = 0;

@@ -221,7 +221,7 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
     set.counterDataImageSize = counter_data_.size();
     set.pCounterDataImage = counter_data_.data();
     set.range = replay == SessionReplay::user ? CUPTI_UserRange : CUPTI_AutoRange;
-    set.replayMode = replay == SessionReplay::user ? CUPTI_UserReplay : CUPTI_KernelReplay;
+    set.replayMode = replay == SessionReplay::kernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
     set.maxRangesPerPass = max_ranges;
     set.numNestingLevels = 1;
     set.minNestingLevel = 1;

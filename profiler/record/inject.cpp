@@ -329,10 +329,17 @@ unsigned flush_period_ms() {
 }
 
 // The periodic flush: a detached thread that sleeps a period, then hands CUPTI's completed buffers to the
-// RecordWriter. It never holds a lock while sleeping, so exit() does not wait for it; once finish() has
-// begun, ActivityApi::flush does nothing.
+// RecordWriter. It never holds a lock while sleeping, so exit() does not wait for it. ActivityApi::flush and
+// finish() exclude each other: exit's finish() waits for a flush in flight (its buffers are written before
+// Z), and once finish() has begun no flush reaches CUPTI, so none runs in the rest of the exit sequence.
+// The thread takes no asynchronous signal (it is created with all of them blocked): on_fatal_signal's
+// finish() on this thread, in the middle of its own flush, would wait for itself.
 void start_flush_thread(unsigned period_ms) {
   if (period_ms == 0) return;
+  sigset_t all{};
+  sigset_t before{};
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &before);  // inherited by the new thread
   std::thread([period_ms] {
     const timespec period{static_cast<time_t>(period_ms / 1000), static_cast<long>(period_ms % 1000) * 1000000L};
     for (;;) {
@@ -342,6 +349,7 @@ void start_flush_thread(unsigned period_ms) {
       if (activity().flush(false) != CUPTI_SUCCESS) return;
     }
   }).detach();
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
 }
 
 void install_signal_handlers() {

@@ -10,10 +10,11 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 python3 "$repo/tests/ci/make_nights.py" "$work/nights" 20 9
-nightly() {  # nightly NIGHT -> exit code of ci/nightly.sh
+nightly() {  # nightly NIGHT [OPTION...] -> exit code of ci/nightly.sh
   local n=$1 rc=0
+  shift
   bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "$work/history.db" --artifacts "$work/art-$n" \
-    --branch main --night "2026-10-$n" --import "$work/nights/night-$n.json" >"$work/log-$n" 2>&1 || rc=$?
+    --branch main --night "2026-10-$n" --import "$work/nights/night-$n.json" "$@" >"$work/log-$n" 2>&1 || rc=$?
   echo "$rc"
 }
 
@@ -22,7 +23,9 @@ nightly() {  # nightly NIGHT -> exit code of ci/nightly.sh
 flagged=""
 for i in $(seq 1 20); do
   n=$(printf %02d "$i")
-  rc=$(nightly "$n")
+  backup=()
+  [[ $n == 02 ]] && backup=(--backup)  # the SQLite user's optional copy; "new tonight" does not need it
+  rc=$(nightly "$n" "${backup[@]}")
   case $rc in
     0) ;;
     1) [[ -z $flagged ]] || fail "night $n reported a new regression again (first on night $flagged)"
@@ -30,14 +33,19 @@ for i in $(seq 1 20); do
     *) cat "$work/log-$n"; fail "night $n exited $rc" ;;
   esac
   if [[ $n == 02 ]]; then
-    for f in report.html report.md junit.xml changes.json summary.md new-regressions.md; do
+    for f in report.html report.md junit.xml changes.json summary.md new-regressions.md new-tonight.json steps.tsv; do
       [[ -s $work/art-02/$f ]] || fail "night 02 did not write $f"
     done
-    # The backup holds the history before tonight; the second night's report has two points per series.
+    # --backup's copy holds the history before tonight; the second night's report has two points per series.
     runs=$("$gpuperf" --db "$work/art-02/gpuperf-before-2026-10-02.db" runs --format json | grep -c '"uuid"')
     [[ $runs == 1 ]] || fail "the backup of night 02 holds $runs runs, expected night 01 alone"
     grep -q "memory/strided" "$work/art-02/report.md" || fail "night 02's report does not mention memory/strided"
     grep -q "2 runs" "$work/art-02/report.md" || fail "night 02's report does not count 2 runs"
+    for step in store detect tonight report; do
+      grep -qE "^$step"$'\t'"[0-9]+\.[0-9]{3}$" "$work/art-02/steps.tsv" || fail "steps.tsv lacks the $step step"
+    done
+  elif [[ -e $work/art-$n/gpuperf-before-2026-10-$n.db ]]; then
+    fail "night $n made a backup without --backup"
   fi
 done
 [[ -n $flagged ]] || fail "the 25% step at night 9 was never reported"
@@ -58,4 +66,8 @@ runs=$("$gpuperf" --db "$work/history.db" runs --format json | grep -c '"uuid"')
 rc=0
 bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "$work/history.db" --night "yesterday" >/dev/null 2>&1 || rc=$?
 [[ $rc == 2 ]] || fail "a bad --night exited $rc, expected 2"
+rc=0
+bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "postgresql://perf-db/gpuperf" --backup >"$work/log-bad" 2>&1 || rc=$?
+[[ $rc == 2 ]] || fail "--backup with a server location exited $rc, expected 2"
+grep -q "pg_dump" "$work/log-bad" || fail "--backup with a server location does not point at pg_dump"
 echo "nightly: 20 nights, the step of night 9 reported once (night $flagged), rerun idempotent: ok"

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/result.hpp"
 #include "db/sqlite/connection.hpp"
 #include "db/store.hpp"
 #include "tests/cli/cli_fixture.hpp"
@@ -76,6 +77,55 @@ TEST_F(CliTest, FiltersByBranchAndMachine) {
   EXPECT_EQ(count({"--machine", "gpu-node-1"}), 3u);
   EXPECT_EQ(count({"--since", "2026-10-02"}), 2u);
   EXPECT_CLI(gp({"runs", "--machine", "nope"}), 2, "no machine matches 'nope'");
+}
+
+// detect --as-of RUN answers as a database holding only the runs stored up to RUN would; --before-run as
+// one holding those before it. The nightly job's "new tonight" is the difference of the two.
+TEST_F(CliTest, DetectAsOfARunAnswersAsTheHistoryStoodThen) {
+  const std::string fixture = std::string(GPUPERF_SOURCE_DIR) + "/tests/analysis/fixtures/history.json";
+  const nlohmann::json doc = nlohmann::json::parse(read_bytes(fixture));
+  ASSERT_EQ(gp({"--quiet", "import", fixture}).code, 0);
+  const CliResult full = gp({"detect", "--format", "json"});
+  ASSERT_EQ(full.code, 0) << full.err;
+  for (std::size_t k : {std::size_t{12}, std::size_t{18}}) {
+    SCOPED_TRACE("the first " + std::to_string(k) + " runs");
+    nlohmann::json part = doc;
+    part["runs"] = nlohmann::json(std::vector<nlohmann::json>(doc["runs"].begin(), doc["runs"].begin() + k));
+    const std::string file = "first-" + std::to_string(k);
+    write(file + ".json", part.dump());
+    ASSERT_EQ(gp({"--db", file + ".db", "--quiet", "import", file + ".json"}).code, 0);
+    const CliResult then = gp({"--db", file + ".db", "detect", "--format", "json"});
+    ASSERT_EQ(then.code, 0) << then.err;
+    const std::string last = doc["runs"][k - 1]["uuid"], next = doc["runs"][k]["uuid"];
+    EXPECT_EQ(gp({"detect", "--format", "json", "--as-of", last}).out, then.out);
+    EXPECT_EQ(gp({"detect", "--format", "json", "--as-of", std::to_string(k)}).out, then.out);
+    EXPECT_EQ(gp({"detect", "--format", "json", "--before-run", next}).out, then.out);
+    EXPECT_EQ(nlohmann::json::parse(then.out)["changes"].empty(), k == 12) << then.out;  // 4 changes by run 18
+  }
+  EXPECT_NE(gp({"detect", "--format", "json", "--as-of", "12"}).out, full.out);
+  EXPECT_CLI(gp({"detect", "--as-of", "999"}), 2, "--as-of '999' matches no run");
+  EXPECT_CLI(gp({"detect", "--as-of", "3", "--before-run", "4"}), 2, "excludes");
+}
+
+// runs --run-key KEY: the runs `gpuperf run --run-key KEY` stored, one per GPU, found by the uuid the key
+// gives on each machine.
+TEST_F(CliTest, RunsOfARunKeyAreThoseItsUuidNames) {
+  write("a.json", runs_file(1, 3));
+  ASSERT_EQ(gp({"--quiet", "import", "a.json"}).code, 0);
+  const CliResult listed = gp({"runs", "--format", "json"});
+  const nlohmann::json runs = nlohmann::json::parse(listed.out);
+  const std::string fingerprint = runs[0]["machine"]["fingerprint"];
+  nlohmann::json keyed = nlohmann::json::parse(runs_file(7, 1));
+  keyed["runs"][0]["uuid"] = keyed_uuid("nightly/2026-10-07/abc\n" + fingerprint);
+  write("keyed.json", keyed.dump());
+  ASSERT_EQ(gp({"--quiet", "import", "keyed.json"}).code, 0);
+  const CliResult found = gp({"runs", "--run-key", "nightly/2026-10-07/abc", "--format", "json"});
+  ASSERT_EQ(found.code, 0) << found.err;
+  const nlohmann::json mine = nlohmann::json::parse(found.out);
+  ASSERT_EQ(mine.size(), 1u) << found.out;
+  EXPECT_EQ(mine[0]["uuid"], keyed["runs"][0]["uuid"]);
+  EXPECT_EQ(nlohmann::json::parse(gp({"runs", "--run-key", "nightly/2026-10-08/abc", "--format", "json"}).out).size(),
+            0u);
 }
 
 TEST_F(CliTest, ExcludeAndInclude) {

@@ -98,9 +98,12 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
     return passes;
   }
   void begin_session(std::size_t configuration, cupti::SessionReplay replay, std::size_t max_ranges) override {
-    log_->events.push_back(
-        std::string("begin:") + (configurations.size() > 1 ? std::to_string(configuration) + ":" : "") +
-        (replay == cupti::SessionReplay::user ? "user" : "kernel") + ":" + std::to_string(max_ranges));
+    log_->events.push_back(std::string("begin:") +
+                           (configurations.size() > 1 ? std::to_string(configuration) + ":" : "") +
+                           (replay == cupti::SessionReplay::user     ? "user"
+                            : replay == cupti::SessionReplay::kernel ? "kernel"
+                                                                     : "auto") +
+                           ":" + std::to_string(max_ranges));
     maybe_fail("begin_session");
     active_ = configuration;
     replay_ = replay;
@@ -111,7 +114,8 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
   void start_pass() override {
     log_->events.push_back("start");
     maybe_fail("start_pass");
-    launches_in_pass_ = 0;
+    in_pass_ = true;
+    kernel_launches_ = 0;
   }
   void push_range(const std::string& name) override {
     log_->events.push_back("push:" + name);
@@ -121,12 +125,13 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
   bool end_pass() override {
     log_->events.push_back("end_pass");
     maybe_fail("end_pass");
-    if (replay_ == cupti::SessionReplay::kernel) {
+    in_pass_ = false;
+    if (replay_ != cupti::SessionReplay::user && pass_ == 0) {
       // Auto range: one range per kernel launched in the pass, named by launch order.
       for (std::size_t i = 0; i < kernel_launches_; ++i) ranges_.push_back(std::to_string(i));
-      kernel_launches_ = 0;
-      return true;  // kernel replay: CUPTI replays inside the pass
     }
+    kernel_launches_ = 0;
+    if (replay_ == cupti::SessionReplay::kernel) return true;  // kernel replay: CUPTI replays inside the pass
     return ++pass_ >= passes;
   }
   std::size_t decode() override {
@@ -152,9 +157,10 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
     log_->events.push_back("end_session");
   }
 
-  // Called by FakeWorkload so kernel replay can name ranges by launch order.
+  // Called by FakeWorkload and FakeDevice's flush for every kernel they launch, so auto ranges can be
+  // named by launch order (only kernels between start_pass and end_pass are profiled).
   void note_kernel_launch() {
-    if (open_ && replay_ == cupti::SessionReplay::kernel) ++kernel_launches_;
+    if (open_ && in_pass_ && replay_ != cupti::SessionReplay::user) ++kernel_launches_;
   }
 
  private:
@@ -170,19 +176,25 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
   std::size_t active_ = 0;
   bool open_ = false;
   std::size_t pass_ = 0;
-  std::size_t launches_in_pass_ = 0;
+  bool in_pass_ = false;
   std::size_t kernel_launches_ = 0;
   std::vector<std::string> ranges_;
 };
 
 class FakeDevice final : public DeviceOps {
  public:
-  explicit FakeDevice(std::shared_ptr<EventLog> log) : log_(std::move(log)) {}
+  explicit FakeDevice(std::shared_ptr<EventLog> log, FakeBackend* backend = nullptr)
+      : log_(std::move(log)), backend_(backend) {}
   StaticAttributes attrs{40, 2048, 0, 0, 6, 2048, 32};
   bool fail_static = false;
+  std::size_t flush_kernels = 2;  // kernels per flush, as the CUDA implementation launches
   void* cu_context() override { return this; }
   std::string device_name() override { return "Fake H200"; }
-  void flush_l2(StreamHandle) override { log_->events.push_back("flush"); }
+  void flush_l2(StreamHandle) override {
+    log_->events.push_back("flush");
+    for (std::size_t i = 0; i < flush_kernels && backend_ != nullptr; ++i) backend_->note_kernel_launch();
+  }
+  std::size_t flush_l2_kernels() const override { return flush_kernels; }
   void synchronize(StreamHandle) override { log_->events.push_back("sync"); }
   void nvtx_push(const std::string&) override {}
   void nvtx_pop() override {}
@@ -195,6 +207,7 @@ class FakeDevice final : public DeviceOps {
 
  private:
   std::shared_ptr<EventLog> log_;
+  FakeBackend* backend_;
 };
 
 class FakeWorkload final : public Workload {
@@ -202,10 +215,11 @@ class FakeWorkload final : public Workload {
   FakeWorkload(std::shared_ptr<EventLog> log, std::string name, FakeBackend* backend)
       : log_(std::move(log)), name_(std::move(name)), backend_(backend) {}
   bool throw_on_launch = false;
+  std::size_t kernels_per_launch = 1;
   void launch(StreamHandle) override {
     log_->events.push_back("launch:" + name_);
     if (throw_on_launch) throw std::runtime_error("an illegal memory access was encountered");
-    if (backend_ != nullptr) backend_->note_kernel_launch();
+    for (std::size_t i = 0; i < kernels_per_launch && backend_ != nullptr; ++i) backend_->note_kernel_launch();
   }
   void poison_outputs(StreamHandle) override {}
   Verification verify(StreamHandle) override { return {true, "", 0}; }

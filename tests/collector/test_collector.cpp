@@ -34,7 +34,7 @@ struct Rig {
 
   explicit Rig(CollectorOptions options = {}, std::function<void(FakeBackend&)> setup = {}) {
     auto b = std::make_unique<FakeBackend>(log);
-    auto d = std::make_unique<FakeDevice>(log);
+    auto d = std::make_unique<FakeDevice>(log, b.get());
     backend = b.get();
     device = d.get();
     if (setup) setup(*b);
@@ -70,7 +70,7 @@ TEST(Collector, DefaultMetricsConfigureOnceAndSumBankConflicts) {
     if (m == "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct") return 12.5;
     return 1.0;
   };
-  auto collector = make_collector(std::move(b), std::make_unique<FakeDevice>(log), {});
+  auto collector = make_collector(std::move(b), std::make_unique<FakeDevice>(log, backend), {});
   // 8 memory metrics (bank conflicts = 2 counters), then sm_throughput in kernel ranges of its own; the fake
   // chip lacks the other 11 counters of speed of light, instructions and stalls.
   EXPECT_EQ(log->joined(), "configure:9 configure:1");
@@ -388,9 +388,11 @@ TEST(Collector, SpeedOfLightIsProfiledInKernelRangesOfItsOwn) {
   InstanceRef r{&a, {}};
   FakeWorkload w(rig.log, "w", rig.backend);
   auto ms = rig.collector->collect(r, w, nullptr);
-  // An idempotent benchmark: user ranges for the counters, kernel replay for the elapsed rate.
+  // An idempotent benchmark: user ranges for the counters, auto ranges with user replay for the elapsed
+  // rate (4 kernels per pass: the warm launch, the two flush kernels, the profiled launch).
   EXPECT_EQ(rig.log->count("begin:0:user:1"), 1u);
-  EXPECT_EQ(rig.log->count("begin:1:kernel:1"), 1u);
+  EXPECT_EQ(rig.log->count("begin:1:auto:4"), 1u);
+  EXPECT_EQ(rig.log->count("begin:1:kernel:1"), 0u);
   EXPECT_DOUBLE_EQ(find(ms, "dram_bytes_read").samples.at(0), 4096.0);
   EXPECT_DOUBLE_EQ(find(ms, "sm_throughput").samples.at(0), 91.0);
 
@@ -400,7 +402,52 @@ TEST(Collector, SpeedOfLightIsProfiledInKernelRangesOfItsOwn) {
   FakeWorkload w2(user.log, "w", user.backend);
   user.collector->collect(r, w2, nullptr);
   EXPECT_EQ(user.log->count("begin:1:user:1"), 1u);
-  EXPECT_EQ(user.log->count("begin:1:kernel:1"), 0u);
+  EXPECT_EQ(user.log->count("begin:1:auto:4"), 0u);
+  // Kernel replay when asked for, or for a benchmark that is not idempotent: one session per instance.
+  o.replay = ReplayMode::kernel;
+  Rig kernel(o);
+  FakeWorkload w3(kernel.log, "w", kernel.backend);
+  kernel.collector->collect(r, w3, nullptr);
+  EXPECT_EQ(kernel.log->count("begin:1:kernel:1"), 1u);
+}
+
+TEST(Collector, SpeedOfLightOfABatchIsOneAutoRangeSessionThatSkipsWarmAndFlushKernels) {
+  CollectorOptions o;
+  o.metrics = {"sm_throughput"};
+  Rig rig(o, [](FakeBackend& b) {
+    // Auto ranges are named by launch order: 0 warm, 1-2 flush, 3 profiled; then 4 warm, ..., 7 profiled.
+    b.value = [](const std::string& range, const std::string&) {
+      return range == "3" ? 40.0 : range == "7" ? 70.0 : -1.0;
+    };
+  });
+  Benchmark a = bench("copy/coalesced", true);
+  Benchmark in_place = bench("copy/in_place", false);
+  InstanceRef ra{&a, {{"n", std::int64_t{16}}}}, rb{&a, {{"n", std::int64_t{32}}}}, rc{&in_place, {}};
+  FakeWorkload wa(rig.log, "a", rig.backend), wb(rig.log, "b", rig.backend), wc(rig.log, "c", rig.backend);
+  auto out = rig.collector->collect_batch({{&ra, &wa}, {&rc, &wc}, {&rb, &wb}}, nullptr);
+  // One session for both idempotent instances, every pass flushing L2 before each profiled launch; no
+  // named ranges. The one that is not idempotent gets kernel replay, alone.
+  const std::string pass = "start launch:a flush sync launch:a sync launch:b flush sync launch:b sync end_pass";
+  EXPECT_EQ(rig.log->joined(),
+            "begin:auto:8 " + pass + " " + pass + " decode evaluate end_session " +
+                "begin:kernel:1 flush sync start launch:c sync end_pass decode evaluate end_session");
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].at(0).status, Status::ok);
+  EXPECT_DOUBLE_EQ(out[0].at(0).samples.at(0), 40.0);
+  EXPECT_DOUBLE_EQ(out[2].at(0).samples.at(0), 70.0);
+  EXPECT_EQ(out[1].at(0).status, Status::ok) << out[1].at(0).message;
+
+  // A launch that starts two kernels shifts every range after it: the session's values are failed, not
+  // given to the wrong instance.
+  Rig two(o);
+  FakeWorkload wa2(two.log, "a", two.backend), wb2(two.log, "b", two.backend);
+  wa2.kernels_per_launch = 2;
+  auto bad = two.collector->collect_batch({{&ra, &wa2}, {&rb, &wb2}}, nullptr);
+  for (const auto& ms : bad) {
+    EXPECT_EQ(ms.at(0).status, Status::failed);
+    EXPECT_NE(ms.at(0).message.find("CUPTI returned 10 kernel range(s) for 8 kernel launches"), std::string::npos)
+        << ms.at(0).message;
+  }
 }
 
 TEST(Collector, AFailureInOneConfigurationFailsTheInstancesProfilerMetrics) {

@@ -208,6 +208,18 @@ TEST(PlanSessions, IdempotentTogetherOthersAloneAndCapped) {
   EXPECT_EQ(user[0].replay, R::user);
   EXPECT_EQ(plan_sessions({true, true}, ReplayMode::kernel, 64).size(), 2u);
   EXPECT_TRUE(plan_sessions({}, ReplayMode::automatic, 64).empty());
+
+  // Elapsed rates: idempotent targets in auto-range sessions with user replay, batched like user ranges.
+  auto sol = plan_sessions({true, false, true, true}, ReplayMode::automatic, 2, true);
+  ASSERT_EQ(sol.size(), 3u);
+  EXPECT_EQ(sol[0].replay, R::auto_range_user);
+  EXPECT_EQ(sol[0].targets, (std::vector<std::size_t>{0, 2}));
+  EXPECT_EQ(sol[1].replay, R::kernel);
+  EXPECT_EQ(sol[2].replay, R::auto_range_user);
+  EXPECT_EQ(sol[2].targets, std::vector<std::size_t>{3});
+  // A mode the user chose stays: user ranges, or kernel replay one target each.
+  EXPECT_EQ(plan_sessions({true, true}, ReplayMode::user, 64, true).at(0).replay, R::user);
+  EXPECT_EQ(plan_sessions({true, true}, ReplayMode::kernel, 64, true).size(), 2u);
 }
 
 TEST(UniqueRangeNames, RepeatsGetASuffix) {

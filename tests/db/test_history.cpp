@@ -75,6 +75,32 @@ TEST(History, FiltersByMetricBenchmarkAndLastRuns) {
   EXPECT_THROW(store.history(bad), InputError);
 }
 
+// up_to_run_id is a point in the order runs were stored (ids), not in started_at: five_runs stored days
+// 3, 1, 5, 2, 4 as ids 1..5, so up to id 3 the history holds days 1, 3 and 5, in time order.
+TEST(History, UpToARunIsTheHistoryAsItStoodWhenThatRunWasStored) {
+  Store store = five_runs();
+  HistoryFilter f;
+  f.branch = "main";
+  f.metrics = {"duration"};
+  f.benchmark_regex = "tiled";
+  f.up_to_run_id = 3;
+  auto all = store.history(f);
+  ASSERT_EQ(all.size(), 1u);
+  ASSERT_EQ(all[0].points.size(), 3u);
+  EXPECT_EQ(all[0].points[0].started_at, day(1));
+  EXPECT_EQ(all[0].points[1].started_at, day(3));
+  EXPECT_EQ(all[0].points[2].started_at, day(5));
+  for (const auto& p : all[0].points) EXPECT_LE(p.run_id, 3);
+  // The newest N runs are those of that moment.
+  f.last_runs = 2;
+  all = store.history(f);
+  ASSERT_EQ(all[0].points.size(), 2u);
+  EXPECT_EQ(all[0].points[0].started_at, day(3));
+  EXPECT_EQ(all[0].points[1].started_at, day(5));
+  f.up_to_run_id = 0;
+  EXPECT_TRUE(store.history(f).empty());
+}
+
 TEST(History, SamplesAndClocksOnDemand) {
   Store store = five_runs();
   HistoryFilter f;

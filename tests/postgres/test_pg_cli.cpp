@@ -82,6 +82,8 @@ TEST_F(PgCli, EveryReadingCommandAnswersAsOnSqlite) {
         {"detect"},
         {"detect", "--format", "json"},
         {"detect", "--format", "md", "--last", "30"},
+        {"detect", "--format", "json", "--as-of", std::to_string(count / 2)},
+        {"detect", "--format", "md", "--machine", "1", "--before-run", std::to_string(count / 2)},
         {"export"},
         {"export", "--run", "2"},
     };

@@ -4,9 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -210,6 +212,59 @@ TEST_F(PgStore, AReaderRoleReadsAndIsRefusedWritesNamingThePrivilege) {
     EXPECT_EQ(e.exit_code(), kExitEnvironment);
     EXPECT_NE(std::string(e.what()).find("lacks INSERT on table machine"), std::string::npos) << e.what();
   }
+}
+
+TEST_F(PgStore, TheHistoryUpToARunIsTheSameAsOnSqlite) {
+  const std::vector<gpuperf::Run> runs = history_runs();
+  Store pg(uri(), Access::read_write);
+  Store lite(":memory:", Access::read_write);
+  pg.insert_runs(runs);
+  lite.insert_runs(runs);
+  for (std::int64_t cut : {std::int64_t{1}, static_cast<std::int64_t>(runs.size() / 2)}) {
+    db::HistoryFilter f;
+    f.up_to_run_id = cut;
+    f.last_runs = 3;
+    const auto hp = pg.history(f), hl = lite.history(f);
+    ASSERT_EQ(hp.size(), hl.size()) << "up to run " << cut;
+    for (std::size_t i = 0; i < hp.size(); ++i) {
+      ASSERT_EQ(hp[i].points.size(), hl[i].points.size());
+      for (std::size_t j = 0; j < hp[i].points.size(); ++j) {
+        EXPECT_EQ(hp[i].points[j].run_id, hl[i].points[j].run_id);
+        EXPECT_LE(hp[i].points[j].run_id, cut);
+      }
+    }
+  }
+}
+
+TEST_F(PgStore, ARunKeyIsHeldUntilItsHolderCloses) {
+  // Two jobs given one run key: the second waits while the first holds it (measures and stores), and goes on
+  // the moment the first's connection closes. Another key is not held up.
+  const std::string key = "00000000-0000-8000-8000-0000000000aa";
+  auto first = std::make_unique<Store>(uri(), Access::read_write);
+  bool first_waited = false;
+  first->hold_run_key(key, [&] { first_waited = true; });
+  EXPECT_FALSE(first_waited);
+  {
+    Store other(uri(), Access::read_only);
+    bool waited = false;
+    other.hold_run_key("00000000-0000-8000-8000-0000000000bb", [&] { waited = true; });
+    EXPECT_FALSE(waited) << "another key waits for nobody";
+  }
+  std::atomic<bool> waiting{false}, holding{false};
+  std::thread second([&] {
+    Store s(uri(), Access::read_only);  // a read-only session may hold a key too
+    s.hold_run_key(key, [&] { waiting = true; });
+    holding = true;
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!waiting && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(waiting) << "the second holder was not told it waits";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(holding) << "the second holder went on while the first held the key";
+  first.reset();  // the first job stored its run and ended, or died: its connection closes
+  second.join();
+  EXPECT_TRUE(holding);
 }
 
 TEST_F(PgStore, ConcurrentWritersLoseAndDuplicateNothing) {

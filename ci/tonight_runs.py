@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Tonight's own runs, per machine, for the nightly job's "new tonight".
+
+    tonight_runs.py RUNS.json [--uuids-from FILE]...
+
+RUNS.json is `gpuperf runs --format json` output: the runs the job stored (`runs --run-key`), or every run
+when --uuids-from names the gpuperf-results files the job imported (then only the runs with their uuids).
+Prints one line per machine, tab-separated: machine id, the id of its first and of its last run tonight,
+and its hostname. nightly.sh then asks `detect --machine ID --before-run FIRST` and `--as-of LAST`: what
+the history said before tonight's runs of that machine and what it says with them. Another machine's runs,
+stored in between by a runner finishing at the same moment, are in neither answer's series, so each
+nightly reports its own machine's findings and no other's. Exit 2 on unreadable input. Standard library only.
+"""
+import json
+import sys
+
+
+def fail(message):
+    print(f"tonight_runs: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_json(path, what):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{path}: not {what} ({e})")
+
+
+def main(argv):
+    files, uuid_files = [], []
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--uuids-from":
+            if i + 1 >= len(argv):
+                fail("--uuids-from needs a file")
+            uuid_files.append(argv[i + 1])
+            i += 2
+        else:
+            files.append(argv[i])
+            i += 1
+    if len(files) != 1:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    runs = read_json(files[0], "`gpuperf runs --format json` output")
+    if not isinstance(runs, list):
+        fail(f"{files[0]}: not `gpuperf runs --format json` output (a list of runs)")
+    if uuid_files:
+        wanted = set()
+        for path in uuid_files:
+            doc = read_json(path, "a gpuperf-results file")
+            try:
+                wanted.update(r["uuid"] for r in doc["runs"])
+            except (KeyError, TypeError) as e:
+                fail(f"{path}: not a gpuperf-results file ({e})")
+        runs = [r for r in runs if r.get("uuid") in wanted]
+    per_machine = {}
+    for r in runs:
+        try:
+            m = r["machine"]
+            first, last, host = per_machine.get(m["id"], (r["id"], r["id"], m.get("hostname", "")))
+            per_machine[m["id"]] = (min(first, r["id"]), max(last, r["id"]), host)
+        except (KeyError, TypeError) as e:
+            fail(f"{files[0]}: a run without its id or machine ({e})")
+    for machine_id in sorted(per_machine):
+        first, last, host = per_machine[machine_id]
+        print(f"{machine_id}\t{first}\t{last}\t{host}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
