@@ -52,6 +52,19 @@ def _store_seconds(art):
     return None, None
 
 
+def _steps(art):
+    """{step: seconds} from artifacts/steps.tsv, empty without it."""
+    steps = {}
+    path = os.path.join(art, "steps.tsv")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                fields = line.split("\t")
+                if len(fields) == 2:
+                    steps[fields[0]] = float(fields[1])
+    return steps
+
+
 def job_result(art, rc, wall):
     findings, source = _findings(art)
     store, store_source = _store_seconds(art)
@@ -61,7 +74,7 @@ def job_result(art, rc, wall):
             lines = [x.strip() for x in f if x.strip()]
         tail = " | ".join(lines[-3:])
     return {"rc": rc, "wall": wall, "findings": findings, "findings_from": source, "store": store,
-            "store_from": store_source, "log_tail": tail}
+            "store_from": store_source, "steps": _steps(art), "log_tail": tail}
 
 
 def listed_uuids(gpuperf, db):
@@ -151,6 +164,9 @@ def print_table(results, a, wall):
             ("nightlies failed (exit not 0/1)", lambda r, t: str(len(t["failed"]))),
             ("store a run p50 / p95 (s)", lambda r, t: f"{_seconds(t['store_p50'])} / {_seconds(t['store_p95'])}"),
             ("one nightly p50 / p95 (s)", lambda r, t: f"{_seconds(t['job_p50'])} / {_seconds(t['job_p95'])}"),
+            ("nightly steps p95: detect / tonight (s)", lambda r, t: " / ".join(
+                _seconds(_percentile([j["steps"][k] for j in r["jobs"] if k in j["steps"]], 0.95))
+                for k in ("detect", "tonight"))),
             ("a night, all runners: p50 / max (s)", lambda r, t: f"{_seconds(_percentile(r['night_walls'], 0.5))} / "
              f"{_seconds(max(r['night_walls']))}"),
             ("planted step reported by (runner/night)",
