@@ -56,7 +56,7 @@ int do_list(const ListArgs& args) {
 // of the same night's job on the same GPU) is not measured again. Returns the uuid ("" without a key).
 std::string keyed_run_uuid(const RunArgs& args, int device) {
   if (args.run_key.empty()) return "";
-  return keyed_uuid(args.run_key + "\n" + gpu::describe_machine(device).fingerprint());
+  return run_key_uuid(args.run_key, gpu::describe_machine(device).fingerprint());
 }
 
 int do_run_one(const Context& ctx, const RunArgs& args, int device) {
@@ -88,7 +88,7 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
     if (server) key_holder.emplace(std::move(existing));
   }
 
-  check_store_writable(ctx);
+  if (!key_holder) check_store_writable(ctx);  // a key holder's read-write open has checked it
   Measured measured = measure(ctx, args.measure, instances, device);
   Run& run = measured.run;
   if (!uuid.empty()) run.uuid = uuid;

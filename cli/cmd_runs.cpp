@@ -106,10 +106,10 @@ std::string command_cell(const db::RunInfo& r) {
 }
 
 // The runs stored under `gpuperf run --run-key KEY`: one per GPU, each with the uuid the key gives on that
-// machine (cli/cmd_list_run.cpp), so a job finds its own runs again after a crash or a rerun.
+// machine (run_key_uuid), so a job finds its own runs again after a crash or a rerun.
 std::vector<db::RunInfo> keep_run_key(const db::Store& store, std::vector<db::RunInfo> runs, const std::string& key) {
   std::set<std::string> uuids;
-  for (const db::MachineRow& m : store.machines()) uuids.insert(keyed_uuid(key + "\n" + m.fingerprint));
+  for (const db::MachineRow& m : store.machines()) uuids.insert(run_key_uuid(key, m.fingerprint));
   runs.erase(std::remove_if(runs.begin(), runs.end(), [&](const db::RunInfo& r) { return !uuids.count(r.uuid); }),
              runs.end());
   return runs;

@@ -137,6 +137,10 @@ std::string keyed_uuid(const std::string& key) {
   return format_uuid(fnv1a64(key, 0xcbf29ce484222325ULL), fnv1a64(key, 0x84222325cbf29ce4ULL), 8);
 }
 
+std::string run_key_uuid(const std::string& key, const std::string& machine_fingerprint) {
+  return keyed_uuid(key + "\n" + machine_fingerprint);
+}
+
 std::string now_iso8601() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};

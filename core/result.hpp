@@ -122,6 +122,9 @@ std::string make_uuid();
 // A UUID that depends on `key` alone (RFC 9562 version 8, from two 64-bit FNV-1a hashes): the same key
 // always names the same run, which makes a rerun of one night's job on one GPU idempotent.
 std::string keyed_uuid(const std::string& key);
+// The uuid of the run `gpuperf run --run-key KEY` stores on the machine with this fingerprint: one per GPU, so
+// `run` finds a rerun's run and `runs --run-key` finds a night's runs by the same rule.
+std::string run_key_uuid(const std::string& key, const std::string& machine_fingerprint);
 // The current time as ISO 8601 UTC with seconds.
 std::string now_iso8601();
 
