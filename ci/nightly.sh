@@ -19,12 +19,14 @@
 # Usage: ci/nightly.sh [--db PATH|URI] [--artifacts DIR] [--branch NAME] [--device all|N[,M...]]
 #                      [--filter REGEX] [--quick] [--night YYYY-MM-DD] [--bench BIN] [--source DIR]
 #                      [--import FILE]...   # imported-data mode: no measuring, no GPU needed
-#                      [--backup] [--no-report]
+#                      [--backup] [--no-report] [--all-machines]
 #                      [--bisect [--bisect-budget MIN] [--bisect-build CMD] [--bisect-bench PATH]]
 # --db: an SQLite file, or a PostgreSQL URI or keyword string (default $GPUPERF_DB, else ./gpuperf.db).
 # --backup: an SQLite file only: copy it to ARTIFACTS/gpuperf-before-NIGHT.db first (kept by a rerun).
 # --no-report: skip the HTML and Markdown trend reports (load tests; the findings and JUnit are still written).
-# ARTIFACTS/steps.tsv: seconds each step took (store, detect, tonight, report), a line each.
+# --all-machines: changes.json, changes.md and junit.xml cover every machine of the branch; by default they
+# cover the machines that stored a run tonight (on a shared server, this job's GPUs, not the whole team's).
+# ARTIFACTS/steps.tsv: seconds each step took (store, runs, detect, tonight, report), a line each.
 # --bench: the executable to run: gpuperf, or a project's own bench executable linking gpuperf::main
 # (--gpuperf is the same). Without it: the installed copy (PREFIX/share/gpuperf/ci/) runs PREFIX/bin/gpuperf;
 # in a source tree, gpuperf is built from it.
@@ -50,6 +52,7 @@ source_dir=""
 imports=()
 backup_wanted=0
 report=1
+all_machines=0
 bisect=0
 bisect_budget=60
 # shellcheck disable=SC2016 # expanded by the sh that runs the build in each checkout
@@ -70,6 +73,7 @@ while (($#)); do
     --source) source_dir=${2:?--source needs a folder}; shift 2 ;;
     --import) imports+=("${2:?--import needs a file}"); shift 2 ;;
     --backup) backup_wanted=1; shift ;;
+    --all-machines) all_machines=1; shift ;;
     --no-report) report=0; shift ;;
     --bisect) bisect=1; shift ;;
     --bisect-budget) bisect_budget=${2:?--bisect-budget needs minutes}; shift 2 ;;
@@ -165,16 +169,7 @@ else
 fi
 step_end store
 
-# 4. Change points over the whole branch, for the JUnit file and the reports.
-log "detecting change points on $branch"
-step_start
-gp detect --branch "$branch" --format json >"$artifacts/changes.json"
-gp detect --branch "$branch" --format md --junit "$artifacts/junit.xml" >"$artifacts/changes.md"
-step_end detect
-
-# 5. What is new tonight: for each machine that stored a run tonight, the history before its runs against
-#    the history with them (see the top of this file). Tonight's runs are found by their run key, or by the
-#    uuids of the imported files, so a rerun finds them again.
+# 4. Tonight's runs, by their run key or by the uuids of the imported files, so a rerun finds them again.
 step_start
 if ((${#imports[@]})); then
   gp runs --branch "$branch" --format json >"$artifacts/runs.json"
@@ -186,7 +181,29 @@ else
   python3 "$repo/ci/tonight_runs.py" "$artifacts/runs.json" >"$artifacts/tonight-runs.tsv"
 fi
 rm -f "$artifacts/runs.json"
+step_end runs
 [[ -s $artifacts/tonight-runs.tsv ]] || log "no run of tonight's is stored on $branch: nothing can be new"
+
+# 5. Change points, for the JUnit file and the reports: of the machines that stored a run tonight (this job's
+#    GPUs; on a shared server not every runner's, so the step costs this job's history, not the team's), or
+#    of every machine of the branch with --all-machines or when no run of tonight's is stored.
+scope=()
+if ((!all_machines)); then
+  while IFS=$'\t' read -r machine _; do scope+=(--machine "$machine"); done <"$artifacts/tonight-runs.tsv"
+fi
+if ((${#scope[@]})); then
+  log "detecting change points on $branch, the $((${#scope[@]} / 2)) machine(s) of tonight's runs"
+else
+  log "detecting change points on $branch, every machine"
+fi
+step_start
+gp detect --branch "$branch" "${scope[@]}" --format json >"$artifacts/changes.json"
+gp detect --branch "$branch" "${scope[@]}" --format md --junit "$artifacts/junit.xml" >"$artifacts/changes.md"
+step_end detect
+
+# 6. What is new tonight: for each machine that stored a run tonight, the history before its runs against
+#    the history with them (see the top of this file).
+step_start
 before_parts=() tonight_parts=()
 while IFS=$'\t' read -r machine first last host; do
   log "new tonight on $host (machine $machine): runs $first..$last against the history before them"
@@ -210,7 +227,7 @@ python3 "$repo/ci/new_regressions.py" "$artifacts/changes-before.json" "$artifac
 ((new_rc <= 1)) || exit "$new_rc"
 step_end tonight
 
-# 6. Reports.
+# 7. Reports.
 if ((report)); then
   log "writing reports to $artifacts"
   step_start
@@ -218,7 +235,7 @@ if ((report)); then
   step_end report
 fi
 
-# 7. Which commit: bisect each new regression within the budget (the culprits go to summary.md).
+# 8. Which commit: bisect each new regression within the budget (the culprits go to summary.md).
 : >"$artifacts/bisect.md"
 if ((bisect && new_rc == 1)) && [[ -s $artifacts/bisect-list.tsv ]]; then
   deadline=$(($(date +%s) + bisect_budget * 60))

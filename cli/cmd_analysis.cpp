@@ -65,7 +65,8 @@ struct CheckArgs {
 
 struct DetectArgs {
   std::string branch = "main";
-  std::string machine, since, filter;
+  std::vector<std::string> machines;  // --machine, repeatable: only these machines' series (none: all)
+  std::string since, filter;
   std::string as_of, before_run;  // a run reference: the history as it stood when that run was stored / before
   std::vector<std::string> metrics;
   std::size_t last = 0, recent = 0, min_segment = 4;
@@ -280,11 +281,15 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   if (a.last > 0) f.last_runs = a.last;
   f.metrics = a.metrics;
   f.benchmark_regex = a.filter;
-  if (!a.machine.empty()) {
-    auto m = store.find_machine(a.machine);
-    if (!m) throw InputError("--machine '" + a.machine + "' matches no machine (an id, a fingerprint or a hostname)");
-    f.machine_id = m->id;
+  // Each machine asked for once, in fingerprint order: the order the series of an unfiltered read come in.
+  std::vector<std::pair<std::string, std::int64_t>> machines;
+  for (const auto& ref : a.machines) {
+    auto m = store.find_machine(ref);
+    if (!m) throw InputError("--machine '" + ref + "' matches no machine (an id, a fingerprint or a hostname)");
+    machines.emplace_back(m->fingerprint, m->id);
   }
+  std::sort(machines.begin(), machines.end());
+  machines.erase(std::unique(machines.begin(), machines.end()), machines.end());
   if (!a.as_of.empty() || !a.before_run.empty()) {
     const bool before = a.as_of.empty();
     const std::string& ref = before ? a.before_run : a.as_of;
@@ -302,8 +307,20 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     rf.last = 1;
     if (store.runs(rf).empty()) throw InputError("branch '" + a.branch + "' has no runs (give --branch NAME)");
   }
-  std::vector<db::Series> series = store.history(f);
-  analysis::attach_recent_samples(store, f, series, analysis::recent_runs_for_samples(options));
+  // One history read per machine asked for (each an indexed query of that machine's runs), so a nightly on a
+  // shared server reads its own runners' series, not every runner's.
+  std::vector<db::Series> series;
+  const std::size_t sample_runs = analysis::recent_runs_for_samples(options);
+  if (machines.empty()) {
+    series = store.history(f);
+    analysis::attach_recent_samples(store, f, series, sample_runs);
+  }
+  for (const auto& [fingerprint, id] : machines) {
+    f.machine_id = id;
+    std::vector<db::Series> part = store.history(f);
+    analysis::attach_recent_samples(store, f, part, sample_runs);
+    series.insert(series.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  }
   const auto changes = analysis::detect_changes(series, options);
   reports::write_changes(std::cout, changes, format);
   std::cout.flush();
@@ -386,7 +403,8 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                          "Change points in the history of a branch, per machine, instance and metric (excluded runs "
                          "skipped), with root-cause hints for duration changes");
   detect->add_option("--branch", det->branch, "Branch whose history to read (default main)");
-  detect->add_option("--machine", det->machine, "Only this machine: id, fingerprint or hostname");
+  detect->add_option("--machine", det->machines,
+                     "Only this machine: id, fingerprint or hostname (repeatable: only these machines)");
   detect->add_option("--filter", det->filter, "ECMAScript regex on instance names");
   detect->add_option("--metric", det->metrics, "Only these metrics (repeatable)");
   date_option(detect->add_option("--since", det->since, "Only runs started at or after this ISO 8601 time"));

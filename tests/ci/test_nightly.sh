@@ -41,7 +41,7 @@ for i in $(seq 1 20); do
     [[ $runs == 1 ]] || fail "the backup of night 02 holds $runs runs, expected night 01 alone"
     grep -q "memory/strided" "$work/art-02/report.md" || fail "night 02's report does not mention memory/strided"
     grep -q "2 runs" "$work/art-02/report.md" || fail "night 02's report does not count 2 runs"
-    for step in store detect tonight report; do
+    for step in store runs detect tonight report; do
       grep -qE "^$step"$'\t'"[0-9]+\.[0-9]{3}$" "$work/art-02/steps.tsv" || fail "steps.tsv lacks the $step step"
     done
   elif [[ -e $work/art-$n/gpuperf-before-2026-10-$n.db ]]; then

@@ -68,6 +68,22 @@ for i in $(seq 1 "$nights"); do
 done
 grep -q '^\*\*1 new regression tonight\*\*' "$work/art-1-10/summary.md" || fail "night 10's summary.md lacks the finding"
 echo "two runners at once: each reported its own step on its night, once, and not the other's: ok"
+machines_in() { # CHANGES.JSON: the machines its change points are of, sorted, one line
+  python3 -c 'import json, sys; print(" ".join(sorted({c["machine"] for c in json.load(open(sys.argv[1]))["changes"]})))' "$1"
+}
+# changes.json and junit.xml cover the job's own machines: ci-gpu-1's night 12 holds its own step (night 10),
+# not ci-gpu-2's (night 12); with --all-machines both.
+[[ $(machines_in "$work/art-1-12/changes.json") == "GPU-c1c1c1c1" ]] ||
+  fail "ci-gpu-1's changes.json is of '$(machines_in "$work/art-1-12/changes.json")', expected its own machine only"
+[[ $(machines_in "$work/art-2-12/changes.json") == "GPU-c2c1c1c1" ]] ||
+  fail "ci-gpu-2's changes.json is of '$(machines_in "$work/art-2-12/changes.json")', expected its own machine only"
+grep -q "memory/strided" "$work/art-1-12/junit.xml" && fail "ci-gpu-1's junit.xml names ci-gpu-2's step"
+bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "$db" --artifacts "$work/art-1-12-all" --branch main \
+  --night 2026-10-12 --no-report --all-machines --import "$work/m1/night-12.json" >"$work/log-1-12-all" 2>&1 ||
+  { cat "$work/log-1-12-all"; fail "ci-gpu-1's night 12 again with --all-machines did not exit 0"; }
+[[ $(machines_in "$work/art-1-12-all/changes.json") == "GPU-c1c1c1c1 GPU-c2c1c1c1" ]] ||
+  fail "--all-machines changes.json is of '$(machines_in "$work/art-1-12-all/changes.json")', expected both machines"
+echo "changes.json and junit.xml are of the job's own machines, every machine with --all-machines: ok"
 
 # A rerun of night 10 (after a crash, say) reports what night 10 reported, the same run, though two nights
 # came after it.

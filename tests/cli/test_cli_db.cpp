@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <string>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -105,6 +107,42 @@ TEST_F(CliTest, DetectAsOfARunAnswersAsTheHistoryStoodThen) {
   EXPECT_NE(gp({"detect", "--format", "json", "--as-of", "12"}).out, full.out);
   EXPECT_CLI(gp({"detect", "--as-of", "999"}), 2, "--as-of '999' matches no run");
   EXPECT_CLI(gp({"detect", "--as-of", "3", "--before-run", "4"}), 2, "excludes");
+}
+
+// detect --machine is repeatable: the change points of those machines only, the same as in a read of every
+// machine (a nightly on a shared server reads its own GPUs' history, not the whole team's).
+TEST_F(CliTest, DetectOfSeveralMachinesIsTheirPartOfTheWholeAnswer) {
+  const std::string fixture = std::string(GPUPERF_SOURCE_DIR) + "/tests/analysis/fixtures/history.json";
+  nlohmann::json doc = nlohmann::json::parse(read_bytes(fixture));
+  ASSERT_EQ(gp({"--quiet", "import", fixture}).code, 0);
+  for (const std::string node : {"h200-node2", "h200-node3"}) {  // the same history on two more GPUs, new uuids
+    nlohmann::json copy = doc;
+    for (auto& run : copy["runs"]) {
+      run["machine"]["hostname"] = node;
+      run["machine"]["gpu_uuid"] = "GPU-" + node;
+      run["uuid"] = node.back() + run["uuid"].get<std::string>().substr(1);
+    }
+    write(node + ".json", copy.dump());
+    ASSERT_EQ(gp({"--quiet", "import", node + ".json"}).code, 0) << node;
+  }
+  auto changes_of = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"detect", "--format", "json"});
+    const CliResult r = gp(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["changes"];
+  };
+  const nlohmann::json all = changes_of({});
+  std::map<std::string, nlohmann::json> of;  // machine (GPU uuid) -> its changes in the whole answer
+  for (const auto& c : all) of[c["machine"]].push_back(c);
+  ASSERT_EQ(of.size(), 3u) << all.dump();
+  const std::string node2 = "GPU-h200-node2", node3 = "GPU-h200-node3";
+  EXPECT_EQ(changes_of({"--machine", "h200-node2"}), of[node2]);
+  nlohmann::json two = of[node2];
+  for (const auto& c : of[node3]) two.push_back(c);
+  EXPECT_EQ(changes_of({"--machine", "h200-node3", "--machine", "h200-node2"}), two);  // in the whole's order
+  EXPECT_EQ(changes_of({"--machine", "h200-node2", "--machine", node2, "--machine", "h200-node3"}), two);
+  EXPECT_EQ(changes_of({"--machine", "h200-node1", "--machine", "h200-node2", "--machine", "h200-node3"}), all);
+  EXPECT_CLI(gp({"detect", "--machine", "h200-node2", "--machine", "nope"}), 2, "--machine 'nope' matches no machine");
 }
 
 // runs --run-key KEY: the runs `gpuperf run --run-key KEY` stored, one per GPU, found by the uuid the key
