@@ -89,6 +89,9 @@ def main():
         ("cpp-sigkill", [probe, "steady", "60"], [], "kill", None),
     ]
     metric_runs = {"jax-jit", "cpp-4-threads", "cpp-graph"}
+    # Profiled runs go one at a time; JAX's take about a minute each (XLA's autotuner profiles its candidates),
+    # so they queue after the others' rather than holding them back by a minute a round.
+    slow_metrics = {"jax-jit"}
     only = set(filter(None, args.only.split(",")))
     if only:
         programs = [p for p in programs if p[0] in only]
@@ -200,9 +203,17 @@ def main():
             if i >= args.runs:
                 continue
             for setting, extra in settings:
+                if extra and name in slow_metrics:
+                    continue  # queued after the other cells' profiled runs, below
                 runner = serial if extra else pool
                 recorded[setting].append(
                     runner.submit(run_recorded, cmd, extra, f"{name}-{setting.replace(' ', '')}-{i}", how))
+    for (name, plain, count, how, kernel, recorded), cmd, settings in cells:
+        for setting, extra in settings:
+            if extra and name in slow_metrics:
+                recorded[setting] += [serial.submit(run_recorded, cmd, extra,
+                                                    f"{name}-{setting.replace(' ', '')}-{i}", how)
+                                      for i in range(args.runs)]
     pending = [(p[0], p[1], p[2][0], *p[3:]) if len(p) > 3 else p for p in pending]
     every = [f for item in pending if len(item) > 3 for f in
              item[1] + ([item[2]] if item[2] else []) + [g for fs in item[5].values() for g in fs]]
