@@ -24,6 +24,7 @@ it) to the same CPU cores with taskset, so that no run is moved to another core 
 import argparse
 import math
 import os
+import random
 import re
 import statistics
 import subprocess
@@ -50,6 +51,8 @@ def main():
     ap.add_argument("--cpus", default="", help="taskset CPU list every process is pinned to, e.g. 2-5")
     ap.add_argument("--tiny-launches", type=int, default=100000, help="launches per timed loop of the tiny program")
     ap.add_argument("--mid-launches", type=int, default=50000, help="launches per timed loop of the mid program")
+    ap.add_argument("--from-log", default="", metavar="RUNS_TXT",
+                    help="print the table from an earlier overhead-runs.txt instead of running (same --only)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME:VAR=VALUE",
                     help="add a setting: `gpuperf record` with VAR=VALUE in its environment (the program inherits "
                          "it), e.g. 'flush off:GPUPERF_RECORD_FLUSH_MS=0'; repeatable")
@@ -62,7 +65,7 @@ def main():
             sys.exit(f"record_overhead: --variant {v!r}: expected NAME:VAR=VALUE")
         variants["record, " + name] = (var, value)
     settings = SETTINGS + list(variants)
-    for path in (args.gpuperf, args.probe, args.tracer):
+    for path in (args.gpuperf, args.probe, args.tracer) if not args.from_log else ():
         if not os.path.isfile(path):
             sys.exit(f"record_overhead: {path}: no such file")
     os.makedirs(args.out, exist_ok=True)
@@ -102,7 +105,9 @@ def main():
     started = time.time()
     log = open(os.path.join(args.out, "overhead-runs.txt"), "w")
     reps_done = 0
-    for rep in range(args.reps):
+    if args.from_log:
+        reps_done = read_log(args.from_log, chosen, settings, results, by_rep, inner)
+    for rep in range(args.reps if not args.from_log else 0):
         late = False
         for name in chosen:
             if args.deadline and time.time() - started > args.deadline:
@@ -141,11 +146,25 @@ def main():
         return (f"{100 * statistics.median(ratios):+.2f}% [{100 * q[0]:+.1f} .. {100 * q[2]:+.1f}] "
                 f"({100 * lo:+.1f} .. {100 * hi:+.1f})")
 
+    def unpaired(name, setting, base):
+        """median(setting) / median(base) - 1 over all processes, with a bootstrap 95% interval: for noise that
+        comes with each process (its level stays within a few % over its loops but moves 20-50% between
+        processes), the pairing within a rep removes nothing and the process is the unit."""
+        a, b = results.get((name, setting)), results.get((name, base))
+        if not a or not b:
+            return "-"
+        rnd = random.Random(0)
+        boots = sorted(statistics.median(rnd.choices(a, k=len(a))) / statistics.median(rnd.choices(b, k=len(b))) - 1
+                       for _ in range(4000))
+        return (f"{100 * (statistics.median(a) / statistics.median(b) - 1):+.2f}% "
+                f"({100 * boots[100]:+.1f} .. {100 * boots[3899]:+.1f})")
+
     print(f"\nLoop time as each program measures it ({reps_done} interleaved reps; each process times its loop "
           f"{repeat} times and gives the median{'; pinned to CPUs ' + args.cpus if args.cpus else ''}). Changes: "
           "median of the ratios within each rep [quartiles] (distribution-free 95% interval of the median):\n")
-    print("| program | setting | median (min-max) | vs plain | vs bare tracer | spread in a process | reps |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("| program | setting | median (min-max) | vs plain | vs bare tracer | median / tracer's (bootstrap 95%) "
+          "| spread in a process | reps |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for name in chosen:
         label, _, _, unit = programs[name]
         if (name, "plain") not in results:
@@ -160,9 +179,32 @@ def main():
             fmt = "{:.4f}" if unit == "s" else "{:.3f}"
             cvs = inner.get((name, setting))
             spread = f"{100 * statistics.median(cvs):.1f}%" if cvs else "-"
+            vs_floor_unpaired = "" if setting in ("plain", "bare tracer") else unpaired(name, setting, "bare tracer")
             print(f"| {label} | {setting} | {fmt.format(med)} {unit} ({fmt.format(min(values))}-"
-                  f"{fmt.format(max(values))}) | {vs_plain} | {vs_floor} | {spread} | {len(values)} |")
-    print("\n(spread in a process: the median over processes of the coefficient of variation of its loops)")
+                  f"{fmt.format(max(values))}) | {vs_plain} | {vs_floor} | {vs_floor_unpaired} | {spread} | "
+                  f"{len(values)} |")
+    print("\n(spread in a process: the median over processes of the coefficient of variation of its loops; "
+          "median / tracer's: the two settings' medians over all their processes, unpaired)")
+
+
+def read_log(path, chosen, settings, results, by_rep, inner):
+    """Fills the tables from an overhead-runs.txt; returns the number of whole reps in it."""
+    line_re = re.compile(r"^rep (\d+) (\w+) '([^']+)' ([\d.]+)(?: loops (.*))?$")
+    reps = {}
+    for line in open(path):
+        m = line_re.match(line.strip())
+        if not m or m.group(2) not in chosen:
+            continue
+        rep, name, setting, value = int(m.group(1)), m.group(2), m.group(3), float(m.group(4))
+        if setting not in settings:
+            settings.append(setting)
+        results.setdefault((name, setting), []).append(value)
+        by_rep.setdefault((name, rep), {})[setting] = value
+        loops = [float(v) for v in (m.group(5) or "").split()]
+        if len(loops) > 1:
+            inner.setdefault((name, setting), []).append(statistics.pstdev(loops) / statistics.mean(loops))
+        reps.setdefault(rep, set()).add(setting)
+    return sum(1 for done in reps.values() if len(done) == len(settings))
 
 
 def median_interval(sorted_values, confidence=0.95):
