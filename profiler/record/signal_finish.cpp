@@ -66,7 +66,8 @@ void FinishHandoff::serve(unsigned period_ms, const std::function<bool()>& on_pe
     pollfd p{request_[0], POLLIN, 0};
     const int r = poll(&p, 1, timeout);
     if (r < 0) continue;  // EINTR (signals are blocked on this thread, but a debugger may still wake it)
-    if (r == 0) {  // the period is up
+    if (r == 0) {
+      // The period is up.
       periodic = on_period();
       next = now_ms() + period_ms;
       continue;
