@@ -2,7 +2,8 @@
 """`gpuperf record` against real programs: each runs N times plain and N times recorded, and one table says
 whether recording changed how it ended and whether every kernel record was kept.
 
-    bench/record_matrix.py --gpuperf BIN --probe BIN [--runs 20] [--jobs 4] [--only NAME,...] [--out DIR]
+    bench/record_matrix.py --gpuperf BIN --probe BIN [--runs 20] [--plain-runs N] [--jobs 4] [--only NAME,...]
+                           [--out DIR] [--deadline S]
 
 Programs (bench/programs/ and tests/record/record_probe.cu): a PyTorch training loop in nested NVTX ranges,
 the same with a CuPy RawKernel, a JAX `jit` program, a Triton kernel, PyTorch with a DataLoader of 2 worker
@@ -53,6 +54,8 @@ def main():
     ap.add_argument("--gpuperf", required=True)
     ap.add_argument("--probe", required=True, help="tests/record/record_probe built for this GPU")
     ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--plain-runs", type=int, default=-1,
+                    help="plain runs per program, the reference exit status and count (default: --runs)")
     ap.add_argument("--jobs", type=int, default=4, help="programs run at once (exit behaviour, not timing)")
     ap.add_argument("--only", default="", help="comma-separated program names")
     ap.add_argument("--out", default="")
@@ -86,6 +89,9 @@ def main():
         ("cpp-sigkill", [probe, "steady", "60"], [], "kill", None),
     ]
     metric_runs = {"jax-jit", "cpp-4-threads", "cpp-graph"}
+    # Profiled runs go one at a time; JAX's take about a minute each (XLA's autotuner profiles its candidates),
+    # so they queue after the others' rather than holding them back by a minute a round.
+    slow_metrics = {"jax-jit"}
     only = set(filter(None, args.only.split(",")))
     if only:
         programs = [p for p in programs if p[0] in only]
@@ -171,26 +177,44 @@ def main():
 
     # Everything is submitted at once and judged at the end: runs with --metrics hold the GPU's counters for
     # the whole profiled launch (two such programs at once get CUPTI_ERROR_HARDWARE_BUSY), so they go one at
-    # a time through their own queue, alongside the others.
+    # a time through their own queue, alongside the others. Runs are submitted in rounds (the i-th run of
+    # every cell, then the (i+1)-th), so that with a --deadline every cell has its share of the runs finished.
     started = time.time()
     pool = futures.ThreadPoolExecutor(max_workers=args.jobs)
     serial = futures.ThreadPoolExecutor(max_workers=1)
-    pending = []
+    plain_runs = args.runs if args.plain_runs < 0 else args.plain_runs
+    pending, cells = [], []
     for name, cmd, needs, how, kernel in programs:
         if any(missing[m] for m in needs):
             pending.append((name, "-", "skipped: no " + ",".join(m for m in needs if missing[m])))
             continue
-        plain = [pool.submit(run_plain, cmd, f"{name}-plain-{i}", how) for i in range(args.runs)]
-        count = pool.submit(run_plain, cmd + ["--count"], f"{name}-count") if how == "profiler" else None
         settings = [("record", [])]
         if name in metric_runs:
             settings.append(("record --metrics default", ["--metrics", "default"]))
-        recorded = {}
+        item = (name, [], [None], how, kernel, {setting: [] for setting, _ in settings})
+        pending.append(item)
+        cells.append((item, cmd, settings))
+    for i in range(max(args.runs, plain_runs)):
+        for (name, plain, count, how, kernel, recorded), cmd, settings in cells:
+            if i < plain_runs:
+                plain.append(pool.submit(run_plain, cmd, f"{name}-plain-{i}", how))
+            if i == 0 and how == "profiler":
+                count[0] = pool.submit(run_plain, cmd + ["--count"], f"{name}-count")
+            if i >= args.runs:
+                continue
+            for setting, extra in settings:
+                if extra and name in slow_metrics:
+                    continue  # queued after the other cells' profiled runs, below
+                runner = serial if extra else pool
+                recorded[setting].append(
+                    runner.submit(run_recorded, cmd, extra, f"{name}-{setting.replace(' ', '')}-{i}", how))
+    for (name, plain, count, how, kernel, recorded), cmd, settings in cells:
         for setting, extra in settings:
-            runner = serial if extra else pool
-            recorded[setting] = [runner.submit(run_recorded, cmd, extra, f"{name}-{setting.replace(' ', '')}-{i}", how)
-                                 for i in range(args.runs)]
-        pending.append((name, plain, count, how, kernel, recorded))
+            if extra and name in slow_metrics:
+                recorded[setting] += [serial.submit(run_recorded, cmd, extra,
+                                                    f"{name}-{setting.replace(' ', '')}-{i}", how)
+                                      for i in range(args.runs)]
+    pending = [(p[0], p[1], p[2][0], *p[3:]) if len(p) > 3 else p for p in pending]
     every = [f for item in pending if len(item) > 3 for f in
              item[1] + ([item[2]] if item[2] else []) + [g for fs in item[5].values() for g in fs]]
     futures.wait(every, timeout=max(0.0, args.deadline - (time.time() - started)) if args.deadline > 0 else None)

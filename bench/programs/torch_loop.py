@@ -1,10 +1,11 @@
 """A PyTorch training loop that times itself: what recording costs a real program, free of start-up.
 
-    python3 torch_loop.py [--steps 300] [--warmup 20]
+    python3 torch_loop.py [--steps 300] [--warmup 20] [--repeat 1]
 
 An MLP's forward, backward and SGD step, each step in an NVTX range; `--warmup` steps first (not timed:
 allocator, cuBLAS handles, lazy modules), then `--steps` timed with torch.cuda.synchronize() on both ends.
-Prints `loop_s S` (the timed loop's wall seconds). bench/record_overhead.py runs it plain, under a bare
+Prints `loop_s S` (the timed loop's wall seconds), once per `--repeat` (the loop timed again in the same
+process: a caller can take the median within a process, whose loop times vary less than between processes). bench/record_overhead.py runs it plain, under a bare
 CUPTI tracer, and under `gpuperf record` with and without NVTX paths.
 """
 import argparse
@@ -16,6 +17,7 @@ import torch.nn as nn
 parser = argparse.ArgumentParser()
 parser.add_argument("--steps", type=int, default=300)
 parser.add_argument("--warmup", type=int, default=20)
+parser.add_argument("--repeat", type=int, default=1)
 args = parser.parse_args()
 
 torch.manual_seed(0)
@@ -38,9 +40,10 @@ def step():
 for _ in range(args.warmup):
     step()
 torch.cuda.synchronize()
-start = time.perf_counter()
-for _ in range(args.steps):
-    loss = step()
-torch.cuda.synchronize()
-print(f"loop_s {time.perf_counter() - start:.6f}")
+for _ in range(max(1, args.repeat)):
+    start = time.perf_counter()
+    for _ in range(args.steps):
+        loss = step()
+    torch.cuda.synchronize()
+    print(f"loop_s {time.perf_counter() - start:.6f}", flush=True)
 print(f"loss {loss.item():.4f}")

@@ -51,6 +51,7 @@
 #include "profiler/cupti/activity_api_linked.hpp"
 #include "profiler/record/inject_metrics.hpp"
 #include "profiler/record/inject_shared.hpp"
+#include "profiler/record/signal_finish.hpp"
 
 namespace {
 
@@ -312,10 +313,28 @@ void finish() {
   state().out = nullptr;
 }
 
+// The handler's wait for the last flush (FinishHandoff): long enough for a forced flush of the buffers still
+// in CUPTI (milliseconds), short enough that a program the flush cannot reach (the interrupted thread holds
+// the state lock or is inside CUPTI) still dies of its signal promptly, losing at most the last period's
+// records, as under SIGKILL.
+constexpr int kSignalFinishTimeoutMs = 5000;
+
+// The last flush's channel from a signal handler to the flush thread; null if it could not be made (then the
+// handler flushes itself, as before: it works unless the interrupted thread holds what the flush needs).
+gpuperf::record::FinishHandoff* g_handoff = nullptr;
+
 // SIGINT/SIGTERM/SIGHUP with the default disposition would end the process without exit handlers: flush
-// first, then die of the same signal. A program's own handlers are left alone (they usually exit()).
+// first (on the flush thread, see signal_finish.hpp), then die of the same signal. A program's own handlers
+// are left alone (they usually exit()). A fork()ed child's flush is its parent's (finish() does nothing
+// there): it only dies.
 void on_fatal_signal(int sig) {
-  finish();
+  if (!state().forked_child) {
+    if (g_handoff != nullptr) {
+      g_handoff->request_and_wait(kSignalFinishTimeoutMs);
+    } else {
+      finish();
+    }
+  }
   std::signal(sig, SIG_DFL);
   std::raise(sig);
 }
@@ -328,28 +347,27 @@ unsigned flush_period_ms() {
   return static_cast<unsigned>(std::strtoul(v, nullptr, 10));
 }
 
-// The periodic flush: a detached thread that sleeps a period, then hands CUPTI's completed buffers to the
-// RecordWriter. It never holds a lock while sleeping, so exit() does not wait for it. ActivityApi::flush and
+// The flush thread: a detached thread that every period hands CUPTI's completed buffers to the RecordWriter,
+// and does a fatal signal's last flush when the handler asks (g_handoff; so it runs even with the periodic
+// flush off). It never holds a lock while waiting, so exit() does not wait for it. ActivityApi::flush and
 // finish() exclude each other: exit's finish() waits for a flush in flight (its buffers are written before
 // Z), and once finish() has begun no flush reaches CUPTI, so none runs in the rest of the exit sequence.
-// The thread takes no asynchronous signal (it is created with all of them blocked): on_fatal_signal's
-// finish() on this thread, in the middle of its own flush, would wait for itself.
+// The thread takes no asynchronous signal (it is created with all of them blocked): a handler on this
+// thread would wait for its own answer.
 void start_flush_thread(unsigned period_ms) {
-  if (period_ms == 0) return;
+  static gpuperf::record::FinishHandoff* handoff = new gpuperf::record::FinishHandoff;  // never destroyed
+  const bool handoff_open = handoff->open();
+  if (period_ms == 0 && !handoff_open) return;
   sigset_t all{};
   sigset_t before{};
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &before);  // inherited by the new thread
   std::thread([period_ms] {
-    const timespec period{static_cast<time_t>(period_ms / 1000), static_cast<long>(period_ms % 1000) * 1000000L};
-    for (;;) {
-      timespec left = period;
-      while (nanosleep(&left, &left) != 0 && errno == EINTR) {
-      }
-      if (activity().flush(false) != CUPTI_SUCCESS) return;
-    }
+    handoff->serve(
+        period_ms, [] { return activity().flush(false) == CUPTI_SUCCESS; }, [] { finish(); });
   }).detach();
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (handoff_open) g_handoff = handoff;
 }
 
 void install_signal_handlers() {
@@ -428,10 +446,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     }
   }
   std::atexit(finish);
-  install_signal_handlers();
   // A fork() without exec (DataLoader workers, multiprocessing): the child inherits the file and CUPTI's
   // buffers but neither CUPTI's threads nor ours; it writes nothing (an exec'd program injects anew).
   pthread_atfork(nullptr, nullptr, [] { state().forked_child = true; });
-  start_flush_thread(flush_period_ms());
+  start_flush_thread(flush_period_ms());  // before the handlers, which hand their flush to it
+  install_signal_handlers();
   return 1;
 }

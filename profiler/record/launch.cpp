@@ -103,7 +103,9 @@ ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& 
     setenv("GPUPERF_RECORD_DIR", record_dir.c_str(), 1);
     if (!nvtx) setenv("GPUPERF_RECORD_NO_NVTX", "1", 1);
     for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-    if (std::getenv("NVTX_INJECTION64_PATH") == nullptr && *GPUPERF_CUPTI_LIBRARY != '\0' &&
+    // NVTX reaches CUPTI only through this variable; with --no-nvtx it stays unset, so the program's NVTX
+    // calls stay the no-ops they are without a tool (as under the bare tracer record_overhead.py compares with).
+    if (nvtx && std::getenv("NVTX_INJECTION64_PATH") == nullptr && *GPUPERF_CUPTI_LIBRARY != '\0' &&
         access(GPUPERF_CUPTI_LIBRARY, R_OK) == 0) {
       setenv("NVTX_INJECTION64_PATH", GPUPERF_CUPTI_LIBRARY, 1);
     }

@@ -4,7 +4,8 @@
 //
 //   record_probe truth FILE [--exit N | --sigterm]   the checked program (child process included)
 //   record_probe child FILE                          what the child does
-//   record_probe overhead long|mid|tiny LAUNCHES     kernels of ~50, ~10 or ~2 us back to back (time per launch)
+//   record_probe overhead long|mid|tiny LAUNCHES [REPEATS]  kernels of ~50, ~10 or ~2 us back to back (time
+//                                                    per launch), the timed loop REPEATS times (a line each)
 //   record_probe multigpu FILE                       launches on every GPU of the machine, from one process
 //   record_probe threads N                           4 threads launch N kernels each; the last one calls exit()
 //   record_probe exit-running N                      N kernels of ~20 ms queued, then exit() without waiting
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -160,7 +162,9 @@ int child(const char* file) {
 // Back-to-back launches of one kernel: ~50 us (long), ~10 us (mid) or ~2 us (tiny). Prints the GPU time the
 // launches took (CUDA events around them, after a warm-up) and the host wall time, in microseconds per
 // launch: what a tracer adds per launch on the GPU, and in all.
-int overhead(const char* kind, int launches) {
+// The loop is timed `repeats` times in one process, a line each, so a caller can take the median within a
+// process: loop times vary more between processes (start-up, placement) than within one.
+int overhead(const char* kind, int launches, int repeats) {
   float* out = nullptr;
   check(cudaMalloc(&out, 132 * 4 * 256 * sizeof(float)), "cudaMalloc");
   const std::string k = kind;
@@ -179,20 +183,22 @@ int overhead(const char* kind, int launches) {
   cudaEvent_t begin, end;
   check(cudaEventCreate(&begin), "cudaEventCreate");
   check(cudaEventCreate(&end), "cudaEventCreate");
-  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  timespec t0{}, t1{};
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  check(cudaEventRecord(begin), "cudaEventRecord");
-  for (int i = 0; i < launches; ++i) launch();
-  check(cudaEventRecord(end), "cudaEventRecord");
-  check(cudaGetLastError(), "launch");
-  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  float gpu_ms = 0;
-  check(cudaEventElapsedTime(&gpu_ms, begin, end), "cudaEventElapsedTime");
-  const double wall_us = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) * 1e-3;
-  std::printf("overhead %s %d gpu_us_per_launch %.3f wall_us_per_launch %.3f\n", kind, launches,
-              1000.0 * gpu_ms / launches, wall_us / launches);
+  for (int r = 0; r < repeats; ++r) {
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    timespec t0{}, t1{};
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    check(cudaEventRecord(begin), "cudaEventRecord");
+    for (int i = 0; i < launches; ++i) launch();
+    check(cudaEventRecord(end), "cudaEventRecord");
+    check(cudaGetLastError(), "launch");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    float gpu_ms = 0;
+    check(cudaEventElapsedTime(&gpu_ms, begin, end), "cudaEventElapsedTime");
+    const double wall_us = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) * 1e-3;
+    std::printf("overhead %s %d gpu_us_per_launch %.3f wall_us_per_launch %.3f\n", kind, launches,
+                1000.0 * gpu_ms / launches, wall_us / launches);
+  }
   return 0;
 }
 
@@ -340,7 +346,8 @@ int main(int argc, char** argv) {
     return truth(argv[2], code, sigterm, "/proc/self/exe");
   }
   if (argc == 3 && std::strcmp(argv[1], "child") == 0) return child(argv[2]);
-  if (argc == 4 && std::strcmp(argv[1], "overhead") == 0) return overhead(argv[2], std::atoi(argv[3]));
+  if ((argc == 4 || argc == 5) && std::strcmp(argv[1], "overhead") == 0)
+    return overhead(argv[2], std::atoi(argv[3]), argc == 5 ? std::max(1, std::atoi(argv[4])) : 1);
   if (argc == 3 && std::strcmp(argv[1], "multigpu") == 0) return multigpu(argv[2]);
   if (argc == 2 && std::strcmp(argv[1], "nocuda") == 0) return 0;
   if (argc == 3 && std::strcmp(argv[1], "threads") == 0) return threads(std::atoi(argv[2]));
@@ -348,7 +355,8 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "steady") == 0) return steady(std::atof(argv[2]));
   if (argc == 3 && std::strcmp(argv[1], "graph") == 0) return graph(std::atoi(argv[2]));
   std::fprintf(stderr,
-               "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N | multigpu "
+               "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N [REPEATS] "
+               "| multigpu "
                "FILE | nocuda | threads N | exit-running N | steady SECONDS | graph REPLAYS\n");
   return 2;
 }
