@@ -21,16 +21,10 @@ class DeviceOps {
   virtual std::string device_name() = 0;
   // Empties L2 (writes a buffer of twice its size, so dirty lines are written back now, not inside the next
   // range, then discards the buffer's lines) so the next launch starts from DRAM with an empty L2, as after
-  // ncu's --cache-control all. L2 is physical, shared by every context on the device, so the CUDA
-  // implementation flushes from a CUDA context of its own where it can: CUPTI's range profiler is enabled on
-  // the profiled context only, so the flush kernels are no auto ranges (each costs CUPTI about 1.5 ms per
-  // pass). Then it first waits for `stream` (its work must be done before L2 is emptied) and returns once L2
-  // is empty. Where a second context cannot be made (exclusive-process compute mode, ...) it launches the
-  // flush on `stream`, asynchronously.
+  // ncu's --cache-control all. Asynchronous.
   virtual void flush_l2(StreamHandle stream) = 0;
-  // How many kernels one flush_l2() launches in the profiled context (cu_context()): CUPTI's auto ranges
-  // count them. 0 when it flushes from a context of its own (or launches nothing).
-  virtual std::size_t flush_l2_kernels() = 0;
+  // How many kernels one flush_l2() launches (0 when it launches none): CUPTI's auto ranges count them.
+  virtual std::size_t flush_l2_kernels() const = 0;
   // Waits for `stream`; throws gpuperf::Error naming the CUDA error when the work on it failed.
   virtual void synchronize(StreamHandle stream) = 0;
   // NVTX push/pop so Nsight tools show the instance's name around its profiled launches.

@@ -187,16 +187,14 @@ class FakeDevice final : public DeviceOps {
       : log_(std::move(log)), backend_(backend) {}
   StaticAttributes attrs{40, 2048, 0, 0, 6, 2048, 32};
   bool fail_static = false;
-  // Kernels per flush in the profiled context: 0 as the CUDA implementation flushes from a context of its
-  // own, 2 where it cannot make one and flushes on the profiled stream.
-  std::size_t flush_kernels = 0;
+  std::size_t flush_kernels = 2;  // kernels per flush, as the CUDA implementation launches
   void* cu_context() override { return this; }
   std::string device_name() override { return "Fake H200"; }
   void flush_l2(StreamHandle) override {
     log_->events.push_back("flush");
     for (std::size_t i = 0; i < flush_kernels && backend_ != nullptr; ++i) backend_->note_kernel_launch();
   }
-  std::size_t flush_l2_kernels() override { return flush_kernels; }
+  std::size_t flush_l2_kernels() const override { return flush_kernels; }
   void synchronize(StreamHandle) override { log_->events.push_back("sync"); }
   void nvtx_push(const std::string&) override {}
   void nvtx_pop() override {}
