@@ -186,7 +186,8 @@ TEST_F(CollectorGpu, KernelReplayAgreesWithUserReplay) {
 
 // The L2 flush empties L2 before every profiled launch, in user ranges and in auto ranges (wherever
 // DeviceOps runs it). The tiled matmul's inputs (2 x 4 MiB) fit in L2: after the warm launch, without a
-// flush it reads almost nothing from DRAM; with it, every input byte once (H100: 8393472 bytes against 0).
+// flush it reads almost nothing from DRAM; with it, every input byte once (H100, with the flush from a second
+// context tried in d979953: 8393472 bytes against 0; not yet run with the flush on the profiled stream).
 TEST_F(CollectorGpu, TheFlushEmptiesL2BeforeEveryProfiledLaunch) {
   Live l = prepare("matmul/tiled[n=1024,tile=16]");
   const double inputs = 2.0 * 1024 * 1024 * sizeof(float);
