@@ -7,20 +7,103 @@
 # metrics of the four reference instances.
 #
 #   bench/suite_wall.sh [--gpuperf PATH] [--out DIR]
+#
+# The metric cost alone, as interleaved pairs: timing-only runs of one process vary by about 1 s, so one
+# pair says little. `--pairs N` runs N rounds of (timing only, default metrics) per build, the builds
+# interleaved within each round, and prints per build the medians and the median and range of the N
+# differences; `--build LABEL=PATH` (repeatable) names the builds compared (default: the one gpuperf).
+# `--phases` sets GPUPERF_PHASE_TIMES=1 and sums each run's phase lines (a build that prints none shows -).
+#
+#   bench/suite_wall.sh --pairs N [--build LABEL=PATH]... [--phases] [--out DIR]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 gpuperf="${GPUPERF:-$here/../build/cli/gpuperf}"
 out=""
+pairs=0
+builds=()
+phases=0
 while (($#)); do
   case "$1" in
     --gpuperf) gpuperf="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
+    --pairs) pairs="$2"; shift 2 ;;
+    --build) builds+=("$2"); shift 2 ;;
+    --phases) phases=1; shift ;;
     *) echo "suite_wall.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
-[[ -x "$gpuperf" ]] || { echo "suite_wall.sh: no gpuperf executable at $gpuperf (use --gpuperf)" >&2; exit 2; }
 [[ -n "$out" ]] || out="$(mktemp -d -t gpuperf-wall.XXXXXX)"
 mkdir -p "$out"
+
+if ((pairs > 0)); then
+  ((${#builds[@]})) || builds=("gpuperf=$gpuperf")
+  for b in "${builds[@]}"; do
+    [[ "$b" == *=* && -x "${b#*=}" ]] || { echo "suite_wall.sh: --build '$b' is not LABEL=EXECUTABLE" >&2; exit 2; }
+  done
+  env_phase=()
+  ((phases)) && env_phase=(env GPUPERF_PHASE_TIMES=1)
+  : >"$out/pairs.tsv"
+  rc_all=0
+  for ((i = 1; i <= pairs; i++)); do
+    for b in "${builds[@]}"; do
+      label="${b%%=*}" exe="${b#*=}"
+      for metrics in none default; do
+        log="$out/${label}_${metrics}_$i.txt"
+        rc=0
+        start=$(date +%s.%N)
+        "${env_phase[@]}" "$exe" --quiet --db "$out/$label.db" run --label wall --metrics "$metrics" >"$log" 2>&1 || rc=$?
+        end=$(date +%s.%N)
+        ((rc == 0)) || rc_all=1
+        printf '%s\t%s\t%s\t%s\n' "$label" "$i" "$metrics" "$(awk -v s="$start" -v e="$end" -v rc="$rc" \
+          'BEGIN { printf "%.2f\t%d", e - s, rc }')" >>"$out/pairs.tsv"
+      done
+    done
+  done
+  python3 - "$out" "$phases" "${builds[@]%%=*}" <<'PY' || rc_all=1
+import collections, glob, os, re, statistics, sys
+out, phases, labels = sys.argv[1], sys.argv[2] == "1", sys.argv[3:]
+walls = collections.defaultdict(dict)  # (label, round) -> {metrics: seconds}
+bad = []
+for line in open(os.path.join(out, "pairs.tsv")):
+    label, rnd, metrics, wall, rc = line.split("\t")
+    walls[(label, int(rnd))][metrics] = float(wall)
+    if int(rc) != 0:
+        bad.append(f"{label} round {rnd} --metrics {metrics}: exit {rc.strip()}")
+print("| build | pairs | timing only (median) | with default metrics (median) | added: median | added: range | verdict |")
+print("|---|---:|---:|---:|---:|---:|---|")
+for label in labels:
+    rounds = sorted(r for (l, r) in walls if l == label)
+    none = [walls[(label, r)]["none"] for r in rounds]
+    full = [walls[(label, r)]["default"] for r in rounds]
+    added = [f - n for n, f in zip(none, full)]
+    med = statistics.median(added)
+    print(f"| {label} | {len(rounds)} | {statistics.median(none):.1f} s | {statistics.median(full):.1f} s | "
+          f"+{med:.2f} s | {min(added):+.2f} .. {max(added):+.2f} s | {'ok' if med <= 2.0 else 'MISSED'} (< 2 s) |")
+if phases:
+    # Median over the rounds of each phase line's seconds (summed within a run), per build and metrics.
+    print()
+    print("| build | metrics | phase | median s |")
+    print("|---|---|---|---:|")
+    for label in labels:
+        for metrics in ("none", "default"):
+            per = collections.defaultdict(list)
+            for path in sorted(glob.glob(os.path.join(out, f"{label}_{metrics}_*.txt"))):
+                sums = collections.defaultdict(float)
+                for m in re.finditer(r"^gpuperf phase: (.*?) ([0-9.]+) s$", open(path).read(), re.M):
+                    name = re.sub(r"\b\d+ instance\(s\)|group of \d+", "N", m.group(1))
+                    sums[name] += float(m.group(2))
+                for k, v in sums.items():
+                    per[k].append(v)
+            for k, v in per.items():
+                print(f"| {label} | {metrics} | {k} | {statistics.median(v):.3f} |")
+for b in bad:
+    print("FAILED:", b)
+sys.exit(1 if bad else 0)
+PY
+  exit "$rc_all"
+fi
+
+[[ -x "$gpuperf" ]] || { echo "suite_wall.sh: no gpuperf executable at $gpuperf (use --gpuperf)" >&2; exit 2; }
 rm -f "$out/wall.db" "$out/wall.db-wal" "$out/wall.db-shm"  # run ids 1..4 below are this script's
 
 rows=()

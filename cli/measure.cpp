@@ -2,12 +2,14 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
 #include "core/errors.hpp"
 #include "gpuperf/version.hpp"
 #include "profiler/collector.hpp"
+#include "profiler/phase_log.hpp"
 #include "profiler/runner.hpp"
 
 namespace gpuperf::cli {
@@ -60,11 +62,14 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
   const MetricSelection metrics = parse_metrics_option(a.metrics);
   std::unique_ptr<MetricCollector> collector;
   CollectorOptions copts;
+  PhaseTimer phase;
   if (metrics.enabled) {
     copts.device = device;
     copts.metrics = metrics.names;
     collector = make_cupti_collector(copts);
+    phase.lap("collector start (CUPTI, configuration)");
   }
+  double collect_seconds = 0;
   RunOptions options;
   options.device = device;
   options.timing = a.quick ? TimingOptions::quick() : TimingOptions{};
@@ -76,14 +81,21 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
   options.tool_version = GPUPERF_VERSION;
   if (collector) {
     // One collector session per group of live instances (as `gpuperf profile`), not one per instance.
-    options.collect = [&collector](const std::vector<ProfileTarget>& targets, StreamHandle s) {
-      return collector->collect_batch(targets, s);
+    options.collect = [&collector, &collect_seconds](const std::vector<ProfileTarget>& targets, StreamHandle s) {
+      PhaseTimer group;
+      auto out = collector->collect_batch(targets, s);
+      collect_seconds += group.lap("collect group of " + std::to_string(targets.size()));
+      return out;
     };
     options.max_group = copts.max_ranges_per_session;
   }
   const bool progress = ctx.progress_enabled();
   if (progress) options.progress = print_progress;
   Measured out{run_benchmarks(instances, options), ""};
+  const double run_seconds = phase.lap("run (timing and profiling)");
+  if (phase_log_enabled()) {
+    std::fprintf(stderr, "gpuperf phase: run less profiling (setup, timing) %.3f s\n", run_seconds - collect_seconds);
+  }
   if (progress) std::fprintf(stderr, "\r\033[K");
   if (collector) out.profiling_error = collector->environment_error();
   return out;

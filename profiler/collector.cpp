@@ -16,6 +16,7 @@
 #include "profiler/metric_device.hpp"
 #include "profiler/metric_eval.hpp"
 #include "profiler/metric_plan.hpp"
+#include "profiler/phase_log.hpp"
 
 namespace gpuperf {
 namespace {
@@ -201,13 +202,21 @@ class Collector final : public MetricCollector {
 
     std::vector<cupti::RangeValues> ranges;
     std::size_t dropped = 0;
+    PhaseTimer phase;
+    const std::string phase_name = "session " + std::to_string(configuration) + " (" +
+                                   (user_ranges   ? "user ranges"
+                                    : user_replay ? "auto ranges"
+                                                  : "kernel replay") +
+                                   ", " + std::to_string(session.targets.size()) + " instance(s)";
     try {
       const std::size_t max_ranges = session.replay == cupti::SessionReplay::auto_range_user
                                          ? session.targets.size() * per_target
                                          : session.targets.size();
       backend_->begin_session(configuration, session.replay, max_ranges);
+      phase.lap(phase_name + "): begin");
       bool done = false;
-      for (std::size_t pass = 0; !done; ++pass) {
+      std::size_t pass = 0;
+      for (; !done; ++pass) {
         if (pass == kMaxPasses) {
           throw cupti::BackendError(cupti::FailureKind::other, "cuptiRangeProfilerStop", 0,
                                     "CUPTI still wants passes after " + std::to_string(kMaxPasses));
@@ -232,9 +241,12 @@ class Collector final : public MetricCollector {
         }
         done = backend_->end_pass();
       }
+      phase.lap(phase_name + "): " + std::to_string(pass) + " passes");
       dropped = backend_->decode();
       ranges = backend_->evaluate();
+      phase.lap(phase_name + "): decode and evaluate");
       backend_->end_session();
+      phase.lap(phase_name + "): end");
     } catch (const cupti::BackendError& e) {
       end_session_quietly();
       if (is_environment_failure(e.kind())) {

@@ -1,10 +1,12 @@
 // DeviceOps over the CUDA runtime, and the kernels the collector needs of its own: an L2 flush.
 #include "profiler/metric_device.hpp"
 
+#include <cooperative_groups.h>
 #include <cuda.h>  // CUcontext, CUresult (types only: the driver is reached through cudart's entry point)
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/errors.hpp"
@@ -12,24 +14,30 @@
 namespace gpuperf {
 namespace {
 
-// The collector's L2 flush, two kernels over a scratch buffer of twice the L2 size:
-//  1. write_to_flush_l2 writes all of it. Write-allocation evicts every line in L2, so whatever was dirty
-//     (the previous kernel's output) is written back now, outside any profiled range;
-//  2. discard_from_l2 drops each of the buffer's 128-byte lines from L2 without writing it back
-//     (PTX discard.global.L2, sm_80+), leaving L2 empty, as Nsight Compute's cache control does.
+// The collector's L2 flush over a scratch buffer of twice the L2 size, in two steps:
+//  1. write all of it. Write-allocation evicts every line in L2, so whatever was dirty (the previous
+//     kernel's output) is written back now, outside any profiled range;
+//  2. drop each of the buffer's 128-byte lines from L2 without writing it back (PTX discard.global.L2,
+//     sm_80+), leaving L2 empty, as Nsight Compute's cache control does.
 // Measured on an H200 (bench/ncu_compare.sh's history, 2026-11-22): the previous flush, reading the
 // same buffer, left L2 full of clean lines but also left tens of kB of older dirty lines in it, which the
 // next kernel then wrote back (matmul/naive[n=1024]: 56-86 kB written where ncu reads 0-256 B); with this
 // flush it reads 0. Reading twice as much (4x L2) cleaned it too; clean-full vs empty made no measurable
 // difference to any other instance.
-__global__ void write_to_flush_l2(int4* __restrict__ buf, std::size_t n) {
+// Step 2 may start only when every write of step 1 is done (a line discarded before another block's write
+// to it would be written back later, in the profiled kernel). One cooperative kernel with a grid-wide
+// barrier between the steps does both: in auto ranges every kernel costs CUPTI a range in every pass
+// (about 1.5 ms each on an H100), so one kernel instead of two takes a range per instance and pass off the
+// speed-of-light session. A device without cooperative launch gets the two kernels, the kernel boundary
+// being the barrier.
+__device__ void flush_write(int4* __restrict__ buf, std::size_t n) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     buf[i] = make_int4(1, 1, 1, 1);
   }
 }
 
-__global__ void discard_from_l2(char* __restrict__ buf, std::size_t lines) {
+__device__ void flush_discard(char* __restrict__ buf, std::size_t lines) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < lines;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
@@ -37,6 +45,16 @@ __global__ void discard_from_l2(char* __restrict__ buf, std::size_t lines) {
 #endif
   }
 }
+
+__global__ void flush_l2_cooperative(int4* buf, std::size_t bytes) {
+  flush_write(buf, bytes / sizeof(int4));
+  cooperative_groups::this_grid().sync();  // every write done (and visible in L2) before any discard
+  flush_discard(reinterpret_cast<char*>(buf), bytes / 128);
+}
+
+__global__ void write_to_flush_l2(int4* __restrict__ buf, std::size_t n) { flush_write(buf, n); }
+
+__global__ void discard_from_l2(char* __restrict__ buf, std::size_t lines) { flush_discard(buf, lines); }
 
 std::string cuda_error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
 
@@ -73,6 +91,13 @@ class CudaDeviceOps final : public DeviceOps {
     max_threads_per_sm_ = prop.maxThreadsPerMultiProcessor;
     sm_count_ = prop.multiProcessorCount;
     warp_size_ = prop.warpSize;
+    // The one-kernel flush needs all its blocks resident at once (a cooperative launch): as many as fit.
+    int blocks_per_sm = 0;
+    if (prop.cooperativeLaunch != 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                                           &blocks_per_sm, flush_l2_cooperative, kFlushThreads, 0) == cudaSuccess) {
+      cooperative_blocks_ = sm_count_ * std::min(blocks_per_sm, 4);
+    }
+    (void)cudaGetLastError();  // a failed query leaves the two-kernel flush, and no error behind
   }
 
   ~CudaDeviceOps() override {
@@ -99,14 +124,26 @@ class CudaDeviceOps final : public DeviceOps {
 
   void flush_l2(StreamHandle stream) override {
     if (l2_bytes_ == 0) return;
-    const std::size_t bytes = 2 * l2_bytes_;  // a multiple of 128: L2 sizes are whole kB
+    std::size_t bytes = 2 * l2_bytes_;  // a multiple of 128: L2 sizes are whole kB
     if (flush_buffer_ == nullptr) GPUPERF_CUDA_CHECK(cudaMalloc(&flush_buffer_, bytes));
-    write_to_flush_l2<<<sm_count_ * 4, 512, 0, stream>>>(static_cast<int4*>(flush_buffer_), bytes / sizeof(int4));
-    discard_from_l2<<<sm_count_ * 4, 512, 0, stream>>>(static_cast<char*>(flush_buffer_), bytes / 128);
+    if (cooperative_blocks_ > 0) {
+      int4* buf = static_cast<int4*>(flush_buffer_);
+      void* args[] = {&buf, &bytes};
+      GPUPERF_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&flush_l2_cooperative),
+                                                     dim3(cooperative_blocks_), dim3(kFlushThreads), args, 0,
+                                                     static_cast<cudaStream_t>(stream)));
+      return;
+    }
+    write_to_flush_l2<<<sm_count_ * 4, kFlushThreads, 0, stream>>>(static_cast<int4*>(flush_buffer_),
+                                                                   bytes / sizeof(int4));
+    discard_from_l2<<<sm_count_ * 4, kFlushThreads, 0, stream>>>(static_cast<char*>(flush_buffer_), bytes / 128);
     GPUPERF_CUDA_CHECK(cudaGetLastError());
   }
 
-  std::size_t flush_l2_kernels() const override { return l2_bytes_ == 0 ? 0 : 2; }
+  std::size_t flush_l2_kernels() const override {
+    if (l2_bytes_ == 0) return 0;
+    return cooperative_blocks_ > 0 ? 1 : 2;
+  }
 
   void synchronize(StreamHandle stream) override { GPUPERF_CUDA_CHECK(cudaStreamSynchronize(stream)); }
 
@@ -136,7 +173,9 @@ class CudaDeviceOps final : public DeviceOps {
   int max_threads_per_sm_ = 0;
   int warp_size_ = 32;
   int sm_count_ = 1;
+  int cooperative_blocks_ = 0;  // the one-kernel flush's grid; 0: two kernels
   void* flush_buffer_ = nullptr;
+  static constexpr int kFlushThreads = 512;
 };
 
 }  // namespace
