@@ -159,14 +159,16 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
   // that machine. Two moving references: the candidate's machine decides.
   const bool base_moves = analysis::is_moving_ref(store, a.base);
   db::RunInfo base, cand;
+  // A moving side also keeps to the other side's kind: a suite run against a suite run, a recorded program
+  // against a recording of it.
   if (base_moves) {
     cand = analysis::resolve_run_ref(store, a.candidate);
-    base = analysis::resolve_run_ref(store, a.base, cand.machine_id);
+    base = analysis::resolve_run_ref(store, a.base, cand.machine_id, &cand);
   } else {
     base = analysis::resolve_run_ref(store, a.base);
-    cand = analysis::resolve_run_ref(
-        store, a.candidate,
-        analysis::is_moving_ref(store, a.candidate) ? std::optional(base.machine_id) : std::nullopt);
+    const bool cand_moves = analysis::is_moving_ref(store, a.candidate);
+    cand = analysis::resolve_run_ref(store, a.candidate, cand_moves ? std::optional(base.machine_id) : std::nullopt,
+                                     cand_moves ? &base : nullptr);
   }
   if (base.machine_id != cand.machine_id) {
     std::fprintf(stderr, "gpuperf: warning: comparing runs of two machines (%s, %s): timings are not comparable\n",
@@ -188,8 +190,9 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
 int compare_with_baseline(const db::Store& store, const CheckArgs& a, const analysis::CompareOptions& options,
                           const Run& run, std::int64_t run_id) {
   const auto info = store.find_run(std::to_string(run_id));
-  const db::RunInfo base = analysis::resolve_run_ref(
-      store, a.baseline, analysis::is_moving_ref(store, a.baseline) ? std::optional(info->machine_id) : std::nullopt);
+  const bool moving = analysis::is_moving_ref(store, a.baseline);
+  const db::RunInfo base =
+      analysis::resolve_run_ref(store, a.baseline, moving ? std::optional(info->machine_id) : std::nullopt, &*info);
   if (base.id == run_id) throw InputError("--baseline '" + a.baseline + "' resolves to the run just made");
   VerdictArgs out = a.out;
   if (out.filter.empty()) out.filter = a.measure.filter;
@@ -228,9 +231,12 @@ int do_check(const Context& ctx, const CheckArgs& a) {
   reports::parse_format(a.out.format);
   if (!a.record) parse_metrics_option(a.measure.metrics);  // bad names fail before any work
   {
-    // The baseline must exist (on some machine) before the suite or the program spends minutes on the GPU.
+    // The baseline must exist (on some machine, of the kind checked: a suite run for the suite, a recorded
+    // run for a program) before the suite or the program spends minutes on the GPU.
     db::Store store = open_store(ctx, db::Access::read_only);
-    analysis::resolve_run_ref(store, a.baseline);
+    db::RunInfo kind;
+    if (a.record) kind.command = a.program.command.front();  // any recording will do here
+    analysis::resolve_run_ref(store, a.baseline, std::nullopt, &kind);
   }
   check_store_writable(ctx);
   if (a.record) return do_check_record(ctx, a, options);

@@ -8,7 +8,10 @@
 //
 // Named baselines are labels: `gpuperf run --label release-1.2` makes `label:release-1.2` one, no
 // extra table needed. Latest-run lookups (branch, label, commit) keep to `machine_id` when given and fall
-// back to nothing: a baseline from another GPU is not a baseline.
+// back to nothing: a baseline from another GPU is not a baseline. Given `like` (the other side of the
+// comparison), they also keep to runs of its kind: a benchmark-suite run's baseline is the latest suite
+// run, a recorded program's the latest recording of the same command (else of any command), so a program
+// recorded on main does not become the suite's baseline, nor the suite a program's.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +24,7 @@ namespace gpuperf::analysis {
 
 // Throws InputError naming the reference when it matches nothing (or nothing on `machine_id`).
 db::RunInfo resolve_run_ref(const db::Store& store, const std::string& ref,
-                            std::optional<std::int64_t> machine_id = std::nullopt);
+                            std::optional<std::int64_t> machine_id = std::nullopt, const db::RunInfo* like = nullptr);
 
 // True for references that name "the latest run of something" (branch:, label:, a bare branch name, a
 // commit) and so depend on the machine; false for a specific run (id, uuid).

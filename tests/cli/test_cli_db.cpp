@@ -271,6 +271,42 @@ TEST_F(CliTest, RecordedRunsShowTheirCommandAndEnd) {
   EXPECT_EQ(j[3]["exit_status"], -9);
 }
 
+// A moving baseline (a branch, label or commit) keeps to the other side's kind: the suite is compared with
+// the latest suite run of main, a recorded program with the latest recording of the same command (else of
+// another), never the one with the other, whichever is newer.
+TEST_F(CliTest, AMovingBaselineIsTheLatestRunOfTheSameKind) {
+  std::vector<gpuperf::Run> runs{
+      make_run(run_uuid(1), "2026-10-01T02:00:00Z"),          make_recorded_run(run_uuid(2), "2026-10-02T02:00:00Z"),
+      make_recorded_run(run_uuid(3), "2026-10-03T02:00:00Z"), make_run(run_uuid(4), "2026-10-04T02:00:00Z", "feature"),
+      make_recorded_run(run_uuid(5), "2026-10-05T02:00:00Z"), make_recorded_run(run_uuid(6), "2026-10-06T02:00:00Z")};
+  runs[2].command = "./serve --batch 8";  // main's newest run: a recording of another program
+  runs[4].branch = "feature";
+  runs[5].branch = "feature";
+  runs[5].command = "./eval";  // a program main never recorded
+  for (std::size_t i = 3; i < runs.size(); ++i) runs[i].label = "candidate";
+  write("k.json", db::to_interchange(runs));
+  ASSERT_EQ(gp({"import", "k.json"}).code, 0);
+  auto base_of = [&](const std::vector<std::string>& refs) {
+    std::vector<std::string> args{"compare"};
+    args.insert(args.end(), refs.begin(), refs.end());
+    args.insert(args.end(), {"--format", "json"});
+    const CliResult r = gp(args);
+    EXPECT_LE(r.code, 1) << r.err;
+    return r.code <= 1 ? nlohmann::json::parse(r.out)["base"]["run"].get<std::string>() : r.err;
+  };
+  EXPECT_EQ(base_of({"main", run_uuid(4)}), run_uuid(1));          // the suite: not main's newer recordings
+  EXPECT_EQ(base_of({"branch:main", run_uuid(5)}), run_uuid(2));   // the same command, not the newer ./serve
+  EXPECT_EQ(base_of({"main", run_uuid(6)}), run_uuid(3));          // no ./eval on main: its latest recording
+  EXPECT_EQ(base_of({"label:record", run_uuid(5)}), run_uuid(2));  // labels likewise
+  EXPECT_EQ(base_of({"label:nightly", run_uuid(4)}), run_uuid(1));
+  EXPECT_EQ(base_of({"main", "feature"}), run_uuid(3));         // feature's latest is ./eval: main's latest recording
+  EXPECT_EQ(base_of({run_uuid(3), run_uuid(4)}), run_uuid(3));  // a run named by id or uuid is taken as it is
+  // A kind the branch never ran: a clear error, naming what the branch has.
+  EXPECT_CLI(gp({"compare", "label:record", run_uuid(4)}), 2,
+             "'label:record': label 'record' has no run on machine GPU-1111 (gpu-node-1) of the kind compared, a "
+             "benchmark-suite run (its latest, run 3, is a recording of `./serve --batch 8`)");
+}
+
 // Two `gpuperf import` processes into one database at once: both succeed, nothing is lost.
 TEST_F(CliTest, TwoImportsAtOnceBothLand) {
   seed();
