@@ -19,6 +19,7 @@
 #include "cli/open_store.hpp"
 #include "cli/option_kinds.hpp"
 #include "cli/record_run.hpp"
+#include "core/command_line.hpp"
 #include "core/errors.hpp"
 #include "db/store.hpp"
 #include "kernels/benchmark.hpp"
@@ -235,7 +236,7 @@ int do_check(const Context& ctx, const CheckArgs& a) {
     // run for a program) before the suite or the program spends minutes on the GPU.
     db::Store store = open_store(ctx, db::Access::read_only);
     db::RunInfo kind;
-    if (a.record) kind.command = a.program.command.front();  // any recording will do here
+    if (a.record) kind.command = command_line(a.program.command);  // this program's, else any recording
     analysis::resolve_run_ref(store, a.baseline, std::nullopt, &kind);
   }
   check_store_writable(ctx);

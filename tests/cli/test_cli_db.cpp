@@ -305,6 +305,13 @@ TEST_F(CliTest, AMovingBaselineIsTheLatestRunOfTheSameKind) {
   EXPECT_CLI(gp({"compare", "label:record", run_uuid(4)}), 2,
              "'label:record': label 'record' has no run on machine GPU-1111 (gpu-node-1) of the kind compared, a "
              "benchmark-suite run (its latest, run 3, is a recording of `./serve --batch 8`)");
+  // check resolves its baseline, of the kind it will measure, before any GPU work (exit 2, not 3).
+  EXPECT_CLI(gp({"check", "--baseline", "label:record"}), 2,
+             "label 'record' has no run of the kind compared, a benchmark-suite run (its latest, run 3, is a "
+             "recording of `./serve --batch 8`)");
+  EXPECT_CLI(gp({"check", "--record", "--baseline", "label:nightly", "--", "./train", "--epochs", "3"}), 2,
+             "label 'nightly' has no run of the kind compared, a recording of `./train --epochs 3` (its latest, run "
+             "1, is a benchmark-suite run)");
 }
 
 // Two `gpuperf import` processes into one database at once: both succeed, nothing is lost.
