@@ -32,6 +32,7 @@ while (($#)); do
     *) echo "suite_wall.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
+[[ $pairs =~ ^[0-9]+$ ]] || { echo "suite_wall.sh: --pairs '$pairs' is not a number of rounds" >&2; exit 2; }
 [[ -n "$out" ]] || out="$(mktemp -d -t gpuperf-wall.XXXXXX)"
 mkdir -p "$out"
 
@@ -78,7 +79,7 @@ for label in labels:
     added = [f - n for n, f in zip(none, full)]
     med = statistics.median(added)
     print(f"| {label} | {len(rounds)} | {statistics.median(none):.1f} s | {statistics.median(full):.1f} s | "
-          f"+{med:.2f} s | {min(added):+.2f} .. {max(added):+.2f} s | {'ok' if med <= 2.0 else 'MISSED'} (< 2 s) |")
+          f"{med:+.2f} s | {min(added):+.2f} .. {max(added):+.2f} s | {'ok' if med <= 2.0 else 'MISSED'} (< 2 s) |")
 if phases:
     # Median over the rounds of each phase line's seconds (summed within a run), per build and metrics.
     print()
