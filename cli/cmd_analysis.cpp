@@ -317,16 +317,15 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   // One history read per machine asked for (each an indexed query of that machine's runs), so a nightly on a
   // shared server reads its own runners' series, not every runner's.
   std::vector<db::Series> series;
-  const std::size_t sample_runs = analysis::recent_runs_for_samples(options);
-  if (machines.empty()) {
-    series = store.history(f);
-    analysis::attach_recent_samples(store, f, series, sample_runs);
-  }
-  for (const auto& [fingerprint, id] : machines) {
-    f.machine_id = id;
+  auto read = [&] {  // the series `f` selects, with their newest runs' samples
     std::vector<db::Series> part = store.history(f);
-    analysis::attach_recent_samples(store, f, part, sample_runs);
+    analysis::attach_recent_samples(store, f, part, analysis::recent_runs_for_samples(options));
     series.insert(series.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  };
+  if (machines.empty()) read();
+  for (const auto& machine : machines) {
+    f.machine_id = machine.second;
+    read();
   }
   const auto changes = analysis::detect_changes(series, options);
   reports::write_changes(std::cout, changes, format);
