@@ -34,6 +34,35 @@ struct LaunchShape {
   unsigned threads_per_block() const { return block[0] * block[1] * block[2]; }
 };
 
+// A device allocation: its start and size in bytes.
+struct DeviceRange {
+  const void* ptr = nullptr;
+  std::size_t bytes = 0;
+};
+
+// The device allocations made on this thread while it is open (DeviceBuffer reports each one): the runner
+// opens one around a benchmark's factory, so a workload knows its own memory without declaring it. Logs
+// nest; an allocation goes to the innermost.
+class AllocationLog {
+ public:
+  AllocationLog() : outer_(current()) { current() = this; }
+  ~AllocationLog() { current() = outer_; }
+  AllocationLog(const AllocationLog&) = delete;
+  AllocationLog& operator=(const AllocationLog&) = delete;
+
+  static void note(const void* ptr, std::size_t bytes) {
+    if (current() != nullptr && ptr != nullptr && bytes > 0) current()->ranges.push_back({ptr, bytes});
+  }
+  std::vector<DeviceRange> ranges;
+
+ private:
+  static AllocationLog*& current() {
+    thread_local AllocationLog* log = nullptr;
+    return log;
+  }
+  AllocationLog* outer_;
+};
+
 // One benchmark instance's live state on the device. Built fresh per instance, freed after.
 class Workload {
  public:
@@ -49,6 +78,11 @@ class Workload {
   // The __global__ function under test and its launch shape: for cudaFuncGetAttributes and the occupancy API.
   virtual const void* kernel_function() const = 0;
   virtual LaunchShape launch_shape() const = 0;
+
+  // The device memory allocated while the workload was built (through DeviceBuffer; memory allocated
+  // otherwise is not listed), set by the runner. The profiler's L2 flush reads a word of every 64 KiB of it
+  // before a profiled launch, so that launch starts with warm address translations (metric_device.hpp).
+  std::vector<DeviceRange> device_memory;
 };
 
 struct Axis {

@@ -18,6 +18,7 @@ class DeviceBuffer {
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t count) : count_(count) {
     if (count_ > 0) GPUPERF_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), bytes()));
+    AllocationLog::note(data_, bytes());
   }
   ~DeviceBuffer() {
     if (data_ != nullptr) cudaFree(data_);  // no throw from a destructor; a failure here is not actionable

@@ -6,7 +6,9 @@
 #include <cstddef>
 #include <exception>
 #include <map>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
@@ -191,8 +193,24 @@ class Collector final : public MetricCollector {
     const bool user_ranges = session.replay == cupti::SessionReplay::user;
     const bool warm = user_replay && options_.warm_launch;
     const bool flush = user_replay && options_.flush_l2;
-    // Auto ranges with user replay: the kernels each target launches per pass, its profiled one last.
-    const std::size_t per_target = (warm ? 1 : 0) + (flush ? device_->flush_l2_kernels() : 0) + 1;
+    const bool auto_ranges = session.replay == cupti::SessionReplay::auto_range_user;
+    // In auto ranges every kernel is a range (about 1.5 ms of CUPTI's in every pass on an H100): where the
+    // flush can warm a target's address translations itself, it replaces the warm launch there.
+    std::vector<std::unique_ptr<WarmList>> warm_lists(session.targets.size());
+    if (auto_ranges && warm && flush) {
+      for (std::size_t k = 0; k < session.targets.size(); ++k) {
+        const Workload& w = *targets[session.targets[k]].workload;
+        if (!w.device_memory.empty()) warm_lists[k] = device_->make_warm_list(w.device_memory);
+      }
+    }
+    // Auto ranges with user replay: the kernels each target launches per pass, its profiled one last;
+    // last_range[k] is the index of target k's range among a pass's.
+    std::vector<std::size_t> last_range(session.targets.size());
+    std::size_t kernels_per_pass = 0;
+    for (std::size_t k = 0; k < session.targets.size(); ++k) {
+      kernels_per_pass += (warm && !warm_lists[k] ? 1 : 0) + (flush ? device_->flush_l2_kernels() : 0) + 1;
+      last_range[k] = kernels_per_pass - 1;
+    }
     std::vector<std::string> display;
     for (std::size_t t : session.targets) display.push_back(targets[t].ref->instance().display_name());
     const std::vector<std::string> range_names = unique_range_names(display);
@@ -209,9 +227,7 @@ class Collector final : public MetricCollector {
                                                   : "kernel replay") +
                                    ", " + std::to_string(session.targets.size()) + " instance(s)";
     try {
-      const std::size_t max_ranges = session.replay == cupti::SessionReplay::auto_range_user
-                                         ? session.targets.size() * per_target
-                                         : session.targets.size();
+      const std::size_t max_ranges = auto_ranges ? kernels_per_pass : session.targets.size();
       backend_->begin_session(configuration, session.replay, max_ranges);
       phase.lap(phase_name + "): begin");
       bool done = false;
@@ -228,8 +244,12 @@ class Collector final : public MetricCollector {
         backend_->start_pass();
         for (std::size_t k = 0; k < session.targets.size(); ++k) {
           Workload& w = *targets[session.targets[k]].workload;
-          if (warm) w.launch(stream);            // user ranges: outside every range; auto ranges: skipped
-          if (flush) device_->flush_l2(stream);  // likewise, in every pass: each pass starts with L2 empty
+          if (warm_lists[k]) {
+            device_->flush_l2(stream, *warm_lists[k]);  // warms the translations, then empties L2
+          } else {
+            if (warm) w.launch(stream);            // user ranges: outside every range; auto ranges: skipped
+            if (flush) device_->flush_l2(stream);  // likewise, in every pass: each pass starts with L2 empty
+          }
           if (warm || flush) device_->synchronize(stream);
           device_->nvtx_push(range_names[k]);
           if (user_ranges) backend_->push_range(range_names[k]);
@@ -266,16 +286,16 @@ class Collector final : public MetricCollector {
     if (session.replay == cupti::SessionReplay::auto_range_user) {
       // Auto ranges come in launch order, one per kernel; a count that differs means some launch() started
       // more or fewer kernels than one, and then no range can be trusted to be its target's.
-      if (ranges.size() != session.targets.size() * per_target) {
+      if (ranges.size() != kernels_per_pass) {
         fail_all("CUPTI returned " + std::to_string(ranges.size()) + " kernel range(s) for " +
-                     std::to_string(session.targets.size() * per_target) + " kernel launches" +
+                     std::to_string(kernels_per_pass) + " kernel launches" +
                      (dropped > 0 ? " (" + std::to_string(dropped) + " range(s) dropped)" : std::string()) +
                      " (auto ranges: did launch() start exactly one kernel?)",
                  Status::failed);
         return;
       }
       for (std::size_t k = 0; k < session.targets.size(); ++k) {
-        const cupti::RangeValues& r = ranges[(k + 1) * per_target - 1];
+        const cupti::RangeValues& r = ranges[last_range[k]];
         if (r.values.size() != metric_index.size()) {
           outcome.fail(session.targets[k], "CUPTI returned no values for " + range_names[k], Status::failed);
           continue;

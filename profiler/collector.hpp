@@ -10,6 +10,8 @@
 //   * rates over elapsed cycles (speed of light) need ranges that hold the kernel alone: for idempotent
 //     benchmarks a configuration of their own in auto ranges with user replay, the same launches in each
 //     pass, every kernel a range (the warm launch and the flush kernels too, skipped by launch order);
+//     where the instance's device memory is known (Workload::device_memory) the flush reads a word of every
+//     64 KiB of it first and the warm launch is left out, one range less per instance and pass;
 //   * benchmarks declared not idempotent: auto range + kernel replay (CUPTI saves and restores memory);
 //   * durations never come from a user range (it includes launch gaps): duration is the timing pass's job.
 //
@@ -57,6 +59,8 @@ struct CollectorOptions {
   // measures in (it profiles a launch that follows the verification launch) and the state of a timing
   // sample. Without it, an instance profiled after others that touched gigabytes starts with cold
   // translations: +10-20 kB of DRAM reads (page walks) and occupancy up to 1 point off on short kernels.
+  // In the auto-range session an instance whose device memory is known gets the warming flush instead
+  // (DeviceOps::make_warm_list): the same translations warm, one CUPTI range less.
   bool warm_launch = true;
   // Most instances profiled in one session (one range each per pass).
   std::size_t max_ranges_per_session = 64;

@@ -7,7 +7,9 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "core/errors.hpp"
 
@@ -46,7 +48,24 @@ __device__ void flush_discard(char* __restrict__ buf, std::size_t lines) {
   }
 }
 
-__global__ void flush_l2_cooperative(int4* buf, std::size_t bytes) {
+// Reads one word at each address (through L2, not L1), so their translations are in the TLBs; the writes
+// that follow evict the lines read. The loaded values only decide whether `sink` is written (never, unless
+// every word XORs to the marker), so the loads cannot be dropped.
+__device__ void warm_translations(const int* const* addresses, std::size_t n, int* sink) {
+  int acc = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    acc ^= __ldcg(addresses[i]);
+  }
+  if (acc == 0x5eed1e55) *sink = acc;
+}
+
+__global__ void flush_l2_cooperative(int4* buf, std::size_t bytes, const int* const* warm, std::size_t n_warm,
+                                     int* sink) {
+  if (n_warm > 0) {
+    warm_translations(warm, n_warm, sink);
+    cooperative_groups::this_grid().sync();  // every read done before the writes evict its lines
+  }
   flush_write(buf, bytes / sizeof(int4));
   cooperative_groups::this_grid().sync();  // every write done (and visible in L2) before any discard
   flush_discard(reinterpret_cast<char*>(buf), bytes / 128);
@@ -102,6 +121,7 @@ class CudaDeviceOps final : public DeviceOps {
 
   ~CudaDeviceOps() override {
     if (flush_buffer_ != nullptr) (void)cudaFree(flush_buffer_);  // teardown: nothing to do on failure
+    if (sink_ != nullptr) (void)cudaFree(sink_);
   }
 
   void* cu_context() override {
@@ -122,13 +142,51 @@ class CudaDeviceOps final : public DeviceOps {
 
   std::string device_name() override { return name_; }
 
-  void flush_l2(StreamHandle stream) override {
+  void flush_l2(StreamHandle stream) override { flush(stream, nullptr); }
+
+  void flush_l2(StreamHandle stream, const WarmList& warm) override {
+    flush(stream, dynamic_cast<const CudaWarmList*>(&warm));
+  }
+
+  std::unique_ptr<WarmList> make_warm_list(const std::vector<DeviceRange>& memory) override {
+    if (cooperative_blocks_ == 0 || l2_bytes_ == 0) return nullptr;
+    constexpr std::size_t kStep = 64 * 1024;  // the smallest GPU page CUDA maps device memory with
+    std::vector<const int*> addresses;
+    for (const DeviceRange& r : memory) {
+      const char* base = static_cast<const char*>(r.ptr);
+      for (std::size_t off = 0; off + sizeof(int) <= r.bytes; off += kStep) {
+        addresses.push_back(reinterpret_cast<const int*>(base + off));
+      }
+    }
+    if (addresses.empty()) return nullptr;
+    auto list = std::make_unique<CudaWarmList>();
+    GPUPERF_CUDA_CHECK(cudaMalloc(&list->addresses, addresses.size() * sizeof(const int*)));
+    list->count = addresses.size();
+    GPUPERF_CUDA_CHECK(
+        cudaMemcpy(list->addresses, addresses.data(), addresses.size() * sizeof(const int*), cudaMemcpyHostToDevice));
+    return list;
+  }
+
+ private:
+  struct CudaWarmList final : WarmList {
+    ~CudaWarmList() override {
+      if (addresses != nullptr) (void)cudaFree(addresses);  // teardown: nothing to do on failure
+    }
+    void* addresses = nullptr;
+    std::size_t count = 0;
+  };
+
+  void flush(StreamHandle stream, const CudaWarmList* warm) {
     if (l2_bytes_ == 0) return;
     std::size_t bytes = 2 * l2_bytes_;  // a multiple of 128: L2 sizes are whole kB
     if (flush_buffer_ == nullptr) GPUPERF_CUDA_CHECK(cudaMalloc(&flush_buffer_, bytes));
+    if (sink_ == nullptr) GPUPERF_CUDA_CHECK(cudaMalloc(&sink_, sizeof(int)));
     if (cooperative_blocks_ > 0) {
       int4* buf = static_cast<int4*>(flush_buffer_);
-      void* args[] = {&buf, &bytes};
+      const int* const* addresses = warm != nullptr ? static_cast<const int* const*>(warm->addresses) : nullptr;
+      std::size_t n_warm = warm != nullptr ? warm->count : 0;
+      int* sink = sink_;
+      void* args[] = {&buf, &bytes, &addresses, &n_warm, &sink};
       GPUPERF_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&flush_l2_cooperative),
                                                      dim3(cooperative_blocks_), dim3(kFlushThreads), args, 0,
                                                      static_cast<cudaStream_t>(stream)));
@@ -140,6 +198,7 @@ class CudaDeviceOps final : public DeviceOps {
     GPUPERF_CUDA_CHECK(cudaGetLastError());
   }
 
+ public:
   std::size_t flush_l2_kernels() const override {
     if (l2_bytes_ == 0) return 0;
     return cooperative_blocks_ > 0 ? 1 : 2;
@@ -175,6 +234,7 @@ class CudaDeviceOps final : public DeviceOps {
   int sm_count_ = 1;
   int cooperative_blocks_ = 0;  // the one-kernel flush's grid; 0: two kernels
   void* flush_buffer_ = nullptr;
+  int* sink_ = nullptr;  // warm_translations' never-taken store
   static constexpr int kFlushThreads = 512;
 };
 

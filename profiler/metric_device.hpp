@@ -7,11 +7,18 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/benchmark.hpp"
 #include "profiler/metric_eval.hpp"
 
 namespace gpuperf {
+
+// Addresses whose translations a flush warms (DeviceOps::make_warm_list), held on the device.
+class WarmList {
+ public:
+  virtual ~WarmList() = default;
+};
 
 class DeviceOps {
  public:
@@ -25,6 +32,19 @@ class DeviceOps {
   virtual void flush_l2(StreamHandle stream) = 0;
   // How many kernels one flush_l2() launches (0 when it launches none): CUPTI's auto ranges count them.
   virtual std::size_t flush_l2_kernels() const = 0;
+  // A word of every 64 KiB of `memory`, for flush_l2(stream, list) to read before it empties L2, or null
+  // when the flush cannot (the two-kernel flush, or nothing to read). A profiled launch after that flush
+  // finds its address translations warm, as after a warm launch of the kernel, and in CUPTI's auto ranges it
+  // costs no range of its own (the collector's speed-of-light session).
+  virtual std::unique_ptr<WarmList> make_warm_list(const std::vector<DeviceRange>& memory) {
+    (void)memory;
+    return nullptr;
+  }
+  // flush_l2, reading `warm` (from this object's make_warm_list) first: one kernel, as flush_l2_kernels().
+  virtual void flush_l2(StreamHandle stream, const WarmList& warm) {
+    (void)warm;
+    flush_l2(stream);
+  }
   // Waits for `stream`; throws gpuperf::Error naming the CUDA error when the work on it failed.
   virtual void synchronize(StreamHandle stream) = 0;
   // NVTX push/pop so Nsight tools show the instance's name around its profiled launches.

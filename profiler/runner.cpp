@@ -55,8 +55,10 @@ std::unique_ptr<Workload> verify_instance(const InstanceRef& ref, std::uint64_t 
   const std::string name = r.instance.display_name();
   const char* stage = "setting up the workload";
   try {
+    AllocationLog allocations;
     auto workload = ref.benchmark->make(ref.params, seed);
     if (!workload) throw Error("the benchmark's factory returned no workload", kExitUsage);
+    workload->device_memory = std::move(allocations.ranges);
     stage = "the verification launch";
     workload->poison_outputs(stream);
     nvtxRangePushA(name.c_str());

@@ -195,6 +195,21 @@ class FakeDevice final : public DeviceOps {
     for (std::size_t i = 0; i < flush_kernels && backend_ != nullptr; ++i) backend_->note_kernel_launch();
   }
   std::size_t flush_l2_kernels() const override { return flush_kernels; }
+  // Warm lists, as the cooperative flush offers them (one kernel); off: as a two-kernel flush (none).
+  bool warm_lists = false;
+  struct List final : WarmList {
+    std::size_t bytes = 0;
+  };
+  std::unique_ptr<WarmList> make_warm_list(const std::vector<DeviceRange>& memory) override {
+    if (!warm_lists) return nullptr;
+    auto list = std::make_unique<List>();
+    for (const auto& r : memory) list->bytes += r.bytes;
+    return list;
+  }
+  void flush_l2(StreamHandle, const WarmList& warm) override {
+    log_->events.push_back("flush+warm:" + std::to_string(static_cast<const List&>(warm).bytes));
+    for (std::size_t i = 0; i < flush_kernels && backend_ != nullptr; ++i) backend_->note_kernel_launch();
+  }
   void synchronize(StreamHandle) override { log_->events.push_back("sync"); }
   void nvtx_push(const std::string&) override {}
   void nvtx_pop() override {}

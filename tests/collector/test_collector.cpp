@@ -450,6 +450,38 @@ TEST(Collector, SpeedOfLightOfABatchIsOneAutoRangeSessionThatSkipsWarmAndFlushKe
   }
 }
 
+TEST(Collector, WhereTheFlushWarmsAnInstancesMemoryItReplacesTheWarmLaunchInAutoRanges) {
+  CollectorOptions o;
+  o.metrics = {"sm_throughput", "dram_bytes_read"};
+  Rig rig(o, [](FakeBackend& b) {
+    // Auto ranges by launch order: 0 a's flush (warming its memory), 1 a; 2 b's warm launch (b's memory is
+    // unknown), 3 b's flush, 4 b. In user ranges, by name.
+    b.value = [](const std::string& range, const std::string&) {
+      return range == "1" ? 40.0 : range == "4" ? 70.0 : range == "a/x" ? 1.0 : range == "a/y" ? 2.0 : -1.0;
+    };
+  });
+  rig.device->flush_kernels = 1;
+  rig.device->warm_lists = true;
+  Benchmark x = bench("a/x", true), y = bench("a/y", true);
+  InstanceRef rx{&x, {}}, ry{&y, {}};
+  FakeWorkload wa(rig.log, "a", rig.backend), wb(rig.log, "b", rig.backend);
+  wa.device_memory = {{&wa, 1024}, {&wb, 4096}};
+  auto out = rig.collector->collect_batch({{&rx, &wa}, {&ry, &wb}}, nullptr);
+  const std::string log = rig.log->joined();
+  // Speed of light: a's warm launch is gone (its flush warms 5120 bytes), b keeps its own.
+  EXPECT_NE(
+      log.find("begin:1:auto:5 start flush+warm:5120 sync launch:a sync launch:b flush sync launch:b sync end_pass"),
+      std::string::npos)
+      << log;
+  // User ranges keep the warm launch (it costs no range there).
+  EXPECT_NE(log.find("start launch:a flush sync push:a/x launch:a sync pop"), std::string::npos) << log;
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_DOUBLE_EQ(find(out[0], "sm_throughput").samples.at(0), 40.0);
+  EXPECT_DOUBLE_EQ(find(out[1], "sm_throughput").samples.at(0), 70.0);
+  EXPECT_DOUBLE_EQ(find(out[0], "dram_bytes_read").samples.at(0), 1.0);
+  EXPECT_DOUBLE_EQ(find(out[1], "dram_bytes_read").samples.at(0), 2.0);
+}
+
 TEST(Collector, AFailureInOneConfigurationFailsTheInstancesProfilerMetrics) {
   CollectorOptions o;
   o.metrics = {"gld_efficiency", "dram_bytes_read", "registers"};
