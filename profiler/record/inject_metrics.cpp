@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -81,6 +82,13 @@ struct State {
   unsigned long long budget = 1000;
   unsigned long long spent = 0;
   bool told_budget = false;
+  // Milliseconds of profiling per process at most (0: no limit): a profiled launch holds the program inside
+  // its launch call for the replay's passes plus the save and restore of the memory the kernel can reach, so
+  // a program that keeps most of the GPU's memory allocated (XLA preallocates 75%) pays up to a second per
+  // launch. Launches after it is spent are not profiled, and a "T <budget ms>" line says so.
+  unsigned long long time_budget_ms = 60000;
+  unsigned long long spent_ns = 0;
+  bool told_time_budget = false;
   std::map<std::string, unsigned long long> profiled;  // identity key -> launches profiled so far
   std::map<CUcontext, Context> contexts;
 };
@@ -92,6 +100,13 @@ thread_local int t_depth = 0;           // launch callbacks open on this thread 
 thread_local bool t_profiling = false;  // this thread's launch is being profiled (it holds the gate exclusively)
 thread_local Context* t_context = nullptr;
 thread_local std::uint32_t t_correlation = 0;
+thread_local std::uint64_t t_profile_begin_ns = 0;  // when this thread's profiled launch took the gate
+
+std::uint64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+}
 
 std::string driver_error(CUresult r, const char* call) {
   const char* s = nullptr;
@@ -235,6 +250,13 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
     }
     return false;
   }
+  if (g_state->time_budget_ms > 0 && g_state->spent_ns >= g_state->time_budget_ms * 1000000ull) {
+    if (!g_state->told_time_budget) {
+      g_state->told_time_budget = true;
+      write_line("T " + std::to_string(g_state->time_budget_ms));
+    }
+    return false;
+  }
   return true;
 }
 
@@ -255,6 +277,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     return;
   }
   pthread_rwlock_wrlock(&g_state->gate);
+  const std::uint64_t begin = monotonic_ns();  // the profiling's cost, not the wait for other launches
   std::lock_guard<std::mutex> lock(g_state->mutex);
   if (!wanted_locked(data, key)) return;  // another thread profiled its last launch while this one waited
   Context* c = nullptr;
@@ -277,6 +300,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
   ++g_state->profiled[key];
   ++g_state->spent;
   t_profiling = true;
+  t_profile_begin_ns = begin;
   t_context = c;
   t_correlation = data->correlationId;
 }
@@ -310,6 +334,11 @@ void leave() {
     t_profiling = false;
     std::lock_guard<std::mutex> lock(g_state->mutex);
     end_range_locked();
+    // The wall time this launch's profiling held the program: its L2 flush, the replay inside the launch call
+    // (passes, memory saved and restored) and the evaluation.
+    const std::uint64_t ns = monotonic_ns() - t_profile_begin_ns;
+    g_state->spent_ns += ns;
+    write_line("W " + std::to_string(t_correlation) + " " + std::to_string(ns));
   }
   pthread_rwlock_unlock(&g_state->gate);
 }
@@ -349,6 +378,9 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_BUDGET"); n != nullptr && *n != '\0') {
     g_state->budget = std::strtoull(n, nullptr, 10);
   }
+  if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_MS"); n != nullptr && *n != '\0') {
+    g_state->time_budget_ms = std::strtoull(n, nullptr, 10);
+  }
   write_line(header);
   // Callbacks for the launch APIs alone (every other API call runs without one): single-kernel launches
   // are profiled, the others pass the gate.
@@ -366,6 +398,13 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
     const char* s = nullptr;
     cuptiGetResultString(r, &s);
     write_line(std::string("X hardware metrics are not recorded: cuptiEnableCallback: ") + (s != nullptr ? s : "?"));
+    return false;
+  }
+  if (g_state->time_budget_ms > 0 && g_state->spent_ns >= g_state->time_budget_ms * 1000000ull) {
+    if (!g_state->told_time_budget) {
+      g_state->told_time_budget = true;
+      write_line("T " + std::to_string(g_state->time_budget_ms));
+    }
     return false;
   }
   return true;
