@@ -53,20 +53,25 @@ TRACERS = ("bare tracer", "bare tracer + launch API")
 FLOOR = {"record --no-nvtx": "bare tracer", "record": "bare tracer + launch API"}
 TORCH_WARMUP = 20  # torch_loop.py's default --warmup steps
 OWN_RE = re.compile(r"own time inside the program: ([\d.]+) ms on its threads.*?; ([\d.]+) ms on other threads")
+EXTERNAL_RE = re.compile(r"CUPTI's push and pop of the NVTX paths' external ids took ([\d.]+) ms")
 LAUNCHES_RE = re.compile(r"process\(es\) recorded, (\d+) kernel launches")
 
 
 def own_work_share(stderr, loop_value, launches_per_loop, loop_seconds):
-    """(share on the program's threads, share on other threads, us per launch on the program's, on others),
-    shares as fractions of the loop time, from `record`'s closing lines; None without the own-time line.
+    """(share on the program's threads, share on other threads, us per launch on the program's, on others,
+    share of CUPTI's external-id push/pop inside our NVTX callbacks), shares as fractions of the loop time, from
+    `record`'s closing lines; None without the own-time line.
     loop_value: the process's loop time (s, or us per launch when launches_per_loop is None)."""
     own, launches = OWN_RE.search(stderr), LAUNCHES_RE.search(stderr)
     if not own or not launches or int(launches.group(1)) == 0:
         return None
     n = int(launches.group(1))
     program_us, other_us = (float(own.group(i)) * 1000 / n for i in (1, 2))
+    external = EXTERNAL_RE.search(stderr)
+    external_us = float(external.group(1)) * 1000 / n if external else 0.0
     loop_us_per_launch = loop_value * 1e6 / launches_per_loop if loop_seconds else loop_value
-    return program_us / loop_us_per_launch, other_us / loop_us_per_launch, program_us, other_us
+    return (program_us / loop_us_per_launch, other_us / loop_us_per_launch, program_us, other_us,
+            external_us / loop_us_per_launch)
 
 
 def main():
@@ -253,27 +258,29 @@ def own_work_table(chosen, settings, programs, own):
             shares = own.get((name, setting))
             if not shares:
                 continue
-            med = [statistics.median(s[i] for s in shares) for i in range(4)]
+            med = [statistics.median(s[i] if i < len(s) else 0.0 for s in shares) for i in range(5)]
             worst = max(s[0] for s in shares)
             rows.append(f"| {programs[name][0]} | {setting} | {med[2]:.3f} us/launch = {100 * med[0]:.3f}% "
-                        f"(max {100 * worst:.3f}%) | {med[3]:.3f} us/launch = {100 * med[1]:.3f}% | {len(shares)} |")
+                        f"(max {100 * worst:.3f}%) | {med[3]:.3f} us/launch = {100 * med[1]:.3f}% "
+                        f"| {100 * med[4]:.3f}% | {len(shares)} |")
     if not rows:
         return "\n(no own-time lines: the injection library predates them, or no recording setting ran)"
     return ("\ngpuperf's own work inside the program, by its own accounting (median over the recorded processes; "
             "per launch over all of a process's launches, as a share of its loop time per launch):\n\n"
             "| program | setting | on the program's threads (adds to the loop) | on other threads (beside it) "
-            "| processes |\n|---|---|---:|---:|---:|\n" + "\n".join(rows))
+            "| CUPTI's external-id push/pop in our NVTX callbacks (in the floor) | processes |\n"
+            "|---|---|---:|---:|---:|---:|\n" + "\n".join(rows))
 
 
 def read_log(path, chosen, settings, results, by_rep, inner, own):
     """Fills the tables from an overhead-runs.txt; returns the number of whole reps in it."""
     line_re = re.compile(r"^rep (\d+) (\w+) '([^']+)' ([\d.]+)(?: loops (.*))?$")
-    own_re = re.compile(r"^own (\d+) (\w+) '([^']+)' (\S+) (\S+) (\S+) (\S+)$")
+    own_re = re.compile(r"^own (\d+) (\w+) '([^']+)' ((?:\S+ ?){4,5})$")
     reps = {}
     for line in open(path):
         o = own_re.match(line.strip())
         if o and o.group(2) in chosen:
-            own.setdefault((o.group(2), o.group(3)), []).append(tuple(float(o.group(i)) for i in range(4, 8)))
+            own.setdefault((o.group(2), o.group(3)), []).append(tuple(float(v) for v in o.group(4).split()))
             continue
         m = line_re.match(line.strip())
         if not m or m.group(2) not in chosen:

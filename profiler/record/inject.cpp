@@ -38,6 +38,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -91,14 +92,17 @@ State& state() {
 std::atomic<bool> g_started{false};
 
 // The library's own time (O lines). Relaxed atomics: each is only summed, and read once at the end.
-enum class Work { nvtx, write, request };
+// nvtx: our NVTX callback's own code; external: CUPTI's push/pop of the external id inside it (CUPTI's cost,
+// which the bare tracer + launch API pays too), timed apart so that the two are not mixed.
+enum class Work { nvtx, write, request, external };
 enum class Thread { program, cupti, gpuperf };
-constexpr const char* kWorkNames[] = {"nvtx", "write", "request"};
+constexpr const char* kWorkNames[] = {"nvtx", "write", "request", "external"};
+constexpr int kWorks = 4;
 constexpr const char* kThreadNames[] = {"program", "cupti", "gpuperf"};
 struct Account {
   std::atomic<std::uint64_t> calls{0}, items{0}, ns{0};
 };
-Account g_own[3][3];  // [Work][Thread]; trivially destructible members, never torn down before the last flush
+Account g_own[kWorks][3];  // [Work][Thread]; trivially destructible members, never torn down before the last flush
 
 thread_local bool t_flush_thread = false;  // the library's flush thread
 thread_local bool t_finishing = false;     // inside finish() (the exit's last flush) on this thread
@@ -308,6 +312,16 @@ void trace_nvtx(const char* what, std::size_t depth, const std::string& message)
     std::fprintf(stderr, "gpuperf-nvtx %ld %s %zu %s\n", static_cast<long>(gettid()), what, depth, message.c_str());
 }
 
+// The time CUPTI's push/pop of the external id took in this thread's NVTX callback (ns).
+thread_local std::uint64_t t_external_ns = 0;
+
+template <typename F>
+std::uint64_t timed(F&& f) {
+  const std::uint64_t begin = monotonic_ns();
+  f();
+  return monotonic_ns() - begin;
+}
+
 // NVTX push/pop on the calling thread: push the whole path as an external correlation id.
 void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   std::string message;
@@ -340,7 +354,7 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
       if (ranges.names.empty()) return;
       ranges.names.pop_back();
       ranges.ids.pop_back();
-      activity().pop_external();
+      t_external_ns += timed([] { activity().pop_external(); });
       return;
     }
     default:
@@ -359,16 +373,20 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
     id = intern_locked(state().ranges, path, 'R');
   }
   ranges.ids.push_back(id);
-  activity().push_external(id);
+  t_external_ns += timed([id] { activity().push_external(id); });
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain == CUPTI_CB_DOMAIN_NVTX) {
     const std::uint64_t begin = monotonic_ns();
+    t_external_ns = 0;
     on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data));
+    const std::uint64_t external = t_external_ns;
     const bool push = cbid == CUPTI_CBID_NVTX_nvtxRangePushA || cbid == CUPTI_CBID_NVTX_nvtxRangePushEx ||
                       cbid == CUPTI_CBID_NVTX_nvtxDomainRangePushEx;
-    account(Work::nvtx, Thread::program, push ? 1 : 0, monotonic_ns() - begin);
+    const std::uint64_t all = monotonic_ns() - begin;
+    account(Work::nvtx, Thread::program, push ? 1 : 0, all - std::min(all, external));
+    if (external > 0) account(Work::external, Thread::program, push ? 1 : 0, external);
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     gpuperf::record::inject::on_launch(domain, cbid, static_cast<const CUpti_CallbackData*>(data));
   }
@@ -376,7 +394,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
 
 // The O lines: the library's own time by work and thread, those that ran at all.
 void write_own_time_locked() {
-  for (int w = 0; w < 3; ++w) {
+  for (int w = 0; w < kWorks; ++w) {
     for (int t = 0; t < 3; ++t) {
       const Account& a = g_own[w][t];
       const std::uint64_t calls = a.calls.load(std::memory_order_relaxed);

@@ -16,7 +16,9 @@
 //   W <correlation> <ns>                       --metrics: the wall time profiling that launch took (its call)
 //   O <work> <thread> <calls> <items> <ns>     the library's own time, written at the end (before Z): <work>
 //                                              nvtx (callbacks; items: pushes), write (buffers written;
-//                                              items: records), request (buffers handed to CUPTI; items: 0);
+//                                              items: records), request (buffers handed to CUPTI; items: 0),
+//                                              external (CUPTI's push/pop of the external id inside the
+//                                              NVTX callbacks, apart from nvtx: CUPTI's cost, not ours);
 //                                              <thread> program (the program's threads), cupti (CUPTI's
 //                                              worker thread) or gpuperf (the library's flush thread)
 //   X <message>                                the injection library could not record (e.g. another profiler)
@@ -66,7 +68,7 @@ struct LaunchRecord {
 
 // One O line: time the injection library spent in its own code, by what it did and on which thread.
 struct OwnWork {
-  std::string work;    // "nvtx", "write", "request", or a kind a newer library writes
+  std::string work;    // "nvtx", "write", "request", "external", or a kind a newer library writes
   std::string thread;  // "program", "cupti", "gpuperf", or a newer one
   std::uint64_t calls = 0;
   std::uint64_t items = 0;  // nvtx: range pushes; write: records; request: 0

@@ -280,16 +280,26 @@ std::string describe_own_work(const std::vector<ProcessRecord>& processes) {
     if (work == "request") return ms(s.ns) + " in " + thousands(s.calls) + " buffer requests" + where;
     return ms(s.ns) + " in " + thousands(s.calls) + " " + work + " calls" + where;
   };
-  std::uint64_t program_ns = 0, other_ns = 0;
+  std::uint64_t program_ns = 0, other_ns = 0, external_ns = 0, external_calls = 0;
   std::string program, other;
   for (const auto& [key, s] : sums) {
+    if (key.second == "external") {  // CUPTI's own call inside our NVTX callbacks: said apart, not ours
+      external_ns += s.ns;
+      external_calls += s.calls;
+      continue;
+    }
     const bool on_program = key.first == "program";
     std::string& list = on_program ? program : other;
     list += (list.empty() ? "" : ", ") + part(key.first, key.second, s, on_program);
     (on_program ? program_ns : other_ns) += s.ns;
   }
-  return "inside the program: " + ms(program_ns) + " on its threads" + (program.empty() ? "" : " (" + program + ")") +
-         "; " + ms(other_ns) + " on other threads" + (other.empty() ? "" : " (" + other + ")");
+  std::string out = "inside the program: " + ms(program_ns) + " on its threads" +
+                    (program.empty() ? "" : " (" + program + ")") + "; " + ms(other_ns) + " on other threads" +
+                    (other.empty() ? "" : " (" + other + ")");
+  if (external_calls > 0)
+    out += "; besides, CUPTI's push and pop of the NVTX paths' external ids took " + ms(external_ns) + " in " +
+           thousands(external_calls) + " of those callbacks (CUPTI's cost, which the bare tracer pays too)";
+  return out;
 }
 
 void check_record_options(const RecordOptions& options) {

@@ -160,12 +160,13 @@ TEST(RecorderEnds, OwnTimeIsSummedOverProcessesAndSplitByThread) {
       describe_own_work({process("P 1 0 5 x\nO nvtx program 400 200 300000\nO write cupti 1 4000 600000\n"
                                  "O request program 2 0 10000\nO write program 1 217 50000\nZ\n"),
                          process("P 2 1 5 y\nO nvtx program 200 100 100000\nO write cupti 1 3000 500000\n"
-                                 "O write gpuperf 3 0 20000\nZ\n")});
+                                 "O write gpuperf 3 0 20000\nO external program 600 300 2000000\nZ\n")});
   EXPECT_EQ(s,
             "inside the program: 0.460 ms on its threads (0.400 ms in 600 NVTX callbacks, 0.010 ms in 2 buffer "
             "requests, 0.050 ms writing 217 records (1 buffers)); 1.120 ms on other threads (1.100 ms writing "
             "7,000 records (2 buffers) on CUPTI's thread, 0.020 ms writing 0 records (3 buffers) on gpuperf's "
-            "flush thread)");
+            "flush thread); besides, CUPTI's push and pop of the NVTX paths' external ids took 2.000 ms in 600 "
+            "of those callbacks (CUPTI's cost, which the bare tracer pays too)");
 }
 
 }  // namespace
