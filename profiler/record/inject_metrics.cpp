@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -101,6 +102,15 @@ thread_local bool t_profiling = false;  // this thread's launch is being profile
 thread_local Context* t_context = nullptr;
 thread_local std::uint32_t t_correlation = 0;
 thread_local std::uint64_t t_profile_begin_ns = 0;  // when this thread's profiled launch took the gate
+
+// GPUPERF_RECORD_PROFILE_TRACE=1: each profiled launch's phases on stderr, to see where its time goes.
+bool g_trace = false;
+enum Phase { kSetup, kFlushL2, kBegin, kCall, kPasses, kDecode, kEvaluate, kEnd, kPhases };
+constexpr const char* kPhaseNames[kPhases] = {"setup",  "flush_l2", "begin",    "call",
+                                              "passes", "decode",   "evaluate", "end"};
+thread_local std::uint64_t t_phase_end[kPhases] = {};
+thread_local std::string t_symbol;
+void mark(Phase p);
 
 std::uint64_t monotonic_ns() {
   timespec t{};
@@ -284,12 +294,15 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
   try {
     c = &context_for(data->context);
     if (!c->broken.empty()) return;
+    mark(kSetup);
     t_busy = true;
     flush_l2(*c);
     t_busy = false;
+    mark(kFlushL2);
     // One auto range around this launch; kernel replay runs every pass inside the launch call.
     c->backend->begin_session(0, cupti::SessionReplay::kernel, 1);
     c->backend->start_pass();
+    mark(kBegin);
   } catch (const std::exception& e) {
     t_busy = false;
     if (c != nullptr) c->broken = e.what();
@@ -301,6 +314,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
   ++g_state->spent;
   t_profiling = true;
   t_profile_begin_ns = begin;
+  if (g_trace) t_symbol = data->symbolName;
   t_context = c;
   t_correlation = data->correlationId;
 }
@@ -308,11 +322,16 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
 // Ends the launch's range, if it had one (g_state->mutex held).
 void end_range_locked() {
   Context& c = *t_context;
+  mark(kCall);
   try {
     while (!c.backend->end_pass()) c.backend->start_pass();  // kernel replay: done after one
+    mark(kPasses);
     c.backend->decode();
+    mark(kDecode);
     const auto ranges = c.backend->evaluate();
+    mark(kEvaluate);
     c.backend->end_session();
+    mark(kEnd);
     if (ranges.size() != 1) throw std::runtime_error("CUPTI returned " + std::to_string(ranges.size()) + " ranges");
     std::ostringstream line;
     line.precision(17);
@@ -339,8 +358,24 @@ void leave() {
     const std::uint64_t ns = monotonic_ns() - t_profile_begin_ns;
     g_state->spent_ns += ns;
     write_line("W " + std::to_string(t_correlation) + " " + std::to_string(ns));
+    if (g_trace) {
+      std::string line = "gpuperf-profile " + t_symbol.substr(0, 80) + ":";
+      std::uint64_t last = t_profile_begin_ns;
+      char part[48];
+      for (int p = 0; p < kPhases; ++p) {
+        if (t_phase_end[p] < last) continue;  // not reached (a failure)
+        std::snprintf(part, sizeof part, " %s %.1f", kPhaseNames[p], static_cast<double>(t_phase_end[p] - last) * 1e-6);
+        line += part;
+        last = t_phase_end[p];
+      }
+      std::fprintf(stderr, "%s ms\n", line.c_str());
+    }
   }
   pthread_rwlock_unlock(&g_state->gate);
+}
+
+void mark(Phase p) {
+  if (g_trace) t_phase_end[p] = monotonic_ns();
 }
 
 }  // namespace
@@ -378,6 +413,7 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_BUDGET"); n != nullptr && *n != '\0') {
     g_state->budget = std::strtoull(n, nullptr, 10);
   }
+  if (const char* t = std::getenv("GPUPERF_RECORD_PROFILE_TRACE"); t != nullptr && *t == '1') g_trace = true;
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_MS"); n != nullptr && *n != '\0') {
     g_state->time_budget_ms = std::strtoull(n, nullptr, 10);
   }
