@@ -3,7 +3,7 @@
 whether recording changed how it ended and whether every kernel record was kept.
 
     bench/record_matrix.py --gpuperf BIN --probe BIN [--runs 20] [--plain-runs N] [--jobs 4] [--only NAME,...]
-                           [--out DIR] [--deadline S]
+                           [--out DIR] [--deadline S] [--metrics-args '--profile-launches 1']
 
 Programs (bench/programs/ and tests/record/record_probe.cu): a PyTorch training loop in nested NVTX ranges,
 the same with a CuPy RawKernel, a JAX `jit` program, a Triton kernel, PyTorch with a DataLoader of 2 worker
@@ -63,6 +63,9 @@ def main():
                     help="seconds: judge the runs finished by then and leave the rest (0: wait for all)")
     ap.add_argument("--kill-after", type=float, default=4.0, help="SIGKILL cell: seconds of launches before the kill")
     ap.add_argument("--period", type=float, default=1.0, help="the injection library's flush period (s)")
+    ap.add_argument("--metrics-args", default="",
+                    help="more `record` options for the --metrics cells, e.g. '--profile-launches 1' (shown in the "
+                         "setting's name)")
     args = ap.parse_args()
     out = args.out or tempfile.mkdtemp(prefix="record_matrix-")
     os.makedirs(out, exist_ok=True)
@@ -190,7 +193,8 @@ def main():
             continue
         settings = [("record", [])]
         if name in metric_runs:
-            settings.append(("record --metrics default", ["--metrics", "default"]))
+            extra_args = args.metrics_args.split()
+            settings.append((" ".join(["record --metrics default", *extra_args]), ["--metrics", "default", *extra_args]))
         item = (name, [], [None], how, kernel, {setting: [] for setting, _ in settings})
         pending.append(item)
         cells.append((item, cmd, settings))

@@ -4,18 +4,33 @@
   bench/record_overhead.py --gpuperf BIN --probe BIN --tracer SO --out DIR [--reps N] [--only torch,mid,tiny]
                            [--repeat N] [--cpus LIST] [--deadline S] [--variant NAME:VAR=VALUE]
 
-Four settings, each program timing its own loop (after a warm-up, free of start-up):
+Five settings, each program timing its own loop (after a warm-up, free of start-up):
   plain             the program alone
   bare tracer       tests/record/bare_tracer.cpp injected: CONCURRENT_KERNEL records counted and dropped, the
-                    floor (what CUPTI's kernel tracing costs; on Hopper it instruments the kernels)
-  record --no-nvtx  gpuperf record without NVTX paths (kernel records written to the record file)
-  record            gpuperf record with its defaults (NVTX paths: launch-API and external-correlation records)
+                    floor of `record --no-nvtx` (what CUPTI's kernel tracing costs; on Hopper it instruments
+                    the kernels)
+  bare tracer + launch API
+                    the same tracer with BARE_TRACER_API=1: also the launch APIs' activity records, external
+                    correlation records and NVTX callbacks pushing an external id, all dropped: what `record`
+                    asks of CUPTI, the floor of `record`
+  record --no-nvtx  gpuperf record without NVTX paths (kernel records written to the record file); compared
+                    with the bare tracer
+  record            gpuperf record with its defaults (NVTX paths: launch-API and external-correlation records);
+                    compared with the bare tracer + launch API
 Programs: torch (bench/programs/torch_loop.py: 300 training steps, an NVTX range each, `loop_s`), mid and
 tiny (record_probe overhead: 100,000 launches of ~10 us, 200,000 of ~2 us, back to back; host time per
 launch). Each rep runs every setting once, in an order rotated from rep to rep (interleaved, so drift hits
 all alike); the table gives the median per setting and its change against plain and against the bare tracer,
 each the median of the ratios within one rep (so that drift between reps cancels), with its quartiles and a
 distribution-free 95% interval of that median (order statistics of the ratios).
+
+Our own work by accounting, free of the noise between processes: the injection library times its own code
+(NVTX callbacks, writing buffers, allocating them) and `record` prints the sums ("gpuperf's own time inside the
+program: X ms on its threads (...); Y ms on other threads (...)"). For each recorded process that time per
+launch (over all its launches) is set against its loop time per launch: the share on the program's threads
+is what recording adds to the loop beyond CUPTI (it includes the exit's last flush, outside the loop: an upper
+bound); the share on other threads (CUPTI's worker writing records, gpuperf's flush thread) runs beside the
+loop, on another core.
 
 Quiet measurement: each process times its loop --repeat times after its warm-up and contributes the median of
 them (loop times vary more between processes than within one); --cpus pins every process (and gpuperf with
@@ -32,7 +47,31 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SETTINGS = ["plain", "bare tracer", "record --no-nvtx", "record"]
+SETTINGS = ["plain", "bare tracer", "bare tracer + launch API", "record --no-nvtx", "record"]
+TRACERS = ("bare tracer", "bare tracer + launch API")
+# The floor each recording setting is compared with: what it asks of CUPTI, without gpuperf's work.
+FLOOR = {"record --no-nvtx": "bare tracer", "record": "bare tracer + launch API"}
+TORCH_WARMUP = 20  # torch_loop.py's default --warmup steps
+OWN_RE = re.compile(r"own time inside the program: ([\d.]+) ms on its threads.*?; ([\d.]+) ms on other threads")
+EXTERNAL_RE = re.compile(r"CUPTI's push and pop of the NVTX paths' external ids took ([\d.]+) ms")
+LAUNCHES_RE = re.compile(r"process\(es\) recorded, (\d+) kernel launches")
+
+
+def own_work_share(stderr, loop_value, launches_per_loop, loop_seconds):
+    """(share on the program's threads, share on other threads, us per launch on the program's, on others,
+    share of CUPTI's external-id push/pop inside our NVTX callbacks), shares as fractions of the loop time, from
+    `record`'s closing lines; None without the own-time line.
+    loop_value: the process's loop time (s, or us per launch when launches_per_loop is None)."""
+    own, launches = OWN_RE.search(stderr), LAUNCHES_RE.search(stderr)
+    if not own or not launches or int(launches.group(1)) == 0:
+        return None
+    n = int(launches.group(1))
+    program_us, other_us = (float(own.group(i)) * 1000 / n for i in (1, 2))
+    external = EXTERNAL_RE.search(stderr)
+    external_us = float(external.group(1)) * 1000 / n if external else 0.0
+    loop_us_per_launch = loop_value * 1e6 / launches_per_loop if loop_seconds else loop_value
+    return (program_us / loop_us_per_launch, other_us / loop_us_per_launch, program_us, other_us,
+            external_us / loop_us_per_launch)
 
 
 def main():
@@ -89,8 +128,9 @@ def main():
 
     def command(setting, cmd):
         env = dict(os.environ)
-        if setting == "bare tracer":
+        if setting in TRACERS:
             env["CUDA_INJECTION64_PATH"] = os.path.abspath(args.tracer)
+            env["BARE_TRACER_API"] = "1" if setting == "bare tracer + launch API" else "0"
             return pin + cmd, env
         if setting == "plain":
             return pin + cmd, env
@@ -102,11 +142,12 @@ def main():
     results = {}  # (program, setting) -> [loop times]
     by_rep = {}  # (program, rep) -> {setting: loop time}: the pairs, for changes measured within one rep
     inner = {}  # (program, setting) -> [coefficient of variation of the loops within one process]
+    own = {}  # (program, setting) -> [own_work_share of each recorded process]
     started = time.time()
     log = open(os.path.join(args.out, "overhead-runs.txt"), "w")
     reps_done = 0
     if args.from_log:
-        reps_done = read_log(args.from_log, chosen, settings, results, by_rep, inner)
+        reps_done = read_log(args.from_log, chosen, settings, results, by_rep, inner, own)
     for rep in range(args.reps if not args.from_log else 0):
         late = False
         for name in chosen:
@@ -122,14 +163,26 @@ def main():
                 if p.returncode != 0 or not loops:
                     sys.exit(f"record_overhead: {' '.join(full)} failed (exit {p.returncode}):\n"
                              f"{p.stdout[-1500:]}{p.stderr[-1500:]}")
-                if setting == "bare tracer" and "bare_tracer:" not in p.stderr:
+                if setting in TRACERS and "bare_tracer:" not in p.stderr:
                     sys.exit("record_overhead: the bare tracer was not loaded:\n" + p.stderr[-1500:])
+                if setting == "bare tracer + launch API" and "API records" not in p.stderr:
+                    sys.exit("record_overhead: the bare tracer did not trace the launch APIs:\n" + p.stderr[-1500:])
                 value = statistics.median(loops)
                 results.setdefault((name, setting), []).append(value)
                 by_rep.setdefault((name, rep), {})[setting] = value
                 if len(loops) > 1:
                     inner.setdefault((name, setting), []).append(statistics.pstdev(loops) / statistics.mean(loops))
                 log.write(f"rep {rep} {name} {setting!r} {value} loops {' '.join(map(str, loops))}\n")
+                if setting.startswith("record"):
+                    if name == "torch":
+                        per_loop = launches_per_loop(p.stderr, TORCH_WARMUP + args.torch_steps * len(loops),
+                                                     args.torch_steps)
+                        share = own_work_share(p.stderr, value, per_loop, True)
+                    else:
+                        share = own_work_share(p.stderr, value, None, False)
+                    if share:
+                        own.setdefault((name, setting), []).append(share)
+                        log.write(f"own {rep} {name} {setting!r} {' '.join(f'{v:.6g}' for v in share)}\n")
                 log.flush()
         if late:
             break  # the reps counted in the table are those finished by the deadline
@@ -162,7 +215,7 @@ def main():
     print(f"\nLoop time as each program measures it ({reps_done} interleaved reps; each process times its loop "
           f"{repeat} times and gives the median{'; pinned to CPUs ' + args.cpus if args.cpus else ''}). Changes: "
           "median of the ratios within each rep [quartiles] (distribution-free 95% interval of the median):\n")
-    print("| program | setting | median (min-max) | vs plain | vs bare tracer | median / tracer's (bootstrap 95%) "
+    print("| program | setting | median (min-max) | vs plain | vs floor | median / floor's (bootstrap 95%) "
           "| spread in a process | reps |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for name in chosen:
@@ -175,23 +228,60 @@ def main():
                 continue
             med = statistics.median(values)
             vs_plain = "" if setting == "plain" else paired(name, setting, "plain")
-            vs_floor = "" if setting in ("plain", "bare tracer") else paired(name, setting, "bare tracer")
+            floor = FLOOR.get(setting, "bare tracer + launch API" if setting.startswith("record") else "bare tracer")
+            vs_floor = "" if setting in ("plain",) + TRACERS[:1] else paired(name, setting, floor)
             fmt = "{:.4f}" if unit == "s" else "{:.3f}"
             cvs = inner.get((name, setting))
             spread = f"{100 * statistics.median(cvs):.1f}%" if cvs else "-"
-            vs_floor_unpaired = "" if setting in ("plain", "bare tracer") else unpaired(name, setting, "bare tracer")
+            vs_floor_unpaired = "" if setting in ("plain",) + TRACERS[:1] else unpaired(name, setting, floor)
             print(f"| {label} | {setting} | {fmt.format(med)} {unit} ({fmt.format(min(values))}-"
                   f"{fmt.format(max(values))}) | {vs_plain} | {vs_floor} | {vs_floor_unpaired} | {spread} | "
                   f"{len(values)} |")
-    print("\n(spread in a process: the median over processes of the coefficient of variation of its loops; "
-          "median / tracer's: the two settings' medians over all their processes, unpaired)")
+    print("\n(vs floor: record --no-nvtx against the bare tracer, record and its variants against the bare tracer "
+          "+ launch API, that tracer against the bare tracer; spread in a process: the median over processes of the "
+          "coefficient of variation of its loops; median / floor's: the two settings' medians over all their "
+          "processes, unpaired)")
+    print(own_work_table(chosen, settings, programs, own))
 
 
-def read_log(path, chosen, settings, results, by_rep, inner):
+def launches_per_loop(stderr, loops_and_warmup, steps):
+    """The launches of one timed loop of `steps` steps, from a process's launches over all its steps."""
+    m = LAUNCHES_RE.search(stderr)
+    return int(m.group(1)) * steps / loops_and_warmup if m else 1
+
+
+def own_work_table(chosen, settings, programs, own):
+    """Our own work by accounting: per program and recording setting, the median over its processes."""
+    rows = []
+    for name in chosen:
+        for setting in settings:
+            shares = own.get((name, setting))
+            if not shares:
+                continue
+            med = [statistics.median(s[i] if i < len(s) else 0.0 for s in shares) for i in range(5)]
+            worst = max(s[0] for s in shares)
+            rows.append(f"| {programs[name][0]} | {setting} | {med[2]:.3f} us/launch = {100 * med[0]:.3f}% "
+                        f"(max {100 * worst:.3f}%) | {med[3]:.3f} us/launch = {100 * med[1]:.3f}% "
+                        f"| {100 * med[4]:.3f}% | {len(shares)} |")
+    if not rows:
+        return "\n(no own-time lines: the injection library predates them, or no recording setting ran)"
+    return ("\ngpuperf's own work inside the program, by its own accounting (median over the recorded processes; "
+            "per launch over all of a process's launches, as a share of its loop time per launch):\n\n"
+            "| program | setting | on the program's threads (adds to the loop) | on other threads (beside it) "
+            "| CUPTI's external-id push/pop in our NVTX callbacks (in the floor) | processes |\n"
+            "|---|---|---:|---:|---:|---:|\n" + "\n".join(rows))
+
+
+def read_log(path, chosen, settings, results, by_rep, inner, own):
     """Fills the tables from an overhead-runs.txt; returns the number of whole reps in it."""
     line_re = re.compile(r"^rep (\d+) (\w+) '([^']+)' ([\d.]+)(?: loops (.*))?$")
+    own_re = re.compile(r"^own (\d+) (\w+) '([^']+)' ((?:\S+ ?){4,5})$")
     reps = {}
     for line in open(path):
+        o = own_re.match(line.strip())
+        if o and o.group(2) in chosen:
+            own.setdefault((o.group(2), o.group(3)), []).append(tuple(float(v) for v in o.group(4).split()))
+            continue
         m = line_re.match(line.strip())
         if not m or m.group(2) not in chosen:
             continue

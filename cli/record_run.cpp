@@ -69,6 +69,11 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                                "With --metrics: profiled launches per process at most (default 1000, 0: no limit); "
                                "identities met after it is spent keep their timing only"),
                0);
+  count_option(cmd->add_option("--profile-seconds", a.profile_seconds,
+                               "With --metrics: seconds of profiling per process at most (default 60, 0: no limit); "
+                               "launches after it is spent keep their timing only (each profiled launch holds the "
+                               "program in its launch call)"),
+               0);
   if (!metrics) return;
   cmd->add_option("--metrics", a.metrics,
                   "Hardware metrics of the first launches of each kernel (kernel replay): none (default), default, "
@@ -101,6 +106,7 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   options.metrics = a.metrics;
   options.profile_launches = a.profile_launches;
   options.profile_budget = a.profile_budget;
+  options.profile_seconds = a.profile_seconds;
   if (!ctx.quiet) {
     options.note = [](const std::string& note) { std::fprintf(stderr, "gpuperf: note: %s\n", note.c_str()); };
   }
@@ -141,6 +147,8 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
         seconds(std::chrono::steady_clock::now() - recording.program_started).count() - end.wall_seconds;
     std::fprintf(stderr, "gpuperf's own time: %.3f s before the program, %.3f s after it (%llu launches read)\n",
                  recording.seconds_before, after, static_cast<unsigned long long>(recording.totals.launches_seen));
+    // The injection library's own time inside the program (bench/record_overhead.py reads this line too).
+    if (!recording.own_work.empty()) std::fprintf(stderr, "gpuperf's own time %s\n", recording.own_work.c_str());
   }
   return out;
 }

@@ -58,6 +58,9 @@ class ActivityBuffer {
 class ActivityHandler {
  public:
   virtual void on_buffer(const ActivityBuffer& records, std::size_t dropped) = 0;
+  // After each buffer handed to CUPTI, on the thread that asked for it: how long allocating it took (ns,
+  // monotonic clock), for a handler that accounts its own cost (the injection library's O lines).
+  virtual void on_request(std::uint64_t /*ns*/) {}
 
  protected:
   ~ActivityHandler() = default;  // handlers outlive the process's tracing; never deleted through this

@@ -17,6 +17,12 @@
 // NVTX push/pop; records are written by CUPTI's worker thread, a buffer (1 MB) at a time, about 0.15 us a
 // record on an H100 machine (bench/record_overhead.py measures what recording costs a program).
 //
+// Its own time: the library times its own code per buffer (writing, allocating) and per NVTX callback, never
+// per launch, with the monotonic clock (vDSO, tens of ns a read), and writes the sums as O lines at the end
+// (record_file.hpp), split by thread: the program's threads (NVTX callbacks, the exit's last flush) against
+// CUPTI's worker thread and its own flush thread, which run beside the program. `record` prints them, and
+// bench/record_overhead.py sets them against the loop time, free of the noise between processes.
+//
 // Bounded loss under SIGKILL: a buffer reaches the file when it fills or when it is flushed, and SIGKILL
 // leaves no chance to flush. So a thread of ours asks CUPTI every GPUPERF_RECORD_FLUSH_MS (default 1000 ms)
 // for its buffers whose records are complete (cuptiActivityFlushAll(0): not forced, so no record of a
@@ -32,6 +38,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -83,6 +90,51 @@ State& state() {
 }
 
 std::atomic<bool> g_started{false};
+
+// The library's own time (O lines). Relaxed atomics: each is only summed, and read once at the end.
+// nvtx: our NVTX callback's own code; external: CUPTI's push/pop of the external id inside it (CUPTI's cost,
+// which the bare tracer + launch API pays too), timed apart so that the two are not mixed.
+enum class Work { nvtx, write, request, external };
+enum class Thread { program, cupti, gpuperf };
+constexpr const char* kWorkNames[] = {"nvtx", "write", "request", "external"};
+constexpr int kWorks = 4;
+constexpr const char* kThreadNames[] = {"program", "cupti", "gpuperf"};
+struct Account {
+  std::atomic<std::uint64_t> calls{0}, items{0}, ns{0};
+};
+Account g_own[kWorks][3];  // [Work][Thread]; trivially destructible members, never torn down before the last flush
+
+thread_local bool t_flush_thread = false;  // the library's flush thread
+thread_local bool t_finishing = false;     // inside finish() (the exit's last flush) on this thread
+thread_local pid_t t_tid = 0;
+std::atomic<pid_t> g_cupti_tid{0};  // the thread that hands CUPTI's completed buffers over on its own
+
+pid_t own_tid() {
+  if (t_tid == 0) t_tid = static_cast<pid_t>(gettid());
+  return t_tid;
+}
+
+std::uint64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+void account(Work work, Thread thread, std::uint64_t items, std::uint64_t ns) {
+  Account& a = g_own[static_cast<int>(work)][static_cast<int>(thread)];
+  a.calls.fetch_add(1, std::memory_order_relaxed);
+  a.items.fetch_add(items, std::memory_order_relaxed);
+  a.ns.fetch_add(ns, std::memory_order_relaxed);
+}
+
+// Whose thread the caller is: ours (flush thread), CUPTI's worker (the thread that completes buffers outside
+// our flushes; known from its first buffer), else the program's. A buffer asked for before CUPTI's worker
+// completed one counts as the program's (the cautious side).
+Thread calling_thread() {
+  if (t_flush_thread) return Thread::gpuperf;
+  const pid_t cupti = g_cupti_tid.load(std::memory_order_relaxed);
+  return cupti != 0 && cupti == own_tid() ? Thread::cupti : Thread::program;
+}
 
 gpuperf::cupti::ActivityApi& activity() {
   static gpuperf::cupti::ActivityApi& a =
@@ -167,8 +219,30 @@ class RecordWriter : public gpuperf::cupti::ActivityHandler {
  public:
   // One lock per buffer, not per record (a record takes about 0.15 us to write on CUPTI's thread).
   void on_buffer(const gpuperf::cupti::ActivityBuffer& records, std::size_t dropped) override {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    records.for_each([](const CUpti_Activity& record) { write_record_locked(record); });
+    const std::uint64_t begin = monotonic_ns();
+    Thread thread = Thread::gpuperf;
+    if (!t_flush_thread) {
+      thread = t_finishing ? Thread::program : Thread::cupti;
+      pid_t none = 0;
+      if (thread == Thread::cupti) g_cupti_tid.compare_exchange_strong(none, own_tid(), std::memory_order_relaxed);
+    }
+    std::uint64_t count = 0;
+    {
+      std::lock_guard<std::mutex> lock(state().mutex);
+      write_buffer_locked(records, dropped, count);
+    }
+    account(Work::write, thread, count, monotonic_ns() - begin);
+  }
+
+  void on_request(std::uint64_t ns) override { account(Work::request, calling_thread(), 0, ns); }
+
+ private:
+  static void write_buffer_locked(const gpuperf::cupti::ActivityBuffer& records, std::size_t dropped,
+                                  std::uint64_t& count) {
+    records.for_each([&count](const CUpti_Activity& record) {
+      ++count;
+      write_record_locked(record);
+    });
     if (dropped > 0) write_line_locked("D " + std::to_string(dropped));
     if (state().out == nullptr || state().finished) return;
     timespec now{};
@@ -182,7 +256,6 @@ class RecordWriter : public gpuperf::cupti::ActivityHandler {
     std::fflush(state().out);  // what a later SIGKILL cannot take back
   }
 
- private:
   static void write_record_locked(const CUpti_Activity& record) {
     char line[400];
     if (record.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
@@ -239,6 +312,16 @@ void trace_nvtx(const char* what, std::size_t depth, const std::string& message)
     std::fprintf(stderr, "gpuperf-nvtx %ld %s %zu %s\n", static_cast<long>(gettid()), what, depth, message.c_str());
 }
 
+// The time CUPTI's push/pop of the external id took in this thread's NVTX callback (ns).
+thread_local std::uint64_t t_external_ns = 0;
+
+template <typename F>
+std::uint64_t timed(F&& f) {
+  const std::uint64_t begin = monotonic_ns();
+  f();
+  return monotonic_ns() - begin;
+}
+
 // NVTX push/pop on the calling thread: push the whole path as an external correlation id.
 void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   std::string message;
@@ -271,7 +354,7 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
       if (ranges.names.empty()) return;
       ranges.names.pop_back();
       ranges.ids.pop_back();
-      activity().pop_external();
+      t_external_ns += timed([] { activity().pop_external(); });
       return;
     }
     default:
@@ -290,23 +373,50 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
     id = intern_locked(state().ranges, path, 'R');
   }
   ranges.ids.push_back(id);
-  activity().push_external(id);
+  t_external_ns += timed([id] { activity().push_external(id); });
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    const std::uint64_t begin = monotonic_ns();
+    t_external_ns = 0;
     on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data));
+    const std::uint64_t external = t_external_ns;
+    const bool push = cbid == CUPTI_CBID_NVTX_nvtxRangePushA || cbid == CUPTI_CBID_NVTX_nvtxRangePushEx ||
+                      cbid == CUPTI_CBID_NVTX_nvtxDomainRangePushEx;
+    const std::uint64_t all = monotonic_ns() - begin;
+    account(Work::nvtx, Thread::program, push ? 1 : 0, all - std::min(all, external));
+    if (external > 0) account(Work::external, Thread::program, push ? 1 : 0, external);
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     gpuperf::record::inject::on_launch(domain, cbid, static_cast<const CUpti_CallbackData*>(data));
+  }
+}
+
+// The O lines: the library's own time by work and thread, those that ran at all.
+void write_own_time_locked() {
+  for (int w = 0; w < kWorks; ++w) {
+    for (int t = 0; t < 3; ++t) {
+      const Account& a = g_own[w][t];
+      const std::uint64_t calls = a.calls.load(std::memory_order_relaxed);
+      if (calls == 0) continue;
+      write_line_locked(std::string("O ") + kWorkNames[w] + " " + kThreadNames[t] + " " + std::to_string(calls) + " " +
+                        std::to_string(a.items.load(std::memory_order_relaxed)) + " " +
+                        std::to_string(a.ns.load(std::memory_order_relaxed)));
+    }
   }
 }
 
 // Flushes every buffer, once, and closes the file with Z. Runs at exit, or from a fatal signal's handler.
 // Not in a forked child: its copy of the file and of CUPTI's buffers are the parent's, who writes them.
 void finish() {
-  if (!g_started.load() || state().forked_child || !activity().finish()) return;
+  if (!g_started.load() || state().forked_child) return;
+  t_finishing = true;  // the buffers of the last flush are written on this thread
+  const bool last = activity().finish();
+  t_finishing = false;
+  if (!last) return;
   std::lock_guard<std::mutex> lock(state().mutex);
   if (state().finished || state().out == nullptr) return;
+  write_own_time_locked();
   write_line_locked("Z");
   state().finished = true;
   std::fclose(state().out);
@@ -363,6 +473,7 @@ void start_flush_thread(unsigned period_ms) {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &before);  // inherited by the new thread
   std::thread([period_ms] {
+    t_flush_thread = true;
     handoff->serve(
         period_ms, [] { return activity().flush(false) == CUPTI_SUCCESS; }, [] { finish(); });
   }).detach();

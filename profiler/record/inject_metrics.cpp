@@ -4,8 +4,10 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -81,6 +83,13 @@ struct State {
   unsigned long long budget = 1000;
   unsigned long long spent = 0;
   bool told_budget = false;
+  // Milliseconds of profiling per process at most (0: no limit): a profiled launch holds the program inside
+  // its launch call for the replay's passes plus the save and restore of the memory the kernel can reach, so
+  // a program that keeps most of the GPU's memory allocated (XLA preallocates 75%) pays up to a second per
+  // launch. Launches after it is spent are not profiled, and a "T <budget ms>" line says so.
+  unsigned long long time_budget_ms = 60000;
+  unsigned long long spent_ns = 0;
+  bool told_time_budget = false;
   std::map<std::string, unsigned long long> profiled;  // identity key -> launches profiled so far
   std::map<CUcontext, Context> contexts;
 };
@@ -92,6 +101,22 @@ thread_local int t_depth = 0;           // launch callbacks open on this thread 
 thread_local bool t_profiling = false;  // this thread's launch is being profiled (it holds the gate exclusively)
 thread_local Context* t_context = nullptr;
 thread_local std::uint32_t t_correlation = 0;
+thread_local std::uint64_t t_profile_begin_ns = 0;  // when this thread's profiled launch took the gate
+
+// GPUPERF_RECORD_PROFILE_TRACE=1: each profiled launch's phases on stderr, to see where its time goes.
+bool g_trace = false;
+enum Phase { kSetup, kFlushL2, kBegin, kCall, kPasses, kDecode, kEvaluate, kEnd, kPhases };
+constexpr const char* kPhaseNames[kPhases] = {"setup",  "flush_l2", "begin",    "call",
+                                              "passes", "decode",   "evaluate", "end"};
+thread_local std::uint64_t t_phase_end[kPhases] = {};
+thread_local std::string t_symbol;
+void mark(Phase p);
+
+std::uint64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
+}
 
 std::string driver_error(CUresult r, const char* call) {
   const char* s = nullptr;
@@ -235,6 +260,13 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
     }
     return false;
   }
+  if (g_state->time_budget_ms > 0 && g_state->spent_ns >= g_state->time_budget_ms * 1000000ull) {
+    if (!g_state->told_time_budget) {
+      g_state->told_time_budget = true;
+      write_line("T " + std::to_string(g_state->time_budget_ms));
+    }
+    return false;
+  }
   return true;
 }
 
@@ -255,18 +287,22 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     return;
   }
   pthread_rwlock_wrlock(&g_state->gate);
+  const std::uint64_t begin = monotonic_ns();  // the profiling's cost, not the wait for other launches
   std::lock_guard<std::mutex> lock(g_state->mutex);
   if (!wanted_locked(data, key)) return;  // another thread profiled its last launch while this one waited
   Context* c = nullptr;
   try {
     c = &context_for(data->context);
     if (!c->broken.empty()) return;
+    mark(kSetup);
     t_busy = true;
     flush_l2(*c);
     t_busy = false;
+    mark(kFlushL2);
     // One auto range around this launch; kernel replay runs every pass inside the launch call.
     c->backend->begin_session(0, cupti::SessionReplay::kernel, 1);
     c->backend->start_pass();
+    mark(kBegin);
   } catch (const std::exception& e) {
     t_busy = false;
     if (c != nullptr) c->broken = e.what();
@@ -277,6 +313,8 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
   ++g_state->profiled[key];
   ++g_state->spent;
   t_profiling = true;
+  t_profile_begin_ns = begin;
+  if (g_trace) t_symbol = data->symbolName;
   t_context = c;
   t_correlation = data->correlationId;
 }
@@ -284,11 +322,16 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
 // Ends the launch's range, if it had one (g_state->mutex held).
 void end_range_locked() {
   Context& c = *t_context;
+  mark(kCall);
   try {
     while (!c.backend->end_pass()) c.backend->start_pass();  // kernel replay: done after one
+    mark(kPasses);
     c.backend->decode();
+    mark(kDecode);
     const auto ranges = c.backend->evaluate();
+    mark(kEvaluate);
     c.backend->end_session();
+    mark(kEnd);
     if (ranges.size() != 1) throw std::runtime_error("CUPTI returned " + std::to_string(ranges.size()) + " ranges");
     std::ostringstream line;
     line.precision(17);
@@ -310,8 +353,29 @@ void leave() {
     t_profiling = false;
     std::lock_guard<std::mutex> lock(g_state->mutex);
     end_range_locked();
+    // The wall time this launch's profiling held the program: its L2 flush, the replay inside the launch call
+    // (passes, memory saved and restored) and the evaluation.
+    const std::uint64_t ns = monotonic_ns() - t_profile_begin_ns;
+    g_state->spent_ns += ns;
+    write_line("W " + std::to_string(t_correlation) + " " + std::to_string(ns));
+    if (g_trace) {
+      std::string line = "gpuperf-profile " + t_symbol.substr(0, 80) + ":";
+      std::uint64_t last = t_profile_begin_ns;
+      char part[48];
+      for (int p = 0; p < kPhases; ++p) {
+        if (t_phase_end[p] < last) continue;  // not reached (a failure)
+        std::snprintf(part, sizeof part, " %s %.1f", kPhaseNames[p], static_cast<double>(t_phase_end[p] - last) * 1e-6);
+        line += part;
+        last = t_phase_end[p];
+      }
+      std::fprintf(stderr, "%s ms\n", line.c_str());
+    }
   }
   pthread_rwlock_unlock(&g_state->gate);
+}
+
+void mark(Phase p) {
+  if (g_trace) t_phase_end[p] = monotonic_ns();
 }
 
 }  // namespace
@@ -349,6 +413,10 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_BUDGET"); n != nullptr && *n != '\0') {
     g_state->budget = std::strtoull(n, nullptr, 10);
   }
+  if (const char* t = std::getenv("GPUPERF_RECORD_PROFILE_TRACE"); t != nullptr && *t == '1') g_trace = true;
+  if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_MS"); n != nullptr && *n != '\0') {
+    g_state->time_budget_ms = std::strtoull(n, nullptr, 10);
+  }
   write_line(header);
   // Callbacks for the launch APIs alone (every other API call runs without one): single-kernel launches
   // are profiled, the others pass the gate.
@@ -366,6 +434,13 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
     const char* s = nullptr;
     cuptiGetResultString(r, &s);
     write_line(std::string("X hardware metrics are not recorded: cuptiEnableCallback: ") + (s != nullptr ? s : "?"));
+    return false;
+  }
+  if (g_state->time_budget_ms > 0 && g_state->spent_ns >= g_state->time_budget_ms * 1000000ull) {
+    if (!g_state->told_time_budget) {
+      g_state->told_time_budget = true;
+      write_line("T " + std::to_string(g_state->time_budget_ms));
+    }
     return false;
   }
   return true;

@@ -183,6 +183,23 @@ void ProcessParser::parse_line(std::string_view line) {
     case 'B':
       if (!(f.next(p_.profile_budget_spent) && f.at_end())) throw bad("malformed budget line");
       break;
+    case 'T':
+      if (!(f.next(p_.profile_time_budget_ms) && f.at_end())) throw bad("malformed time budget line");
+      break;
+    case 'W': {
+      std::uint32_t corr = 0;
+      std::uint64_t ns = 0;
+      if (!(f.next(corr) && f.next(ns))) throw bad("malformed profile time line");
+      profile_ns_of_correlation_[corr] = ns;
+      break;
+    }
+    case 'O': {  // fields past the fifth are a newer library's: ignored
+      OwnWork w;
+      if (!(f.next_word(w.work) && f.next_word(w.thread) && f.next(w.calls) && f.next(w.items) && f.next(w.ns)))
+        throw bad("malformed own-time line");
+      p_.own_work.push_back(std::move(w));
+      break;
+    }
     case 'X': p_.errors.push_back(rest_after(line, 1)); break;
     case 'Z': p_.complete = true; break;
     default: throw bad("unknown record kind");
@@ -201,6 +218,8 @@ ProcessRecord ProcessParser::finish() {
     r.name = n->second;
     r.pid = p_.pid;
     if (auto m = metrics_of_correlation_.find(r.correlation); m != metrics_of_correlation_.end()) r.metrics = m->second;
+    if (auto w = profile_ns_of_correlation_.find(r.correlation); w != profile_ns_of_correlation_.end())
+      r.profile_ns = w->second;
     if (auto c = range_of_correlation_.find(r.correlation); c != range_of_correlation_.end()) {
       if (auto rg = ranges.find(c->second); rg != ranges.end()) r.nvtx_path = rg->second;
     }

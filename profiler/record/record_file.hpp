@@ -12,8 +12,20 @@
 //   D <count>                                  activity records CUPTI dropped (buffers full)
 //   F <unix time ns>                           the records above reached the file then (after every buffer)
 //   B <budget>                                 --metrics: the budget of profiled launches was spent
+//   T <budget ms>                              --metrics: the time budget of profiling was spent
+//   W <correlation> <ns>                       --metrics: the wall time profiling that launch took (its call)
+//   O <work> <thread> <calls> <items> <ns>     the library's own time, written at the end (before Z): <work>
+//                                              nvtx (callbacks; items: pushes), write (buffers written;
+//                                              items: records), request (buffers handed to CUPTI; items: 0),
+//                                              external (CUPTI's push/pop of the external id inside the
+//                                              NVTX callbacks, apart from nvtx: CUPTI's cost, not ours);
+//                                              <thread> program (the program's threads), cupti (CUPTI's
+//                                              worker thread) or gpuperf (the library's flush thread)
 //   X <message>                                the injection library could not record (e.g. another profiler)
 //   Z                                          the process ended and everything was flushed (last line)
+//
+// A reader keeps O lines of a <work> or <thread> it does not know and ignores their fields past the fifth, so
+// the library may account more than this reader knows of.
 //
 // A file without Z belongs to a process that died before flushing (a signal, _exit): what it holds was
 // seen, the rest was lost. The library writes its buffers every second or so (inject.cpp), so such a file
@@ -49,8 +61,18 @@ struct LaunchRecord {
   std::string_view name;       // mangled
   std::string_view nvtx_path;  // "" outside any NVTX range
   std::uint32_t pid = 0;
-  std::uint32_t graph = 0;      // the CUDA graph whose launch ran it; 0 outside graphs
-  std::vector<double> metrics;  // a profiled launch's values, in ProcessRecord::metric_names order; else empty
+  std::uint32_t graph = 0;       // the CUDA graph whose launch ran it; 0 outside graphs
+  std::vector<double> metrics;   // a profiled launch's values, in ProcessRecord::metric_names order; else empty
+  std::uint64_t profile_ns = 0;  // a profiled launch: the wall time its profiling took (W line); else 0
+};
+
+// One O line: time the injection library spent in its own code, by what it did and on which thread.
+struct OwnWork {
+  std::string work;    // "nvtx", "write", "request", "external", or a kind a newer library writes
+  std::string thread;  // "program", "cupti", "gpuperf", or a newer one
+  std::uint64_t calls = 0;
+  std::uint64_t items = 0;  // nvtx: range pushes; write: records; request: 0
+  std::uint64_t ns = 0;
 };
 
 struct ProcessRecord {
@@ -59,6 +81,8 @@ struct ProcessRecord {
   std::uint64_t started_ns = 0;                  // unix time the process began recording (P line)
   std::uint64_t last_flush_ns = 0;               // unix time of its last F line; 0: none
   std::uint64_t profile_budget_spent = 0;        // --metrics: the budget of a B line, 0 when not spent
+  std::uint64_t profile_time_budget_ms = 0;      // --metrics: the time budget of a T line, 0 when not spent
+  std::vector<OwnWork> own_work;                 // O lines (none from a killed process or an older library)
   bool complete = false;                         // ended with Z
   std::uint64_t dropped = 0;                     // CUPTI's dropped records
   std::vector<std::string> errors;               // X lines
@@ -88,6 +112,7 @@ class ProcessParser {
   std::vector<std::uint64_t> name_ids_;  // of p_.launches, resolved by finish()
   std::unordered_map<std::uint32_t, std::uint64_t> range_of_correlation_;
   std::unordered_map<std::uint32_t, std::vector<double>> metrics_of_correlation_;
+  std::unordered_map<std::uint32_t, std::uint64_t> profile_ns_of_correlation_;
 };
 
 // Parses a whole process file's text (tests); `what` names it in errors.

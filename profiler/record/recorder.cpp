@@ -111,7 +111,8 @@ std::vector<std::pair<std::string, std::string>> metrics_environment(const Metri
   return {{"GPUPERF_RECORD_METRICS", names},
           {"GPUPERF_RECORD_CUPTI_MODULE", module},
           {"GPUPERF_RECORD_PROFILE_LAUNCHES", std::to_string(o.profile_launches)},
-          {"GPUPERF_RECORD_PROFILE_BUDGET", std::to_string(o.profile_budget)}};
+          {"GPUPERF_RECORD_PROFILE_BUDGET", std::to_string(o.profile_budget)},
+          {"GPUPERF_RECORD_PROFILE_MS", std::to_string(o.profile_seconds * 1000)}};
 }
 
 std::string seconds_text(double s) {
@@ -138,6 +139,47 @@ std::vector<std::string> record_warnings(const std::vector<ProcessRecord>& proce
   }
   if (dropped > 0) out.push_back("CUPTI dropped " + std::to_string(dropped) + " kernel records (buffers full)");
   return out;
+}
+
+// 7217 -> "7,217".
+std::string thousands(std::uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// How long profiling held the program (W lines), with the identity that took longest; "" without W lines.
+std::string describe_profile_time(const std::vector<ProcessRecord>& processes) {
+  struct Identity {
+    std::uint64_t launches = 0, ns = 0;
+  };
+  std::map<std::string, Identity> by_identity;  // "<function> [<nvtx>] <grid> <block>"
+  std::uint64_t launches = 0, total_ns = 0;
+  for (const auto& p : processes) {
+    for (const auto& l : p.launches) {
+      if (l.profile_ns == 0) continue;
+      ++launches;
+      total_ns += l.profile_ns;
+      std::string key = kernel_name(std::string(l.name), KernelNaming::function);
+      if (!l.nvtx_path.empty()) key += " [" + std::string(l.nvtx_path) + "]";
+      key += " " + std::to_string(l.grid[0]) + "x" + std::to_string(l.grid[1]) + "x" + std::to_string(l.grid[2]) + " " +
+             std::to_string(l.block[0]) + "x" + std::to_string(l.block[1]) + "x" + std::to_string(l.block[2]);
+      Identity& i = by_identity[key];
+      ++i.launches;
+      i.ns += l.profile_ns;
+    }
+  }
+  if (launches == 0) return "";
+  auto slowest = by_identity.begin();
+  for (auto it = by_identity.begin(); it != by_identity.end(); ++it) {
+    if (it->second.ns > slowest->second.ns) slowest = it;
+  }
+  return "; profiling took " + seconds_text(static_cast<double>(total_ns) * 1e-9) + " in " + std::to_string(launches) +
+         " launches, the slowest identity " + slowest->first + ": " + std::to_string(slowest->second.launches) +
+         " launches, " + seconds_text(static_cast<double>(slowest->second.ns) * 1e-9);
 }
 
 }  // namespace
@@ -180,18 +222,83 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
   std::string out = "counters for " + std::to_string(totals.identities_with_counters) + " of " +
                     std::to_string(totals.identities) + " identities (the first " + std::to_string(per_identity) +
                     " launches of each are profiled)";
+  const std::string profile_time = describe_profile_time(processes);
   const std::size_t left = totals.identities - std::min(totals.identities, totals.identities_with_counters);
-  if (left == 0) return out;
-  std::uint64_t budget = 0;
-  for (const auto& p : processes) budget = std::max(budget, p.profile_budget_spent);
+  std::uint64_t budget = 0, time_budget_ms = 0;
+  for (const auto& p : processes) {
+    budget = std::max(budget, p.profile_budget_spent);
+    time_budget_ms = std::max(time_budget_ms, p.profile_time_budget_ms);
+  }
+  if (left == 0) {
+    if (time_budget_ms > 0)
+      out += "; the time budget of " + seconds_text(static_cast<double>(time_budget_ms) * 1e-3) +
+             " of profiling was spent";
+    return out + profile_time;
+  }
   std::vector<std::string> why;
   if (totals.identities_graph_only > 0)
     why.push_back(std::to_string(totals.identities_graph_only) +
                   " ran only in CUDA graph replays (launches captured into a graph are not profiled)");
   if (budget > 0)
     why.push_back("the budget of " + std::to_string(budget) + " profiled launches was spent (--profile-budget)");
+  if (time_budget_ms > 0)
+    why.push_back("the time budget of " + seconds_text(static_cast<double>(time_budget_ms) * 1e-3) +
+                  " of profiling was spent (--profile-seconds)");
   out += "; " + std::to_string(left) + " left unprofiled";
   for (std::size_t i = 0; i < why.size(); ++i) out += (i == 0 ? ": " : "; ") + why[i];
+  return out + profile_time;
+}
+
+std::string describe_own_work(const std::vector<ProcessRecord>& processes) {
+  struct Sum {
+    std::uint64_t calls = 0, items = 0, ns = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Sum> sums;  // (thread, work)
+  for (const auto& p : processes) {
+    for (const auto& w : p.own_work) {
+      Sum& s = sums[{w.thread, w.work}];
+      s.calls += w.calls;
+      s.items += w.items;
+      s.ns += w.ns;
+    }
+  }
+  if (sums.empty()) return "";
+  auto ms = [](std::uint64_t ns) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f ms", static_cast<double>(ns) * 1e-6);
+    return std::string(text);
+  };
+  auto part = [&](const std::string& thread, const std::string& work, const Sum& s, bool on_program) {
+    std::string where;
+    if (!on_program)
+      where = thread == "cupti"     ? " on CUPTI's thread"
+              : thread == "gpuperf" ? " on gpuperf's flush thread"
+                                    : " on thread " + thread;
+    if (work == "nvtx") return ms(s.ns) + " in " + thousands(s.calls) + " NVTX callbacks" + where;
+    if (work == "write")
+      return ms(s.ns) + " writing " + thousands(s.items) + " records (" + thousands(s.calls) + " buffers)" + where;
+    if (work == "request") return ms(s.ns) + " in " + thousands(s.calls) + " buffer requests" + where;
+    return ms(s.ns) + " in " + thousands(s.calls) + " " + work + " calls" + where;
+  };
+  std::uint64_t program_ns = 0, other_ns = 0, external_ns = 0, external_calls = 0;
+  std::string program, other;
+  for (const auto& [key, s] : sums) {
+    if (key.second == "external") {  // CUPTI's own call inside our NVTX callbacks: said apart, not ours
+      external_ns += s.ns;
+      external_calls += s.calls;
+      continue;
+    }
+    const bool on_program = key.first == "program";
+    std::string& list = on_program ? program : other;
+    list += (list.empty() ? "" : ", ") + part(key.first, key.second, s, on_program);
+    (on_program ? program_ns : other_ns) += s.ns;
+  }
+  std::string out = "inside the program: " + ms(program_ns) + " on its threads" +
+                    (program.empty() ? "" : " (" + program + ")") + "; " + ms(other_ns) + " on other threads" +
+                    (other.empty() ? "" : " (" + other + ")");
+  if (external_calls > 0)
+    out += "; besides, CUPTI's push and pop of the NVTX paths' external ids took " + ms(external_ns) + " in " +
+           thousands(external_calls) + " of those callbacks (CUPTI's cost, which the bare tracer pays too)";
   return out;
 }
 
@@ -249,6 +356,7 @@ Recording record_program(const RecordOptions& o) {
   const bool incomplete = !out.flushed.complete;
   if (incomplete) out.incomplete = incomplete_message(out.flushed, out.end.exit_status);
   if (plan) out.profiled = describe_profiled(out.totals, processes, o.profile_launches);
+  out.own_work = describe_own_work(processes);
 
   if (by_device.empty()) {
     out.nothing_recorded =

@@ -33,6 +33,7 @@ struct RecordOptions {
   std::string metrics = "none";         // none, default or a list: hardware metrics of profiled launches
   std::uint64_t profile_launches = 3;   // launches profiled per identity (the first ones)
   std::uint64_t profile_budget = 1000;  // profiled launches per process at most (0: no limit)
+  std::uint64_t profile_seconds = 60;   // seconds of profiling per process at most (0: no limit)
   // Told, as it happens, what is left out before the program runs (metrics a program's kernels cannot give).
   std::function<void(const std::string&)> note;
 };
@@ -57,8 +58,17 @@ std::string incomplete_message(const Flushed& flushed, int exit_status);
 
 // With --metrics: which identities have counters and why the others have none, one sentence: "counters for
 // 33 of 35 identities (the first 3 launches of each); 2 left unprofiled: 2 ran only in CUDA graph replays".
+// With profiling wall times (W lines) it adds how long profiling held the program in its launch calls and
+// the identity that took longest: "; profiling took 12.40 s in 96 launches, the slowest identity
+// gemm_kernel [step/fwd] 256x1x1 128x1x1: 3 launches, 1.32 s"; with a T line, that the time budget was spent.
 std::string describe_profiled(const KernelTotals& totals, const std::vector<ProcessRecord>& processes,
                               std::uint64_t per_identity);
+
+// The injection library's own time inside the program (its O lines, summed over processes), one sentence:
+// "inside the program: 0.412 ms on its threads (0.400 ms in 600 NVTX callbacks, 0.012 ms in 3 buffer
+// requests); 1.100 ms on other threads (1.100 ms writing 7,217 records on CUPTI's thread)". Empty when no
+// process wrote O lines (killed, or an older library). bench/record_overhead.py reads it.
+std::string describe_own_work(const std::vector<ProcessRecord>& processes);
 
 struct Recording {
   std::string program;        // the family the kernels are stored under
@@ -70,6 +80,7 @@ struct Recording {
   Flushed flushed;                    // what reached the record files
   std::string incomplete;             // incomplete_message when a process did not flush at its end, else ""
   std::string profiled;               // with --metrics: describe(profiled_summary), else ""
+  std::string own_work;               // describe_own_work: the library's own time inside the program
 
   // Non-empty when the program gave no kernel to keep ("it launched no kernel", ...): `runs` is empty then,
   // unless allow_empty gave one empty run.

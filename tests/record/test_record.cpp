@@ -86,6 +86,40 @@ TEST(RecordFile, AKernelLineMayNameTheGraphWhoseLaunchRanIt) {
   EXPECT_THROW(parse_process_text("P 1 0 5 x\nN 1 k\nK 0 1 7 2 40 60 1 1 1 32 1 1 1 g\n", "f"), InputError);
 }
 
+TEST(RecordFile, OwnTimeLinesAreKeptAsWrittenAndNewerKindsTolerated) {
+  const ProcessRecord p = parse_process_text(
+      "P 1 0 5 x\nO nvtx program 600 300 412000\nO write cupti 2 7217 1100000\n"
+      "O spin future 1 2 3 extra fields\nZ\n",
+      "f");
+  ASSERT_EQ(p.own_work.size(), 3u);
+  EXPECT_EQ(p.own_work[0].work, "nvtx");
+  EXPECT_EQ(p.own_work[0].thread, "program");
+  EXPECT_EQ(p.own_work[0].calls, 600u);
+  EXPECT_EQ(p.own_work[0].items, 300u);
+  EXPECT_EQ(p.own_work[0].ns, 412000u);
+  EXPECT_EQ(p.own_work[1].items, 7217u);
+  EXPECT_EQ(p.own_work[2].work, "spin");  // a kind this reader does not know, its extra fields ignored
+  EXPECT_EQ(p.own_work[2].ns, 3u);
+  EXPECT_TRUE(p.complete);
+  // A file without O lines (an older library, a killed process) has none.
+  EXPECT_TRUE(parse_process_text("P 1 0 5 x\nZ\n", "f").own_work.empty());
+  EXPECT_THROW(parse_process_text("P 1 0 5 x\nO nvtx program 6\n", "f"), InputError);
+  EXPECT_THROW(parse_process_text("P 1 0 5 x\nO nvtx program many 1 2\n", "f"), InputError);
+}
+
+TEST(RecordFile, ProfileTimesJoinTheirLaunchAndTheTimeBudgetIsKept) {
+  const ProcessRecord p = parse_process_text(
+      "P 1 0 5 x\nC a b\nN 1 k\nK 0 1 7 1 10 30 1 1 1 32 1 1 1\nK 0 1 7 2 40 60 1 1 1 32 1 1 1\n"
+      "M 2 1.5 2\nW 2 400000000\nT 60000\nZ\n",
+      "f");
+  ASSERT_EQ(p.launches.size(), 2u);
+  EXPECT_EQ(p.launches[0].profile_ns, 0u);
+  EXPECT_EQ(p.launches[1].profile_ns, 400000000u);
+  EXPECT_EQ(p.profile_time_budget_ms, 60000u);
+  EXPECT_THROW(parse_process_text("P 1 0 5 x\nW 2\n", "f"), InputError);
+  EXPECT_THROW(parse_process_text("P 1 0 5 x\nT 6 7\n", "f"), InputError);
+}
+
 TEST(RecordFile, MalformedLinesNameTheFileAndLine) {
   try {
     parse_process_text("P 1 0 5 x\nK 0 1 7 oops\n", "process-1.txt");

@@ -131,5 +131,43 @@ TEST(RecorderEnds, TheMetricsSummarySaysWhatIsLeftUnprofiledAndWhy) {
   EXPECT_NE(s.find("the budget of 200 profiled launches was spent"), std::string::npos) << s;
 }
 
+TEST(RecorderEnds, TheMetricsSummarySaysWhatProfilingTookAndTheTimeBudget) {
+  KernelTotals t;
+  t.identities = 3;
+  t.identities_with_counters = 2;
+  // Two identities profiled (W lines): _Z4gemmv twice (0.5 s + 0.7 s) in range "step", _Z3addv once (0.1 s);
+  // the third identity came after the time budget of 1 s was spent.
+  const std::string s = describe_profiled(
+      t,
+      {process("P 1 0 5 x\nN 1 _Z4gemmv\nN 2 _Z3addv\nR 1 step\nK 0 1 7 1 10 30 8 1 1 128 1 1 1\nE 1 1\n"
+               "K 0 1 7 2 40 60 8 1 1 128 1 1 1\nE 2 1\nK 0 1 7 3 70 90 1 1 1 32 1 1 2\n"
+               "K 0 1 7 4 95 99 2 1 1 32 1 1 2\nW 1 500000000\nW 2 700000000\nW 3 100000000\nT 1000\nZ\n")},
+      3);
+  EXPECT_NE(s.find("1 left unprofiled: the time budget of 1.00 s of profiling was spent (--profile-seconds)"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("profiling took 1.30 s in 3 launches, the slowest identity gemm [step] 8x1x1 128x1x1: 2 "
+                   "launches, 1.20 s"),
+            std::string::npos)
+      << s;
+  // Without W lines (an older library) nothing is said about time.
+  EXPECT_EQ(describe_profiled(t, {process("P 1 0 5 x\nZ\n")}, 3).find("profiling took"), std::string::npos);
+}
+
+TEST(RecorderEnds, OwnTimeIsSummedOverProcessesAndSplitByThread) {
+  EXPECT_EQ(describe_own_work({process("P 1 0 5 x\nZ\n")}), "");
+  const std::string s =
+      describe_own_work({process("P 1 0 5 x\nO nvtx program 400 200 300000\nO write cupti 1 4000 600000\n"
+                                 "O request program 2 0 10000\nO write program 1 217 50000\nZ\n"),
+                         process("P 2 1 5 y\nO nvtx program 200 100 100000\nO write cupti 1 3000 500000\n"
+                                 "O write gpuperf 3 0 20000\nO external program 600 300 2000000\nZ\n")});
+  EXPECT_EQ(s,
+            "inside the program: 0.460 ms on its threads (0.400 ms in 600 NVTX callbacks, 0.010 ms in 2 buffer "
+            "requests, 0.050 ms writing 217 records (1 buffers)); 1.120 ms on other threads (1.100 ms writing "
+            "7,000 records (2 buffers) on CUPTI's thread, 0.020 ms writing 0 records (3 buffers) on gpuperf's "
+            "flush thread); besides, CUPTI's push and pop of the NVTX paths' external ids took 2.000 ms in 600 "
+            "of those callbacks (CUPTI's cost, which the bare tracer pays too)");
+}
+
 }  // namespace
 }  // namespace gpuperf::record
