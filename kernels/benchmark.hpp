@@ -53,6 +53,13 @@ class AllocationLog {
   static void note(const void* ptr, std::size_t bytes) {
     if (current() != nullptr && ptr != nullptr && bytes > 0) current()->ranges.push_back({ptr, bytes});
   }
+  // An allocation freed while the log is open (a factory's temporary buffer) leaves it: nothing may read
+  // freed memory later.
+  static void forget(const void* ptr) {
+    if (current() == nullptr || ptr == nullptr) return;
+    auto& r = current()->ranges;
+    for (auto it = r.begin(); it != r.end();) it = it->ptr == ptr ? r.erase(it) : it + 1;
+  }
   std::vector<DeviceRange> ranges;
 
  private:

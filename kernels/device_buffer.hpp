@@ -21,13 +21,18 @@ class DeviceBuffer {
     AllocationLog::note(data_, bytes());
   }
   ~DeviceBuffer() {
-    if (data_ != nullptr) cudaFree(data_);  // no throw from a destructor; a failure here is not actionable
+    if (data_ == nullptr) return;
+    AllocationLog::forget(data_);
+    cudaFree(data_);  // no throw from a destructor; a failure here is not actionable
   }
   DeviceBuffer(DeviceBuffer&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)), count_(std::exchange(o.count_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
-      if (data_ != nullptr) cudaFree(data_);
+      if (data_ != nullptr) {
+        AllocationLog::forget(data_);
+        cudaFree(data_);
+      }
       data_ = std::exchange(o.data_, nullptr);
       count_ = std::exchange(o.count_, 0);
     }

@@ -160,5 +160,30 @@ TEST(Listing, JsonCarriesParamsAndDeclarations) {
   EXPECT_NE(json.find("\"baseline\": \"matmul/naive\""), std::string::npos) << json;
 }
 
+// What the runner learns of a workload's memory (the profiler's flush reads it): the allocations made while
+// the innermost log is open, less those freed meanwhile; nothing without a log.
+TEST(AllocationLog, KeepsTheLiveAllocationsOfTheInnermostLogOnly) {
+  char a[4], b[4], c[4];
+  AllocationLog::note(a, 4);  // no log open: dropped
+  AllocationLog outer;
+  AllocationLog::note(a, 100);
+  {
+    AllocationLog inner;
+    AllocationLog::note(b, 200);
+    AllocationLog::note(c, 300);
+    AllocationLog::note(nullptr, 8);
+    AllocationLog::note(c, 0);
+    AllocationLog::forget(c);  // a temporary of the factory, freed before it returned
+    ASSERT_EQ(inner.ranges.size(), 1u);
+    EXPECT_EQ(inner.ranges[0].ptr, b);
+    EXPECT_EQ(inner.ranges[0].bytes, 200u);
+  }
+  AllocationLog::note(c, 50);  // the outer log again
+  ASSERT_EQ(outer.ranges.size(), 2u);
+  EXPECT_EQ(outer.ranges[0].ptr, a);
+  EXPECT_EQ(outer.ranges[1].ptr, c);
+  EXPECT_EQ(outer.ranges[1].bytes, 50u);
+}
+
 }  // namespace
 }  // namespace gpuperf
