@@ -200,7 +200,11 @@ class Collector final : public MetricCollector {
     if (auto_ranges && warm && flush) {
       for (std::size_t k = 0; k < session.targets.size(); ++k) {
         const Workload& w = *targets[session.targets[k]].workload;
-        if (!w.device_memory.empty()) warm_lists[k] = device_->make_warm_list(w.device_memory);
+        if (w.device_memory.empty()) continue;
+        try {
+          warm_lists[k] = device_->make_warm_list(w.device_memory);
+        } catch (const std::exception&) {  // no room for the list: this instance keeps its warm launch
+        }
       }
     }
     // Auto ranges with user replay: the kernels each target launches per pass, its profiled one last;

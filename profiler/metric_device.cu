@@ -160,10 +160,13 @@ class CudaDeviceOps final : public DeviceOps {
     }
     if (addresses.empty()) return nullptr;
     auto list = std::make_unique<CudaWarmList>();
-    GPUPERF_CUDA_CHECK(cudaMalloc(&list->addresses, addresses.size() * sizeof(const int*)));
+    const std::size_t bytes = addresses.size() * sizeof(const int*);
+    if (cudaMalloc(&list->addresses, bytes) != cudaSuccess ||
+        cudaMemcpy(list->addresses, addresses.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+      (void)cudaGetLastError();  // no room for the list: the caller keeps the warm launch, and no error behind
+      return nullptr;
+    }
     list->count = addresses.size();
-    GPUPERF_CUDA_CHECK(
-        cudaMemcpy(list->addresses, addresses.data(), addresses.size() * sizeof(const int*), cudaMemcpyHostToDevice));
     return list;
   }
 

@@ -33,9 +33,9 @@ class DeviceOps {
   // How many kernels one flush_l2() launches (0 when it launches none): CUPTI's auto ranges count them.
   virtual std::size_t flush_l2_kernels() const = 0;
   // A word of every 64 KiB of `memory`, for flush_l2(stream, list) to read before it empties L2, or null
-  // when the flush cannot (the two-kernel flush, or nothing to read). A profiled launch after that flush
-  // finds its address translations warm, as after a warm launch of the kernel, and in CUPTI's auto ranges it
-  // costs no range of its own (the collector's speed-of-light session).
+  // when the flush cannot (the two-kernel flush, nothing to read, no device memory for the list). A profiled launch
+  // after that flush finds its address translations warm, as after a warm launch of the kernel, and in CUPTI's auto
+  // ranges it costs no range of its own (the collector's speed-of-light session).
   virtual std::unique_ptr<WarmList> make_warm_list(const std::vector<DeviceRange>& memory) {
     (void)memory;
     return nullptr;
