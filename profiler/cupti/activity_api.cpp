@@ -1,8 +1,9 @@
 #include "profiler/cupti/activity_api.hpp"
 
 #include <cstdlib>
-#include <ctime>
 #include <new>
+
+#include "profiler/cupti/monotonic_clock.hpp"
 
 namespace gpuperf::cupti {
 namespace {
@@ -62,14 +63,6 @@ std::string ActivityApi::error_text(CUptiResult r) const {
   if (f_.result_string != nullptr && f_.result_string(r, &s) == CUPTI_SUCCESS && s != nullptr) return s;
   return "CUPTI error " + std::to_string(static_cast<int>(r));
 }
-
-namespace {
-std::uint64_t monotonic_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
-}
-}  // namespace
 
 void CUPTIAPI ActivityApi::buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   const std::uint64_t begin = monotonic_ns();  // one clock pair per buffer (about 4,000 launches)

@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "profiler/cupti/activity_api_linked.hpp"
+#include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/record/inject_metrics.hpp"
 #include "profiler/record/inject_shared.hpp"
 #include "profiler/record/signal_finish.hpp"
@@ -114,11 +115,7 @@ pid_t own_tid() {
   return t_tid;
 }
 
-std::uint64_t monotonic_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
-}
+using gpuperf::monotonic_ns;
 
 void account(Work work, Thread thread, std::uint64_t items, std::uint64_t ns) {
   Account& a = g_own[static_cast<int>(work)][static_cast<int>(thread)];

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -17,6 +16,7 @@
 #include <vector>
 
 #include "profiler/cupti/backend_module.hpp"
+#include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/record/inject_shared.hpp"
 
@@ -111,12 +111,6 @@ constexpr const char* kPhaseNames[kPhases] = {"setup",  "flush_l2", "begin",    
 thread_local std::uint64_t t_phase_end[kPhases] = {};
 thread_local std::string t_symbol;
 void mark(Phase p);
-
-std::uint64_t monotonic_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<std::uint64_t>(t.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(t.tv_nsec);
-}
 
 std::string driver_error(CUresult r, const char* call) {
   const char* s = nullptr;

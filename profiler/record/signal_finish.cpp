@@ -5,16 +5,13 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <ctime>
+
+#include "profiler/cupti/monotonic_clock.hpp"
 
 namespace gpuperf::record {
 namespace {
 
-long long now_ms() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<long long>(t.tv_sec) * 1000 + t.tv_nsec / 1000000;
-}
+long long now_ms() { return static_cast<long long>(monotonic_ns() / 1000000); }
 
 }  // namespace
 
