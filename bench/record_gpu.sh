@@ -10,15 +10,16 @@
 #   5. --metrics against ncu on the same launches (skipped without ncu);
 #   6. a program using every GPU of the machine: a run per GPU (skipped with fewer than two).
 #
-#   bench/record_gpu.sh --gpuperf BIN --probe BIN --out DIR
+#   bench/record_gpu.sh --gpuperf BIN --probe BIN --out DIR [--skip-overhead]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-gpuperf="" probe="" out=""
+gpuperf="" probe="" out="" overhead=1
 while (($#)); do
   case "$1" in
     --gpuperf) gpuperf=$(realpath "$2"); shift 2 ;;
     --probe) probe=$(realpath "$2"); shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --skip-overhead) overhead=0; shift ;;
     *) echo "record_gpu.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -268,9 +269,13 @@ else
 fi
 
 # 4. Overhead: what recording costs the program, per launch and fixed (bench/record_overhead.py).
-python3 "$here/record_overhead.py" --gpuperf "$gpuperf" --probe "$probe" \
-  --tracer "$(dirname "$probe")/librecord_bare_tracer.so" --out "$out/overhead" ||
-  verdict fail "record_overhead.py"
+if ((overhead)); then
+  python3 "$here/record_overhead.py" --gpuperf "$gpuperf" --probe "$probe" \
+    --tracer "$(dirname "$probe")/librecord_bare_tracer.so" --out "$out/overhead" ||
+    verdict fail "record_overhead.py"
+else
+  echo "skip overhead: --skip-overhead"
+fi
 echo
 echo "record_gpu: $fails failure(s)"
 exit $((fails > 0))

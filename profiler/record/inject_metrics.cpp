@@ -1,9 +1,12 @@
 #include "profiler/record/inject_metrics.hpp"
 
 #include <cuda.h>
+#include <execinfo.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -293,7 +296,9 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     flush_l2(*c);
     t_busy = false;
     mark(kFlushL2);
-    // One auto range around this launch; kernel replay runs every pass inside the launch call.
+    // One auto range around this launch; kernel replay runs every pass inside the launch call. A session of
+    // its own (150 ms to begin on an H100): one kept enabled between profiled launches crashed JAX inside
+    // CUPTI, and one ended at the next launch broke stream captures (docs/record-ends.md).
     c->backend->begin_session(0, cupti::SessionReplay::kernel, 1);
     c->backend->start_pass();
     mark(kBegin);
@@ -368,6 +373,18 @@ void leave() {
   pthread_rwlock_unlock(&g_state->gate);
 }
 
+// With the trace on: a crash's native stack on stderr, to tell a fault in CUPTI from one in the program (the
+// program's own handler, if it installs one later, replaces this one).
+void on_fault(int sig) {
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  static const char head[] = "gpuperf-profile: fatal signal, native stack:\n";
+  (void)!write(2, head, sizeof head - 1);
+  backtrace_symbols_fd(frames, n, 2);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
 void mark(Phase p) {
   if (g_trace) t_phase_end[p] = monotonic_ns();
 }
@@ -407,7 +424,12 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_BUDGET"); n != nullptr && *n != '\0') {
     g_state->budget = std::strtoull(n, nullptr, 10);
   }
-  if (const char* t = std::getenv("GPUPERF_RECORD_PROFILE_TRACE"); t != nullptr && *t == '1') g_trace = true;
+  if (const char* t = std::getenv("GPUPERF_RECORD_PROFILE_TRACE"); t != nullptr && *t == '1') {
+    g_trace = true;
+    std::signal(SIGSEGV, on_fault);
+    std::signal(SIGBUS, on_fault);
+    std::signal(SIGABRT, on_fault);
+  }
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_MS"); n != nullptr && *n != '\0') {
     g_state->time_budget_ms = std::strtoull(n, nullptr, 10);
   }
