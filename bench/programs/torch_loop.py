@@ -1,12 +1,16 @@
 """A PyTorch training loop that times itself: what recording costs a real program, free of start-up.
 
-    python3 torch_loop.py [--steps 300] [--warmup 20] [--repeat 1]
+    python3 torch_loop.py [--steps 300] [--warmup 20] [--repeat 1] [--ab]
 
 An MLP's forward, backward and SGD step, each step in an NVTX range; `--warmup` steps first (not timed:
 allocator, cuBLAS handles, lazy modules), then `--steps` timed with torch.cuda.synchronize() on both ends.
 Prints `loop_s S` (the timed loop's wall seconds), once per `--repeat` (the loop timed again in the same
 process: a caller can take the median within a process, whose loop times vary less than between processes). bench/record_overhead.py runs it plain, under a bare
 CUPTI tracer, and under `gpuperf record` with and without NVTX paths.
+
+--ab (under `gpuperf record` with GPUPERF_RECORD_OVERHEAD_AB=all, or the parts to pause): the repeats
+alternate gpuperf's own work on and off in the process (on, off, off, on, ...), through the injection
+library's gpuperf_record_overhead_ours, and each line ends `ours on` or `ours off` (bench/record_overhead_ab.py).
 """
 import argparse
 import time
@@ -18,6 +22,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--steps", type=int, default=300)
 parser.add_argument("--warmup", type=int, default=20)
 parser.add_argument("--repeat", type=int, default=1)
+parser.add_argument("--ab", action="store_true")
 args = parser.parse_args()
 
 torch.manual_seed(0)
@@ -40,10 +45,26 @@ def step():
 for _ in range(args.warmup):
     step()
 torch.cuda.synchronize()
-for _ in range(max(1, args.repeat)):
+ours = None
+if args.ab:  # CUDA has loaded the injection library by now
+    import ctypes
+    import os
+    path = os.environ.get("CUDA_INJECTION64_PATH", "")
+    try:
+        ours = ctypes.CDLL(path, mode=os.RTLD_NOW | os.RTLD_NOLOAD).gpuperf_record_overhead_ours
+    except (OSError, AttributeError):
+        ours = None
+    if ours is None or ours(1) != 0:
+        raise SystemExit(f"torch_loop.py --ab: no gpuperf_record_overhead_ours in CUDA_INJECTION64_PATH ({path!r}), "
+                         "or GPUPERF_RECORD_OVERHEAD_AB is unset or invalid")
+for r in range(max(1, args.repeat)):
+    on = r % 4 in (0, 3)
+    if ours is not None:
+        ours(1 if on else 0)  # between loops: no NVTX range is open
     start = time.perf_counter()
     for _ in range(args.steps):
         loss = step()
     torch.cuda.synchronize()
-    print(f"loop_s {time.perf_counter() - start:.6f}", flush=True)
+    tag = "" if ours is None else " ours on" if on else " ours off"
+    print(f"loop_s {time.perf_counter() - start:.6f}{tag}", flush=True)
 print(f"loss {loss.item():.4f}")

@@ -92,6 +92,43 @@ State& state() {
 
 std::atomic<bool> g_started{false};
 
+// GPUPERF_RECORD_OVERHEAD_AB=PARTS (bench/record_overhead_ab.py): the program may pause parts of gpuperf's own
+// work in its process, between the loops it times, with gpuperf_record_overhead_ours(0) and resume them with
+// (1), so that what recording adds above CUPTI is measured within one process, free of the levels that move
+// between processes. PARTS is "all" or a comma list of: "nvtx" (an NVTX push or pop then only pushes or pops
+// a plain external id, as the bare tracer + launch API does, tests/record/bare_tracer.cpp), "write" (a
+// completed buffer's records are counted, not written: the record file lacks them), "flush" (the periodic
+// flush is skipped). With all three paused the library does what that tracer does; CUPTI is asked the same.
+enum Part : int { kPartNvtx = 1, kPartWrite = 2, kPartFlush = 4, kPartsAll = 7 };
+std::atomic<bool> g_ab_allowed{false};
+int g_ab_parts = 0;                      // the parts gpuperf_record_overhead_ours(0) pauses
+std::atomic<int> g_ours_paused{0};       // the parts paused now
+thread_local unsigned t_bare_depth = 0;  // external ids pushed while paused and not yet popped, this thread
+
+bool paused(Part part) { return (g_ours_paused.load(std::memory_order_relaxed) & part) != 0; }
+
+// PARTS of GPUPERF_RECORD_OVERHEAD_AB as bits; -1 for a word that names no part.
+int parse_parts(const std::string& text) {
+  if (text == "all" || text == "1") return kPartsAll;
+  int parts = 0;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string word = text.substr(begin, end - begin);
+    if (word == "nvtx") {
+      parts |= kPartNvtx;
+    } else if (word == "write") {
+      parts |= kPartWrite;
+    } else if (word == "flush") {
+      parts |= kPartFlush;
+    } else {
+      return -1;
+    }
+    begin = end + 1;
+  }
+  return parts;
+}
+
 // The library's own time (O lines). Relaxed atomics: each is only summed, and read once at the end.
 // nvtx: our NVTX callback's own code; external: CUPTI's push/pop of the external id inside it (CUPTI's cost,
 // which the bare tracer + launch API pays too), timed apart so that the two are not mixed.
@@ -216,6 +253,11 @@ class RecordWriter : public gpuperf::cupti::ActivityHandler {
  public:
   // One lock per buffer, not per record (a record takes about 0.15 us to write on CUPTI's thread).
   void on_buffer(const gpuperf::cupti::ActivityBuffer& records, std::size_t dropped) override {
+    if (paused(kPartWrite)) {
+      std::uint64_t count = 0;
+      records.for_each([&count](const CUpti_Activity&) { ++count; });
+      return;
+    }
     const std::uint64_t begin = monotonic_ns();
     Thread thread = Thread::gpuperf;
     if (!t_flush_thread) {
@@ -373,8 +415,26 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   t_external_ns += timed([id] { activity().push_external(id); });
 }
 
+// A push or pop while gpuperf's work is paused (or the pop of a range pushed then): CUPTI's part alone.
+bool bare_nvtx(CUpti_CallbackId cbid) {
+  const bool push = cbid == CUPTI_CBID_NVTX_nvtxRangePushA || cbid == CUPTI_CBID_NVTX_nvtxRangePushEx ||
+                    cbid == CUPTI_CBID_NVTX_nvtxDomainRangePushEx;
+  const bool pop = cbid == CUPTI_CBID_NVTX_nvtxRangePop || cbid == CUPTI_CBID_NVTX_nvtxDomainRangePop;
+  if (pop && t_bare_depth > 0) {
+    --t_bare_depth;
+    activity().pop_external();
+    return true;
+  }
+  if (push && paused(kPartNvtx)) {
+    activity().push_external(++t_bare_depth);
+    return true;
+  }
+  return false;
+}
+
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    if (g_ab_allowed.load(std::memory_order_relaxed) && bare_nvtx(cbid)) return;
     const std::uint64_t begin = monotonic_ns();
     t_external_ns = 0;
     on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data));
@@ -407,7 +467,8 @@ void write_own_time_locked() {
 // Not in a forked child: its copy of the file and of CUPTI's buffers are the parent's, who writes them.
 void finish() {
   if (!g_started.load() || state().forked_child) return;
-  t_finishing = true;  // the buffers of the last flush are written on this thread
+  g_ours_paused.store(0);  // the exit's last flush writes, whatever the overhead pause was
+  t_finishing = true;      // the buffers of the last flush are written on this thread
   const bool last = activity().finish();
   t_finishing = false;
   if (!last) return;
@@ -472,7 +533,7 @@ void start_flush_thread(unsigned period_ms) {
   std::thread([period_ms] {
     t_flush_thread = true;
     handoff->serve(
-        period_ms, [] { return activity().flush(false) == CUPTI_SUCCESS; }, [] { finish(); });
+        period_ms, [] { return paused(kPartFlush) || activity().flush(false) == CUPTI_SUCCESS; }, [] { finish(); });
   }).detach();
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (handoff_open) g_handoff = handoff;
@@ -515,6 +576,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   // at the libcupti this library runs with (a program that used NVTX before CUDA started is too late).
   const char* no_nvtx = std::getenv("GPUPERF_RECORD_NO_NVTX");  // gpuperf record --no-nvtx
   const bool nvtx = no_nvtx == nullptr || *no_nvtx == '\0' || *no_nvtx == '0';
+  if (const char* ab = std::getenv("GPUPERF_RECORD_OVERHEAD_AB"); ab != nullptr && *ab != '\0') {
+    g_ab_parts = parse_parts(ab);
+    if (g_ab_parts > 0) {
+      g_ab_allowed = true;
+    } else {
+      report_error(std::string("GPUPERF_RECORD_OVERHEAD_AB='") + ab +
+                   "': expected all, or a comma list of nvtx, write and flush; the pause is off");
+    }
+  }
   const char* trace = std::getenv("GPUPERF_RECORD_NVTX_TRACE");
   g_trace_nvtx = trace != nullptr && *trace == '1';
   Dl_info cupti_info{};
@@ -560,4 +630,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   start_flush_thread(flush_period_ms());  // before the handlers, which hand their flush to it
   install_signal_handlers();
   return 1;
+}
+
+// The pause of GPUPERF_RECORD_OVERHEAD_AB (above): `on` 0 pauses the parts of gpuperf's own work it names in
+// this process, 1 resumes them. Returns 0, or -1 (and changes nothing) without GPUPERF_RECORD_OVERHEAD_AB. Call it
+// outside any NVTX range the program has open. A program finds it with dlopen(CUDA_INJECTION64_PATH, RTLD_NOLOAD).
+extern "C" __attribute__((visibility("default"))) int gpuperf_record_overhead_ours(int on) {
+  if (!g_ab_allowed.load()) return -1;
+  g_ours_paused.store(on == 0 ? g_ab_parts : 0);
+  return 0;
 }

@@ -4,14 +4,16 @@
 //
 //   record_probe truth FILE [--exit N | --sigterm]   the checked program (child process included)
 //   record_probe child FILE                          what the child does
-//   record_probe overhead long|mid|tiny LAUNCHES [REPEATS]  kernels of ~50, ~10 or ~2 us back to back (time
-//                                                    per launch), the timed loop REPEATS times (a line each)
+//   record_probe overhead long|mid|tiny LAUNCHES [REPEATS [ab]]  kernels of ~50, ~10 or ~2 us back to back
+//                                                    (time per launch), the timed loop REPEATS times (a line
+//                                                    each); `ab`: gpuperf's own work on and off in turn
 //   record_probe multigpu FILE                       launches on every GPU of the machine, from one process
 //   record_probe threads N                           4 threads launch N kernels each; the last one calls exit()
 //   record_probe exit-running N                      N kernels of ~20 ms queued, then exit() without waiting
 //   record_probe steady SECONDS                      ~50 us kernels back to back, "launched N T" as it goes
 //   record_probe graph REPLAYS                       a captured 3-kernel graph replayed, direct launches around
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -164,7 +166,11 @@ int child(const char* file) {
 // launch: what a tracer adds per launch on the GPU, and in all.
 // The loop is timed `repeats` times in one process, a line each, so a caller can take the median within a
 // process: loop times vary more between processes (start-up, placement) than within one.
-int overhead(const char* kind, int launches, int repeats) {
+// `ab`: the repeats alternate gpuperf's own work on and off (on, off, off, on, ...: drift cancels in pairs)
+// through the injection library's gpuperf_record_overhead_ours (profiler/record/inject.cpp), and each line
+// ends "ours on" or "ours off". Needs `gpuperf record` with GPUPERF_RECORD_OVERHEAD_AB set (all, or the parts to
+// pause).
+int overhead(const char* kind, int launches, int repeats, bool ab) {
   float* out = nullptr;
   check(cudaMalloc(&out, 132 * 4 * 256 * sizeof(float)), "cudaMalloc");
   const std::string k = kind;
@@ -180,10 +186,26 @@ int overhead(const char* kind, int launches, int repeats) {
     }
   };
   for (int i = 0; i < 50; ++i) launch();
+  using OursFn = int (*)(int);
+  OursFn ours = nullptr;
+  if (ab) {  // CUDA has loaded the injection library by now (the launches above initialised it)
+    const char* path = std::getenv("CUDA_INJECTION64_PATH");
+    void* lib = path != nullptr ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+    ours = lib != nullptr ? reinterpret_cast<OursFn>(dlsym(lib, "gpuperf_record_overhead_ours")) : nullptr;
+    if (ours == nullptr || ours(1) != 0) {
+      std::fprintf(stderr,
+                   "record_probe: overhead ab: no gpuperf_record_overhead_ours in CUDA_INJECTION64_PATH (%s), "
+                   "or GPUPERF_RECORD_OVERHEAD_AB is unset or invalid\n",
+                   path != nullptr ? path : "unset");
+      return 2;
+    }
+  }
   cudaEvent_t begin, end;
   check(cudaEventCreate(&begin), "cudaEventCreate");
   check(cudaEventCreate(&end), "cudaEventCreate");
   for (int r = 0; r < repeats; ++r) {
+    const bool on = r % 4 == 0 || r % 4 == 3;
+    if (ours != nullptr) ours(on ? 1 : 0);
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     timespec t0{}, t1{};
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -196,8 +218,11 @@ int overhead(const char* kind, int launches, int repeats) {
     float gpu_ms = 0;
     check(cudaEventElapsedTime(&gpu_ms, begin, end), "cudaEventElapsedTime");
     const double wall_us = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) * 1e-3;
-    std::printf("overhead %s %d gpu_us_per_launch %.3f wall_us_per_launch %.3f\n", kind, launches,
-                1000.0 * gpu_ms / launches, wall_us / launches);
+    std::printf("overhead %s %d gpu_us_per_launch %.3f wall_us_per_launch %.3f%s\n", kind, launches,
+                1000.0 * gpu_ms / launches, wall_us / launches,
+                ours == nullptr ? ""
+                : on            ? " ours on"
+                                : " ours off");
   }
   return 0;
 }
@@ -347,16 +372,19 @@ int main(int argc, char** argv) {
   }
   if (argc == 3 && std::strcmp(argv[1], "child") == 0) return child(argv[2]);
   if ((argc == 4 || argc == 5) && std::strcmp(argv[1], "overhead") == 0)
-    return overhead(argv[2], std::atoi(argv[3]), argc == 5 ? std::max(1, std::atoi(argv[4])) : 1);
+    return overhead(argv[2], std::atoi(argv[3]), argc == 5 ? std::max(1, std::atoi(argv[4])) : 1, false);
+  if (argc == 6 && std::strcmp(argv[1], "overhead") == 0 && std::strcmp(argv[5], "ab") == 0)
+    return overhead(argv[2], std::atoi(argv[3]), std::max(1, std::atoi(argv[4])), true);
   if (argc == 3 && std::strcmp(argv[1], "multigpu") == 0) return multigpu(argv[2]);
   if (argc == 2 && std::strcmp(argv[1], "nocuda") == 0) return 0;
   if (argc == 3 && std::strcmp(argv[1], "threads") == 0) return threads(std::atoi(argv[2]));
   if (argc == 3 && std::strcmp(argv[1], "exit-running") == 0) return exit_running(std::atoi(argv[2]));
   if (argc == 3 && std::strcmp(argv[1], "steady") == 0) return steady(std::atof(argv[2]));
   if (argc == 3 && std::strcmp(argv[1], "graph") == 0) return graph(std::atoi(argv[2]));
-  std::fprintf(stderr,
-               "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N [REPEATS] "
-               "| multigpu "
-               "FILE | nocuda | threads N | exit-running N | steady SECONDS | graph REPLAYS\n");
+  std::fprintf(
+      stderr,
+      "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N [REPEATS [ab]] "
+      "| multigpu "
+      "FILE | nocuda | threads N | exit-running N | steady SECONDS | graph REPLAYS\n");
   return 2;
 }

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""bench/record_overhead_ab.py's statistics on made-up loop times with known answers (no GPU)."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.join(HERE, "..", "..", "bench")
+sys.path.insert(0, BENCH)
+import record_overhead_ab as ab  # noqa: E402
+
+
+class PairRatios(unittest.TestCase):
+    def test_neighbouring_loops_pair_whichever_comes_first(self):
+        loops = [(1.10, "on"), (1.00, "off"), (2.00, "off"), (2.20, "on")]
+        self.assertEqual([round(r, 12) for r in ab.pair_ratios(loops)], [0.1, 0.1])
+
+    def test_a_pair_of_one_kind_and_a_lone_loop_are_left_out(self):
+        loops = [(1.0, "on"), (1.0, "on"), (1.05, "on"), (1.0, "off"), (3.0, "off")]
+        self.assertEqual([round(r, 12) for r in ab.pair_ratios(loops)], [0.05])
+
+
+class Table(unittest.TestCase):
+    def write_log(self, path, processes):
+        with open(path, "w") as f:
+            f.write("# a line that is not a process\n")
+            for i, loops in enumerate(processes):
+                f.write(f"proc torch all {i} {' '.join(f'{v}:{t}' for v, t in loops)}\n")
+            f.write("proc torch write 0 1.01:on 1.0:off\n")
+
+    def test_a_level_that_moves_between_processes_cancels_in_the_pairs(self):
+        # Three processes at levels 10% apart, each with ours on exactly 0.5% slower than off in every pair: the
+        # pairs say +0.50% with an interval of zero width, though the levels differ by 20%.
+        processes = []
+        for level in (1.0, 1.1, 1.2):
+            loops = []
+            for k in range(4):
+                on, off = (level * 1.005, "on"), (level, "off")
+                loops += [on, off] if k % 2 == 0 else [off, on]
+            processes.append(loops)
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "ab-runs.txt")
+            self.write_log(log, processes)
+            out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--from-log", log,
+                                  "--only", "torch"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        rows = [line for line in out.stdout.splitlines() if line.startswith("| torch")]
+        self.assertEqual(len(rows), 2, out.stdout)  # one row per program and paused parts
+        cells = [c.strip() for c in rows[0].strip("|").split("|")]
+        self.assertEqual(cells[1:4], ["all", "3", "12"])  # paused, processes, pairs
+        self.assertEqual(cells[6], "+0.50% [+0.50 .. +0.50] (+0.50 .. +0.50)")
+        self.assertEqual(cells[7], "+0.50% .. +0.50%")
+        self.assertEqual([c.strip() for c in rows[1].strip("|").split("|")][1:4], ["write", "1", "1"])
+
+    def test_the_interval_is_the_order_statistics_of_the_pairs(self):
+        # 12 pairs with ratios -5%..+6% in 1% steps: median +0.5%; for n = 12 the 95% interval of the median
+        # is the 3rd and 10th smallest (P(Binomial(12, 1/2) <= 2) = 0.019 <= 0.025 < P(<= 3) = 0.073).
+        ratios = [r / 100 for r in range(-5, 7)]
+        loops = []
+        for k, r in enumerate(ratios):
+            on, off = (1.0 + r, "on"), (1.0, "off")
+            loops += [on, off] if k % 2 == 0 else [off, on]
+        text = ab.table({("torch", "all"): [loops]}, {"torch": "s"})
+        row = [line for line in text.splitlines() if line.startswith("| torch")][0]
+        self.assertIn("+0.50% [", row)
+        self.assertIn("(-3.00 .. +4.00)", row)
+
+
+class Arguments(unittest.TestCase):
+    def test_an_unknown_program_is_refused_with_its_name(self):
+        out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--from-log", "x",
+                              "--only", "jax"], capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("unknown program 'jax'", out.stderr)
+
+    def test_an_unknown_part_to_pause_is_refused(self):
+        out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--from-log", "x",
+                              "--pause", "nvtx,disk"], capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("--pause 'nvtx,disk'", out.stderr)
+
+    def test_running_needs_the_binaries(self):
+        out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--only", "tiny"],
+                             capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("need --gpuperf, --probe and --out", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
