@@ -197,8 +197,8 @@ else
   log "detecting change points on $branch, every machine"
 fi
 step_start
-gp detect --branch "$branch" "${scope[@]}" --format json >"$artifacts/changes.json"
-gp detect --branch "$branch" "${scope[@]}" --format md --junit "$artifacts/junit.xml" >"$artifacts/changes.md"
+gp detect --branch "$branch" "${scope[@]}" --format md --junit "$artifacts/junit.xml" --json "$artifacts/changes.json" \
+  >"$artifacts/changes.md"
 step_end detect
 
 # 6. What is new tonight: for each machine that stored a run tonight, the history before its runs against

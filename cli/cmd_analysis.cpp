@@ -80,6 +80,7 @@ struct DetectArgs {
   bool fail_on_regression = false;
   std::string format = "text";
   std::string junit;
+  std::string json_file;
 };
 
 std::regex make_regex(const std::string& pattern) {
@@ -335,6 +336,11 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     reports::write_changes_junit(junit, changes, series.size());
     write_file_atomically(a.junit, junit.str());
   }
+  if (!a.json_file.empty()) {
+    std::ostringstream json;
+    reports::write_changes(json, changes, Format::json);
+    write_file_atomically(a.json_file, json.str());
+  }
   if (a.fail_on_regression) {
     for (const auto& c : changes) {
       if (c.kind == analysis::ChangeKind::regression) return kExitRegression;
@@ -442,6 +448,8 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                    "Exit 1 when a regression is found (an unconfirmed one counts)");
   choice_option(detect->add_option("--format", det->format, "text, md or json"), {"text", "md", "markdown", "json"});
   detect->add_option("--junit", det->junit, "Also write JUnit XML here (a regression is a failure)");
+  detect->add_option("--json", det->json_file,
+                     "Also write the changes as JSON here (what --format json prints), from the same read");
   set_help_footer(*detect,
                   "gpuperf detect --branch main --recent 3 --fail-on-regression\n"
                   "gpuperf detect --metric duration --format md\n"

@@ -145,6 +145,23 @@ TEST_F(CliTest, DetectOfSeveralMachinesIsTheirPartOfTheWholeAnswer) {
   EXPECT_CLI(gp({"detect", "--machine", "h200-node2", "--machine", "nope"}), 2, "--machine 'nope' matches no machine");
 }
 
+// detect --json FILE: the JSON answer written beside another format from the same read (the nightly's
+// changes.json with its changes.md and junit.xml), equal to what --format json prints.
+TEST_F(CliTest, DetectWritesItsJsonBesideAnotherFormat) {
+  const std::string fixture = std::string(GPUPERF_SOURCE_DIR) + "/tests/analysis/fixtures/history.json";
+  ASSERT_EQ(gp({"--quiet", "import", fixture}).code, 0);
+  const CliResult json = gp({"detect", "--format", "json"});
+  const CliResult md = gp({"detect", "--format", "md"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  ASSERT_FALSE(nlohmann::json::parse(json.out)["changes"].empty()) << json.out;  // a file worth comparing
+  const CliResult both = gp({"detect", "--format", "md", "--junit", "j.xml", "--json", "c.json"});
+  ASSERT_EQ(both.code, 0) << both.err;
+  EXPECT_EQ(both.out, md.out);
+  EXPECT_EQ(bytes("c.json"), json.out);
+  EXPECT_NE(bytes("j.xml").find("<testsuite"), std::string::npos);
+  EXPECT_CLI(gp({"detect", "--json", "no-such-dir/c.json"}), 3, "cannot write no-such-dir/c.json");
+}
+
 // runs --run-key KEY: the runs `gpuperf run --run-key KEY` stored, one per GPU, found by the uuid the key
 // gives on each machine.
 TEST_F(CliTest, RunsOfARunKeyAreThoseItsUuidNames) {
