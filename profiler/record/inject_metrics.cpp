@@ -452,13 +452,6 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
     write_line(std::string("X hardware metrics are not recorded: cuptiEnableCallback: ") + (s != nullptr ? s : "?"));
     return false;
   }
-  if (g_state->time_budget_ms > 0 && g_state->spent_ns >= g_state->time_budget_ms * 1000000ull) {
-    if (!g_state->told_time_budget) {
-      g_state->told_time_budget = true;
-      write_line("T " + std::to_string(g_state->time_budget_ms));
-    }
-    return false;
-  }
   return true;
 }
 
