@@ -417,15 +417,14 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
 
 // A push or pop while gpuperf's work is paused (or the pop of a range pushed then): CUPTI's part alone.
 bool bare_nvtx(CUpti_CallbackId cbid) {
-  const bool push = cbid == CUPTI_CBID_NVTX_nvtxRangePushA || cbid == CUPTI_CBID_NVTX_nvtxRangePushEx ||
-                    cbid == CUPTI_CBID_NVTX_nvtxDomainRangePushEx;
-  const bool pop = cbid == CUPTI_CBID_NVTX_nvtxRangePop || cbid == CUPTI_CBID_NVTX_nvtxDomainRangePop;
-  if (pop && t_bare_depth > 0) {
+  using gpuperf::record::inject::is_nvtx_pop;
+  using gpuperf::record::inject::is_nvtx_push;
+  if (is_nvtx_pop(cbid) && t_bare_depth > 0) {
     --t_bare_depth;
     activity().pop_external();
     return true;
   }
-  if (push && paused(kPartNvtx)) {
+  if (is_nvtx_push(cbid) && paused(kPartNvtx)) {
     activity().push_external(++t_bare_depth);
     return true;
   }
@@ -439,8 +438,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     t_external_ns = 0;
     on_nvtx(cbid, static_cast<const CUpti_NvtxData*>(data));
     const std::uint64_t external = t_external_ns;
-    const bool push = cbid == CUPTI_CBID_NVTX_nvtxRangePushA || cbid == CUPTI_CBID_NVTX_nvtxRangePushEx ||
-                      cbid == CUPTI_CBID_NVTX_nvtxDomainRangePushEx;
+    const bool push = gpuperf::record::inject::is_nvtx_push(cbid);
     const std::uint64_t all = monotonic_ns() - begin;
     account(Work::nvtx, Thread::program, push ? 1 : 0, all - std::min(all, external));
     if (external > 0) account(Work::external, Thread::program, push ? 1 : 0, external);

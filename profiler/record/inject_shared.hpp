@@ -26,6 +26,16 @@ inline constexpr CUpti_CallbackId kDriverOtherLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
 
+// The NVTX callbacks that open and close a range (the path `record` names launches by, the external id the
+// bare tracer pushes in its place).
+constexpr bool is_nvtx_push(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_CBID_NVTX_nvtxRangePushA || cbid == CUPTI_CBID_NVTX_nvtxRangePushEx ||
+         cbid == CUPTI_CBID_NVTX_nvtxDomainRangePushEx;
+}
+constexpr bool is_nvtx_pop(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_CBID_NVTX_nvtxRangePop || cbid == CUPTI_CBID_NVTX_nvtxDomainRangePop;
+}
+
 // Appends one line to this process's record file (thread-safe; dropped once the file is finished).
 void write_line(const std::string& line);
 

@@ -56,23 +56,14 @@ void CUPTIAPI completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t val
 thread_local unsigned long long t_depth = 0;
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void*) {
   if (domain != CUPTI_CB_DOMAIN_NVTX) return;
-  switch (cbid) {
-    case CUPTI_CBID_NVTX_nvtxRangePushA:
-    case CUPTI_CBID_NVTX_nvtxRangePushEx:
-    case CUPTI_CBID_NVTX_nvtxDomainRangePushEx:
-      ++t_depth;
-      ++g_pushes;
-      cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, t_depth);
-      break;
-    case CUPTI_CBID_NVTX_nvtxRangePop:
-    case CUPTI_CBID_NVTX_nvtxDomainRangePop:
-      if (t_depth > 0) {
-        --t_depth;
-        std::uint64_t last = 0;
-        cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
-      }
-      break;
-    default: break;
+  if (gpuperf::record::inject::is_nvtx_push(cbid)) {
+    ++t_depth;
+    ++g_pushes;
+    cuptiActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, t_depth);
+  } else if (gpuperf::record::inject::is_nvtx_pop(cbid) && t_depth > 0) {
+    --t_depth;
+    std::uint64_t last = 0;
+    cuptiActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &last);
   }
 }
 
