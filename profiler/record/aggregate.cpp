@@ -55,10 +55,6 @@ std::string function_only(const std::string& s) {
   return out.empty() ? s : out;
 }
 
-std::string dims(const std::uint32_t d[3]) {
-  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
-}
-
 std::regex compile(const std::string& pattern, const char* option) {
   try {
     return std::regex(pattern, std::regex::ECMAScript);
@@ -84,6 +80,10 @@ std::string kernel_name(const std::string& mangled, KernelNaming naming) {
   std::free(d);
   name = without_signature(name);
   return naming == KernelNaming::function ? function_only(name) : name;
+}
+
+std::string dims(const std::uint32_t d[3]) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
 }
 
 std::string program_family(const std::string& app) {

@@ -27,6 +27,9 @@ KernelNaming kernel_naming_from_string(const std::string& s);
 // The kernel's name for its identity. Names that do not demangle (extern "C" kernels) stay as they are.
 std::string kernel_name(const std::string& mangled, KernelNaming naming);
 
+// A launch's grid or block as its identity's params write it: "128x1x1".
+std::string dims(const std::uint32_t d[3]);
+
 struct SelectOptions {
   std::string kernel_regex;       // ECMAScript regex searched in the identity's kernel name; empty: all
   std::string nvtx_include;       // ECMAScript regex searched in the NVTX path; empty: all launches, in a range or not

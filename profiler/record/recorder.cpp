@@ -165,8 +165,7 @@ std::string describe_profile_time(const std::vector<ProcessRecord>& processes) {
       total_ns += l.profile_ns;
       std::string key = kernel_name(std::string(l.name), KernelNaming::function);
       if (!l.nvtx_path.empty()) key += " [" + std::string(l.nvtx_path) + "]";
-      key += " " + std::to_string(l.grid[0]) + "x" + std::to_string(l.grid[1]) + "x" + std::to_string(l.grid[2]) + " " +
-             std::to_string(l.block[0]) + "x" + std::to_string(l.block[1]) + "x" + std::to_string(l.block[2]);
+      key += " " + dims(l.grid) + " " + dims(l.block);
       Identity& i = by_identity[key];
       ++i.launches;
       i.ns += l.profile_ns;
