@@ -131,11 +131,13 @@ int parse_parts(const std::string& text) {
 
 // The library's own time (O lines). Relaxed atomics: each is only summed, and read once at the end.
 // nvtx: our NVTX callback's own code; external: CUPTI's push/pop of the external id inside it (CUPTI's cost,
-// which the bare tracer + launch API pays too), timed apart so that the two are not mixed.
-enum class Work { nvtx, write, request, external };
+// which the bare tracer + launch API pays too), timed apart so that the two are not mixed; flush: CUPTI's part
+// of the periodic flush (the call less the writing it did through on_buffer), its items the longest call in
+// ns. external and flush are CUPTI's work, asked for by us, and `record` says them apart from ours.
+enum class Work { nvtx, write, request, external, flush };
 enum class Thread { program, cupti, gpuperf };
-constexpr const char* kWorkNames[] = {"nvtx", "write", "request", "external"};
-constexpr int kWorks = 4;
+constexpr const char* kWorkNames[] = {"nvtx", "write", "request", "external", "flush"};
+constexpr int kWorks = 5;
 constexpr const char* kThreadNames[] = {"program", "cupti", "gpuperf"};
 struct Account {
   std::atomic<std::uint64_t> calls{0}, items{0}, ns{0};
@@ -159,6 +161,18 @@ void account(Work work, Thread thread, std::uint64_t items, std::uint64_t ns) {
   a.calls.fetch_add(1, std::memory_order_relaxed);
   a.items.fetch_add(items, std::memory_order_relaxed);
   a.ns.fetch_add(ns, std::memory_order_relaxed);
+}
+
+// The periodic flush: one call to CUPTI, less the writing its buffers took (accounted as write on this thread:
+// nothing else writes on it while the flush runs). Its items keep the longest call, to show a flush that
+// holds CUPTI long enough to stall the program's launches.
+void account_flush(std::uint64_t ns) {
+  Account& a = g_own[static_cast<int>(Work::flush)][static_cast<int>(Thread::gpuperf)];
+  a.calls.fetch_add(1, std::memory_order_relaxed);
+  a.ns.fetch_add(ns, std::memory_order_relaxed);
+  std::uint64_t longest = a.items.load(std::memory_order_relaxed);
+  while (ns > longest && !a.items.compare_exchange_weak(longest, ns, std::memory_order_relaxed)) {
+  }
 }
 
 // Whose thread the caller is: ours (flush thread), CUPTI's worker (the thread that completes buffers outside
@@ -513,6 +527,18 @@ unsigned flush_period_ms() {
   return static_cast<unsigned>(std::strtoul(v, nullptr, 10));
 }
 
+// One periodic flush on the flush thread (cuptiActivityFlushAll, not forced); false when CUPTI refused it.
+bool timed_periodic_flush() {
+  const Account& written = g_own[static_cast<int>(Work::write)][static_cast<int>(Thread::gpuperf)];
+  const std::uint64_t written_before = written.ns.load(std::memory_order_relaxed);
+  const std::uint64_t begin = monotonic_ns();
+  const bool ok = activity().flush(false) == CUPTI_SUCCESS;
+  const std::uint64_t all = monotonic_ns() - begin;
+  const std::uint64_t writing = written.ns.load(std::memory_order_relaxed) - written_before;
+  account_flush(all - std::min(all, writing));
+  return ok;
+}
+
 // The flush thread: a detached thread that every period hands CUPTI's completed buffers to the RecordWriter,
 // and does a fatal signal's last flush when the handler asks (g_handoff; so it runs even with the periodic
 // flush off). It never holds a lock while waiting, so exit() does not wait for it. ActivityApi::flush and
@@ -531,7 +557,7 @@ void start_flush_thread(unsigned period_ms) {
   std::thread([period_ms] {
     t_flush_thread = true;
     handoff->serve(
-        period_ms, [] { return paused(kPartFlush) || activity().flush(false) == CUPTI_SUCCESS; }, [] { finish(); });
+        period_ms, [] { return paused(kPartFlush) || timed_periodic_flush(); }, [] { finish(); });
   }).detach();
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (handoff_open) g_handoff = handoff;

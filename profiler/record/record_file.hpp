@@ -68,10 +68,10 @@ struct LaunchRecord {
 
 // One O line: time the injection library spent in its own code, by what it did and on which thread.
 struct OwnWork {
-  std::string work;    // "nvtx", "write", "request", "external", or a kind a newer library writes
+  std::string work;    // "nvtx", "write", "request", "external", "flush", or a kind a newer library writes
   std::string thread;  // "program", "cupti", "gpuperf", or a newer one
   std::uint64_t calls = 0;
-  std::uint64_t items = 0;  // nvtx: range pushes; write: records; request: 0
+  std::uint64_t items = 0;  // nvtx: range pushes; write: records; request: 0; flush: the longest call's ns
   std::uint64_t ns = 0;
 };
 

@@ -287,6 +287,7 @@ std::string describe_own_work(const std::vector<ProcessRecord>& processes) {
       external_calls += s.calls;
       continue;
     }
+    if (key.second == "flush") continue;  // CUPTI's part of the periodic flush: said apart, below
     const bool on_program = key.first == "program";
     std::string& list = on_program ? program : other;
     list += (list.empty() ? "" : ", ") + part(key.first, key.second, s, on_program);
@@ -298,6 +299,19 @@ std::string describe_own_work(const std::vector<ProcessRecord>& processes) {
   if (external_calls > 0)
     out += "; besides, CUPTI's push and pop of the NVTX paths' external ids took " + ms(external_ns) + " in " +
            thousands(external_calls) + " of those callbacks (CUPTI's cost, which the bare tracer pays too)";
+  // The periodic flush's CUPTI part, beside the program; its items are each process's longest call.
+  std::uint64_t flush_ns = 0, flush_calls = 0, flush_longest = 0;
+  for (const auto& p : processes) {
+    for (const auto& w : p.own_work) {
+      if (w.work != "flush") continue;
+      flush_ns += w.ns;
+      flush_calls += w.calls;
+      flush_longest = std::max(flush_longest, w.items);
+    }
+  }
+  if (flush_calls > 0)
+    out += "; CUPTI's part of the periodic flush took " + ms(flush_ns) + " in " + thousands(flush_calls) +
+           " calls on gpuperf's flush thread (the longest " + ms(flush_longest) + ")";
   return out;
 }
 

@@ -169,5 +169,20 @@ TEST(RecorderEnds, OwnTimeIsSummedOverProcessesAndSplitByThread) {
             "of those callbacks (CUPTI's cost, which the bare tracer pays too)");
 }
 
+TEST(RecorderEnds, PeriodicFlushIsCuptisAndKeepsTheLongestCall) {
+  // flush lines: CUPTI's part of the periodic flush, summed, their items (the longest call) taken at the most.
+  const std::string s =
+      describe_own_work({process("P 1 0 5 x\nO write gpuperf 2 900 40000\nO flush gpuperf 4 2500000 4000000\nZ\n"),
+                         process("P 2 1 5 y\nO flush gpuperf 3 1500000 3000000\nZ\n")});
+  EXPECT_EQ(s,
+            "inside the program: 0.000 ms on its threads; 0.040 ms on other threads (0.040 ms writing 900 records "
+            "(2 buffers) on gpuperf's flush thread); CUPTI's part of the periodic flush took 7.000 ms in 7 calls on "
+            "gpuperf's flush thread (the longest 2.500 ms)");
+  // Alone (a process whose flushes wrote nothing), it is still said.
+  EXPECT_NE(
+      describe_own_work({process("P 1 0 5 x\nO flush gpuperf 1 10 10\nZ\n")}).find("periodic flush took 0.000 ms in 1"),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuperf::record
