@@ -129,10 +129,10 @@ std::vector<std::string> record_warnings(const std::vector<ProcessRecord>& proce
     for (const auto& e : p.errors) out.push_back("process " + std::to_string(p.pid) + ": " + e);
     if (!p.complete) {
       const bool flushed = p.last_flush_ns > 0 && p.last_flush_ns >= p.started_ns;
+      const double flushed_s = flushed ? static_cast<double>(p.last_flush_ns - p.started_ns) * 1e-9 : 0.0;
       out.push_back("process " + std::to_string(p.pid) + " ended without flushing its records (killed?): " +
                     std::to_string(p.launches.size()) + " launches kept" +
-                    (flushed ? ", flushed up to " + seconds_text((p.last_flush_ns - p.started_ns) * 1e-9) +
-                                   " after it started; later ones are lost"
+                    (flushed ? ", flushed up to " + seconds_text(flushed_s) + " after it started; later ones are lost"
                              : "; nothing was flushed before it ended"));
     }
     dropped += p.dropped;
@@ -192,7 +192,7 @@ Flushed flushed_of(const std::vector<ProcessRecord>& processes) {
     if (p.started_ns > 0 && (first_start == 0 || p.started_ns < first_start)) first_start = p.started_ns;
     last_flush = std::max(last_flush, p.last_flush_ns);
   }
-  if (last_flush > 0 && last_flush >= first_start) f.last_flush_s = (last_flush - first_start) * 1e-9;
+  if (last_flush > 0 && last_flush >= first_start) f.last_flush_s = static_cast<double>(last_flush - first_start) / 1e9;
   return f;
 }
 
