@@ -24,8 +24,9 @@
 # --db: an SQLite file, or a PostgreSQL URI or keyword string (default $GPUPERF_DB, else ./gpuperf.db).
 # --backup: an SQLite file only: copy it to ARTIFACTS/gpuperf-before-NIGHT.db first (kept by a rerun).
 # --no-report: skip the HTML and Markdown trend reports (load tests; the findings and JUnit are still written).
-# --all-machines: changes.json, changes.md and junit.xml cover every machine of the branch; by default they
-# cover the machines that stored a run tonight (on a shared server, this job's GPUs, not the whole team's).
+# --all-machines: changes.json, changes.md, junit.xml and the reports cover every machine of the branch; by
+# default they cover the machines that stored a run tonight (on a shared server, this job's GPUs, not the
+# whole team's).
 # ARTIFACTS/steps.tsv: seconds each step took (store, runs, detect, tonight, report), a line each.
 # --bench: the executable to run: gpuperf, or a project's own bench executable linking gpuperf::main
 # (--gpuperf is the same). Without it: the installed copy (PREFIX/share/gpuperf/ci/) runs PREFIX/bin/gpuperf;
@@ -227,11 +228,11 @@ python3 "$repo/ci/new_regressions.py" "$artifacts/changes-before.json" "$artifac
 ((new_rc <= 1)) || exit "$new_rc"
 step_end tonight
 
-# 7. Reports.
+# 7. Reports, of the machines step 5 read (the same scope as the findings beside them).
 if ((report)); then
   log "writing reports to $artifacts"
   step_start
-  gp report --out "$artifacts" --branch "$branch" --format html,md
+  gp report --out "$artifacts" --branch "$branch" "${scope[@]}" --format html,md
   step_end report
 fi
 

@@ -28,7 +28,8 @@ namespace {
 struct ReportArgs {
   std::string out;
   std::vector<std::string> formats{"html", "md"};
-  std::string branch, machine, since;
+  std::string branch, since;
+  std::vector<std::string> machines;
   std::size_t last = 0;
   bool timings = false;
 };
@@ -51,7 +52,7 @@ int do_report(const Context& ctx, const ReportArgs& args) {
 
   reports::ReportQuery query;
   if (!args.branch.empty()) query.branch = args.branch;
-  if (!args.machine.empty()) query.machine = args.machine;
+  query.machines = args.machines;
   if (!args.since.empty()) query.since = args.since;
   if (args.last > 0) query.last = args.last;
 
@@ -121,7 +122,8 @@ void add_report_command(CLI::App& app, Context& ctx) {
   choice_option(cmd->add_option("--format", args->formats, "Formats to write: html, md (default both)")->delimiter(','),
                 {"html", "md"});
   cmd->add_option("--branch", args->branch, "Only runs of this branch (default: all branches)");
-  cmd->add_option("--machine", args->machine, "Only this machine: fingerprint, hostname or id (default: all)");
+  cmd->add_option("--machine", args->machines,
+                  "Only this machine: fingerprint, hostname or id (repeatable: only these machines; default: all)");
   date_option(
       cmd->add_option("--since", args->since, "Only runs started at or after this ISO 8601 date (e.g. 2026-06-01)"));
   count_option(cmd->add_option("--last", args->last, "Only each machine's newest N runs"), 1);

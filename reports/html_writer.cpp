@@ -50,7 +50,7 @@ std::string name_cell(const InstanceTrends& t, const std::string& anchor = "") {
 
 std::string scope_line(const ReportModel& model) {
   const auto& q = model.query;
-  std::string s = "Branch: " + esc(q.branch.value_or("all")) + " \xC2\xB7 Machine: " + esc(q.machine.value_or("all"));
+  std::string s = "Branch: " + esc(q.branch.value_or("all")) + " \xC2\xB7 Machine: " + esc(q.machines_text());
   if (q.since) s += " \xC2\xB7 Since: " + esc(*q.since);
   if (q.last) s += " \xC2\xB7 Last " + std::to_string(*q.last) + " runs per machine";
   s += " \xC2\xB7 " + std::to_string(model.total_runs()) + " runs on " + std::to_string(model.machines.size()) +

@@ -81,7 +81,7 @@ struct Writer {
   void header() {
     const auto& q = model.query;
     out += "## gpuperf report\n\n";
-    out += "Branch: " + md(q.branch.value_or("all")) + kDot + "Machine: " + md(q.machine.value_or("all"));
+    out += "Branch: " + md(q.branch.value_or("all")) + kDot + "Machine: " + md(q.machines_text());
     if (q.since) out += kDot + std::string("Since: ") + md(*q.since);
     if (q.last) out += kDot + std::string("Last ") + std::to_string(*q.last) + " runs per machine";
     out += kDot + std::to_string(model.total_runs()) + " runs on " + std::to_string(model.machines.size()) +

@@ -44,16 +44,25 @@ ReportInput load_report_input(const db::Store& store, const ReportQuery& query, 
   ReportInput in;
   in.query = query;
   in.machines = store.machines();
-  std::optional<std::int64_t> machine_id;
-  if (query.machine) machine_id = resolve_machine(in.machines, *query.machine);
+  // Each machine asked for once (two names of one machine are one machine); none: every machine.
+  std::vector<std::optional<std::int64_t>> machine_ids;
+  for (const auto& ref : query.machines) {
+    const std::int64_t id = resolve_machine(in.machines, ref);
+    if (std::find(machine_ids.begin(), machine_ids.end(), id) == machine_ids.end()) machine_ids.emplace_back(id);
+  }
+  if (machine_ids.empty()) machine_ids.emplace_back(std::nullopt);
 
-  // The window: each machine's newest N runs that pass the filters.
+  // The window: each machine's newest N runs that pass the filters, one indexed read per machine asked for.
   db::RunFilter rf;
   rf.branch = query.branch;
-  rf.machine_id = machine_id;
   rf.since = query.since;
   rf.include_excluded = false;
-  std::vector<db::RunInfo> runs = store.runs(rf);
+  std::vector<db::RunInfo> runs;
+  for (const auto& id : machine_ids) {
+    rf.machine_id = id;
+    std::vector<db::RunInfo> part = store.runs(rf);
+    runs.insert(runs.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  }
   if (query.last) {
     std::map<std::int64_t, std::vector<db::RunInfo>> per_machine;
     for (auto& r : runs) per_machine[r.machine_id].push_back(std::move(r));
@@ -70,14 +79,17 @@ ReportInput load_report_input(const db::Store& store, const ReportQuery& query, 
 
   db::HistoryFilter hf;
   hf.branch = query.branch;
-  hf.machine_id = machine_id;
   hf.since = query.since;
   hf.last_runs = query.last;
   hf.include_excluded = false;
   hf.include_failed = false;
   hf.with_samples = false;
-  in.series = store.history(hf);
-  analysis::attach_recent_samples(store, hf, in.series, sample_runs);
+  for (const auto& id : machine_ids) {
+    hf.machine_id = id;
+    std::vector<db::Series> part = store.history(hf);
+    analysis::attach_recent_samples(store, hf, part, sample_runs);
+    in.series.insert(in.series.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  }
 
   // Family baselines as the newest run of each machine recorded them.
   std::map<std::int64_t, const db::RunInfo*> newest;

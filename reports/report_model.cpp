@@ -16,6 +16,13 @@
 
 namespace gpuperf::reports {
 
+std::string ReportQuery::machines_text() const {
+  if (machines.empty()) return "all";
+  std::string out;
+  for (const auto& m : machines) out += (out.empty() ? "" : ", ") + m;
+  return out;
+}
+
 bool TrendSeries::constant() const {
   for (const auto& p : points) {
     if (p.summary.median != points.front().summary.median) return false;

@@ -84,6 +84,19 @@ bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "$db" --artifacts "$work/ar
 [[ $(machines_in "$work/art-1-12-all/changes.json") == "GPU-c1c1c1c1 GPU-c2c1c1c1" ]] ||
   fail "--all-machines changes.json is of '$(machines_in "$work/art-1-12-all/changes.json")', expected both machines"
 echo "changes.json and junit.xml are of the job's own machines, every machine with --all-machines: ok"
+# The reports have the findings' scope: the job's own machine, or every machine with --all-machines.
+for all in "" --all-machines; do
+  bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "$db" --artifacts "$work/art-1-12-report$all" --branch main \
+    --night 2026-10-12 $all --import "$work/m1/night-12.json" >"$work/log-1-12-report$all" 2>&1 ||
+    { cat "$work/log-1-12-report$all"; fail "ci-gpu-1's night 12 with reports ${all:-(own machine)} did not exit 0"; }
+done
+own=$work/art-1-12-report/report.md
+if ! grep -q "runs on 1 machine" "$own" || ! grep -q "ci-gpu-1" "$own" || grep -q "ci-gpu-2" "$own"; then
+  fail "ci-gpu-1's report is not of its own machine only: $(head -4 "$own")"
+fi
+grep -q "runs on 2 machines" "$work/art-1-12-report--all-machines/report.md" ||
+  fail "the --all-machines report is not of both machines: $(head -4 "$work/art-1-12-report--all-machines/report.md")"
+echo "the reports have the findings' machines: ok"
 
 # A rerun of night 10 (after a crash, say) reports what night 10 reported, the same run, though two nights
 # came after it.

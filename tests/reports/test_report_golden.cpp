@@ -76,6 +76,29 @@ TEST_F(ReportGolden, OneMachineLastRunsMarkdownOnly) {
   expect_golden(out / "report.md", "report-h200-last8.md");
 }
 
+TEST_F(ReportGolden, SeveralMachinesAreNamedInTheHeaderAndEachGetsItsSection) {
+  const fs::path both = dir_ / "both", all = dir_ / "all";
+  CommandResult r = gpuperf(dir_ / "fixture.db", "--quiet report --out " + sh_quote(both.string()) +
+                                                     " --machine ci-h200-01 --machine dev-h100-07 --format md");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(gpuperf(dir_ / "fixture.db", "--quiet report --format md --out " + sh_quote(all.string())).exit_code, 0);
+  const std::string md = read_file(both / "report.md");
+  EXPECT_NE(md.find("Machine: ci-h200-01, dev-h100-07"), std::string::npos) << md.substr(0, 400);
+  // Both machines asked for are every machine in the fixture: the rest of the report is the unfiltered one.
+  std::string unfiltered = read_file(all / "report.md");
+  const std::string scope = "Machine: all";
+  ASSERT_NE(unfiltered.find(scope), std::string::npos);
+  unfiltered.replace(unfiltered.find(scope), scope.size(), "Machine: ci-h200-01, dev-h100-07");
+  EXPECT_EQ(md, unfiltered);
+  // One unknown name among them is an input error, and no report is written.
+  const fs::path bad = dir_ / "bad-machines";
+  r = gpuperf(dir_ / "fixture.db",
+              "report --out " + sh_quote(bad.string()) + " --machine ci-h200-01 --machine nowhere --format md");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--machine 'nowhere'"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(bad / "report.md"));
+}
+
 TEST_F(ReportGolden, SameInputSameBytes) {
   const fs::path a = dir_ / "again-a", b = dir_ / "again-b";
   ASSERT_EQ(gpuperf(dir_ / "fixture.db", "--quiet report --out " + sh_quote(a.string())).exit_code, 0);

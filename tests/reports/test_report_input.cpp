@@ -71,9 +71,9 @@ TEST_F(ReportInputTest, ReadsRunsHistoryAndBaselines) {
 TEST_F(ReportInputTest, FiltersByMachineBranchSinceAndLast) {
   db::Store store = imported();
   ReportQuery q;
-  q.machine = "ci-h200-01";
+  q.machines = {"ci-h200-01"};
   EXPECT_EQ(load_report_input(store, q, nullptr).runs.size(), 12u);
-  q.machine = "GPU-0a1b2c3d-4e5f-4061-8273-000000000007";  // a fingerprint
+  q.machines = {"GPU-0a1b2c3d-4e5f-4061-8273-000000000007"};  // a fingerprint
   EXPECT_EQ(load_report_input(store, q, nullptr).runs.size(), 4u);
   q = {};
   q.last = 3;
@@ -92,10 +92,50 @@ TEST_F(ReportInputTest, FiltersByMachineBranchSinceAndLast) {
   EXPECT_EQ(since.runs.front().started_at, "2026-10-10T02:00:00Z");
 }
 
+TEST_F(ReportInputTest, SeveralMachinesAreEachReadOnceWithTheirOwnWindow) {
+  db::Store store = imported();
+  ReportQuery all;
+  const ReportInput every = load_report_input(store, all, nullptr);
+  ReportQuery q;
+  // A hostname and a fingerprint: both machines, as without --machine.
+  q.machines = {"ci-h200-01", "GPU-0a1b2c3d-4e5f-4061-8273-000000000007"};
+  ReportInput both = load_report_input(store, q, nullptr);
+  EXPECT_EQ(both.runs.size(), 16u);
+  EXPECT_EQ(both.runs.size(), every.runs.size());
+  EXPECT_EQ(both.series.size(), every.series.size());
+  // The same machine by two names is read once.
+  std::string h200_id;
+  for (const auto& m : store.machines()) {
+    if (m.machine.hostname == "ci-h200-01") h200_id = std::to_string(m.id);
+  }
+  ASSERT_FALSE(h200_id.empty());
+  q.machines = {"ci-h200-01", h200_id};
+  ReportInput once = load_report_input(store, q, nullptr);
+  EXPECT_EQ(once.runs.size(), 12u);
+  std::set<std::pair<std::int64_t, std::int64_t>> points;  // (series index, run): no series read twice
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < once.series.size(); ++i) {
+    for (const auto& p : once.series[i].points) {
+      points.emplace(static_cast<std::int64_t>(i), p.run_id);
+      ++total;
+    }
+  }
+  EXPECT_EQ(points.size(), total);
+  ReportQuery h200;
+  h200.machines = {"ci-h200-01"};
+  EXPECT_EQ(once.series.size(), load_report_input(store, h200, nullptr).series.size());
+  // --last applies to each machine: three runs of each.
+  q.machines = {"GPU-0a1b2c3d-4e5f-4061-8273-000000000007", "ci-h200-01"};
+  q.last = 3;
+  EXPECT_EQ(load_report_input(store, q, nullptr).runs.size(), 6u);
+  EXPECT_EQ(q.machines_text(), "GPU-0a1b2c3d-4e5f-4061-8273-000000000007, ci-h200-01");
+  EXPECT_EQ(all.machines_text(), "all");
+}
+
 TEST_F(ReportInputTest, UnknownMachineIsAnInputErrorListingTheKnownOnes) {
   db::Store store = imported();
   ReportQuery q;
-  q.machine = "no-such-host";
+  q.machines = {"ci-h200-01", "no-such-host"};
   try {
     load_report_input(store, q, nullptr);
     FAIL() << "expected InputError";
