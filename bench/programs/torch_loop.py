@@ -1,6 +1,6 @@
 """A PyTorch training loop that times itself: what recording costs a real program, free of start-up.
 
-    python3 torch_loop.py [--steps 300] [--warmup 20] [--repeat 1] [--ab]
+    python3 torch_loop.py [--steps 300] [--warmup 20] [--repeat 1] [--ab] [--layer-ranges] [--emit-nvtx]
 
 An MLP's forward, backward and SGD step, each step in an NVTX range; `--warmup` steps first (not timed:
 allocator, cuBLAS handles, lazy modules), then `--steps` timed with torch.cuda.synchronize() on both ends.
@@ -11,7 +11,14 @@ CUPTI tracer, and under `gpuperf record` with and without NVTX paths.
 --ab (under `gpuperf record` with GPUPERF_RECORD_OVERHEAD_AB=all, or the parts to pause): the repeats
 alternate gpuperf's own work on and off in the process (on, off, off, on, ...), through the injection
 library's gpuperf_record_overhead_ours, and each line ends `ours on` or `ours off` (bench/record_overhead_ab.py).
+
+More NVTX, to magnify what each range costs a tool (bench/record_overhead_ab.py --torch-args): --layer-ranges
+puts each layer's forward in its own range inside the step's (7 more ranges a step, the same names every
+step); --emit-nvtx runs the loops under torch.autograd.profiler.emit_nvtx(), a range for every operator,
+forward and backward, named with its sequence number (new names every step, as a program profiled with
+Nsight Systems that way has).
 """
+import contextlib
 import argparse
 import time
 
@@ -23,12 +30,19 @@ parser.add_argument("--steps", type=int, default=300)
 parser.add_argument("--warmup", type=int, default=20)
 parser.add_argument("--repeat", type=int, default=1)
 parser.add_argument("--ab", action="store_true")
+parser.add_argument("--layer-ranges", action="store_true")
+parser.add_argument("--emit-nvtx", action="store_true")
 args = parser.parse_args()
 
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 1024),
                       nn.ReLU(), nn.Linear(1024, 10)).cuda()
 opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+if args.layer_ranges:
+    for i, layer in enumerate(model):
+        name = f"{type(layer).__name__}{i}"
+        layer.register_forward_pre_hook(lambda module, inputs, name=name: torch.cuda.nvtx.range_push(name))
+        layer.register_forward_hook(lambda module, inputs, output: torch.cuda.nvtx.range_pop())
 x = torch.randn(256, 512, device="cuda")
 y = torch.randint(0, 10, (256,), device="cuda")
 
@@ -62,9 +76,10 @@ for r in range(max(1, args.repeat)):
     if ours is not None:
         ours(1 if on else 0)  # between loops: no NVTX range is open
     start = time.perf_counter()
-    for _ in range(args.steps):
-        loss = step()
-    torch.cuda.synchronize()
+    with torch.autograd.profiler.emit_nvtx() if args.emit_nvtx else contextlib.nullcontext():
+        for _ in range(args.steps):
+            loss = step()
+        torch.cuda.synchronize()
     tag = "" if ours is None else " ours on" if on else " ours off"
     print(f"loop_s {time.perf_counter() - start:.6f}{tag}", flush=True)
 print(f"loss {loss.item():.4f}")

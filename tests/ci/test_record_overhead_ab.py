@@ -68,7 +68,46 @@ class Table(unittest.TestCase):
         self.assertIn("(-3.00 .. +4.00)", row)
 
 
+class Variants(unittest.TestCase):
+    def test_a_variant_is_labelled_without_spaces_and_read_as_its_program(self):
+        self.assertEqual(ab.variant_label("torch", "", 0), "torch")
+        self.assertEqual(ab.variant_label("torch", " --layer-ranges  --emit-nvtx", 100),
+                         "torch:--layer-ranges--emit-nvtx@flush100ms")
+        self.assertEqual(ab.variant_label("tiny", "--layer-ranges", 0), "tiny")  # torch's options are torch's
+        self.assertEqual(ab.variant_label("tiny", "", 250), "tiny:@flush250ms")
+        self.assertEqual(ab.base_program("torch:--layer-ranges@flush100ms"), "torch")
+
+    def test_a_log_of_variants_gives_a_row_each_under_its_program(self):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "ab-runs.txt")
+            with open(log, "w") as f:
+                f.write("proc torch:--layer-ranges flush 0 1.02:on 1.0:off 1.0:off 1.02:on\n")
+                f.write("proc torch:@flush100ms flush 0 1.10:on 1.0:off\n")
+                f.write("proc tiny:@flush100ms flush 0 5.0:on 5.0:off\n")
+            out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--from-log", log,
+                                  "--only", "torch"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        rows = [[c.strip() for c in line.strip("|").split("|")] for line in out.stdout.splitlines()
+                if line.startswith("| torch")]
+        self.assertEqual([r[0] for r in rows], ["torch:--layer-ranges", "torch:@flush100ms"])
+        self.assertEqual(rows[0][3], "2")  # pairs
+        self.assertTrue(rows[0][4].endswith(" s"), rows[0])  # torch's unit, read through the label
+        self.assertEqual(rows[1][6], "+10.00% [+10.00 .. +10.00] (+10.00 .. +10.00)")
+        self.assertNotIn("tiny", out.stdout)
+
+
 class Arguments(unittest.TestCase):
+    def test_an_option_torch_loop_does_not_have_is_refused_before_anything_runs(self):
+        out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--gpuperf", "x",
+                              "--probe", "y", "--out", "z", "--torch-args", "--layer-ranges --fast"],
+                             capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("--torch-args: '--fast'", out.stderr)
+        out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--gpuperf", "x",
+                              "--probe", "y", "--out", "z", "--flush-ms", "-5"], capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("--flush-ms must be 0", out.stderr)
+
     def test_an_unknown_program_is_refused_with_its_name(self):
         out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--from-log", "x",
                               "--only", "jax"], capture_output=True, text=True)
