@@ -24,6 +24,15 @@ lowest and highest), so that one odd process shows. Programs: torch (bench/progr
 training steps a loop, an NVTX range each step), tiny (record_probe overhead tiny N 2xPAIRS ab: launches of
 ~2 us back to back, no NVTX). Exit status 0 when every process ran.
 
+Two measures of the PyTorch loop. `torch` is the loop's wall time; `torch/step` the median host time of one
+step in each loop (torch_loop.py's `step_us_median`). The loop time moves 10-13% between loops of one process,
+in a few slow steps, so its pairs resolve a few percent at best; the median step leaves those steps out and
+resolves what every step pays (gpuperf's NVTX callbacks, the records each launch gives) far more finely. What
+lands on a few steps only (a periodic flush holding CUPTI, a buffer's writing taking a CPU from the program)
+is in `torch` alone, and is bounded apart: the line under the table gives CUPTI's part of the periodic
+flushes as record accounted it (calls, the median and the longest call), which is at most that share of the
+loop if each flush held the program's launches for its whole length.
+
 Magnified: a part whose cost is too small to resolve can be made to happen more often, and its share read off
 the magnified one. --torch-args passes options to torch_loop.py (--layer-ranges: 8 NVTX ranges a step in
 place of 1; --emit-nvtx: one for every operator); --flush-ms sets the periodic flush's period
@@ -46,6 +55,14 @@ LOOP_RE = {
     "torch": re.compile(r"^loop_s ([\d.]+) ours (on|off)$", re.M),
     "tiny": re.compile(r"wall_us_per_launch ([\d.]+) ours (on|off)$", re.M),
 }
+# Further measures of a program's loops, each its own rows labelled PROGRAM[:VARIANT]/MEASURE: name -> (regex,
+# unit).
+MEASURE_RE = {
+    "torch": {"step": (re.compile(r"^step_us_median ([\d.]+) ours (on|off)$", re.M), "us/step (median)")},
+}
+# record's own-time line: CUPTI's part of the periodic flushes (cli/record_run.cpp, profiler/record/recorder.cpp).
+FLUSH_RE = re.compile(r"CUPTI's part of the periodic flush took ([\d.]+) ms in ([\d,]+) calls .*?\(the longest "
+                      r"([\d.]+) ms\)")
 
 
 def pair_ratios(loops):
@@ -76,16 +93,44 @@ def table(by_program, units):
         q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
         lo, hi = median_interval(ratios)
         per = sorted(statistics.median(pair_ratios(p)) for p in procs if pair_ratios(p))
-        lines.append(f"| {name} | {pause} | {len(procs)} | {len(ratios)} | {on:.6g} {units[base_program(name)]} | "
-                     f"{off:.6g} {units[base_program(name)]} | "
+        unit = unit_of(name, units)
+        lines.append(f"| {name} | {pause} | {len(procs)} | {len(ratios)} | {on:.6g} {unit} | {off:.6g} {unit} | "
                      f"{100 * statistics.median(ratios):+.2f}% [{100 * q[0]:+.2f} .. {100 * q[2]:+.2f}] "
                      f"({100 * lo:+.2f} .. {100 * hi:+.2f}) | {100 * per[0]:+.2f}% .. {100 * per[-1]:+.2f}% |")
     return "\n".join(lines)
 
 
 def base_program(label):
-    """'torch' of 'torch:--layer-ranges@flush100ms': the program whose loop lines are read."""
-    return label.split(":", 1)[0]
+    """'torch' of 'torch:--layer-ranges@flush100ms/step': the program whose loop lines are read."""
+    return re.split(r"[:/]", label, maxsplit=1)[0]
+
+
+def unit_of(label, units):
+    """The unit of a row: its measure's ('torch/step': us/step (median)), else its program's."""
+    program, _, measure = label.partition("/")
+    if measure:
+        return MEASURE_RE[base_program(program)][measure][1]
+    return units[base_program(program)]
+
+
+def flush_period_ms(label):
+    """The periodic flush's period a row ran with: '@flushNms' in its label, else record's default, 1000 ms."""
+    m = re.search(r"@flush(\d+)ms", label)
+    return int(m[1]) if m else 1000
+
+
+def flush_line(flushes):
+    """flushes: [(label, total ms, calls, longest ms)] per process, from record's own-time line. One line of text:
+    the median call, and the share of the program's time it would be if every call held its launches whole."""
+    flushes = [f for f in flushes if f[2] > 0]
+    if not flushes:
+        return "CUPTI's part of the periodic flush: not reported (a record without the flush's accounting)"
+    per_call = sorted(total / calls for _, total, calls, _ in flushes)
+    share = statistics.median(total / calls / flush_period_ms(label) for label, total, calls, _ in flushes)
+    return (f"CUPTI's part of the periodic flush, as record accounted it ({len(flushes)} processes, "
+            f"{sum(c for _, _, c, _ in flushes):,} calls): a median {statistics.median(per_call):.3f} ms a call "
+            f"(processes {per_call[0]:.3f} .. {per_call[-1]:.3f}), the longest {max(f[3] for f in flushes):.3f} ms; "
+            f"at one call a period, at most {100 * share:.3f}% of the program's time (if each held its launches)")
 
 
 def variant_label(name, torch_args, flush_ms):
@@ -97,16 +142,21 @@ def variant_label(name, torch_args, flush_ms):
 
 
 def read_log(path):
-    """ab-runs.txt: 'proc <program[:variant]> <paused parts> <i> <value>:<on|off> ...' per process."""
-    by_program = {}
+    """ab-runs.txt: 'proc <program[:variant][/measure]> <paused parts> <i> <value>:<on|off> ...' per process and
+    measure, and 'flush <program[:variant]> <paused parts> <i> <total ms> <calls> <longest ms>' where record
+    reported its flushes. Returns ({(label, paused): [loops of each process]}, [(label, total, calls, longest)])."""
+    by_program, flushes = {}, []
     with open(path) as f:
         for line in f:
             fields = line.split()
+            if len(fields) == 7 and fields[0] == "flush":
+                flushes.append((fields[1], float(fields[4]), int(fields[5]), float(fields[6])))
+                continue
             if len(fields) < 4 or fields[0] != "proc":
                 continue
             loops = [(float(v), t) for v, t in (x.split(":") for x in fields[4:])]
             by_program.setdefault((fields[1], fields[2]), []).append(loops)
-    return by_program
+    return by_program, flushes
 
 
 def main():
@@ -137,8 +187,9 @@ def main():
         if pause != "all" and not set(pause.split(",")) <= {"nvtx", "write", "flush"}:
             sys.exit(f"record_overhead_ab: --pause {pause!r}: expected all, or a comma list of nvtx, write, flush")
     if args.from_log:
-        by_program = read_log(args.from_log)
+        by_program, flushes = read_log(args.from_log)
         print(table({k: p for k, p in by_program.items() if base_program(k[0]) in chosen}, units))
+        print("\n" + flush_line(flushes))
         return 0
     if args.flush_ms < 0:
         sys.exit("record_overhead_ab: --flush-ms must be 0 (the default period) or more")
@@ -163,6 +214,9 @@ def main():
     pin = ["taskset", "-c", args.cpus] if args.cpus else []
     labels = {variant_label(name, args.torch_args, args.flush_ms): name for name in chosen}
     by_program = {(label, pause): [] for label in labels for pause in pauses}
+    measures = {(label + "/" + m, pause): [] for label in labels for m in MEASURE_RE.get(labels[label], {})
+                for pause in pauses}
+    flushes = []
     started = time.time()
     with open(os.path.join(args.out, "ab-runs.txt"), "w") as log:
         for i in range(args.procs):
@@ -181,10 +235,27 @@ def main():
                              f"{len(found)} of {2 * args.pairs} loops):\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
                 by_program[(label, pause)].append(found)
                 log.write(f"proc {label} {pause} {i} {' '.join(f'{v}:{t}' for v, t in found)}\n")
+                for measure, (pattern, _) in MEASURE_RE.get(name, {}).items():
+                    values = [(float(v), t) for v, t in pattern.findall(p.stdout)]
+                    if len(values) != len(found):
+                        sys.exit(f"record_overhead_ab: {' '.join(full)}: {len(values)} {measure} lines for "
+                                 f"{len(found)} loops:\n{p.stdout[-1500:]}")
+                    measures[(f"{label}/{measure}", pause)].append(values)
+                    log.write(f"proc {label}/{measure} {pause} {i} {' '.join(f'{v}:{t}' for v, t in values)}\n")
+                flush = FLUSH_RE.search(p.stderr)
+                if flush:
+                    total, calls, longest = float(flush[1]), int(flush[2].replace(",", "")), float(flush[3])
+                    flushes.append((label, total, calls, longest))
+                    log.write(f"flush {label} {pause} {i} {total} {calls} {longest}\n")
                 log.flush()
     print(f"gpuperf's own work on against off, in one process ({args.pairs} pairs of loops a process"
           f"{'; pinned to CPUs ' + args.cpus if args.cpus else ''}; {time.time() - started:.0f} s):\n")
-    print(table(by_program, units))
+    rows = {}  # each program's loop-time row, then its measures' rows, per paused parts
+    for (label, pause), procs in by_program.items():
+        rows[(label, pause)] = procs
+        rows.update({key: v for key, v in measures.items() if key[1] == pause and key[0].startswith(label + "/")})
+    print(table(rows, units))
+    print("\n" + flush_line(flushes))
     return 0
 
 

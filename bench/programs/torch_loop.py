@@ -12,14 +12,22 @@ CUPTI tracer, and under `gpuperf record` with and without NVTX paths.
 alternate gpuperf's own work on and off in the process (on, off, off, on, ...), through the injection
 library's gpuperf_record_overhead_ours, and each line ends `ours on` or `ours off` (bench/record_overhead_ab.py).
 
+Each loop also prints `step_us_median U`: the median host time of one step (time.perf_counter around the call,
+no synchronisation; the loop is bound by the host's launching, so a step's host time is its cost). A loop's
+time moves 10-13% from loop to loop in one process, in a few slow steps (a garbage collection, a thread
+preempted); the median step leaves those out, so it resolves what every step pays (NVTX callbacks, each
+launch's API and external-correlation records) to a fraction of a percent. What falls on a few steps only (a
+periodic flush holding CUPTI, a buffer's writing taking the CPU) shows in `loop_s` alone.
+
 More NVTX, to magnify what each range costs a tool (bench/record_overhead_ab.py --torch-args): --layer-ranges
 puts each layer's forward in its own range inside the step's (7 more ranges a step, the same names every
 step); --emit-nvtx runs the loops under torch.autograd.profiler.emit_nvtx(), a range for every operator,
 forward and backward, named with its sequence number (new names every step, as a program profiled with
 Nsight Systems that way has).
 """
-import contextlib
 import argparse
+import contextlib
+import statistics
 import time
 
 import torch
@@ -75,11 +83,16 @@ for r in range(max(1, args.repeat)):
     on = r % 4 in (0, 3)
     if ours is not None:
         ours(1 if on else 0)  # between loops: no NVTX range is open
+    step_s = [0.0] * args.steps
     start = time.perf_counter()
     with torch.autograd.profiler.emit_nvtx() if args.emit_nvtx else contextlib.nullcontext():
-        for _ in range(args.steps):
+        for i in range(args.steps):
+            begin = time.perf_counter()
             loss = step()
+            step_s[i] = time.perf_counter() - begin
         torch.cuda.synchronize()
+    loop_s = time.perf_counter() - start
     tag = "" if ours is None else " ours on" if on else " ours off"
-    print(f"loop_s {time.perf_counter() - start:.6f}{tag}", flush=True)
+    print(f"loop_s {loop_s:.6f}{tag}", flush=True)
+    print(f"step_us_median {1e6 * statistics.median(step_s):.3f}{tag}", flush=True)
 print(f"loss {loss.item():.4f}")

@@ -96,6 +96,89 @@ class Variants(unittest.TestCase):
         self.assertNotIn("tiny", out.stdout)
 
 
+class StepMedians(unittest.TestCase):
+    def test_a_measure_is_read_as_its_program_with_its_own_unit(self):
+        units = {"torch": "s", "tiny": "us/launch"}
+        self.assertEqual(ab.base_program("torch/step"), "torch")
+        self.assertEqual(ab.base_program("torch:--layer-ranges@flush100ms/step"), "torch")
+        self.assertEqual(ab.unit_of("torch:--layer-ranges/step", units), "us/step (median)")
+        self.assertEqual(ab.unit_of("torch:--layer-ranges", units), "s")
+        self.assertEqual(ab.unit_of("tiny:@flush100ms", units), "us/launch")
+
+    def test_the_flush_line_gives_the_median_call_and_the_longest(self):
+        # Per process: 10 ms in 10 calls (1 ms a call), 6 ms in 2 (3), 4 ms in 8 (0.5): median 1 ms a call. As a
+        # share of its period: 1/1000, 3/100, 0.5/1000: median 0.1%.
+        line = ab.flush_line([("torch", 10.0, 10, 2.5), ("torch:@flush100ms", 6.0, 2, 4.0), ("tiny", 4.0, 8, 0.75),
+                              ("tiny", 0.0, 0, 0.0)])
+        self.assertIn("(3 processes, 20 calls)", line)
+        self.assertIn("a median 1.000 ms a call (processes 0.500 .. 3.000), the longest 4.000 ms; at one call a "
+                      "period, at most 0.100% of the program's time", line)
+        self.assertIn("not reported", ab.flush_line([]))
+        self.assertEqual(ab.flush_period_ms("torch:--layer-ranges@flush250ms/step"), 250)
+        self.assertEqual(ab.flush_period_ms("torch/step"), 1000)
+
+    def test_records_own_time_line_is_read(self):
+        # The wording of profiler/record/recorder.cpp's describe_own_work (tests/record/test_recorder.cpp).
+        text = ("gpuperf's own time inside the program: 0.000 ms on its threads; CUPTI's part of the periodic flush "
+                "took 1234.500 ms in 1,017 calls on gpuperf's flush thread (the longest 12.250 ms)\n")
+        m = ab.FLUSH_RE.search(text)
+        self.assertIsNotNone(m)
+        self.assertEqual((m[1], m[2], m[3]), ("1234.500", "1,017", "12.250"))
+
+    def test_a_run_logs_and_tables_the_loop_and_its_median_step_side_by_side(self):
+        # A stand-in for `gpuperf record -- torch_loop.py --ab`: 4 loops, on 2% slower in loop time (its noise)
+        # and 0.5% slower in the median step; record's own-time line on stderr.
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "gpuperf")
+            with open(fake, "w") as f:
+                f.write("#!/usr/bin/env python3\nimport sys\n"
+                        "for tag in ('on', 'off', 'off', 'on'):\n"
+                        "    on = tag == 'on'\n"
+                        "    print(f'loop_s {1.02 if on else 1.0:.6f} ours {tag}')\n"
+                        "    print(f'step_us_median {2010.0 if on else 2000.0:.3f} ours {tag}')\n"
+                        "print(\"gpuperf's own time inside the program: 0.000 ms on its threads; CUPTI's part of the "
+                        "periodic flush took 3.000 ms in 2 calls on gpuperf's flush thread (the longest 2.000 ms)\", "
+                        "file=sys.stderr)\n")
+            os.chmod(fake, 0o755)
+            out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--gpuperf", fake,
+                                  "--probe", fake, "--out", d, "--only", "torch", "--procs", "2", "--pairs", "2",
+                                  "--pause", "all", "--pause", "write"], capture_output=True, text=True)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            with open(os.path.join(d, "ab-runs.txt")) as f:
+                log = f.read()
+            again = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--from-log",
+                                    os.path.join(d, "ab-runs.txt"), "--only", "torch"], capture_output=True, text=True)
+        rows = [[c.strip() for c in line.strip("|").split("|")] for line in out.stdout.splitlines()
+                if line.startswith("| torch")]
+        self.assertEqual([(r[0], r[1]) for r in rows],
+                         [("torch", "all"), ("torch/step", "all"), ("torch", "write"), ("torch/step", "write")])
+        self.assertEqual(rows[0][3], "4")  # pairs: 2 processes x 2
+        self.assertEqual(rows[0][6], "+2.00% [+2.00 .. +2.00] (+2.00 .. +2.00)")
+        self.assertEqual(rows[1][4], "2010 us/step (median)")
+        self.assertEqual(rows[1][6], "+0.50% [+0.50 .. +0.50] (+0.50 .. +0.50)")
+        self.assertIn("(4 processes, 8 calls): a median 1.500 ms a call (processes 1.500 .. 1.500), the longest "
+                      "2.000 ms", out.stdout)
+        self.assertEqual(log.count("\nflush torch "), 4)  # a line each process, after its loops
+        self.assertTrue(log.startswith("proc torch all 0 1.02:on"), log[:80])
+        # The log gives the same table again.
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual([line for line in again.stdout.splitlines() if line.startswith("| torch")],
+                         [line for line in out.stdout.splitlines() if line.startswith("| torch")])
+        self.assertIn("a median 1.500 ms a call", again.stdout)
+
+    def test_a_loop_without_its_median_step_stops_the_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "gpuperf")
+            with open(fake, "w") as f:
+                f.write("#!/bin/sh\nprintf 'loop_s 1.0 ours on\\nloop_s 1.0 ours off\\n'\n")
+            os.chmod(fake, 0o755)
+            out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--gpuperf", fake,
+                                  "--probe", fake, "--out", d, "--only", "torch", "--procs", "1", "--pairs", "1"],
+                                 capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("0 step lines for 2 loops", out.stderr)
+
+
 class Arguments(unittest.TestCase):
     def test_an_option_torch_loop_does_not_have_is_refused_before_anything_runs(self):
         out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--gpuperf", "x",
