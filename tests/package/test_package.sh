@@ -107,6 +107,16 @@ case $mode in
     sample=$prefix/share/gpuperf/examples/sample-history.json
     expect 0 "new" "$prefix/bin/gpuperf" --db "$work/sample.db" import "$sample"
     expect 0 "memory/coalesced.*duration.*regression" "$prefix/bin/gpuperf" --db "$work/sample.db" detect
+    # README shows detect's whole answer on the sample: what a newcomer sees, word for word.
+    "$prefix/bin/gpuperf" --db "$work/sample.db" detect >"$work/sample-detect.txt"
+    python3 - "$src/README.md" >"$work/readme-detect.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r"`detect` names the step.*?\n```\n(.*?)```", text, re.S)
+print(m[1] if m else "(README has no detect output after '`detect` names the step')", end="")
+PY
+    diff -u "$work/readme-detect.txt" "$work/sample-detect.txt" ||
+      fail "README's detect output on the sample history is not what detect prints (diff above: README, then detect)"
     expect 0 "report.html" "$prefix/bin/gpuperf" --db "$work/sample.db" report --out "$work/sample-report"
     grep -q "memory/coalesced" "$work/sample-report/report.html" || fail "the sample's report lacks the regression"
     # README's CMake snippet is complete: configured against the package, with no CMake warning.
