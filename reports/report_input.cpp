@@ -39,18 +39,36 @@ std::int64_t resolve_machine(const std::vector<db::MachineRow>& machines, const 
   throw InputError("--machine '" + ref + "': no machine has this fingerprint, hostname or id; known machines:" + known);
 }
 
+std::vector<std::string> machine_names(const std::vector<db::MachineRow>& machines,
+                                       const std::vector<std::int64_t>& ids) {
+  std::vector<std::string> names;
+  for (const auto& id : ids) {
+    const auto m = std::find_if(machines.begin(), machines.end(), [&](const db::MachineRow& r) { return r.id == id; });
+    if (m == machines.end()) continue;
+    const std::string& host = m->machine.hostname;
+    const auto same_host = std::count_if(machines.begin(), machines.end(),
+                                         [&](const db::MachineRow& r) { return r.machine.hostname == host; });
+    names.push_back(host.empty() ? m->fingerprint : same_host > 1 ? host + " (" + m->fingerprint + ")" : host);
+  }
+  return names;
+}
+
 ReportInput load_report_input(const db::Store& store, const ReportQuery& query, const ChangeDetector& detect,
                               std::size_t sample_runs) {
   ReportInput in;
   in.query = query;
   in.machines = store.machines();
   // Each machine asked for once (two names of one machine are one machine); none: every machine.
-  std::vector<std::optional<std::int64_t>> machine_ids;
+  std::vector<std::int64_t> asked;
   for (const auto& ref : query.machines) {
     const std::int64_t id = resolve_machine(in.machines, ref);
-    if (std::find(machine_ids.begin(), machine_ids.end(), id) == machine_ids.end()) machine_ids.emplace_back(id);
+    if (std::find(asked.begin(), asked.end(), id) == asked.end()) asked.push_back(id);
   }
+  std::vector<std::optional<std::int64_t>> machine_ids(asked.begin(), asked.end());
   if (machine_ids.empty()) machine_ids.emplace_back(std::nullopt);
+  // The header names the machines read, not the words they were asked by (a nightly asks by id): each once, by
+  // its hostname, with its fingerprint where another machine has that hostname too.
+  in.query.machines = machine_names(in.machines, asked);
 
   // The window: each machine's newest N runs that pass the filters, one indexed read per machine asked for.
   db::RunFilter rf;

@@ -2,7 +2,9 @@
 // change points a detector finds in that history.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "db/store.hpp"
@@ -16,6 +18,11 @@ using ChangeDetector = std::function<std::vector<analysis::ChangePoint>(const st
 // The machine a --machine value names: a fingerprint, a hostname (when only one machine has it) or a numeric
 // id. Throws InputError listing the known machines when none matches or a hostname is ambiguous.
 std::int64_t resolve_machine(const std::vector<db::MachineRow>& machines, const std::string& ref);
+
+// How a report's header names the machines of `ids` (of `machines`), in that order: each by its hostname, or
+// "hostname (fingerprint)" where another machine has the same hostname, or its fingerprint where it has none.
+std::vector<std::string> machine_names(const std::vector<db::MachineRow>& machines,
+                                       const std::vector<std::int64_t>& ids);
 
 // Loads the window `query` describes (each machine's newest `last` runs, since `since`, on `branch`, not
 // excluded), its history, the family baselines of the benchmarks in it, and runs `detect` over the history

@@ -25,11 +25,12 @@ namespace gpuperf::reports {
 // What the user asked to see (gpuperf report's filters), shown in the report's header.
 struct ReportQuery {
   std::optional<std::string> branch;
-  std::vector<std::string> machines;  // each a fingerprint, hostname or machine id; none: every machine
+  std::vector<std::string> machines;  // each a fingerprint, hostname or machine id; none: every machine.
+                                      // Once loaded (ReportInput::query), the machines read, as the header names them
   std::optional<std::string> since;   // ISO 8601 prefix, e.g. "2026-06" or "2026-06-01"
   std::optional<std::size_t> last;    // each machine's newest N runs
 
-  // The machines as the header names them: as given, joined with ", "; "all" when none was given.
+  // The machines joined with ", " (the header's), "all" when none was given.
   std::string machines_text() const;
 };
 
