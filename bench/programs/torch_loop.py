@@ -14,10 +14,10 @@ library's gpuperf_record_overhead_ours, and each line ends `ours on` or `ours of
 
 Each loop also prints `step_us_median U`: the median host time of one step (time.perf_counter around the call,
 no synchronisation; the loop is bound by the host's launching, so a step's host time is its cost). A loop's
-time moves 10-13% from loop to loop in one process, in a few slow steps (a garbage collection, a thread
-preempted); the median step leaves those out, so it resolves what every step pays (NVTX callbacks, each
-launch's API and external-correlation records) to a fraction of a percent. What falls on a few steps only (a
-periodic flush holding CUPTI, a buffer's writing taking the CPU) shows in `loop_s` alone.
+time moves 10-13% from loop to loop in one process; where that comes in a few slow steps (a garbage
+collection, a thread preempted), the median step leaves them out and resolves what every step pays (NVTX
+callbacks, each launch's API and external-correlation records) more finely than the loop time can. What falls
+on a few steps only (a periodic flush holding CUPTI, a buffer's writing taking the CPU) shows in `loop_s` alone.
 
 More NVTX, to magnify what each range costs a tool (bench/record_overhead_ab.py --torch-args): --layer-ranges
 puts each layer's forward in its own range inside the step's (7 more ranges a step, the same names every
@@ -41,6 +41,8 @@ parser.add_argument("--ab", action="store_true")
 parser.add_argument("--layer-ranges", action="store_true")
 parser.add_argument("--emit-nvtx", action="store_true")
 args = parser.parse_args()
+if args.steps < 1:
+    parser.error("--steps must be at least 1")
 
 torch.manual_seed(0)
 model = nn.Sequential(nn.Linear(512, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(), nn.Linear(1024, 1024),
