@@ -26,8 +26,8 @@ training steps a loop, an NVTX range each step), tiny (record_probe overhead tin
 
 Two measures of the PyTorch loop. `torch` is the loop's wall time; `torch/step` the median host time of one
 step in each loop (torch_loop.py's `step_us_median`). The loop time moves 10-13% between loops of one process,
-in a few slow steps, so its pairs resolve a few percent at best; the median step leaves those steps out and
-resolves what every step pays (gpuperf's NVTX callbacks, the records each launch gives) far more finely. What
+so its pairs resolve a few percent at best; where that noise is a few slow steps, the median step leaves them
+out and resolves what every step pays (gpuperf's NVTX callbacks, the records each launch gives) more finely. What
 lands on a few steps only (a periodic flush holding CUPTI, a buffer's writing taking a CPU from the program)
 is in `torch` alone, and is bounded apart: the line under the table gives CUPTI's part of the periodic
 flushes as record accounted it (calls, the median and the longest call), which is at most that share of the
