@@ -257,7 +257,7 @@ std::string describe_own_work(const std::vector<ProcessRecord>& processes) {
     for (const auto& w : p.own_work) {
       Sum& s = sums[{w.thread, w.work}];
       s.calls += w.calls;
-      s.items += w.items;
+      s.items = w.work == "flush" ? std::max(s.items, w.items) : s.items + w.items;  // flush: the longest call
       s.ns += w.ns;
     }
   }
@@ -280,6 +280,7 @@ std::string describe_own_work(const std::vector<ProcessRecord>& processes) {
     return ms(s.ns) + " in " + thousands(s.calls) + " " + work + " calls" + where;
   };
   std::uint64_t program_ns = 0, other_ns = 0, external_ns = 0, external_calls = 0;
+  Sum flush;  // CUPTI's part of the periodic flush, beside the program: said apart, below
   std::string program, other;
   for (const auto& [key, s] : sums) {
     if (key.second == "external") {  // CUPTI's own call inside our NVTX callbacks: said apart, not ours
@@ -287,7 +288,12 @@ std::string describe_own_work(const std::vector<ProcessRecord>& processes) {
       external_calls += s.calls;
       continue;
     }
-    if (key.second == "flush") continue;  // CUPTI's part of the periodic flush: said apart, below
+    if (key.second == "flush") {
+      flush.ns += s.ns;
+      flush.calls += s.calls;
+      flush.items = std::max(flush.items, s.items);
+      continue;
+    }
     const bool on_program = key.first == "program";
     std::string& list = on_program ? program : other;
     list += (list.empty() ? "" : ", ") + part(key.first, key.second, s, on_program);
@@ -299,19 +305,9 @@ std::string describe_own_work(const std::vector<ProcessRecord>& processes) {
   if (external_calls > 0)
     out += "; besides, CUPTI's push and pop of the NVTX paths' external ids took " + ms(external_ns) + " in " +
            thousands(external_calls) + " of those callbacks (CUPTI's cost, which the bare tracer pays too)";
-  // The periodic flush's CUPTI part, beside the program; its items are each process's longest call.
-  std::uint64_t flush_ns = 0, flush_calls = 0, flush_longest = 0;
-  for (const auto& p : processes) {
-    for (const auto& w : p.own_work) {
-      if (w.work != "flush") continue;
-      flush_ns += w.ns;
-      flush_calls += w.calls;
-      flush_longest = std::max(flush_longest, w.items);
-    }
-  }
-  if (flush_calls > 0)
-    out += "; CUPTI's part of the periodic flush took " + ms(flush_ns) + " in " + thousands(flush_calls) +
-           " calls on gpuperf's flush thread (the longest " + ms(flush_longest) + ")";
+  if (flush.calls > 0)
+    out += "; CUPTI's part of the periodic flush took " + ms(flush.ns) + " in " + thousands(flush.calls) +
+           " calls on gpuperf's flush thread (the longest " + ms(flush.items) + ")";
   return out;
 }
 
