@@ -125,6 +125,24 @@ class StepMedians(unittest.TestCase):
         self.assertIsNotNone(m)
         self.assertEqual((m[1], m[2], m[3]), ("1234.500", "1,017", "12.250"))
 
+    def test_the_kept_h200_logs_give_the_figures_the_docs_quote(self):
+        # bench/results keeps the three H200 calls' logs; docs/record-ends.md and README quote their pooled rows.
+        log = os.path.join(BENCH, "results", "record-overhead-ab-h200-ce3fbb4.txt")
+        out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--from-log", log,
+                              "--only", "torch"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        rows = {c[0]: c for c in ([x.strip() for x in line.strip("|").split("|")]
+                                  for line in out.stdout.splitlines() if line.startswith("| torch"))}
+        self.assertEqual(rows["torch"][2:4], ["42", "840"])
+        self.assertEqual(rows["torch"][6], "+0.34% [-4.86 .. +7.05] (-0.28 .. +1.26)")
+        self.assertEqual(rows["torch/step"][6], "+0.24% [-5.78 .. +7.35] (-0.53 .. +0.98)")
+        self.assertIn("(42 processes, 591 calls): a median 1.636 ms a call (processes 1.200 .. 2.232), the longest "
+                      "5.825 ms; at one call a period, at most 0.164%", out.stdout)
+        with open(os.path.join(HERE, "..", "..", "docs", "record-ends.md")) as f:
+            docs = f.read()
+        self.assertIn("-0.53 .. +0.98", docs)
+        self.assertIn("-0.28 .. +1.26", docs)
+
     def test_a_run_logs_and_tables_the_loop_and_its_median_step_side_by_side(self):
         # A stand-in for `gpuperf record -- torch_loop.py --ab`: 4 loops, on 2% slower in loop time (its noise)
         # and 0.5% slower in the median step; record's own-time line on stderr.
