@@ -31,6 +31,7 @@ import concurrent.futures as futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,16 @@ def have(module):
 def own_count(text, key="launches"):
     found = re.findall(rf"^{key} (\d+)$", text, re.M)
     return int(found[-1]) if found else None
+
+
+def executable(option, given):
+    """The absolute path of a program given as a path or, like a shell, a bare name found on PATH; exits with a
+    message naming the option if there is none (before any run starts, not from a run's thread)."""
+    path = given if os.sep in given else shutil.which(given)
+    if path is None or not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        sys.exit(f"record_matrix: {option} {given}: no such executable"
+                 f"{'' if os.sep in given else ' on PATH'}")
+    return os.path.abspath(path)
 
 
 def main():
@@ -67,11 +78,10 @@ def main():
                     help="more `record` options for the --metrics cells, e.g. '--profile-launches 1' (shown in the "
                          "setting's name)")
     args = ap.parse_args()
+    probe, gpuperf = executable("--probe", args.probe), executable("--gpuperf", args.gpuperf)
     out = args.out or tempfile.mkdtemp(prefix="record_matrix-")
     os.makedirs(out, exist_ok=True)
     py = sys.executable
-    probe = os.path.abspath(args.probe)
-    gpuperf = os.path.abspath(args.gpuperf)
 
     # name, command, modules it needs, how its own count is known: "print" (it prints `launches N`, the
     # launches it made of its own kernels, matched against the stored launches of `kernel`, or of all
