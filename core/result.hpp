@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/source_lines.hpp"
 #include "core/stats.hpp"
 
 namespace gpuperf {
@@ -67,6 +68,17 @@ struct Measurement {
   Summary summary;                   // of samples (a single value is a summary with n = 1)
 };
 
+// A result's source lines (core/source_lines.hpp) and how they were collected.
+struct SourceLines {
+  // ok: collected; unsupported: this chip, driver or program cannot (message says why); failed: an error
+  // stopped the pass; skipped: not asked for, or a result from before source lines existed.
+  Status status = Status::skipped;
+  std::string message;
+  std::int64_t launches = 0;     // instrumented launches the counters were divided by
+  std::int64_t lines_total = 0;  // lines the kernel had before the size bound kept the heaviest
+  std::vector<SourceLine> lines;
+};
+
 struct Result {
   BenchmarkInstance instance;
   // The benchmark this one is paired against in its family ("matmul/naive" for "matmul/tiled"); empty for
@@ -76,6 +88,7 @@ struct Result {
   Status status = Status::ok;
   std::string message;
   std::vector<Measurement> metrics;
+  SourceLines source;  // per-line counters, when a source-line pass ran
 
   const Measurement* find(const std::string& metric_name) const;
 };
