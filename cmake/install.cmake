@@ -12,7 +12,7 @@ set(GPUPERF_INSTALL_MODULEDIR ${CMAKE_INSTALL_LIBDIR}/gpuperf)
 # its own core/ or kernels/ cannot collide with gpuperf's. The installed copies therefore include each other
 # as <gpuperf/core/...>: generated here from the sources, whose "core/..." includes are rewritten.
 set(GPUPERF_PUBLIC_HEADERS
-  core/errors.hpp core/metrics.hpp core/result.hpp core/stats.hpp
+  core/errors.hpp core/metrics.hpp core/result.hpp core/source_lines.hpp core/stats.hpp
   kernels/benchmark.hpp kernels/cuda_check.hpp kernels/device_buffer.hpp kernels/host_data.hpp)
 set(gpuperf_public_dir ${PROJECT_BINARY_DIR}/install-include/gpuperf)
 foreach(header ${GPUPERF_PUBLIC_HEADERS} include/gpuperf/gpuperf.hpp)
