@@ -103,7 +103,7 @@ class CuptiSassBackend final : public SassMetricsBackend {
 
   void configure(const std::vector<std::string>& metrics) override {
     std::vector<CUpti_SassMetrics_Config> configs;
-    index_.clear();
+    std::map<std::uint64_t, std::size_t> index;
     for (std::size_t i = 0; i < metrics.size(); ++i) {
       auto p = params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
       p.pChipName = chip_.c_str();
@@ -111,18 +111,22 @@ class CuptiSassBackend final : public SassMetricsBackend {
       GPUPERF_CUPTI_CHECK(cuptiSassMetricsGetProperties(&p));
       // One value per instruction for the whole GPU: the pass wants the kernel's total, not its spread.
       configs.push_back({p.metric.metricId, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
-      index_[p.metric.metricId] = i;
+      index[p.metric.metricId] = i;
     }
+    configs_ = std::move(configs);
+    index_ = std::move(index);
+  }
+
+  // The configuration is set right before each enable and unset after each disable, as NVIDIA's sample
+  // does: the Range Profiler's sessions run between two passes in the same process.
+  void enable() override {
+    if (enabled_) return;
     auto set = params<CUpti_SassMetricsSetConfig_Params>(CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
-    set.numOfMetricConfig = configs.size();
-    set.pConfigs = configs.data();
+    set.numOfMetricConfig = configs_.size();
+    set.pConfigs = configs_.data();
     set.deviceIndex = static_cast<std::uint32_t>(device_);
     GPUPERF_CUPTI_CHECK(cuptiSassMetricsSetConfig(&set));
     configured_ = true;
-  }
-
-  void enable() override {
-    if (enabled_) return;
     auto p = params<CUpti_SassMetricsEnable_Params>(CUpti_SassMetricsEnable_Params_STRUCT_SIZE);
     p.ctx = ctx_;
     p.enableLazyPatching = 1;  // only the kernels launched while enabled are patched, at their first launch
@@ -170,11 +174,18 @@ class CuptiSassBackend final : public SassMetricsBackend {
   }
 
   void disable() override {
-    if (!enabled_) return;
-    enabled_ = false;
-    auto p = params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
-    p.ctx = ctx_;
-    GPUPERF_CUPTI_CHECK(cuptiSassMetricsDisable(&p));
+    if (enabled_) {
+      enabled_ = false;
+      auto p = params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
+      p.ctx = ctx_;
+      GPUPERF_CUPTI_CHECK(cuptiSassMetricsDisable(&p));
+    }
+    if (configured_) {
+      configured_ = false;
+      auto p = params<CUpti_SassMetricsUnsetConfig_Params>(CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE);
+      p.deviceIndex = static_cast<std::uint32_t>(device_);
+      GPUPERF_CUPTI_CHECK(cuptiSassMetricsUnsetConfig(&p));
+    }
   }
 
   SassLocation locate(std::uint32_t cubin_crc, const std::string& function, std::uint32_t pc_offset) override {
@@ -212,6 +223,7 @@ class CuptiSassBackend final : public SassMetricsBackend {
   std::string chip_;
   bool configured_ = false;
   bool enabled_ = false;
+  std::vector<CUpti_SassMetrics_Config> configs_;
   std::map<std::uint64_t, std::size_t> index_;  // CUPTI metric id -> index into configure()'s names
   std::uint32_t cached_crc_ = 0;
   std::string cached_cubin_;

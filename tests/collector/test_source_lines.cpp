@@ -195,14 +195,14 @@ class FakeSass final : public cupti::SassMetricsBackend {
     maybe_fail("enable");
   }
   std::vector<SassValue> flush() override {
-    log_->events.push_back("sass_flush");
-    maybe_fail("flush");
-    std::vector<SassValue> out;
-    std::size_t launches = 0;
+    std::size_t launches = 0;  // since the last flush
     for (const auto& e : log_->events) {
       if (e == "sass_flush") launches = 0;
       if (e.rfind("launch:", 0) == 0) ++launches;
     }
+    log_->events.push_back("sass_flush");
+    maybe_fail("flush");
+    std::vector<SassValue> out;
     // Every launch: 10 instructions on line 10 (one metric: inst_executed, configured first).
     if (launches > 0) out.push_back(SassValue{7, "k", 0x10, 0, 10 * launches});
     return out;
