@@ -33,7 +33,10 @@ class Pass final : public SourceLineCollector {
  public:
   Pass(std::unique_ptr<cupti::SassMetricsBackend> backend, std::unique_ptr<DeviceOps> device,
        const SourceLineOptions& options, std::string unavailable)
-      : backend_(std::move(backend)), device_(std::move(device)), options_(options), unavailable_(std::move(unavailable)) {
+      : backend_(std::move(backend)),
+        device_(std::move(device)),
+        options_(options),
+        unavailable_(std::move(unavailable)) {
     if (!backend_ && unavailable_.empty()) unavailable_ = "no SASS metrics back end";
     if (!unavailable_.empty()) return;
     // The counters this chip offers, in SassCounter order; a missing one is named in every result's message.

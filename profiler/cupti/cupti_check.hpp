@@ -26,12 +26,12 @@ namespace gpuperf::cupti {
   throw BackendError(classify_cupti_result(static_cast<int>(r)), fn, static_cast<int>(r), what);
 }
 
-#define GPUPERF_CUPTI_CHECK(call)                                                    \
-  do {                                                                               \
-    CUptiResult gpuperf_cupti_result_ = (call);                                      \
-    if (gpuperf_cupti_result_ != CUPTI_SUCCESS) {                                    \
+#define GPUPERF_CUPTI_CHECK(call)                                                      \
+  do {                                                                                 \
+    CUptiResult gpuperf_cupti_result_ = (call);                                        \
+    if (gpuperf_cupti_result_ != CUPTI_SUCCESS) {                                      \
       ::gpuperf::cupti::throw_cupti(gpuperf_cupti_result_, #call, __FILE__, __LINE__); \
-    }                                                                                \
+    }                                                                                  \
   } while (0)
 
 // A CUPTI parameter struct, zeroed, with its structSize set (CUPTI's way of versioning its structs).

@@ -135,7 +135,8 @@ class CuptiSassBackend final : public SassMetricsBackend {
   }
 
   std::vector<SassValue> flush() override {
-    auto props = params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
+    auto props =
+        params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
     props.ctx = ctx_;
     GPUPERF_CUPTI_CHECK(cuptiSassMetricsGetDataProperties(&props));
     std::vector<SassValue> out;
@@ -237,8 +238,8 @@ class CuptiSassFactory final : public SassBackendFactory {
     std::call_once(once, [] {
       CUpti_SubscriberHandle subscriber = nullptr;
       CUptiResult r = cuptiSubscribe(&subscriber, on_resource, nullptr);
-      if (r == CUPTI_SUCCESS) r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                                      CUPTI_CBID_RESOURCE_MODULE_LOADED);
+      if (r == CUPTI_SUCCESS)
+        r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
       if (r != CUPTI_SUCCESS) {
         const char* name = nullptr;
         if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || name == nullptr) name = "CUPTI_ERROR_?";
@@ -267,12 +268,16 @@ class CuptiSassFactory final : public SassBackendFactory {
     sup.api = CUPTI_PROFILER_SASS_METRICS;
     GPUPERF_CUPTI_CHECK(cuptiProfilerDeviceSupported(&sup));
     if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-      std::string why = "CUPTI's SASS metrics are not supported on " + chip_name + " (device " +
-                        std::to_string(device) + ")";
-      if (sup.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += ": its architecture";
-      else if (sup.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += ": a vGPU";
-      else if (sup.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += ": confidential computing";
-      else if (sup.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += ": WSL";
+      std::string why =
+          "CUPTI's SASS metrics are not supported on " + chip_name + " (device " + std::to_string(device) + ")";
+      if (sup.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        why += ": its architecture";
+      else if (sup.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        why += ": a vGPU";
+      else if (sup.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        why += ": confidential computing";
+      else if (sup.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        why += ": WSL";
       throw BackendError(FailureKind::unsupported_device, "cuptiProfilerDeviceSupported", 0, why);
     }
     return std::make_unique<CuptiSassBackend>(device, static_cast<CUcontext>(cu_context), std::move(chip_name));

@@ -148,7 +148,7 @@ TEST(SourceLineAggregate, WithoutLineInfoKeepsEachInstructionByFunctionAndOffset
 TEST(SourceLineAggregate, UntrackedModuleAndUnreadableSourceStillGiveCounters) {
   std::vector<SassValue> v;
   instr(v, "k", 0x10, {{SassCounter::inst_executed, 4}}, /*crc=*/99);  // no kept cubin
-  instr(v, "k", 0x20, {{SassCounter::inst_executed, 0}});               // never executed: left out
+  instr(v, "k", 0x20, {{SassCounter::inst_executed, 0}});              // never executed: left out
   SourceTextCache texts([](const std::string&) { return std::vector<std::string>{}; });
   const SourceLines s = aggregate_source_lines(v, all_counters(), 1, locate_k, texts);
   ASSERT_EQ(s.lines.size(), 1u);
@@ -168,8 +168,8 @@ TEST(SourceLineAggregate, MetricIndicesMapThroughTheConfiguredCounters) {
   // Only two counters configured (a chip lacking the others): metric 0 is sectors, 1 is the ideal.
   std::vector<SassValue> v{{7, "k", 0x10, 0, 16}, {7, "k", 0x10, 1, 4}, {7, "k", 0x10, 5, 1000}};
   SourceTextCache texts = fake_source();
-  const SourceLines s = aggregate_source_lines(
-      v, {SassCounter::sectors_global, SassCounter::sectors_global_ideal}, 1, locate_k, texts);
+  const SourceLines s =
+      aggregate_source_lines(v, {SassCounter::sectors_global, SassCounter::sectors_global_ideal}, 1, locate_k, texts);
   ASSERT_EQ(s.lines.size(), 1u);
   EXPECT_DOUBLE_EQ(s.lines[0].global_ld_sectors, 16);
   EXPECT_DOUBLE_EQ(s.lines[0].global_ld_sectors_ideal, 4);
@@ -340,12 +340,11 @@ TEST(SourceLinePass, TheRunnerPutsEachInstancesLinesInItsResultAndAThrowingPassF
       [&](const std::vector<ProfileTarget>& t, StreamHandle s) { return rig.pass->collect_batch(t, s); }, {&a, &b});
   EXPECT_EQ(a.source.status, Status::ok);
   EXPECT_EQ(b.source.lines.size(), 1u);
-  add_group_source_lines(
-      rig.targets, nullptr,
-      [](const std::vector<ProfileTarget>&, StreamHandle) -> std::vector<SourceLines> {
-        throw std::runtime_error("boom");
-      },
-      {&a, &b});
+  add_group_source_lines(rig.targets, nullptr,
+                         [](const std::vector<ProfileTarget>&, StreamHandle) -> std::vector<SourceLines> {
+                           throw std::runtime_error("boom");
+                         },
+                         {&a, &b});
   EXPECT_EQ(b.source.status, Status::failed);
   EXPECT_EQ(b.source.message, "source-line pass failed: boom");
   EXPECT_TRUE(b.source.lines.empty());

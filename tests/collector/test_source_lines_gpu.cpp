@@ -94,13 +94,13 @@ void print(const std::string& name, const SourceLines& s) {
               static_cast<long long>(s.launches), s.message.empty() ? "" : ": ", s.message.c_str());
   for (const auto& l : s.lines) {
     const auto slash = l.file.rfind('/');
-    std::printf("  %s:%lld +0x%llx inst %.0f thr %.0f ld %.0f/%.0f (req %.0f) st %.0f/%.0f (req %.0f) shared %.0f/%.0f "
-                "local %.0f | %s\n",
-                slash == std::string::npos ? l.file.c_str() : l.file.c_str() + slash + 1,
-                static_cast<long long>(l.line), static_cast<unsigned long long>(l.sass_offset), l.inst_executed,
-                l.thread_inst_executed, l.global_ld_sectors, l.global_ld_sectors_ideal, l.global_ld_requests,
-                l.global_st_sectors, l.global_st_sectors_ideal, l.global_st_requests, l.shared_wavefronts,
-                l.shared_wavefronts_ideal, l.local_sectors, l.text.c_str());
+    std::printf(
+        "  %s:%lld +0x%llx inst %.0f thr %.0f ld %.0f/%.0f (req %.0f) st %.0f/%.0f (req %.0f) shared %.0f/%.0f "
+        "local %.0f | %s\n",
+        slash == std::string::npos ? l.file.c_str() : l.file.c_str() + slash + 1, static_cast<long long>(l.line),
+        static_cast<unsigned long long>(l.sass_offset), l.inst_executed, l.thread_inst_executed, l.global_ld_sectors,
+        l.global_ld_sectors_ideal, l.global_ld_requests, l.global_st_sectors, l.global_st_sectors_ideal,
+        l.global_st_requests, l.shared_wavefronts, l.shared_wavefronts_ideal, l.local_sectors, l.text.c_str());
   }
 }
 
@@ -202,13 +202,14 @@ TEST(SourceLinesGpu, StridedCoalescedMatmulAndTheSumsAgainstKernelCounters) {
     // 32-byte sector fetched, in %).
     const double k_ld = kv("smsp__sass_data_bytes_mem_global_op_ld.sum") / (0.32 * kv("gld_efficiency"));
     const double k_st = kv("smsp__sass_data_bytes_mem_global_op_st.sum") / (0.32 * kv("gst_efficiency"));
-    std::printf("  sums: inst %.0f (kernel %.0f); sectors ld+st %.0f (kernel %.0f), ideal %.0f (kernel %.0f); ld %.0f "
-                "(kernel %.0f); st %.0f (kernel %.0f); ld requests %.0f (kernel %.0f); shared wavefronts %.0f (kernel "
-                "ld+st %.0f)\n",
-                s.inst, kv("instructions"), s.ld + s.st, kv("smsp__sass_sectors_mem_global.sum"),
-                s.ld_ideal + s.st_ideal, kv("smsp__sass_sectors_mem_global_ideal.sum"), s.ld, k_ld, s.st, k_st,
-                s.ld_req, kv("smsp__sass_inst_executed_op_global_ld.sum"), s.shared,
-                kv("shared_load_transactions") + kv("shared_store_transactions"));
+    std::printf(
+        "  sums: inst %.0f (kernel %.0f); sectors ld+st %.0f (kernel %.0f), ideal %.0f (kernel %.0f); ld %.0f "
+        "(kernel %.0f); st %.0f (kernel %.0f); ld requests %.0f (kernel %.0f); shared wavefronts %.0f (kernel "
+        "ld+st %.0f)\n",
+        s.inst, kv("instructions"), s.ld + s.st, kv("smsp__sass_sectors_mem_global.sum"), s.ld_ideal + s.st_ideal,
+        kv("smsp__sass_sectors_mem_global_ideal.sum"), s.ld, k_ld, s.st, k_st, s.ld_req,
+        kv("smsp__sass_inst_executed_op_global_ld.sum"), s.shared,
+        kv("shared_load_transactions") + kv("shared_store_transactions"));
     // Counts, not samples: the lines add up to the kernel's counters exactly.
     EXPECT_EQ(s.inst, kv("instructions")) << kInstances[i];
     if (k.count("smsp__sass_sectors_mem_global.sum")) {
@@ -277,11 +278,12 @@ TEST(SourceLinesGpu, EveryDefaultInstanceGetsItsLines) {
     for (const auto& line : s[0].lines) {
       if (heaviest == nullptr || line.inst_executed > heaviest->inst_executed) heaviest = &line;
     }
-    std::printf("%-45s %2zu lines (%zu with text), inst %.0f (kernel %.0f), ld %.0f/%.0f st %.0f/%.0f shared %.0f/%.0f; "
-                "heaviest :%lld %s%s%s\n",
-                name.c_str(), s[0].lines.size(), with_text, sum.inst, instructions, sum.ld, sum.ld_ideal, sum.st,
-                sum.st_ideal, sum.shared, sum.shared_ideal, heaviest ? static_cast<long long>(heaviest->line) : 0LL,
-                heaviest ? heaviest->text.c_str() : "", s[0].message.empty() ? "" : " | ", s[0].message.c_str());
+    std::printf(
+        "%-45s %2zu lines (%zu with text), inst %.0f (kernel %.0f), ld %.0f/%.0f st %.0f/%.0f shared %.0f/%.0f; "
+        "heaviest :%lld %s%s%s\n",
+        name.c_str(), s[0].lines.size(), with_text, sum.inst, instructions, sum.ld, sum.ld_ideal, sum.st, sum.st_ideal,
+        sum.shared, sum.shared_ideal, heaviest ? static_cast<long long>(heaviest->line) : 0LL,
+        heaviest ? heaviest->text.c_str() : "", s[0].message.empty() ? "" : " | ", s[0].message.c_str());
     EXPECT_EQ(sum.inst, instructions) << name;
   }
 }
