@@ -50,8 +50,9 @@ for ((i = 1; i <= rounds; i++)); do
     end=$(date +%s.%N)
     lines_s=$(awk '/gpuperf phase: source lines of a group/ { s += $(NF - 1) } END { printf "%.3f", s }' \
       "$out/run_${mode}_$i.txt" 2>/dev/null)
+    got=$(grep -o 'source lines of [0-9]* of [0-9]* instances, [0-9]* lines' "$out/run_${mode}_$i.txt" | head -1)
     printf '%s\t%s\t%s\t%s\n' "$mode" "$i" "$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.2f", e - s }')" \
-      "$rc $lines_s" >>"$out/wall.tsv"
+      "$rc ${lines_s}s ${got:-no source lines}" >>"$out/wall.tsv"
   done
 done
 
@@ -61,8 +62,10 @@ if ((ncu_on)) && command -v ncu >/dev/null; then
     tag=$(echo "$inst" | tr -c 'a-z0-9\n' '_' | sed 's/_*$//')
     ncu --section SourceCounters --import-source yes --profile-from-start off --clock-control none -f -o "$out/ncu_$tag" \
       "$gpuperf" profile --launch-only "$inst" >"$out/ncu_${tag}_log.txt" 2>&1
-    ncu --import "$out/ncu_$tag.ncu-rep" --page source --csv --print-source cuda \
-      >"$out/ncu_${tag}_cuda.csv" 2>"$out/ncu_${tag}_cuda.err"
+    for view in cuda sass; do
+      ncu --import "$out/ncu_$tag.ncu-rep" --page source --csv --print-source "$view" \
+        >"$out/ncu_${tag}_$view.csv" 2>"$out/ncu_${tag}_$view.err"
+    done
   done
 fi
 
@@ -72,13 +75,12 @@ echo "test_source_lines_gpu: exit $test_rc ($(grep -cE '^\[       OK \]' "$out/t
   "$(grep -cE '^\[  FAILED  \]' "$out/test_source_lines_gpu.txt") failed lines)"
 grep -E '^(memory|matmul)/.*status|sums:|^  [a-z_]+\.cu:[0-9]+ .*\b(ld|shared) [1-9]|launch: ' \
   "$out/test_source_lines_gpu.txt" | head -40
-printf '\nsuite wall time (s), run --metrics default:\n%-8s %-6s %-8s %s\n' mode round wall "rc source-line-pass-s"
+printf '\nsuite wall time (s), run --metrics default:\n%-8s %-6s %-8s %s\n' mode round wall "rc pass-time source-lines"
 awk -F'\t' '{ printf "%-8s %-6s %-8s %s\n", $1, $2, $3, $4 }' "$out/wall.tsv"
 awk -F'\t' '{ s[$1] += $3; n[$1]++ } END { if (n["with"] && n["without"]) printf "mean: with %.2f s, without %.2f s, cost %.2f s\n", s["with"] / n["with"], s["without"] / n["without"], s["with"] / n["with"] - s["without"] / n["without"] }' "$out/wall.tsv"
-for f in "$out"/ncu_*_cuda.csv; do
+for f in "$out"/ncu_*_cuda.csv "$out"/ncu_*_sass.csv; do
   [[ -s "$f" ]] || continue
-  echo "ncu per line: $(basename "$f") ($(wc -l <"$f") rows); header and the rows with sectors:"
-  head -1 "$f" | cut -c1-300
-  grep -iE 'in\[|out\[|b\[k' "$f" | cut -c1-300 | head -6
+  echo "ncu: $(basename "$f") ($(wc -l <"$f") rows); its first rows:"
+  head -3 "$f" | cut -c1-400
 done
 exit $test_rc

@@ -124,6 +124,27 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
     std::fprintf(stderr, "gpuperf phase: run less profiling (setup, timing) %.3f s\n", run_seconds - collect_seconds);
   }
   if (progress) std::fprintf(stderr, "\r\033[K");
+  if (lines) {
+    std::size_t with_lines = 0, line_count = 0, without = 0;
+    std::string why;
+    for (const Result& r : out.run.results) {
+      if (r.source.status == Status::ok) {
+        ++with_lines;
+        line_count += r.source.lines.size();
+      } else if (r.source.status == Status::failed || r.source.status == Status::unsupported) {
+        ++without;
+        if (why.empty()) why = r.source.message;
+      }
+    }
+    if (phase_log_enabled()) {
+      std::fprintf(stderr, "gpuperf phase: source lines of %zu of %zu instances, %zu lines\n", with_lines,
+                   out.run.results.size(), line_count);
+    }
+    // Said once for the run (the first reason), when the pass was available but some instances got none.
+    if (without > 0 && lines->unavailable().empty() && !ctx.quiet) {
+      std::fprintf(stderr, "note: no source lines for %zu instance(s): %s\n", without, why.c_str());
+    }
+  }
   if (collector) out.profiling_error = collector->environment_error();
   return out;
 }

@@ -102,6 +102,9 @@ class CuptiSassBackend final : public SassMetricsBackend {
   }
 
   void configure(const std::vector<std::string>& metrics) override {
+    if (configured_) {
+      throw BackendError(FailureKind::other, "configure", 0, "the SASS metrics are configured once per back end");
+    }
     std::vector<CUpti_SassMetrics_Config> configs;
     std::map<std::uint64_t, std::size_t> index;
     for (std::size_t i = 0; i < metrics.size(); ++i) {
@@ -117,16 +120,20 @@ class CuptiSassBackend final : public SassMetricsBackend {
     index_ = std::move(index);
   }
 
-  // The configuration is set right before each enable and unset after each disable, as NVIDIA's sample
-  // does: the Range Profiler's sessions run between two passes in the same process.
+  // The configuration is set at the first enable, right before it, and kept until the back end goes:
+  // measured on an H100 (CUPTI 13.0), a configuration set before kernels ran and a Range Profiler session
+  // came back with no records at all, and setting it a second time after an unset fails with
+  // CUPTI_ERROR_OUT_OF_MEMORY.
   void enable() override {
     if (enabled_) return;
-    auto set = params<CUpti_SassMetricsSetConfig_Params>(CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
-    set.numOfMetricConfig = configs_.size();
-    set.pConfigs = configs_.data();
-    set.deviceIndex = static_cast<std::uint32_t>(device_);
-    GPUPERF_CUPTI_CHECK(cuptiSassMetricsSetConfig(&set));
-    configured_ = true;
+    if (!configured_) {
+      auto set = params<CUpti_SassMetricsSetConfig_Params>(CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
+      set.numOfMetricConfig = configs_.size();
+      set.pConfigs = configs_.data();
+      set.deviceIndex = static_cast<std::uint32_t>(device_);
+      GPUPERF_CUPTI_CHECK(cuptiSassMetricsSetConfig(&set));
+      configured_ = true;
+    }
     auto p = params<CUpti_SassMetricsEnable_Params>(CUpti_SassMetricsEnable_Params_STRUCT_SIZE);
     p.ctx = ctx_;
     p.enableLazyPatching = 1;  // only the kernels launched while enabled are patched, at their first launch
@@ -175,18 +182,11 @@ class CuptiSassBackend final : public SassMetricsBackend {
   }
 
   void disable() override {
-    if (enabled_) {
-      enabled_ = false;
-      auto p = params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
-      p.ctx = ctx_;
-      GPUPERF_CUPTI_CHECK(cuptiSassMetricsDisable(&p));
-    }
-    if (configured_) {
-      configured_ = false;
-      auto p = params<CUpti_SassMetricsUnsetConfig_Params>(CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE);
-      p.deviceIndex = static_cast<std::uint32_t>(device_);
-      GPUPERF_CUPTI_CHECK(cuptiSassMetricsUnsetConfig(&p));
-    }
+    if (!enabled_) return;
+    enabled_ = false;
+    auto p = params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
+    p.ctx = ctx_;
+    GPUPERF_CUPTI_CHECK(cuptiSassMetricsDisable(&p));
   }
 
   SassLocation locate(std::uint32_t cubin_crc, const std::string& function, std::uint32_t pc_offset) override {

@@ -15,9 +15,7 @@
 
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
-#include "profiler/cupti/range_backend_loader.hpp"
-#include "profiler/cupti/sass_backend.hpp"
-#include "profiler/metric_device.hpp"
+#include "profiler/runner.hpp"
 #include "profiler/source_line_pass.hpp"
 #include "tests/collector/probe_inplace.hpp"
 
@@ -26,43 +24,6 @@ namespace {
 
 const char* const kInstances[] = {"memory/coalesced", "memory/strided[stride=32]", "matmul/naive[n=1024]",
                                   "matmul/tiled[n=1024,tile=16]"};
-
-struct Live {
-  InstanceRef ref;
-  std::unique_ptr<Workload> workload;
-};
-
-Live prepare(const std::string& display_name) {
-  Registry& registry = Registry::global();
-  register_builtin_benchmarks(registry);
-  for (auto& ref : registry.instances(".*")) {
-    if (ref.instance().display_name() != display_name) continue;
-    Live l{ref, ref.benchmark->make(ref.params, 7)};
-    l.workload->poison_outputs(nullptr);
-    l.workload->launch(nullptr);
-    const Verification v = l.workload->verify(nullptr);
-    EXPECT_TRUE(v.ok) << display_name << ": " << v.message;
-    return l;
-  }
-  ADD_FAILURE() << "no instance " << display_name;
-  return {};
-}
-
-// Mean launch time (us) of `w` over `n` back-to-back launches.
-double launch_us(Workload& w, int n) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  cudaEventRecord(a);
-  for (int i = 0; i < n; ++i) w.launch(nullptr);
-  cudaEventRecord(b);
-  cudaEventSynchronize(b);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, a, b);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return 1000.0 * ms / n;
-}
 
 struct Sums {
   double inst = 0, ld = 0, ld_ideal = 0, st = 0, st_ideal = 0, ld_req = 0, shared = 0, shared_ideal = 0;
@@ -110,181 +71,143 @@ SourceLineCollector& the_pass() {
   return *pass;
 }
 
-// The back end alone, as CUPTI's calls go: enable, one launch, flush, disable, twice; what came back.
-TEST(SourceLinesGpu, BackEndAloneCountsOneLaunch) {
-  if (!testing::gpu_available()) GTEST_SKIP() << "no CUDA device";
-  SourceLineCollector& pass = the_pass();
-  if (!pass.unavailable().empty()) GTEST_SKIP() << "no source lines here: " << pass.unavailable();
-  const cupti::SassBackendFactory& factory = cupti::load_sass_backend();
-  auto device = make_cuda_device_ops(0);
-  auto backend = factory.open_device(0, device->cu_context());
-  const auto offered = backend->chip_metrics();
-  std::printf("%s offers %zu SASS metrics\n", backend->chip_name().c_str(), offered.size());
-  backend->configure({"smsp__sass_inst_executed", "smsp__sass_sectors_mem_global"});
-  Live l = prepare("memory/coalesced");
-  ASSERT_TRUE(l.workload);
-  for (int round = 0; round < 2; ++round) {
-    backend->enable();
-    l.workload->launch(nullptr);
-    cudaDeviceSynchronize();
-    const auto values = backend->flush();
-    backend->disable();
-    double inst = 0, sectors = 0;
-    std::size_t located = 0;
-    for (const auto& v : values) {
-      (v.metric == 0 ? inst : sectors) += static_cast<double>(v.value);
-      located += backend->locate(v.cubin_crc, v.function, v.pc_offset).kind == cupti::SassLocation::Kind::line;
+std::vector<InstanceRef> select(const std::vector<std::string>& names) {
+  Registry& registry = Registry::global();
+  register_builtin_benchmarks(registry);
+  std::vector<InstanceRef> out;
+  for (const auto& name : names) {
+    for (const auto& ref : registry.instances(".*")) {
+      if (ref.instance().display_name() == name) out.push_back(ref);
     }
-    std::printf("round %d: %zu records (%zu with a line), inst %.0f, sectors %.0f\n", round, values.size(), located,
-                inst, sectors);
-    EXPECT_GT(values.size(), 0u);
-    EXPECT_EQ(located, values.size());
   }
+  EXPECT_EQ(out.size(), names.size());
+  return out;
 }
 
+// `run`'s own path: verify, time (quick), the Range Profiler's metrics per group, then the source-line pass.
+gpuperf::Run run_with_lines(const std::vector<InstanceRef>& instances, const std::vector<std::string>& metrics,
+                   std::size_t max_group) {
+  auto collector = make_cupti_collector(0, metrics);
+  EXPECT_EQ(collector->environment_error(), "");
+  RunOptions o;
+  o.timing = TimingOptions::quick();
+  o.seed = 7;
+  o.max_group = max_group;
+  o.collect = [&](const std::vector<ProfileTarget>& t, StreamHandle s) { return collector->collect_batch(t, s); };
+  o.collect_lines = [](const std::vector<ProfileTarget>& t, StreamHandle s) {
+    return the_pass().collect_batch(t, s);
+  };
+  return run_benchmarks(instances, o);
+}
+
+double value(const Result& r, const std::string& metric) {
+  const Measurement* m = r.find(metric);
+  return m != nullptr && m->status == Status::ok && !m->samples.empty() ? m->samples[0] : -1.0;
+}
+
+// The four reference instances in groups of two (two passes, the second after a Range Profiler session and a
+// timing in between): the strided and coalesced load lines, naive against tiled, the sums against the kernel.
 TEST(SourceLinesGpu, StridedCoalescedMatmulAndTheSumsAgainstKernelCounters) {
   if (!testing::gpu_available()) GTEST_SKIP() << "no CUDA device";
   SourceLineCollector& pass = the_pass();
   if (!pass.unavailable().empty()) GTEST_SKIP() << "no source lines here: " << pass.unavailable();
 
-  std::vector<Live> live;
-  for (const char* name : kInstances) live.push_back(prepare(name));
-  std::vector<ProfileTarget> targets;
-  for (auto& l : live) targets.push_back({&l.ref, l.workload.get()});
-
-  // The pass first, before any Range Profiler session in this process; then the kernel-level counters of the
-  // same launches (Range Profiler); then the pass again, which must give the same counts.
-  const double before_us = launch_us(*live[0].workload, 20);
-  const auto lines = pass.collect_batch(targets, nullptr);
-  const double after_us = launch_us(*live[0].workload, 20);
-  std::printf("memory/coalesced launch: %.1f us before the pass, %.1f us after it\n", before_us, after_us);
-  // Disabled means unpatched: timings after the pass are the kernel's own.
-  EXPECT_LT(after_us, 1.3 * before_us);
-
-  std::vector<std::string> kernel_metrics = {"instructions", "gld_efficiency", "gst_efficiency",
-                                             "shared_load_transactions", "shared_store_transactions"};
+  std::vector<std::string> metrics = {"instructions", "gld_efficiency", "gst_efficiency", "shared_load_transactions",
+                                      "shared_store_transactions"};
   const std::vector<std::string> sass = list_chip_metrics(device_chip_name(0), "smsp__sass");
-  for (const char* raw : {"smsp__sass_sectors_mem_global.sum", "smsp__sass_sectors_mem_global_ideal.sum",
-                          "smsp__sass_data_bytes_mem_global_op_ld.sum", "smsp__sass_data_bytes_mem_global_op_st.sum",
-                          "smsp__sass_inst_executed_op_global_ld.sum", "smsp__sass_inst_executed_op_global_st.sum"}) {
+  for (const char* raw : {"smsp__sass_sectors_mem_global.sum", "smsp__sass_data_bytes_mem_global_op_ld.sum",
+                          "smsp__sass_data_bytes_mem_global_op_st.sum", "smsp__sass_inst_executed_op_global_ld.sum"}) {
     if (std::find(sass.begin(), sass.end(), raw) != sass.end()) {
-      kernel_metrics.push_back(raw);
+      metrics.push_back(raw);
     } else {
       std::printf("not a metric of this chip: %s\n", raw);
     }
   }
-  auto collector = make_cupti_collector(0, kernel_metrics);
-  ASSERT_EQ(collector->environment_error(), "");
-  const auto kernel = collector->collect_batch(targets, nullptr);
-  const auto again = pass.collect_batch(targets, nullptr);
-  ASSERT_EQ(again.size(), lines.size());
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    EXPECT_EQ(again[i].status, Status::ok) << kInstances[i] << " after a Range Profiler session: " << again[i].message;
-    EXPECT_EQ(sums(again[i]).inst, sums(lines[i]).inst) << kInstances[i];
-  }
+  const std::vector<std::string> names(std::begin(kInstances), std::end(kInstances));
+  const gpuperf::Run run = run_with_lines(select(names), metrics, 2);
+  ASSERT_EQ(run.results.size(), names.size());
 
-  ASSERT_EQ(lines.size(), targets.size());
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    print(kInstances[i], lines[i]);
-    ASSERT_EQ(lines[i].status, Status::ok) << kInstances[i] << ": " << lines[i].message;
-    ASSERT_FALSE(lines[i].lines.empty()) << kInstances[i];
-    for (const auto& l : lines[i].lines) {
-      EXPECT_GT(l.line, 0) << kInstances[i] << " " << l.function << "+" << l.sass_offset << ": built with -lineinfo";
+  for (std::size_t i = 0; i < run.results.size(); ++i) {
+    const Result& r = run.results[i];
+    ASSERT_EQ(r.status, Status::ok) << names[i] << ": " << r.message;
+    print(names[i], r.source);
+    ASSERT_EQ(r.source.status, Status::ok) << names[i] << ": " << r.source.message;
+    ASSERT_FALSE(r.source.lines.empty()) << names[i];
+    for (const auto& l : r.source.lines) {
+      EXPECT_GT(l.line, 0) << names[i] << " " << l.function << "+" << l.sass_offset << ": built with -lineinfo";
     }
-    std::map<std::string, double> k;
-    for (const auto& m : kernel[i]) {
-      EXPECT_EQ(m.status, Status::ok) << m.metric.name << ": " << m.message;
-      if (!m.samples.empty()) k[m.metric.name] = m.samples[0];
-    }
-    const Sums s = sums(lines[i]);
-    auto kv = [&k](const char* name) { return k.count(name) ? k[name] : -1.0; };
+    const Sums s = sums(r.source);
     // Sectors of the loads and of the stores from the bytes they used and their efficiency (bytes used per
     // 32-byte sector fetched, in %).
-    const double k_ld = kv("smsp__sass_data_bytes_mem_global_op_ld.sum") / (0.32 * kv("gld_efficiency"));
-    const double k_st = kv("smsp__sass_data_bytes_mem_global_op_st.sum") / (0.32 * kv("gst_efficiency"));
-    std::printf(
-        "  sums: inst %.0f (kernel %.0f); sectors ld+st %.0f (kernel %.0f), ideal %.0f (kernel %.0f); ld %.0f "
-        "(kernel %.0f); st %.0f (kernel %.0f); ld requests %.0f (kernel %.0f); shared wavefronts %.0f (kernel "
-        "ld+st %.0f)\n",
-        s.inst, kv("instructions"), s.ld + s.st, kv("smsp__sass_sectors_mem_global.sum"), s.ld_ideal + s.st_ideal,
-        kv("smsp__sass_sectors_mem_global_ideal.sum"), s.ld, k_ld, s.st, k_st, s.ld_req,
-        kv("smsp__sass_inst_executed_op_global_ld.sum"), s.shared,
-        kv("shared_load_transactions") + kv("shared_store_transactions"));
+    const double k_ld = value(r, "smsp__sass_data_bytes_mem_global_op_ld.sum") / (0.32 * value(r, "gld_efficiency"));
+    const double k_st = value(r, "smsp__sass_data_bytes_mem_global_op_st.sum") / (0.32 * value(r, "gst_efficiency"));
+    const double k_shared = value(r, "shared_load_transactions") + value(r, "shared_store_transactions");
+    std::printf("  sums: inst %.0f (kernel %.0f); sectors ld+st %.0f (kernel %.0f); ld %.0f (kernel %.0f); st %.0f "
+                "(kernel %.0f); ld requests %.0f (kernel %.0f); shared wavefronts %.0f (kernel ld+st %.0f)\n",
+                s.inst, value(r, "instructions"), s.ld + s.st, value(r, "smsp__sass_sectors_mem_global.sum"), s.ld,
+                k_ld, s.st, k_st, s.ld_req, value(r, "smsp__sass_inst_executed_op_global_ld.sum"), s.shared, k_shared);
     // Counts, not samples: the lines add up to the kernel's counters exactly.
-    EXPECT_EQ(s.inst, kv("instructions")) << kInstances[i];
-    if (k.count("smsp__sass_sectors_mem_global.sum")) {
-      EXPECT_EQ(s.ld + s.st, kv("smsp__sass_sectors_mem_global.sum")) << kInstances[i];
+    EXPECT_EQ(s.inst, value(r, "instructions")) << names[i];
+    if (r.find("smsp__sass_sectors_mem_global.sum") != nullptr) {
+      EXPECT_EQ(s.ld + s.st, value(r, "smsp__sass_sectors_mem_global.sum")) << names[i];
     }
-    if (k.count("smsp__sass_sectors_mem_global_ideal.sum")) {
-      EXPECT_EQ(s.ld_ideal + s.st_ideal, kv("smsp__sass_sectors_mem_global_ideal.sum")) << kInstances[i];
+    if (r.find("smsp__sass_data_bytes_mem_global_op_ld.sum") != nullptr && value(r, "gld_efficiency") > 0) {
+      EXPECT_NEAR(s.ld, k_ld, 1e-6 * k_ld + 0.5) << names[i];
     }
-    if (k.count("smsp__sass_data_bytes_mem_global_op_ld.sum") && kv("gld_efficiency") > 0) {
-      EXPECT_NEAR(s.ld, k_ld, 1e-6 * k_ld + 0.5) << kInstances[i];
+    if (r.find("smsp__sass_data_bytes_mem_global_op_st.sum") != nullptr && value(r, "gst_efficiency") > 0) {
+      EXPECT_NEAR(s.st, k_st, 1e-6 * k_st + 0.5) << names[i];
     }
-    if (k.count("smsp__sass_data_bytes_mem_global_op_st.sum") && kv("gst_efficiency") > 0) {
-      EXPECT_NEAR(s.st, k_st, 1e-6 * k_st + 0.5) << kInstances[i];
+    if (r.find("smsp__sass_inst_executed_op_global_ld.sum") != nullptr) {
+      EXPECT_EQ(s.ld_req, value(r, "smsp__sass_inst_executed_op_global_ld.sum")) << names[i];
     }
-    if (k.count("smsp__sass_inst_executed_op_global_ld.sum")) {
-      EXPECT_EQ(s.ld_req, kv("smsp__sass_inst_executed_op_global_ld.sum")) << kInstances[i];
-    }
-    EXPECT_NEAR(s.shared, kv("shared_load_transactions") + kv("shared_store_transactions"), 0.01 * s.shared + 1)
-        << kInstances[i];
+    EXPECT_NEAR(s.shared, k_shared, 0.01 * s.shared + 1) << names[i];
   }
 
   // The stride-32 copy's load line fetches 8 sectors for every one it uses; the coalesced one, exactly its ideal.
-  const SourceLine& coalesced = heaviest_load(lines[0]);
-  const SourceLine& strided = heaviest_load(lines[1]);
+  const SourceLine& coalesced = heaviest_load(run.results[0].source);
+  const SourceLine& strided = heaviest_load(run.results[1].source);
   EXPECT_EQ(coalesced.global_ld_sectors, coalesced.global_ld_sectors_ideal) << coalesced.text;
   EXPECT_DOUBLE_EQ(strided.global_ld_sectors, 8 * strided.global_ld_sectors_ideal) << strided.text;
   EXPECT_NE(strided.text.find("in[src]"), std::string::npos) << strided.text;
-  // Its store, on the same line, is coalesced.
-  EXPECT_EQ(strided.global_st_sectors, strided.global_st_sectors_ideal);
+  EXPECT_EQ(strided.global_st_sectors, strided.global_st_sectors_ideal);  // its store, on the same line
 
   // Naive matmul reads A and B from global memory on its inner-product line, with no shared memory; tiled
   // loads tiles once per 16 steps and reads them from shared memory.
-  const Sums naive = sums(lines[2]), tiled = sums(lines[3]);
+  const Sums naive = sums(run.results[2].source), tiled = sums(run.results[3].source);
   EXPECT_EQ(naive.shared, 0);
   EXPECT_GT(tiled.shared, 0);
   EXPECT_GT(naive.ld, 4 * tiled.ld);
-  EXPECT_NE(heaviest_load(lines[2]).text.find("b[k * n + col]"), std::string::npos) << heaviest_load(lines[2]).text;
+  EXPECT_NE(heaviest_load(run.results[2].source).text.find("b[k * n + col]"), std::string::npos)
+      << heaviest_load(run.results[2].source).text;
 }
 
-// Every instance of the default suite, one at a time: lines with line numbers and text, and their
+// Every instance of the default suite through `run`'s path: lines with line numbers and text, and their
 // instructions summing to the kernel's.
 TEST(SourceLinesGpu, EveryDefaultInstanceGetsItsLines) {
   if (!testing::gpu_available()) GTEST_SKIP() << "no CUDA device";
   SourceLineCollector& pass = the_pass();
   if (!pass.unavailable().empty()) GTEST_SKIP() << "no source lines here: " << pass.unavailable();
-  auto collector = make_cupti_collector(0, {"instructions"});
-  ASSERT_EQ(collector->environment_error(), "");
   Registry& registry = Registry::global();
   register_builtin_benchmarks(registry);
-  for (const auto& ref : registry.instances()) {
-    const std::string name = ref.instance().display_name();
-    Live l = prepare(name);
-    if (!l.workload) continue;
-    const auto k = collector->collect_batch({ProfileTarget{&l.ref, l.workload.get()}}, nullptr);
-    const auto s = pass.collect_batch({ProfileTarget{&l.ref, l.workload.get()}}, nullptr);
-    ASSERT_EQ(s.size(), 1u);
-    EXPECT_EQ(s[0].status, Status::ok) << name << ": " << s[0].message;
-    const Sums sum = sums(s[0]);
-    const double instructions = k[0][0].samples.empty() ? -1 : k[0][0].samples[0];
+  const gpuperf::Run run = run_with_lines(registry.instances(), {"instructions"}, 64);
+  for (const Result& r : run.results) {
+    const std::string name = r.instance.display_name();
+    EXPECT_EQ(r.source.status, Status::ok) << name << ": " << r.source.message;
+    const Sums sum = sums(r.source);
     std::size_t with_text = 0;
-    for (const auto& line : s[0].lines) {
+    const SourceLine* heaviest = nullptr;
+    for (const auto& line : r.source.lines) {
       EXPECT_GT(line.line, 0) << name << " " << line.function << "+" << line.sass_offset;
       with_text += line.text.empty() ? 0 : 1;
-    }
-    const SourceLine* heaviest = nullptr;
-    for (const auto& line : s[0].lines) {
       if (heaviest == nullptr || line.inst_executed > heaviest->inst_executed) heaviest = &line;
     }
-    std::printf(
-        "%-45s %2zu lines (%zu with text), inst %.0f (kernel %.0f), ld %.0f/%.0f st %.0f/%.0f shared %.0f/%.0f; "
-        "heaviest :%lld %s%s%s\n",
-        name.c_str(), s[0].lines.size(), with_text, sum.inst, instructions, sum.ld, sum.ld_ideal, sum.st, sum.st_ideal,
-        sum.shared, sum.shared_ideal, heaviest ? static_cast<long long>(heaviest->line) : 0LL,
-        heaviest ? heaviest->text.c_str() : "", s[0].message.empty() ? "" : " | ", s[0].message.c_str());
-    EXPECT_EQ(sum.inst, instructions) << name;
+    std::printf("%-36s %2zu lines (%zu with text), inst %.0f (kernel %.0f), ld %.0f/%.0f st %.0f/%.0f shared "
+                "%.0f/%.0f; heaviest :%lld %s%s%s\n",
+                name.c_str(), r.source.lines.size(), with_text, sum.inst, value(r, "instructions"), sum.ld,
+                sum.ld_ideal, sum.st, sum.st_ideal, sum.shared, sum.shared_ideal,
+                heaviest ? static_cast<long long>(heaviest->line) : 0LL, heaviest ? heaviest->text.c_str() : "",
+                r.source.message.empty() ? "" : " | ", r.source.message.c_str());
+    EXPECT_EQ(sum.inst, value(r, "instructions")) << name;
   }
 }
 
