@@ -86,7 +86,7 @@ std::vector<InstanceRef> select(const std::vector<std::string>& names) {
 
 // `run`'s own path: verify, time (quick), the Range Profiler's metrics per group, then the source-line pass.
 gpuperf::Run run_with_lines(const std::vector<InstanceRef>& instances, const std::vector<std::string>& metrics,
-                   std::size_t max_group) {
+                            std::size_t max_group) {
   auto collector = make_cupti_collector(0, metrics);
   EXPECT_EQ(collector->environment_error(), "");
   RunOptions o;
@@ -94,9 +94,7 @@ gpuperf::Run run_with_lines(const std::vector<InstanceRef>& instances, const std
   o.seed = 7;
   o.max_group = max_group;
   o.collect = [&](const std::vector<ProfileTarget>& t, StreamHandle s) { return collector->collect_batch(t, s); };
-  o.collect_lines = [](const std::vector<ProfileTarget>& t, StreamHandle s) {
-    return the_pass().collect_batch(t, s);
-  };
+  o.collect_lines = [](const std::vector<ProfileTarget>& t, StreamHandle s) { return the_pass().collect_batch(t, s); };
   return run_benchmarks(instances, o);
 }
 
@@ -142,10 +140,11 @@ TEST(SourceLinesGpu, StridedCoalescedMatmulAndTheSumsAgainstKernelCounters) {
     const double k_ld = value(r, "smsp__sass_data_bytes_mem_global_op_ld.sum") / (0.32 * value(r, "gld_efficiency"));
     const double k_st = value(r, "smsp__sass_data_bytes_mem_global_op_st.sum") / (0.32 * value(r, "gst_efficiency"));
     const double k_shared = value(r, "shared_load_transactions") + value(r, "shared_store_transactions");
-    std::printf("  sums: inst %.0f (kernel %.0f); sectors ld+st %.0f (kernel %.0f); ld %.0f (kernel %.0f); st %.0f "
-                "(kernel %.0f); ld requests %.0f (kernel %.0f); shared wavefronts %.0f (kernel ld+st %.0f)\n",
-                s.inst, value(r, "instructions"), s.ld + s.st, value(r, "smsp__sass_sectors_mem_global.sum"), s.ld,
-                k_ld, s.st, k_st, s.ld_req, value(r, "smsp__sass_inst_executed_op_global_ld.sum"), s.shared, k_shared);
+    std::printf(
+        "  sums: inst %.0f (kernel %.0f); sectors ld+st %.0f (kernel %.0f); ld %.0f (kernel %.0f); st %.0f "
+        "(kernel %.0f); ld requests %.0f (kernel %.0f); shared wavefronts %.0f (kernel ld+st %.0f)\n",
+        s.inst, value(r, "instructions"), s.ld + s.st, value(r, "smsp__sass_sectors_mem_global.sum"), s.ld, k_ld, s.st,
+        k_st, s.ld_req, value(r, "smsp__sass_inst_executed_op_global_ld.sum"), s.shared, k_shared);
     // Counts, not samples: the lines add up to the kernel's counters exactly.
     EXPECT_EQ(s.inst, value(r, "instructions")) << names[i];
     if (r.find("smsp__sass_sectors_mem_global.sum") != nullptr) {
@@ -201,12 +200,12 @@ TEST(SourceLinesGpu, EveryDefaultInstanceGetsItsLines) {
       with_text += line.text.empty() ? 0 : 1;
       if (heaviest == nullptr || line.inst_executed > heaviest->inst_executed) heaviest = &line;
     }
-    std::printf("%-36s %2zu lines (%zu with text), inst %.0f (kernel %.0f), ld %.0f/%.0f st %.0f/%.0f shared "
-                "%.0f/%.0f; heaviest :%lld %s%s%s\n",
-                name.c_str(), r.source.lines.size(), with_text, sum.inst, value(r, "instructions"), sum.ld,
-                sum.ld_ideal, sum.st, sum.st_ideal, sum.shared, sum.shared_ideal,
-                heaviest ? static_cast<long long>(heaviest->line) : 0LL, heaviest ? heaviest->text.c_str() : "",
-                r.source.message.empty() ? "" : " | ", r.source.message.c_str());
+    std::printf(
+        "%-36s %2zu lines (%zu with text), inst %.0f (kernel %.0f), ld %.0f/%.0f st %.0f/%.0f shared "
+        "%.0f/%.0f; heaviest :%lld %s%s%s\n",
+        name.c_str(), r.source.lines.size(), with_text, sum.inst, value(r, "instructions"), sum.ld, sum.ld_ideal,
+        sum.st, sum.st_ideal, sum.shared, sum.shared_ideal, heaviest ? static_cast<long long>(heaviest->line) : 0LL,
+        heaviest ? heaviest->text.c_str() : "", r.source.message.empty() ? "" : " | ", r.source.message.c_str());
     EXPECT_EQ(sum.inst, value(r, "instructions")) << name;
   }
 }
