@@ -127,8 +127,11 @@ class Pass final : public SourceLineCollector {
     try {
       backend_->disable();
     } catch (const cupti::BackendError& e) {
-      // The counters are read; kernels may stay patched, so say it where the user looks.
-      for (auto& s : out) s.message += (s.message.empty() ? "" : "; ") + std::string("disable failed: ") + e.what();
+      // The counters are read, but kernels may stay instrumented: say it where the user looks, and enable no
+      // more (the next groups' timings must run the kernels' own code).
+      const std::string why = std::string("cuptiSassMetricsDisable failed: ") + e.what();
+      for (auto& s : out) s.message += (s.message.empty() ? "" : "; ") + why;
+      unavailable_ = why;
     }
     return out;
   }

@@ -207,7 +207,10 @@ class FakeSass final : public cupti::SassMetricsBackend {
     if (launches > 0) out.push_back(SassValue{7, "k", 0x10, 0, 10 * launches});
     return out;
   }
-  void disable() override { log_->events.push_back("sass_disable"); }
+  void disable() override {
+    log_->events.push_back("sass_disable");
+    maybe_fail("disable");
+  }
   SassLocation locate(std::uint32_t crc, const std::string& f, std::uint32_t pc) override {
     return locate_k(crc, f, pc);
   }
@@ -318,6 +321,18 @@ TEST(SourceLinePass, AFailedFlushFailsTheRestOfTheGroupAndDisables) {
   EXPECT_NE(out[0].message.find("flush"), std::string::npos);
   EXPECT_EQ(rig.log->count("sass_disable"), 1u);
   EXPECT_TRUE(rig.pass->unavailable().empty());  // not an environment failure: the next group tries again
+}
+
+TEST(SourceLinePass, AFailedDisableKeepsTheCountersSaysSoAndEnablesNoMore) {
+  PassRig rig(1, {}, [](FakeSass& s) { s.fail = {{"disable", 999}}; });
+  const auto out = rig.pass->collect_batch(rig.targets, nullptr);
+  EXPECT_EQ(out[0].status, Status::ok);
+  EXPECT_DOUBLE_EQ(out[0].lines.at(0).inst_executed, 10);
+  EXPECT_NE(out[0].message.find("cuptiSassMetricsDisable failed"), std::string::npos) << out[0].message;
+  rig.log->events.clear();
+  const auto next = rig.pass->collect_batch(rig.targets, nullptr);
+  EXPECT_EQ(next[0].status, Status::unsupported);
+  EXPECT_EQ(rig.log->joined(), "");  // no enable, no instrumented launch
 }
 
 TEST(SourceLinePass, AFailingLaunchFailsItsInstanceAndSkipsTheRest) {
