@@ -82,17 +82,28 @@ for label in labels:
           f"{med:+.2f} s | {min(added):+.2f} .. {max(added):+.2f} s | {'ok' if med <= 2.0 else 'MISSED'} (< 2 s) |")
 if phases:
     # Median over the rounds of each phase line's seconds (summed within a run), per build and metrics.
+    # The process's own phases (before measuring, run, store) leave "the rest": process start and exit,
+    # output. "instances:" lines are per-instance phases summed over the run, inside "run"; lines ending
+    # in (count) are counts, not seconds.
     print()
     print("| build | metrics | phase | median s |")
     print("|---|---|---|---:|")
+    top = ("before measuring", "collector start", "run (timing and profiling)", "store (open, insert)")
     for label in labels:
         for metrics in ("none", "default"):
             per = collections.defaultdict(list)
             for path in sorted(glob.glob(os.path.join(out, f"{label}_{metrics}_*.txt"))):
+                rnd = int(re.search(r"_(\d+)\.txt$", path).group(1))
                 sums = collections.defaultdict(float)
-                for m in re.finditer(r"^gpuperf phase: (.*?) ([0-9.]+) s$", open(path).read(), re.M):
+                for m in re.finditer(r"^gpuperf phase: (.*?) ([0-9.]+)( s)?$", open(path).read(), re.M):
                     name = re.sub(r"\b\d+ instance\(s\)|group of \d+", "N", m.group(1))
                     sums[name] += float(m.group(2))
+                if not sums:
+                    continue
+                wall = walls[(label, rnd)][metrics]
+                sums["process (wall)"] = wall
+                sums["the rest (process start and exit, output)"] = wall - sum(
+                    v for k, v in sums.items() if k.startswith(top))
                 for k, v in sums.items():
                     per[k].append(v)
             for k, v in per.items():

@@ -49,6 +49,7 @@ class MatvecWorkload : public Workload {
     const auto x = random_floats(x_.size(), seed, 32);
     a_.upload(a);
     x_.upload(x);
+    HostWorkTimer timer(&HostWork::reference_s);
     const std::size_t rows = static_cast<std::size_t>(m);
     expected_.assign(rows, 0.0);
     scale_.assign(rows, 0.0);

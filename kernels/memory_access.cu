@@ -68,6 +68,9 @@ class CopyWorkload : public Workload {
     const auto in = random_floats(in_count, seed, 11);
     in_ = DeviceBuffer<float>(in_count);
     in_.upload(in);
+    std::vector<std::uint32_t> perm;
+    if (pattern == Pattern::scattered) perm = random_permutation(n, seed, 12);
+    HostWorkTimer timer(&HostWork::reference_s);
     expected_.resize(n);
     switch (pattern) {
       case Pattern::coalesced: expected_ = in; break;
@@ -84,16 +87,21 @@ class CopyWorkload : public Workload {
       }
       case Pattern::misaligned:
         if (arg < 0) throw InputError("memory/misaligned: offset must be >= 0");
-        for (std::size_t i = 0; i < n; ++i) expected_[i] = in[i + static_cast<std::size_t>(arg)];
+        parallel_for(n, [&](std::size_t b, std::size_t e) {
+          for (std::size_t i = b; i < e; ++i) expected_[i] = in[i + static_cast<std::size_t>(arg)];
+        });
         break;
       case Pattern::broadcast:
-        for (std::size_t i = 0; i < n; ++i) expected_[i] = in[i >> 5];
+        parallel_for(n, [&](std::size_t b, std::size_t e) {
+          for (std::size_t i = b; i < e; ++i) expected_[i] = in[i >> 5];
+        });
         break;
       case Pattern::scattered: {
-        const auto perm = random_permutation(n, seed, 12);
         index_ = DeviceBuffer<unsigned>(n);
         index_.upload(perm);
-        for (std::size_t i = 0; i < n; ++i) expected_[i] = in[perm[i]];
+        parallel_for(n, [&](std::size_t b, std::size_t e) {
+          for (std::size_t i = b; i < e; ++i) expected_[i] = in[perm[i]];
+        });
         break;
       }
     }

@@ -72,6 +72,7 @@ class PolyWorkload : public Workload {
     const auto coeffs = random_floats(kDegree + 1, seed, 52);
     for (int d = 0; d <= kDegree; ++d) k_.c[d] = coeffs[static_cast<std::size_t>(d)];
     in_.upload(in);
+    HostWorkTimer timer(&HostWork::reference_s);
     expected_.resize(in.size());
     scale_.resize(in.size());
     parallel_for(in.size(), [&](std::size_t lo, std::size_t hi) {

@@ -57,6 +57,7 @@ class StencilWorkload : public Workload {
     const auto weights = random_floats(kTaps, seed, 22);
     for (int j = 0; j < kTaps; ++j) w_.w[j] = weights[static_cast<std::size_t>(j)];
     in_.upload(in);
+    HostWorkTimer timer(&HostWork::reference_s);
     const std::size_t n = static_cast<std::size_t>(kCount);
     expected_.resize(n);
     scale_.resize(n);
