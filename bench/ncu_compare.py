@@ -27,7 +27,7 @@ REL_TOLERANCE = 0.01  # of the larger value
 # median): a 400 MB matrix-vector product writes back 20-200 kB by chance (ncu against itself), so 1% of
 # such a value measures luck, not the tool.
 TRAFFIC_FLOOR = 0.001
-SPEEDUP_REQUIRED = 5.0
+SPEEDUP_REQUIRED = 8.0
 # Verdicts, in the summary's column order.
 OK, OK_FLOOR, OK_SPREAD, MISMATCH = "ok", "ok, < 0.1% of its DRAM traffic", "ok, within ncu's spread", "MISMATCH"
 DRAM = {"dram_bytes_read", "dram_bytes_written"}

@@ -60,6 +60,12 @@ struct Tolerance {
   double abs = 0;
 };
 
+// Frees a vector's memory (clear() keeps its capacity), e.g. a reference in Workload::verified().
+template <class T>
+void release(std::vector<T>& v) {
+  std::vector<T>().swap(v);
+}
+
 // Names element i in a message ("[17]", "[3,17]").
 using IndexNamer = std::function<std::string(std::size_t)>;
 IndexNamer index_1d();

@@ -79,6 +79,10 @@ class MatvecWorkload : public Workload {
   Verification verify(StreamHandle stream) override {
     return verify_close(y_.download(stream), expected_, scale_, Tolerance{2e-5, 1e-7}, "y");
   }
+  void verified() override {
+    release(expected_);
+    release(scale_);
+  }
   const void* kernel_function() const override {
     return shared_ ? reinterpret_cast<const void*>(&matvec_shared) : reinterpret_cast<const void*>(&matvec_naive);
   }

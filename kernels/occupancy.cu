@@ -104,6 +104,10 @@ class PolyWorkload : public Workload {
     return verify_close(out_.download(stream), expected_, scale_, Tolerance{1e-5, 1e-7}, "out",
                         index_2d(static_cast<std::size_t>(kWidth)));
   }
+  void verified() override {
+    release(expected_);
+    release(scale_);
+  }
   const void* kernel_function() const override {
     return heavy_ ? reinterpret_cast<const void*>(&poly_register_heavy) : reinterpret_cast<const void*>(&poly_block2d);
   }

@@ -88,6 +88,10 @@ class StencilWorkload : public Workload {
   Verification verify(StreamHandle stream) override {
     return verify_close(out_.download(stream), expected_, scale_, Tolerance{4e-6, 1e-7}, "out");
   }
+  void verified() override {
+    release(expected_);
+    release(scale_);
+  }
   const void* kernel_function() const override {
     return shared_ ? reinterpret_cast<const void*>(&stencil_shared) : reinterpret_cast<const void*>(&stencil_global);
   }

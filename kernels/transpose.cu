@@ -77,6 +77,7 @@ class TransposeWorkload : public Workload {
   Verification verify(StreamHandle stream) override {
     return verify_equal(out_.download(stream), expected_, "out", index_2d(static_cast<std::size_t>(n_)));
   }
+  void verified() override { release(expected_); }
   const void* kernel_function() const override {
     switch (v_) {
       case Variant::naive: return reinterpret_cast<const void*>(&transpose_naive);

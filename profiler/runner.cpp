@@ -93,6 +93,7 @@ std::unique_ptr<Workload> verify_instance(const InstanceRef& ref, std::uint64_t 
                   " (input seed " + std::to_string(seed) + ")";
       return nullptr;  // a wrong answer is never timed nor profiled
     }
+    workload->verified();
     return workload;
   } catch (const std::exception& e) {
     r.status = Status::failed;
