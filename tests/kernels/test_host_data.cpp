@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "core/errors.hpp"
 #include "kernels/host_data.hpp"
@@ -46,6 +49,23 @@ TEST(ParallelFor, CoversEveryIndexOnce) {
     for (std::size_t i = b; i < e; ++i) hits[i]++;
   });
   EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), static_cast<long>(hits.size()));
+}
+
+TEST(ParallelFor, AGrainOfOneSplitsAFewCostlyItemsAcrossCores) {
+  // 37 matrix rows: the default grain (4096 items a worker) would leave them to one thread.
+  std::vector<int> hits(37, 0);
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  parallel_for(
+      hits.size(),
+      [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) hits[i]++;
+        std::lock_guard<std::mutex> lock(mutex);
+        threads.insert(std::this_thread::get_id());
+      },
+      1);
+  EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 37);
+  if (std::thread::hardware_concurrency() > 1) EXPECT_GT(threads.size(), 1u);
 }
 
 TEST(VerifyClose, PassesWithinToleranceAndNamesTheFirstWrongElement) {
