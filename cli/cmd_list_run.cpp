@@ -24,6 +24,7 @@
 #include "kernels/listing.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/gpu/device_info.hpp"
+#include "profiler/phase_log.hpp"
 #include "profiler/runner.hpp"
 #include "profiler/summary_table.hpp"
 
@@ -60,6 +61,7 @@ std::string keyed_run_uuid(const RunArgs& args, int device) {
 }
 
 int do_run_one(const Context& ctx, const RunArgs& args, int device) {
+  PhaseTimer before;
   parse_metrics_option(args.measure.metrics);  // bad names fail before any work
   const auto instances = select_instances(args.measure.filter);
   gpu::select_device(device);  // exit 3 here, before anything else, on a machine without a GPU
@@ -89,6 +91,7 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
   }
 
   if (!key_holder) check_store_writable(ctx);  // a key holder's read-write open has checked it
+  before.lap("before measuring (CUDA context, store check)");
   Measured measured = measure(ctx, args.measure, instances, device);
   Run& run = measured.run;
   if (!uuid.empty()) run.uuid = uuid;
@@ -102,8 +105,10 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
   }
   std::cout.flush();
 
+  PhaseTimer phase;
   db::Store store = open_store(ctx, db::Access::read_write);
   store_runs(ctx, store, {run}, [](const Run& r) { return ", " + std::to_string(r.results.size()) + " instances"; });
+  phase.lap("store (open, insert)");
 
   const int code = exit_code_for(run);
   if (code != kExitOk) return code;

@@ -70,6 +70,9 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
   CollectorOptions copts;
   PhaseTimer phase;
   if (metrics.enabled) {
+    // Before the timing, not beside it (as `gpuperf profile` does): starting CUPTI's profiler on another
+    // thread while the timing loop starts its activity tracing failed on an H100
+    // (cuptiActivityRegisterCallbacks: CUPTI_ERROR_NOT_INITIALIZED).
     copts.device = device;
     copts.metrics = metrics.names;
     collector = make_cupti_collector(copts);
@@ -123,6 +126,7 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
   if (phase_log_enabled()) {
     std::fprintf(stderr, "gpuperf phase: run less profiling (setup, timing) %.3f s\n", run_seconds - collect_seconds);
   }
+  print_phase_totals();
   if (progress) std::fprintf(stderr, "\r\033[K");
   if (lines) {
     std::size_t with_lines = 0, line_count = 0, without = 0;
