@@ -7,6 +7,7 @@
 #include "reports/format.hpp"
 #include "reports/html_assets.hpp"
 #include "reports/html_charts.hpp"
+#include "reports/html_source.hpp"
 #include "reports/writers.hpp"
 
 namespace gpuperf::reports {
@@ -173,7 +174,8 @@ std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
         if (!pair.key_metric.empty()) o += "; key hardware metric: " + esc(pair.key_metric);
         o += ".</p>\n";
       }
-      o += "<div class=\"charts\">" + html::pair_figures(m, mi, pair, hover) + "</div></div>\n";
+      o += "<div class=\"charts\">" + html::pair_figures(m, mi, pair, hover) + "</div>";
+      o += html::source_pair(m, v, b) + "</div>\n";
     }
   }
   return o;
@@ -247,6 +249,7 @@ std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
     o += "</div>";
     if (!flat.empty())
       o += "<p class=\"constant\">Unchanged in all " + std::to_string(m.runs.size()) + " runs: " + flat + "</p>";
+    o += html::source_view(m, inst);
     o += "</details>\n";
   }
   return o;
@@ -307,7 +310,8 @@ std::string render_html(const ReportModel& model) {
   o.reserve(body.size() + 16384);
   o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-       esc(title) + "</title>\n<style>" + html::style_sheet() + "</style>\n</head>\n<body>\n";
+       esc(title) + "</title>\n<style>" + html::style_sheet() + html::source_style(model) +
+       "</style>\n</head>\n<body>\n";
   o += body;
   o += "\n<script type=\"application/json\" id=\"gp-data\">" + hover.json(model) + "</script>\n<script>" +
        html::script() + "</script>\n</body>\n</html>\n";
