@@ -3,8 +3,6 @@
 #include <map>
 
 namespace gpuperf::analysis {
-namespace {
-
 const Result* find_result(const Run& run, const BenchmarkInstance& instance) {
   const std::string name = instance.display_name();
   for (const Result& r : run.results) {
@@ -12,6 +10,8 @@ const Result* find_result(const Run& run, const BenchmarkInstance& instance) {
   }
   return nullptr;
 }
+
+namespace {
 
 bool collected(const Result* r) { return r != nullptr && r->source.status == Status::ok && !r->source.lines.empty(); }
 

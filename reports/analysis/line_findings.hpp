@@ -14,6 +14,9 @@ namespace gpuperf::analysis {
 // Lines named per finding: what a reader takes in beside one table row.
 inline constexpr std::size_t kLinesPerFinding = 3;
 
+// The result of `instance` in `run`, or nullptr.
+const Result* find_result(const Run& run, const BenchmarkInstance& instance);
+
 // The moved lines of one instance between two results, or none where either result's lines were not
 // collected (status other than ok, or no lines: a history from before source lines).
 std::vector<LineChange> result_line_changes(const Result* before, const Result* after,
