@@ -132,7 +132,9 @@ td.srcbar { min-width: 150px; white-space: nowrap; }
 .sfill.waste { background: var(--bad); }
 .sideal { position: absolute; top: -2px; bottom: -2px; border-left: 2px solid var(--fg); }
 .sval { font-variant-numeric: tabular-nums; }
-.srcpair { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+.srcpair { display: grid; grid-template-columns: minmax(0, 1fr); gap: 4px; }
+.srcpair h5 { margin: 8px 0 4px; }
+table.src td.scode { min-width: 280px; }
 )CSS";
 }
 

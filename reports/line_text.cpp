@@ -38,7 +38,13 @@ std::string line_change_text(const analysis::LineChange& ch) {
   if (ch.is_gone) s += " (line gone)";
   if (!ch.line.text.empty()) s += "  " + ch.line.text;
   s += " ";
-  for (std::size_t i = 0; i < ch.counters.size(); ++i) s += (i == 0 ? " " : "; ") + counter_change_text(ch.counters[i]);
+  for (std::size_t i = 0; i < ch.counters.size(); ++i) {
+    const analysis::LineCounterChange& c = ch.counters[i];
+    // A new line has no "before": its counters as they are now.
+    std::string text = c.label + ' ' + value_text(c, c.after);
+    if (c.ideal) text += " (ideal " + value_text(c, *c.ideal) + ")";
+    s += (i == 0 ? " " : "; ") + (ch.is_new ? text : counter_change_text(c));
+  }
   return s;
 }
 

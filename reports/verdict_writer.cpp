@@ -233,6 +233,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   std::vector<std::vector<std::string>> cells;
   std::vector<std::string> below;  // text: the moved source lines under each row
   std::vector<std::pair<std::string, const std::vector<LineChange>*>> md_lines;
+  std::set<std::string> lines_shown;  // instances whose lines are listed already
   std::size_t hidden = 0;
   std::vector<std::string> names;
   for (const auto& r : report.rows) names.push_back(r.instance.name);
@@ -249,8 +250,10 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     cells.push_back({format == Format::md ? md(name) : name, format == Format::md ? md(r.metric.name) : r.metric.name,
                      value_cell(r.base, r.metric), value_cell(r.candidate, r.metric),
                      both ? signed_pct(r.change_pct) : "", verdict, format == Format::md ? md(r.note) : r.note});
-    below.push_back(lines_below(r.lines));
-    md_lines.emplace_back("**" + md(name) + "** " + md(r.metric.name) + ":", &r.lines);
+    // An instance's lines once, under its first changed row (duration first): its other rows moved with it.
+    const bool first = !r.lines.empty() && lines_shown.insert(r.instance.display_name()).second;
+    below.push_back(first ? lines_below(r.lines) : std::string());
+    if (first) md_lines.emplace_back("**" + md(name) + "** " + md(r.metric.name) + ":", &r.lines);
   }
   const std::vector<std::string> header{"benchmark", "metric", "base", "candidate", "change", "verdict", "note"};
   const bool regression = report.regression();
@@ -366,10 +369,13 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     if (!machine_column && !machines.empty()) out << "machine  " << *machines.begin() << "\n\n";
     if (!cells.empty()) {
       std::vector<std::string> below;
+      std::set<std::string> lines_shown;
       for (const auto& c : changes) {
         std::string hints;
         for (const auto& h : c.hints) hints += (hints.empty() ? "with: " : ", ") + h;
-        const std::string lines = lines_below(c.lines);
+        // An instance's lines once per change commit, under its first change (duration first).
+        const bool first = !c.lines.empty() && lines_shown.insert(c.instance.display_name() + "@" + c.commit).second;
+        const std::string lines = first ? lines_below(c.lines) : std::string();
         below.push_back(hints.empty() ? lines : lines.empty() ? hints : hints + "\n    " + lines);
       }
       write_table(out, header, cells, &below);
@@ -383,7 +389,9 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     std::string align(header.size(), 'l');
     write_md_table(out, header, align, cells);
     std::vector<std::pair<std::string, const std::vector<LineChange>*>> md_lines;
+    std::set<std::string> lines_shown;
     for (const auto& c : changes) {
+      if (c.lines.empty() || !lines_shown.insert(c.instance.display_name() + "@" + c.commit).second) continue;
       md_lines.emplace_back("**" + md(short_names.display_name(c.instance)) + "** " + md(c.metric.name) + " at " +
                                 md(short_commit(c.commit)) + ":",
                             &c.lines);
