@@ -49,9 +49,12 @@ std::size_t count(const std::string& s, const std::string& needle) {
   return n;
 }
 
-// The element (a table row) of `dom` that contains `needle`, from its "<tr" to its "</tr>".
+// The table row of `dom` that contains `needle`, from its "<tr" to its "</tr>", searched from the first
+// kernel's source view on (the variant panels above show the same lines without change flags).
 std::string row_with(const std::string& dom, const std::string& needle) {
-  const auto at = dom.find(needle);
+  const auto views = dom.find("<summary>Source lines at");
+  if (views == std::string::npos) return "";
+  const auto at = dom.find(needle, views);
   if (at == std::string::npos) return "";
   const auto start = dom.rfind("<tr", at);
   const auto end = dom.find("</tr>", at);
