@@ -153,7 +153,7 @@ std::string source_view(const MachineReport& m, const InstanceTrends& inst) {
                   "launch";
   if (!s->previous_commit.empty()) {
     o += "; " + std::to_string(s->changed.size()) + " moved since <code>" + esc(short_commit(s->previous_commit)) +
-         "</code>";
+         "</code> (the window's first run)";
   }
   o += "</summary>\n" + line_table(lines, &s->changed);
   if (!s->changed.empty()) {

@@ -1,5 +1,5 @@
 // The HTML report's source lines: per kernel an annotated view of its heaviest lines at the newest run (the
-// line's text with its counters as bars, the lines that moved since the run before flagged), and per
+// line's text with its counters as bars, the lines that moved over the window flagged), and per
 // variant pair the two kernels' memory lines side by side. Every stored string is escaped: file names and
 // line text come from the collected program.
 #pragma once

@@ -9,7 +9,7 @@
 namespace gpuperf::reports {
 
 std::vector<InstanceSource> load_instance_sources(const db::Store& store, const std::vector<db::RunInfo>& runs) {
-  // The newest two runs of each machine, by start time then id.
+  // Each machine's newest run, compared with the oldest of the window: what moved over the window.
   std::map<std::int64_t, std::vector<const db::RunInfo*>> per_machine;
   for (const auto& r : runs) per_machine[r.machine_id].push_back(&r);
   std::vector<InstanceSource> out;
@@ -18,7 +18,7 @@ std::vector<InstanceSource> load_instance_sources(const db::Store& store, const 
       return std::tie(a->started_at, a->id) > std::tie(b->started_at, b->id);
     });
     const Run newest = store.load_run(list[0]->id, false);
-    const Run previous = list.size() > 1 ? store.load_run(list[1]->id, false) : Run{};
+    const Run previous = list.size() > 1 ? store.load_run(list.back()->id, false) : Run{};
     std::map<std::string, const Result*> before;
     for (const Result& r : previous.results) before[r.instance.display_name()] = &r;
     for (const Result& r : newest.results) {

@@ -1,5 +1,5 @@
-// The source lines a report shows per kernel: the newest run of the window that collected them, and what
-// moved on each line since the run before it. Read from the store once per machine (two runs, no samples).
+// The source lines a report shows per kernel: the newest run of the window, and what moved on each line
+// since the window's first run. Read from the store once per machine (two runs, no samples).
 #pragma once
 
 #include <cstddef>
@@ -17,11 +17,11 @@ struct InstanceSource {
   BenchmarkInstance instance;
   std::string commit, previous_commit;        // of the run shown and of the run it is compared with ("" for none)
   SourceLines source;                         // at the newest run of the window (status ok or not)
-  std::vector<analysis::LineChange> changed;  // every moved line since the run before, heaviest first
+  std::vector<analysis::LineChange> changed;  // every moved line since the window's first run, heaviest first
 };
 
-// Per machine of `runs` (the report's window), the newest run and the one before it: each instance's lines
-// at the newest and the lines that moved since. Instances without a source-line pass are left out.
+// Per machine of `runs` (the report's window), its newest and its oldest run: each instance's lines at the
+// newest and the lines that moved since the oldest. Instances without a source-line pass are left out.
 std::vector<InstanceSource> load_instance_sources(const db::Store& store, const std::vector<db::RunInfo>& runs);
 
 // The lines a view shows: the `top` with the most warp instructions and every line with excess sectors or
