@@ -8,6 +8,7 @@
 #include "reports/html_assets.hpp"
 #include "reports/html_charts.hpp"
 #include "reports/html_source.hpp"
+#include "reports/line_text.hpp"
 #include "reports/writers.hpp"
 
 namespace gpuperf::reports {
@@ -121,9 +122,11 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
          "</td><td class=\"num\">" + std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) +
          "%</td><td class=\"nowrap\">" + esc(format_state(cp.unconfirmed, cp.runs_after)) + "</td><td>";
     if (row.counter_only) o += std::string("<em>") + kCounterOnly + "</em>";
-    if (!row.hints.empty()) {
+    if (!row.hints.empty() || !cp.lines.empty()) {
       o += "<ul>";
       for (const auto& h : row.hints) o += "<li>" + esc(h) + "</li>";
+      // The source lines that moved at the change (line_text.hpp).
+      for (const auto& l : cp.lines) o += "<li class=\"srcline\"><code>" + esc(line_change_text(l)) + "</code></li>";
       o += "</ul>";
     }
     o += "</td></tr>\n";

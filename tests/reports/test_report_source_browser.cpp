@@ -113,6 +113,11 @@ TEST_F(ReportSourceLines, TheBrowserShowsEachKernelsLinesAndThePairsLineByLine) 
   EXPECT_NE(strided.find("32.0 (8.0x ideal)"), std::string::npos) << strided;
   EXPECT_EQ(strided.find("class=\"changed\""), std::string::npos) << strided;
 
+  // The finding in the regressions table names the line.
+  EXPECT_NE(dom.find("<li class=\"srcline\"><code>kernels/memory_access.cu:29 (was :23)  if (i &lt; n) out[j] = "
+                     "in[j];  global load sectors per request 4.0 -&gt; 8.0 (ideal 4.0)"),
+            std::string::npos);
+
   // The variant panels: naive matmul's row-and-column load beside tiled's shared loads.
   EXPECT_GE(count(dom, "Line by line: the memory access of each kernel"), 2u);
   const auto pair_at = dom.find("Line by line");
