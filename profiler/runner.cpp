@@ -131,6 +131,24 @@ void add_group_metrics(const std::vector<ProfileTarget>& targets, StreamHandle s
   }
 }
 
+void add_group_source_lines(const std::vector<ProfileTarget>& targets, StreamHandle stream,
+                            const SourceLinesBatchFn& collect_lines, const std::vector<Result*>& results) {
+  try {
+    auto lines = collect_lines(targets, stream);
+    if (lines.size() != targets.size()) {
+      throw std::runtime_error("the source-line pass returned " + std::to_string(lines.size()) + " results for " +
+                               std::to_string(targets.size()) + " instances");
+    }
+    for (std::size_t k = 0; k < targets.size(); ++k) results[k]->source = std::move(lines[k]);
+  } catch (const std::exception& e) {
+    for (Result* r : results) {
+      r->source = SourceLines{};
+      r->source.status = Status::failed;
+      r->source.message = std::string("source-line pass failed: ") + e.what();
+    }
+  }
+}
+
 Result measure_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream, SampleTimer& timer,
                         const TimingOptions& timing, const MetricBatchFn& collect) {
   Result r;
@@ -223,7 +241,7 @@ Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& 
           workload = time_instance(ref, seed, stream.get(), loop, options.timing, r);
           if (r.status == Status::failed) broken = gpu::sticky_error();
         }
-        if (!workload || !options.collect) {
+        if (!workload || (!options.collect && !options.collect_lines)) {
           finished(i);
           return nullptr;  // freed now: nothing to profile
         }
@@ -232,7 +250,9 @@ Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& 
       [&](const std::vector<ProfileTarget>& targets, const std::vector<std::size_t>& index) {
         std::vector<Result*> results;
         for (std::size_t i : index) results.push_back(&run.results[i]);
-        add_group_metrics(targets, stream.get(), options.collect, results);
+        if (options.collect) add_group_metrics(targets, stream.get(), options.collect, results);
+        // Apart from timing and the range profiler's sessions: kernels run instrumented in this pass.
+        if (options.collect_lines) add_group_source_lines(targets, stream.get(), options.collect_lines, results);
         for (std::size_t i : index) finished(i);
       });
   run.finished_at = now_iso8601();

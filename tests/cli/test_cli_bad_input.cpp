@@ -81,6 +81,13 @@ TEST_F(CliTest, RefusalInsideTheTransactionRollsBackEverything) {
   EXPECT_EQ(nlohmann::json::parse(gp({"runs", "--format", "json"}).out).size(), 1u);
 }
 
+TEST_F(CliTest, SourceLinesOnAndOffTogetherIsBadUsageBeforeAnyGpuWork) {
+  EXPECT_CLI(gp({"run", "--source-lines", "--no-source-lines"}), 2, "--source-lines excludes --no-source-lines");
+  EXPECT_CLI(gp({"check", "--baseline", "main", "--source-lines", "--no-source-lines"}), 2,
+             "--source-lines excludes --no-source-lines");
+  EXPECT_FALSE(exists("gpuperf.db"));
+}
+
 TEST_F(CliTest, MissingDatabaseIsNotCreatedByReaders) {
   for (auto args : std::vector<std::vector<std::string>>{{"runs"}, {"export"}, {"db", "info"}, {"db", "check"}}) {
     EXPECT_CLI(gp(args), 2, "no database at 'gpuperf.db'");
