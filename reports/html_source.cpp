@@ -70,11 +70,13 @@ const InstanceSource* source_of(const MachineReport& m, const InstanceTrends& in
   return it == m.sources.end() ? nullptr : &it->second;
 }
 
-// A kernel's lines as a table: one row per line, one bar per counter the kernel has.
-std::string line_table(const std::vector<const SourceLine*>& lines, const std::vector<analysis::LineChange>* changed) {
+// A kernel's lines as a table: one row per line, one bar per counter the lines of `scale` have (the bars' 100%
+// is the largest value among them, so two tables on one scale compare bar for bar).
+std::string line_table(const std::vector<const SourceLine*>& lines, const std::vector<analysis::LineChange>* changed,
+                       const std::vector<const SourceLine*>& scale) {
   std::vector<const Column*> cols;
   for (const Column& c : kColumns) {
-    if (std::any_of(lines.begin(), lines.end(), [&](const SourceLine* l) { return l->*c.count > 0; }))
+    if (std::any_of(scale.begin(), scale.end(), [&](const SourceLine* l) { return l->*c.count > 0; }))
       cols.push_back(&c);
   }
   std::string o = "<table class=\"src\"><thead><tr><th>Line</th><th>Source</th>";
@@ -88,7 +90,7 @@ std::string line_table(const std::vector<const SourceLine*>& lines, const std::v
          (l->text.empty() ? "<span class=\"muted\">(source not stored)</span>" : esc(l->text)) + "</code></td>";
     for (const Column* c : cols) {
       double top = 0;
-      for (const SourceLine* x : lines) top = std::max({top, column_value(*c, *x), column_ideal(*c, *x)});
+      for (const SourceLine* x : scale) top = std::max({top, column_value(*c, *x), column_ideal(*c, *x)});
       const double v = column_value(*c, *l), ideal = column_ideal(*c, *l);
       if (l->*c->count <= 0) {
         o += "<td></td>";
@@ -155,7 +157,7 @@ std::string source_view(const MachineReport& m, const InstanceTrends& inst) {
     o += "; " + std::to_string(s->changed.size()) + " moved since <code>" + esc(short_commit(s->previous_commit)) +
          "</code> (the window's first run)";
   }
-  o += "</summary>\n" + line_table(lines, &s->changed);
+  o += "</summary>\n" + line_table(lines, &s->changed, lines);
   if (!s->changed.empty()) {
     o += "<ul class=\"srcchanges\">";
     for (const auto& c : s->changed) o += "<li><code>" + esc(line_change_text(c)) + "</code></li>";
@@ -183,10 +185,13 @@ std::string source_pair(const MachineReport& m, const InstanceTrends& variant, c
   };
   const auto bl = memory_lines(b->source), vl = memory_lines(v->source);
   if (bl.empty() && vl.empty()) return "";
-  return "<details class=\"source\" open><summary>Line by line: the memory access of each kernel's lines</summary>"
+  std::vector<const SourceLine*> both = bl;  // one scale for both tables
+  both.insert(both.end(), vl.begin(), vl.end());
+  return "<details class=\"source\" open><summary>Line by line: the memory access of each kernel's lines, on one "
+         "scale</summary>"
          "<div class=\"srcpair\"><div><h5>" +
-         esc(baseline.short_display_name()) + "</h5>" + line_table(bl, nullptr) + "</div><div><h5>" +
-         esc(variant.short_display_name()) + "</h5>" + line_table(vl, nullptr) + "</div></div></details>\n";
+         esc(baseline.short_display_name()) + "</h5>" + line_table(bl, nullptr, both) + "</div><div><h5>" +
+         esc(variant.short_display_name()) + "</h5>" + line_table(vl, nullptr, both) + "</div></div></details>\n";
 }
 
 }  // namespace gpuperf::reports::html
