@@ -14,7 +14,9 @@
 # stencil1d/shared). --import-dir DIR (no GPU; the CI test of this
 # script) imports DIR/night-01..04.json instead of measuring. Writes DIR/history.db, DIR/artifacts/,
 # DIR/summary-NIGHT.md and DIR/logs/; prints a table of the nights and the edited instance's finding last.
-# Exit 0 when the landed nights exit 0 and the edited night exits 1 naming METRIC; else 1.
+# --expect-line TEXT: the edited night's summary must also name a source line containing TEXT under "Source
+# lines that moved" (runs that collect source lines; e.g. 'out[j] = in[j]' for lose_coalescing.patch).
+# Exit 0 when the landed nights exit 0 and the edited night exits 1 naming METRIC (and the line); else 1.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 landed=""
@@ -24,6 +26,7 @@ filter='^(memory/coalesced|memory/strided\[stride=32\]|matmul/tiled\[n=1024,tile
 instance=memory/coalesced
 expect=gld_efficiency
 import_dir=""
+expect_line=""
 die() { echo "nightly_step_gpu: $*" >&2; exit 2; }
 while (($#)); do
   case "$1" in
@@ -33,8 +36,9 @@ while (($#)); do
     --filter) filter=${2:?--filter needs a regex}; shift 2 ;;
     --instance) instance=${2:?--instance needs a name}; shift 2 ;;
     --expect) expect=${2:?--expect needs a metric name}; shift 2 ;;
+    --expect-line) expect_line=${2:?--expect-line needs the text of a line}; shift 2 ;;
     --import-dir) import_dir=${2:?--import-dir needs a folder}; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -90,6 +94,10 @@ for i in 0 1 2; do [[ ${codes[$i]} == 0 ]] || ok=0; done
 # shellcheck disable=SC2001  # a regex per underscore is clearer in sed
 expect_re=$(sed 's/_/\\\\?_/g' <<<"$expect")
 grep -E '\| duration \|' <<<"$finding" | grep -Eq "$expect_re" || ok=0
+# The source lines the summary names for the instance (new_regressions.py lists them under its table).
+lines_named=$(awk '/^Source lines that moved:/ { keep = 1; next } keep && /^- / { print } keep && /^$/ && n++ { keep = 0 }' \
+  "$last" 2>/dev/null | grep -F -- "$instance" || true)
+if [[ -n $expect_line ]]; then grep -Fq -- "$expect_line" <<<"$lines_named" || ok=0; fi
 
 echo
 echo "night       build   exit  new regressions  wall s"
@@ -97,10 +105,12 @@ printf '%s\n' "${rows[@]}"
 echo
 echo "The edited night's findings for $instance (new tonight, then the report's table), from $last:"
 echo "${finding:-  (none)}"
+echo "Source lines named for $instance:"
+echo "${lines_named:-  (none)}"
 echo
 if ((ok)); then
-  echo "nightly_step_gpu: OK: landed nights exit 0; the edited night exits 1 and names $expect in the duration's finding"
+  echo "nightly_step_gpu: OK: landed nights exit 0; the edited night exits 1 and names $expect in the duration's finding${expect_line:+ and the line '$expect_line'}"
   exit 0
 fi
-echo "nightly_step_gpu: FAILED: expected exits 0 0 0 1 (got ${codes[*]}) and $expect in the duration's finding (logs: $out/logs)"
+echo "nightly_step_gpu: FAILED: expected exits 0 0 0 1 (got ${codes[*]}) and $expect in the duration's finding${expect_line:+ and the line '$expect_line'} (logs: $out/logs)"
 exit 1

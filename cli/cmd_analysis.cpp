@@ -28,6 +28,7 @@
 #include "profiler/runner.hpp"
 #include "reports/analysis/compare.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/analysis/run_refs.hpp"
 #include "reports/verdict_writer.hpp"
@@ -328,7 +329,8 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     f.machine_id = machine.second;
     read();
   }
-  const auto changes = analysis::detect_changes(series, options);
+  auto changes = analysis::detect_changes(series, options);
+  analysis::attach_line_changes(changes, store);  // the source lines that moved at each change
   reports::write_changes(std::cout, changes, format);
   std::cout.flush();
   if (!a.junit.empty()) {

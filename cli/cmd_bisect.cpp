@@ -30,6 +30,7 @@
 #include "db/store.hpp"
 #include "reports/analysis/bisect_rule.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/bisect_writer.hpp"
 
@@ -311,6 +312,11 @@ int do_bisect(const Context& ctx, BisectArgs a) {
       }
       report.moved = analysis::moved_with(before, at, tracked, options);
       report.bounds = analysis::bound_changes(before, at, tracked);
+      for (const auto& t : tracked) {  // the source lines that moved at the culprit
+        auto lines = analysis::result_line_changes(analysis::find_result(before, t.instance),
+                                                   analysis::find_result(at, t.instance));
+        if (!lines.empty()) report.lines.push_back({t.instance.display_name(), std::move(lines)});
+      }
     }
   }
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

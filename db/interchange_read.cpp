@@ -19,6 +19,7 @@
 #include "core/metrics.hpp"
 #include "core/value_rules.hpp"
 #include "db/interchange.hpp"
+#include "db/interchange_source.hpp"
 #include "db/json_text.hpp"
 #include "db/timestamp.hpp"
 
@@ -229,6 +230,7 @@ class Reader {
         r.metrics.push_back(measurement(name, mv, at_key(mp, name)));
       }
     }
+    if (const json* s = optional(v, "source")) r.source = source_lines_from_json(*s, source_, at_key(path, "source"));
     return r;
   }
 

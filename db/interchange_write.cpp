@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "db/interchange.hpp"
+#include "db/interchange_source.hpp"
+#include "db/source_lines.hpp"
 
 namespace gpuperf::db {
 namespace {
@@ -71,6 +73,7 @@ ojson run_to_json(const Run& run) {
     ojson metrics = ojson::object();
     for (const Measurement& meas : r.metrics) metrics[meas.metric.name] = measurement_to_json(meas);
     x["metrics"] = std::move(metrics);
+    if (has_source_lines(r.source)) x["source"] = source_lines_to_json(r.source);
     results.push_back(std::move(x));
   }
   j["results"] = std::move(results);

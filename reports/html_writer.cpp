@@ -7,6 +7,8 @@
 #include "reports/format.hpp"
 #include "reports/html_assets.hpp"
 #include "reports/html_charts.hpp"
+#include "reports/html_source.hpp"
+#include "reports/line_text.hpp"
 #include "reports/writers.hpp"
 
 namespace gpuperf::reports {
@@ -120,9 +122,11 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
          "</td><td class=\"num\">" + std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) +
          "%</td><td class=\"nowrap\">" + esc(format_state(cp.unconfirmed, cp.runs_after)) + "</td><td>";
     if (row.counter_only) o += std::string("<em>") + kCounterOnly + "</em>";
-    if (!row.hints.empty()) {
+    if (!row.hints.empty() || !cp.lines.empty()) {
       o += "<ul>";
       for (const auto& h : row.hints) o += "<li>" + esc(h) + "</li>";
+      // The source lines that moved at the change (line_text.hpp).
+      for (const auto& l : cp.lines) o += "<li class=\"srcline\"><code>" + esc(line_change_text(l)) + "</code></li>";
       o += "</ul>";
     }
     o += "</td></tr>\n";
@@ -173,7 +177,8 @@ std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
         if (!pair.key_metric.empty()) o += "; key hardware metric: " + esc(pair.key_metric);
         o += ".</p>\n";
       }
-      o += "<div class=\"charts\">" + html::pair_figures(m, mi, pair, hover) + "</div></div>\n";
+      o += "<div class=\"charts\">" + html::pair_figures(m, mi, pair, hover) + "</div>";
+      o += html::source_pair(m, v, b) + "</div>\n";
     }
   }
   return o;
@@ -247,6 +252,7 @@ std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
     o += "</div>";
     if (!flat.empty())
       o += "<p class=\"constant\">Unchanged in all " + std::to_string(m.runs.size()) + " runs: " + flat + "</p>";
+    o += html::source_view(m, inst);
     o += "</details>\n";
   }
   return o;
@@ -307,7 +313,8 @@ std::string render_html(const ReportModel& model) {
   o.reserve(body.size() + 16384);
   o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-       esc(title) + "</title>\n<style>" + html::style_sheet() + "</style>\n</head>\n<body>\n";
+       esc(title) + "</title>\n<style>" + html::style_sheet() + html::source_style(model) +
+       "</style>\n</head>\n<body>\n";
   o += body;
   o += "\n<script type=\"application/json\" id=\"gp-data\">" + hover.json(model) + "</script>\n<script>" +
        html::script() + "</script>\n</body>\n</html>\n";

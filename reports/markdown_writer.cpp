@@ -7,6 +7,7 @@
 
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
+#include "reports/line_text.hpp"
 #include "reports/writers.hpp"
 
 namespace gpuperf::reports {
@@ -128,6 +129,8 @@ struct Writer {
         std::string r = several ? "| " + md(m.host) + " " : "";
         std::string hints = row.counter_only ? std::string("_") + kCounterOnly + "_" : "";
         for (const auto& h : row.hints) hints += (hints.empty() ? "" : "; ") + md(h);
+        // The source lines that moved (line_text.hpp): where the change is in the code.
+        for (const auto& l : cp.lines) hints += (hints.empty() ? "" : "; ") + md("line " + line_change_text(l));
         const std::string change = format_change(cp.before, cp.after, cp.change_pct);
         r += "| " + md(m.instances[row.instance].short_display_name()) + " | " + md(cp.metric.name) + " | " +
              (regression ? "**" + change + "**" : change) + " | " + md(format_value(cp.before, cp.metric.unit)) +

@@ -294,6 +294,11 @@ ReportModel build_report_model(ReportInput input) {
     }
     model.machines.push_back(build_machine(row, id, series, input.runs, input));
   }
+  for (auto& src : input.sources) {  // each kernel's source lines, to its machine
+    for (auto& m : model.machines) {
+      if (m.fingerprint == src.fingerprint) m.sources[src.instance.display_name()] = std::move(src);
+    }
+  }
   std::sort(model.machines.begin(), model.machines.end(), [](const MachineReport& a, const MachineReport& b) {
     return std::tie(a.machine.hostname, a.fingerprint, a.machine_id) <
            std::tie(b.machine.hostname, b.fingerprint, b.machine_id);

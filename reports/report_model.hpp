@@ -19,6 +19,7 @@
 #include "core/bound.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/types.hpp"
+#include "reports/source_view.hpp"
 
 namespace gpuperf::reports {
 
@@ -143,6 +144,8 @@ struct MachineReport {
   // The machine's name in tables: its hostname, or its fingerprint without one; when several GPUs of one
   // model share a host (one series per GPU), the start of the GPU UUID is added to tell them apart.
   std::string host;
+  // Each instance's source lines at the newest run (source_view.hpp), by BenchmarkInstance::display_name().
+  std::map<std::string, InstanceSource> sources;
 
   std::string title() const;  // "host · NVIDIA H200"
 };
@@ -165,6 +168,7 @@ struct ReportInput {
   std::vector<db::Series> series;  // history() of the window, without raw samples
   std::vector<analysis::ChangePoint> change_points;
   std::map<std::string, std::string> baselines;  // benchmark name -> its family baseline's name
+  std::vector<InstanceSource> sources;           // load_instance_sources() of the window
 };
 
 ReportModel build_report_model(ReportInput input);

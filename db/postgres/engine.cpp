@@ -233,10 +233,13 @@ std::unique_ptr<Engine> open_postgres(const std::string& location, Access access
                                              : std::string("empty, not a gpuperf database yet (a command that "
                                                            "writes, such as `gpuperf import`, makes it one)")));
     }
-    if (state.version < latest_schema_version()) {
+    // A reader reads schema 2 as it is (its reads of a run skip the source-line tables of schema 3 where they
+    // are missing); older schemas need the admin's `db migrate` (their reads would name missing columns).
+    constexpr int kOldestReadable = 2;
+    if (state.version < kOldestReadable) {
       throw InputError("PostgreSQL database '" + c.shown() + "' has schema version " + std::to_string(state.version) +
-                       "; this gpuperf reads " + std::to_string(latest_schema_version()) +
-                       ": run `gpuperf db migrate` first");
+                       "; this gpuperf reads " + std::to_string(kOldestReadable) + " to " +
+                       std::to_string(latest_schema_version()) + ": run `gpuperf db migrate` first");
     }
   } else {
     if (state.version < latest_schema_version()) opened = pg::migrate_as_owner(c, state.version);

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "db/postgres/engine.hpp"
+#include "db/postgres/source_lines.hpp"
 
 namespace gpuperf::db::pg {
 namespace {
@@ -156,6 +157,7 @@ Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
       run.results.push_back(std::move(x));
     }
   }
+  read_source_lines(conn_, run_id, result_of_benchmark, run);
   // result id -> (index of the instance in run.results, index of the metric in its metrics)
   std::unordered_map<std::int64_t, std::pair<std::size_t, std::size_t>> where_of_result;
   {

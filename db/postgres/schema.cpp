@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "db/postgres/source_lines.hpp"
 #include "db/schema_rules.hpp"
 
 namespace gpuperf::db::pg::schema {
@@ -111,7 +112,8 @@ ALTER TABLE run ADD COLUMN command text COLLATE "C";
 ALTER TABLE run ADD COLUMN exit_status integer;
 )sql";
 
-constexpr Migration kMigrations[] = {kMigration1, kMigration2};
+// Migration 3: a result's source lines (db/sqlite/schema.cpp, migration 3), in db/postgres/source_lines.cpp.
+const Migration kMigrations[] = {kMigration1, kMigration2, kSourceLinesMigration};
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "both engines have the same migrations");
 

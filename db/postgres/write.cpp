@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "db/postgres/engine.hpp"
+#include "db/postgres/source_lines.hpp"
 #include "db/run_rules.hpp"
 
 namespace gpuperf::db::pg {
@@ -64,12 +65,14 @@ struct Writer {
   // Rows for COPY, in its text format: a batch's runs go together, a few MiB at a time.
   static constexpr std::size_t kFlushBytes = 8u << 20;
   std::string outcomes, results, samples;
+  SourceLineRows source_lines;
 
   // Sends the rows gathered so far, parents first.
   void flush() {
     if (!outcomes.empty()) {
       c.copy_in("COPY outcome(run_id, benchmark_id, seq, status, message) FROM STDIN", outcomes, "storing runs");
     }
+    source_lines.flush(c);
     if (!results.empty()) {
       c.copy_in(
           "COPY result(id, run_id, benchmark_id, metric_id, seq, status, message, n, median, mean, min, max, q1, q3, "
@@ -203,6 +206,7 @@ struct Writer {
       outcomes += run_text + '\t' + bench_text + '\t' + std::to_string(i) + '\t' + to_string(r.status) + '\t';
       field(outcomes, r.message);
       outcomes += '\n';
+      source_lines.add(run_id, bench, r.source);
       for (std::size_t j = 0; j < r.metrics.size(); ++j) {
         const Measurement& m = r.metrics[j];
         const std::int64_t mid = metric_id(m.metric, where);
@@ -233,7 +237,7 @@ struct Writer {
         }
       }
     }
-    if (samples.size() > kFlushBytes) flush();
+    if (samples.size() + source_lines.bytes() > kFlushBytes) flush();
     return {run_id, true};
   }
 

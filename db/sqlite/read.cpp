@@ -4,6 +4,7 @@
 #include <map>
 
 #include "db/sqlite/engine.hpp"
+#include "db/sqlite/source_lines.hpp"
 
 namespace gpuperf::db {
 namespace {
@@ -152,6 +153,7 @@ Run SqliteEngine::load_run(std::int64_t run_id, bool with_samples) const {
       run.results.push_back(std::move(r));
     }
   }
+  read_source_lines(c, run_id, result_of_benchmark, run);
   // result id -> (index of the instance in run.results, index of the metric in its metrics)
   std::map<std::int64_t, std::pair<std::size_t, std::size_t>> where_of_result;
   {

@@ -6,6 +6,7 @@
 
 #include "db/run_rules.hpp"
 #include "db/sqlite/engine.hpp"
+#include "db/sqlite/source_lines.hpp"
 #include "db/timestamp.hpp"
 
 namespace gpuperf::db {
@@ -47,6 +48,7 @@ struct Writer {
       "INSERT INTO result(run_id, benchmark_id, metric_id, seq, status, message, n, median, mean, min, max, "
       "q1, q3, stdev) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"};
   Statement insert_sample{c, "INSERT INTO sample(result_id, idx, value, sm_clock_mhz) VALUES(?1, ?2, ?3, ?4)"};
+  SourceLineWriter source_lines{c};
   std::map<std::string, std::int64_t> metric_ids;  // checked against the stored traits once per batch
 
   std::int64_t metric_id(const MetricInfo& m, const std::string& where) {
@@ -109,6 +111,7 @@ struct Writer {
                                 r.baseline, newest);
       std::int64_t bench_id = returning_id(upsert_benchmark);
       insert_outcome.bind_all(run_id, bench_id, i, to_string(r.status), r.message).run();
+      source_lines.write(run_id, bench_id, r.source);
       for (std::size_t j = 0; j < r.metrics.size(); ++j) {
         const Measurement& m = r.metrics[j];
         std::int64_t mid = metric_id(m.metric, where);

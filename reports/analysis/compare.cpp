@@ -9,6 +9,7 @@
 #include "core/metrics.hpp"
 #include "reports/analysis/compare_history.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/mann_whitney.hpp"
 #include "reports/analysis/ratio_ci.hpp"
 #include "reports/analysis/welch.hpp"
@@ -377,6 +378,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
       if (!with.empty()) add_note(d, any_moved ? "with " + with : with);  // the bound alone when nothing moved
     }
   }
+  attach_line_changes(report, base, candidate);  // the source lines that moved, for every writer
   return report;
 }
 

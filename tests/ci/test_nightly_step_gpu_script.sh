@@ -23,6 +23,13 @@ grep -qE '^\| memory/coalesced\[n=16777216\] \| duration \| .*unconfirmed \(1 ru
   "$work/log" || { cat "$work/log"; fail "the finding is not printed with gld_efficiency"; }
 [[ -s $work/out/summary-2026-01-04.md && -s $work/out/history.db ]] || fail "missing summary or database"
 
+# --expect-line: these nights carry no source lines, so a line cannot be named and the step fails.
+rc=0
+bash "$repo/bench/nightly_step_gpu.sh" --landed "$gpuperf" --edited "$gpuperf" --out "$work/out3" \
+  --import-dir "$work/step" --expect-line 'out[j] = in[j]' >"$work/log3" 2>&1 || rc=$?
+[[ $rc == 1 ]] || { cat "$work/log3"; fail "--expect-line without lines: exit $rc, expected 1"; }
+grep -q "and the line 'out\[j\] = in\[j\]' (logs:" "$work/log3" || { cat "$work/log3"; fail "--expect-line: no reason"; }
+
 python3 "$repo/tests/ci/make_nights.py" "$work/flat" 4 9 coalesced
 rc=0
 bash "$repo/bench/nightly_step_gpu.sh" --landed "$gpuperf" --edited "$gpuperf" --out "$work/out2" \
