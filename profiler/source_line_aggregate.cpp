@@ -1,6 +1,7 @@
 #include "profiler/source_line_aggregate.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <tuple>
@@ -44,6 +45,21 @@ struct LineKey {
   }
 };
 
+// `path` relative to the nearest enclosing folder that holds `.git` (a checkout or a worktree); "" when the
+// file is not here or no such folder encloses it.
+std::string checkout_relative(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (path.empty() || !fs::is_regular_file(path, ec)) return "";
+  const fs::path file = fs::weakly_canonical(fs::path(path), ec);
+  if (ec) return "";
+  for (fs::path dir = file.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / ".git", ec)) return file.lexically_relative(dir).generic_string();
+    if (dir == dir.root_path()) break;
+  }
+  return "";
+}
+
 double at(const std::array<double, kSassCounters>& c, SassCounter k) { return c[static_cast<std::size_t>(k)]; }
 
 }  // namespace
@@ -65,6 +81,15 @@ const std::array<const char*, kSassCounters>& sass_counter_names() {
 
 SourceTextCache::SourceTextCache(std::function<std::vector<std::string>(const std::string&)> read)
     : read_(read ? std::move(read) : read_lines) {}
+
+std::string SourceTextCache::shown_path(const std::string& path) {
+  auto it = shown_.find(path);
+  if (it == shown_.end()) {
+    std::string rel = checkout_relative(path);
+    it = shown_.emplace(path, rel.empty() ? path : rel).first;
+  }
+  return it->second;
+}
 
 std::string SourceTextCache::line(const std::string& path, std::int64_t line) {
   if (path.empty() || line <= 0) return "";
@@ -100,11 +125,11 @@ SourceLines aggregate_source_lines(const std::vector<cupti::SassValue>& values,
     auto [it, fresh] = lines.try_emplace(lk);
     SourceLine& l = it->second;
     if (fresh) {
-      l.file = lk.file;
+      l.file = has_line ? texts.shown_path(lk.file) : lk.file;
       l.line = lk.line;
       l.function = key.function;
       l.sass_offset = key.pc;
-      if (has_line) l.text = texts.line(l.file, l.line);
+      if (has_line) l.text = texts.line(lk.file, l.line);  // read where the line table says it is
     }
     l.sass_offset = std::min<std::int64_t>(l.sass_offset, key.pc);
     l.inst_executed += at(c, SassCounter::inst_executed);

@@ -42,10 +42,14 @@ class SourceTextCache {
   explicit SourceTextCache(std::function<std::vector<std::string>(const std::string& path)> read = {});
   // Line `line` (1-based) of `path`, whitespace trimmed; "" when the file or the line is not there.
   std::string line(const std::string& path, std::int64_t line);
+  // How a run names `path`: relative to the root of the git checkout that holds it when the file is here and
+  // in one ("kernels/matmul.cu", the same on every machine that builds the same tree), else as given.
+  std::string shown_path(const std::string& path);
 
  private:
   std::function<std::vector<std::string>(const std::string&)> read_;
   std::map<std::string, std::vector<std::string>> files_;
+  std::map<std::string, std::string> shown_;
 };
 
 using LocateFn = std::function<cupti::SassLocation(std::uint32_t crc, const std::string& function, std::uint32_t pc)>;

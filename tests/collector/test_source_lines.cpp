@@ -1,6 +1,10 @@
 // The source-line pass against a fake SASS back end: aggregation per line, loads told from stores, the
 // division by launches, kernels without line info, missing metrics, and the unsupported and failed cases.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include <map>
 #include <memory>
@@ -162,6 +166,36 @@ TEST(SourceLineAggregate, UntrackedModuleAndUnreadableSourceStillGiveCounters) {
   ASSERT_EQ(t.lines.size(), 1u);
   EXPECT_EQ(t.lines[0].line, 10);
   EXPECT_EQ(t.lines[0].text, "");
+}
+
+TEST(SourceLineAggregate, AFileInACheckoutIsNamedFromTheCheckoutsRootAndOneOutsideAsGiven) {
+  namespace fs = std::filesystem;
+  char tmpl[] = "/tmp/gpuperf-lines-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const fs::path root(tmpl);
+  fs::create_directories(root / "repo" / ".git");
+  fs::create_directories(root / "repo" / "kernels");
+  fs::create_directories(root / "loose");
+  std::ofstream(root / "repo" / "kernels" / "k.cu") << "line one\n  out[i] = in[i * stride];\n";
+  std::ofstream(root / "loose" / "k.cu") << "x\n";
+  SourceTextCache texts;
+  const std::string in_repo = (root / "repo" / "kernels" / "k.cu").string();
+  EXPECT_EQ(texts.shown_path(in_repo), "kernels/k.cu");
+  EXPECT_EQ(texts.line(in_repo, 2), "out[i] = in[i * stride];");  // the text is read from the real path
+  EXPECT_EQ(texts.shown_path((root / "loose" / "k.cu").string()), (root / "loose" / "k.cu").string());
+  EXPECT_EQ(texts.shown_path("/no/such/dir/k.cu"), "/no/such/dir/k.cu");  // another machine's build
+
+  // Through the aggregation: the stored line names the checkout-relative file.
+  std::vector<SassValue> v;
+  instr(v, "k", 0x10, {{SassCounter::inst_executed, 4}});
+  const auto locate = [&](std::uint32_t, const std::string&, std::uint32_t) {
+    return SassLocation{SassLocation::Kind::line, in_repo, 2u};
+  };
+  const SourceLines s = aggregate_source_lines(v, all_counters(), 1, locate, texts);
+  ASSERT_EQ(s.lines.size(), 1u);
+  EXPECT_EQ(s.lines[0].file, "kernels/k.cu");
+  EXPECT_EQ(s.lines[0].text, "out[i] = in[i * stride];");
+  fs::remove_all(root);
 }
 
 TEST(SourceLineAggregate, MetricIndicesMapThroughTheConfiguredCounters) {
