@@ -248,7 +248,13 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
       row.verdict = Verdict::same;
     } else {
       row.verdict = Verdict::ambiguous;
-      add_note(row, "one value per side: no test");  // compare_runs() judges it against the history
+      // A run whose raw samples were pruned (`gpuperf db prune`) keeps its summary of n > 1 samples but no
+      // samples to rank: the medians' difference is all there is, judged against the history likewise.
+      const bool pruned =
+          (base->samples.empty() && base->summary.n > 1) || (candidate->samples.empty() && candidate->summary.n > 1);
+      row.samples_pruned = pruned;
+      add_note(row, pruned ? "samples pruned: medians only, no test"
+                           : "one value per side: no test");  // compare_runs() judges it against the history
     }
     return row;
   }

@@ -37,6 +37,9 @@ struct CompareRow {
   double welch_p_value = 1;  // Welch's t-test on the same samples, for reference (the verdict uses U)
   // True when the history rule (compare_history.hpp) turned a slower/faster verdict into ambiguous.
   bool ambiguous_by_history = false;
+  // True when a side's raw samples were pruned (`gpuperf db prune`): only its median is left, so the row is
+  // judged like a single value, against the history (compare_history.hpp).
+  bool samples_pruned = false;
 };
 
 // One change point of `gpuperf detect` in a series (machine, instance, metric).
