@@ -412,6 +412,16 @@ def check_plans(engine, plan, work, failures):
 
 # ---- prune (--check) -----------------------------------------------------------------------------------------
 
+def without_run_ids(doc):
+    """A detect answer without run ids: tonight's concurrent nightlies store their runs in another order on
+    each engine, so the ids differ while the runs (uuids) are the same."""
+    if isinstance(doc, dict):
+        return {k: without_run_ids(v) for k, v in doc.items() if k != "run_id"}
+    if isinstance(doc, list):
+        return [without_run_ids(x) for x in doc]
+    return doc
+
+
 def check_prune(engines, plan, work, failures):
     """detect and report answer alike before and after `db prune`, on both engines; compare of pruned runs."""
     age = f"{max(30, plan.nights // 2)}d"
@@ -444,9 +454,9 @@ def check_prune(engines, plan, work, failures):
         old = e.query(f"SELECT r.id FROM run r JOIN machine m ON m.id = r.machine_id WHERE m.hostname = '{machine}' "
                       f"ORDER BY r.started_at LIMIT 2")
         cmp = e.gp("compare", old[0][0], old[1][0], "--format", "json")
-        if "samples pruned" not in cmp.stdout and "one value" not in cmp.stdout:
+        if "samples pruned" not in cmp.stdout:
             failures.append(f"prune {e.kind}: compare of two pruned runs does not say their samples are pruned")
-        outcome[e.kind] = (dry, left, after_detect)
+        outcome[e.kind] = (dry, left, without_run_ids(json.loads(after_detect)))
         log(f"  prune {e.kind} --samples-older-than {age}: {dry['samples']:,} samples of {dry['runs']} runs, "
             f"{left:,} left; detect and report.md unchanged")
     if len(outcome) == 2 and outcome["sqlite"][2] != outcome["postgresql"][2]:

@@ -51,9 +51,9 @@ int do_prune(const Context& ctx, const std::string& age, bool dry_run, const std
   db::Store store = open_store(ctx, dry_run ? db::Access::read_only : db::Access::read_write);
   const db::PruneReport r = store.prune_samples(cutoff, dry_run);
   if (format == "json") {
-    nlohmann::ordered_json j{{"db", shown_db(ctx)},      {"cutoff", r.cutoff},         {"dry_run", r.dry_run},
-                             {"runs", r.runs},           {"results", r.results},       {"samples", r.samples},
-                             {"samples_left", r.samples_left}, {"bytes", r.bytes}};
+    nlohmann::ordered_json j{
+        {"db", shown_db(ctx)},  {"cutoff", r.cutoff},   {"dry_run", r.dry_run},           {"runs", r.runs},
+        {"results", r.results}, {"samples", r.samples}, {"samples_left", r.samples_left}, {"bytes", r.bytes}};
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
@@ -66,8 +66,9 @@ int do_prune(const Context& ctx, const std::string& age, bool dry_run, const std
     std::printf(
         "each result keeps its summary (n, median, quartiles, min, max, mean, stdev): detect and report read "
         "old runs as before; compare of a pruned run judges medians only%s\n",
-        dry_run ? "" : (store.on_server() ? "; autovacuum makes the space reusable"
-                                          : "; new runs reuse the freed pages (`db backup` writes a compacted copy)"));
+        dry_run ? ""
+                : (store.on_server() ? "; autovacuum makes the space reusable"
+                                     : "; new runs reuse the freed pages (`db backup` writes a compacted copy)"));
   }
   return kExitOk;
 }
@@ -94,7 +95,8 @@ std::string prune_cutoff(const std::string& age, std::chrono::system_clock::time
     throw InputError("--samples-older-than '" + age + "' would remove samples of the last " +
                      std::to_string(kMinPruneDays) +
                      " days: the newest runs' samples are what detect tests an unconfirmed change with and what "
-                     "compare ranks; give " + std::to_string(kMinPruneDays) + "d or more");
+                     "compare ranks; give " +
+                     std::to_string(kMinPruneDays) + "d or more");
   }
   return cutoff;
 }

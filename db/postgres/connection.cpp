@@ -209,9 +209,13 @@ Connection::Connection(const std::string& location, std::string shown) : shown_(
   }
   PQsetNoticeProcessor(
       c_.get(), [](void*, const char*) {}, nullptr);
-  // Text in UTF-8; doubles printed so that they read back exactly; no chatter.
-  exec_script("SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET client_min_messages = warning",
-              "setting up the session");
+  // Text in UTF-8; doubles printed so that they read back exactly; no chatter. No JIT: gpuperf's reads are
+  // index ranges of a few milliseconds whose cost estimates still pass jit_above_cost on a large history
+  // (one nested loop per result); compiling them took 150-290 ms a query, more than the reads themselves
+  // (issue 42, a 40-night history of 4 runners on a 2-core machine).
+  exec_script(
+      "SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET client_min_messages = warning; SET jit = off",
+      "setting up the session");
 }
 
 std::string Connection::user() const { return PQuser(c_.get()); }

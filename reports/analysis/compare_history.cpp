@@ -112,6 +112,7 @@ void judge_with_history(CompareRow& row, const std::vector<db::Series>& history,
       history_levels(row, history, base, candidate, candidate_run_id, options.history_runs);
   if (one_value) {
     one_value_against_levels(row, levels, options);
+    if (row.samples_pruned) row.note = "samples pruned: " + row.note;
   } else {
     within_history(row, levels);
   }
