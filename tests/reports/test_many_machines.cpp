@@ -33,7 +33,8 @@ ReportInput team(int machines, int nights, int code_change, int sick) {
     };
     in.series.push_back(series(m, instance("suite/k10", {}), "duration", runs, level(code_change, 1.10), 5));
     in.change_points.push_back(change(in.series.back(), static_cast<std::size_t>(code_change), 1000, 1100));
-    in.series.push_back(series(m, instance("suite/k20", {}), "duration", runs, level(mi == 3 ? sick : nights, 1.15), 5));
+    in.series.push_back(
+        series(m, instance("suite/k20", {}), "duration", runs, level(mi == 3 ? sick : nights, 1.15), 5));
     if (mi == 3) in.change_points.push_back(change(in.series.back(), static_cast<std::size_t>(sick), 1000, 1150));
     in.series.push_back(series(m, instance("suite/k30", {}), "duration", runs, level(nights, 1.0), 5));
   }
