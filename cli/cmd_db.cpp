@@ -1,4 +1,4 @@
-// gpuperf db info | check | migrate | backup: the database itself.
+// gpuperf db info | check | migrate | backup (and prune, cmd_db_prune.cpp): the database itself.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/cmd_db_prune.hpp"
 #include "cli/context.hpp"
 #include "cli/help.hpp"
 #include "cli/open_store.hpp"
@@ -106,7 +107,7 @@ int do_backup(const Context& ctx, const std::string& dest) {
 }  // namespace
 
 void add_db_commands(CLI::App& app, Context& ctx) {
-  CLI::App* db = app.add_subcommand("db", "The results database: info, check, migrate, backup");
+  CLI::App* db = app.add_subcommand("db", "The results database: info, check, migrate, backup, prune");
   db->require_subcommand(1);
 
   set_help_footer(*db,
@@ -134,6 +135,8 @@ void add_db_commands(CLI::App& app, Context& ctx) {
   backup->add_option("FILE", *dest, "Destination; must not exist")->required();
   set_help_footer(*backup, "gpuperf db backup gpuperf-2026-11-22.db");
   backup->callback([&ctx, dest] { ctx.action = [&ctx, dest] { return do_backup(ctx, *dest); }; });
+
+  add_db_prune_command(*db, ctx);
 }
 
 }  // namespace gpuperf::cli

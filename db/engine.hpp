@@ -48,6 +48,8 @@ class Engine {
   virtual std::vector<InsertOutcome> insert_runs(const std::vector<const Run*>& runs) = 0;
   // False when no run has this id.
   virtual bool set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) = 0;
+  // Store::prune_samples; `cutoff` is in the stored form.
+  virtual PruneReport prune_samples(const std::string& cutoff, bool dry_run) = 0;
   // Store::hold_run_key. `on_wait` is called once before waiting for another holder.
   virtual void hold_run_key(const std::string& uuid, const std::function<void()>& on_wait) const = 0;
 

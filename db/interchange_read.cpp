@@ -148,6 +148,28 @@ class Reader {
     return out;
   }
 
+  // The summary of a measurement exported with "samples_pruned": n > 1 and finite statistics.
+  Measurement pruned_measurement(Measurement m, const json& v, const std::string& path) const {
+    const json* s = optional(v, "summary");
+    if (s == nullptr) fail(path, "has \"samples_pruned\" but no \"summary\" (a pruned run keeps its summary)");
+    const std::string sp = at_key(path, "summary");
+    object(*s, sp);
+    const json* n = optional(*s, "n");
+    if (n == nullptr || !n->is_number_integer() || n->get<std::int64_t>() < 2) {
+      fail(at_key(sp, "n"), "expected the number of samples summarized (2 or more)");
+    }
+    m.summary.n = static_cast<std::size_t>(n->get<std::int64_t>());
+    const std::pair<const char*, double*> fields[] = {
+        {"median", &m.summary.median}, {"mean", &m.summary.mean}, {"min", &m.summary.min},    {"max", &m.summary.max},
+        {"q1", &m.summary.q1},         {"q3", &m.summary.q3},     {"stdev", &m.summary.stdev}};
+    for (const auto& [key, out] : fields) {
+      const json* x = optional(*s, key);
+      if (x == nullptr) fail(at_key(sp, key), "missing");
+      *out = finite(*x, at_key(sp, key));
+    }
+    return m;
+  }
+
   Measurement measurement(const std::string& name, const json& v, const std::string& path) const {
     object(v, path);
     Measurement m;
@@ -185,6 +207,10 @@ class Reader {
     } else if (value != nullptr) {
       m.samples = {finite(*value, at_key(path, "value"))};
       if (optional(v, "sm_clock_mhz") != nullptr) fail(at_key(path, "sm_clock_mhz"), "only allowed with \"samples\"");
+    } else if (const json* pruned = optional(v, "samples_pruned");
+               pruned != nullptr && boolean(*pruned, at_key(path, "samples_pruned"))) {
+      // An export of a run whose samples `gpuperf db prune` removed: its summary is all there is.
+      return pruned_measurement(std::move(m), v, path);
     } else if (m.status == Status::ok) {
       fail(path, "needs \"samples\" or \"value\" (or a \"status\" saying why there is none)");
     }

@@ -35,8 +35,9 @@ ojson measurement_to_json(const Measurement& m) {
     j["samples"] = m.samples;
     if (!m.sm_clock_mhz.empty()) j["sm_clock_mhz"] = m.sm_clock_mhz;
   }
+  if (m.samples.empty() && m.summary.n > 1) j["samples_pruned"] = true;  // `gpuperf db prune`: the summary is all
   if (m.summary.n > 1) {
-    // For readers of the file; an import recomputes it from the samples.
+    // For readers of the file; an import recomputes it from the samples (or, pruned, keeps it).
     const Summary& s = m.summary;
     j["summary"] = ojson{{"n", s.n},     {"median", s.median}, {"mean", s.mean}, {"min", s.min},
                          {"max", s.max}, {"q1", s.q1},         {"q3", s.q3},     {"stdev", s.stdev}};

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "reports/cross_machine.hpp"
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
 #include "reports/html_assets.hpp"
@@ -65,6 +66,28 @@ std::string card(const std::string& key, const std::string& value_html, const st
   return "<div class=\"card" + (cls.empty() ? "" : " " + cls) + "\"><span class=\"k\">" + key +
          "</span><span class=\"v\">" + value_html + "</span>" +
          (sub_html.empty() ? "" : "<span class=\"s\">" + sub_html + "</span>") + "</div>";
+}
+
+// The overview's findings across machines: each finding once, with the machines it is on (all that measure
+// it: a code change; one: that machine).
+std::string across_machines(const ReportModel& model) {
+  const std::vector<CrossMachineFinding> found = cross_machine_findings(model);
+  if (found.empty()) return "";
+  std::string o =
+      "<h3>Findings across machines</h3>\n<table class=\"across\"><thead><tr><th>Benchmark</th><th>Metric</th>"
+      "<th>Kind</th><th>On</th><th class=\"num\">Change</th></tr></thead><tbody>\n";
+  for (const CrossMachineFinding& f : found) {
+    const std::string range = f.min_change_pct == f.max_change_pct
+                                  ? format_change_pct(f.min_change_pct)
+                                  : format_change_pct(f.min_change_pct) + " to " + format_change_pct(f.max_change_pct);
+    o += "<tr><td class=\"name\">" + esc(model.machines[f.machine].instances[f.instance].short_display_name()) +
+         "</td><td>" + esc(f.metric) + "</td><td class=\"" + (f.regression ? "bad" : "good") + "\">" +
+         (f.regression ? "regression" : "improvement") + "</td><td>" + (f.on_all() ? "<strong>" : "") +
+         esc(f.on_text()) + (f.on_all() ? "</strong>" : "") +
+         (f.hosts.size() > 1 && f.same_commit ? " (one commit)" : "") + "</td><td class=\"num\">" + esc(range) +
+         "</td></tr>\n";
+  }
+  return o + "</tbody></table>\n";
 }
 
 std::string summary(const MachineReport& m) {
@@ -288,7 +311,7 @@ std::string render_html(const ReportModel& model) {
               std::to_string(m.regressions.size()) + "</td><td class=\"num" + (m.improvements.empty() ? "" : " good") +
               "\">" + std::to_string(m.improvements.size()) + "</td></tr>\n";
     }
-    body += "</tbody></table>\n";
+    body += "</tbody></table>\n" + across_machines(model);
   }
   for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
     const auto& m = model.machines[mi];

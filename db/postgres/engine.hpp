@@ -17,6 +17,7 @@ class PgEngine final : public Engine {
   int opened_version() const override { return opened_version_; }
   std::vector<InsertOutcome> insert_runs(const std::vector<const Run*>& runs) override;
   bool set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) override;
+  PruneReport prune_samples(const std::string& cutoff, bool dry_run) override;
   void hold_run_key(const std::string& uuid, const std::function<void()>& on_wait) const override;
   std::vector<MachineRow> machines() const override;
   std::vector<RunInfo> runs(const RunFilter& filter) const override;

@@ -25,6 +25,7 @@ class SqliteEngine final : public Engine {
   int opened_version() const override { return opened_version_; }
   std::vector<InsertOutcome> insert_runs(const std::vector<const Run*>& runs) override;
   bool set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) override;
+  PruneReport prune_samples(const std::string& cutoff, bool dry_run) override;
   // Nothing to hold: an SQLite file's jobs share one machine, and the insert skips a uuid stored already.
   void hold_run_key(const std::string&, const std::function<void()>&) const override {}
   std::vector<MachineRow> machines() const override;

@@ -41,6 +41,9 @@ struct CompareRow {
   // The source lines whose counters moved between the two runs' results (line_findings.hpp), heaviest first;
   // empty where either side has no lines or nothing moved.
   std::vector<LineChange> lines;
+  // True when a side's raw samples were pruned (`gpuperf db prune`): only its median is left, so the row is
+  // judged like a single value, against the history (compare_history.hpp).
+  bool samples_pruned = false;
 };
 
 // One change point of `gpuperf detect` in a series (machine, instance, metric).

@@ -376,6 +376,39 @@ TEST_F(CliTest, KilledImportIsAllOrNothing) {
   }
 }
 
+// db prune: the samples of runs before the cutoff go, each result's summary stays; detect answers as before,
+// compare says it compares medians only, and a pruned export imports again. Bad ages are refused (exit 2).
+TEST_F(CliTest, PruneDropsOldSamplesAndKeepsWhatDetectAndCompareRead) {
+  seed();  // three runs of October 2026, 8 samples each: 7 duration samples and one gld_efficiency value
+  EXPECT_CLI(gp({"db", "prune", "--samples-older-than", "7d"}), 2, "last 30 days");
+  EXPECT_CLI(gp({"db", "prune", "--samples-older-than", "soon"}), 2, "give a number of days (180d) or a date");
+  EXPECT_EQ(gp({"db", "prune"}).code, 2);  // the age is required
+  const CliResult detect_before = gp({"detect", "--format", "json"});
+  ASSERT_EQ(detect_before.code, 0) << detect_before.err;
+
+  CliResult dry = gp({"db", "prune", "--samples-older-than", "2026-10-03", "--dry-run", "--format", "json"});
+  ASSERT_EQ(dry.code, 0) << dry.err;
+  auto d = nlohmann::json::parse(dry.out);
+  EXPECT_EQ(d["runs"], 2);
+  EXPECT_EQ(d["results"], 4);  // two durations a run
+  EXPECT_EQ(d["samples"], 14);
+  EXPECT_EQ(d["samples_left"], 10);
+  EXPECT_EQ(d["dry_run"], true);
+  EXPECT_EQ(nlohmann::json::parse(gp({"db", "info", "--format", "json"}).out)["samples"], 24) << "a dry run";
+
+  EXPECT_CLI(gp({"db", "prune", "--samples-older-than", "2026-10-03"}), 0,
+             "removed 14 samples of 4 results in 2 runs started before 2026-10-03T00:00:00Z");
+  EXPECT_EQ(nlohmann::json::parse(gp({"db", "info", "--format", "json"}).out)["samples"], 10);
+  EXPECT_EQ(gp({"detect", "--format", "json"}).out, detect_before.out);
+  EXPECT_CLI(gp({"compare", run_uuid(1), run_uuid(2), "--all"}), 0, "samples pruned");
+  EXPECT_EQ(gp({"db", "check"}).code, 0);
+
+  CliResult exported = gp({"export", "-o", "pruned.json"});
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  EXPECT_CLI(gp({"--db", "again.db", "import", "pruned.json"}), 0, "3 new");
+  EXPECT_EQ(gp({"--db", "again.db", "export"}).out, bytes("pruned.json"));
+}
+
 TEST_F(CliTest, BackupIsAConsistentCopy) {
   seed();
   EXPECT_CLI(gp({"db", "backup", "copy.db"}), 0, "copied to copy.db");
