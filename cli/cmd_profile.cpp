@@ -241,7 +241,11 @@ void add_profile_command(CLI::App& app, Context& ctx) {
   set_help_footer(*cmd,
                   "gpuperf profile 'matmul/tiled[n=1024,tile=16]'\n"
                   "gpuperf profile 'memory/strided' --metrics gld_efficiency,dram__bytes_read.sum\n"
-                  "gpuperf profile --list-metrics --chip GH100 l1tex__data_bank");
+                  "gpuperf profile --list-metrics --chip GH100 l1tex__data_bank",
+                  exit_codes({{0, "fine"},
+                              {2, "bad usage or input: an unknown option or value, a database not gpuperf's"},
+                              {3, "no GPU or driver, no profiling permission, CUPTI missing"},
+                              {4, "a kernel gave a wrong answer"}}));
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_profile(ctx, *args); }; });
 }
 
