@@ -15,8 +15,7 @@ namespace {
 const std::string kUuid = "5f0c3a1e-8b2d-4c6f-9a01-23456789abcd";
 
 // One run; `results` is the JSON of its results array, `times` its started_at (and finished_at) members.
-std::string file_with(const std::string& results,
-                      const std::string& times = R"("started_at": "2026-11-01T02:00:00Z")",
+std::string file_with(const std::string& results, const std::string& times = R"("started_at": "2026-11-01T02:00:00Z")",
                       const std::string& uuid = kUuid) {
   return R"({"format": "gpuperf-results", "version": 1, "runs": [{"uuid": ")" + uuid + R"(", )" + times +
          R"(, "machine": {"hostname": "h", "gpu_name": "NVIDIA H100"}, "results": [)" + results + "]}]}";
@@ -67,8 +66,8 @@ TEST_F(HonestDoors, OneMetricNameHasOneMeaningAcrossTheFilesOfAnImport) {
   seed();
   const std::string before = bytes("gpuperf.db");
   write("a.json", file_with(result("a/one", R"("my_metric": {"unit": "count", "better": "higher", "value": 5})")));
-  write("b.json", file_with(result("a/one", R"("my_metric": {"unit": "count", "value": 5})"), R"("started_at": "2026-11-02T02:00:00Z")",
-                            "5f0c3a1e-8b2d-4c6f-9a01-23456789abce"));
+  write("b.json", file_with(result("a/one", R"("my_metric": {"unit": "count", "value": 5})"),
+                            R"("started_at": "2026-11-02T02:00:00Z")", "5f0c3a1e-8b2d-4c6f-9a01-23456789abce"));
   EXPECT_CLI(gp({"import", "a.json", "b.json"}), 2,
              "b.json: runs[0].results[0].metrics.my_metric.better: metric 'my_metric' is better lower, but a.json: "
              "runs[0].results[0].metrics.my_metric has it better higher");
@@ -157,8 +156,8 @@ TEST_F(HonestDoors, CompareAndDetectKeepImportedControlCharactersOffTheTerminal)
 
 TEST_F(HonestDoors, ReportPrintsMarkdownWithoutADirectory) {
   seed();
-  for (const std::vector<std::string>& args :
-       std::vector<std::vector<std::string>>{{"report", "--format", "md"}, {"report", "--format", "md", "--out", "-"}}) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"report", "--format", "md"}, {"report", "--format", "md", "--out", "-"}}) {
     const CliResult r = gp(args);
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("matmul/tiled"), std::string::npos) << r.out;
@@ -257,17 +256,10 @@ TEST_F(HonestDoors, EachCommandsHelpEndsWithItsOwnExitCodes) {
   const std::set<int> all = listed_exit_codes(gp({"--help"}).out);
   EXPECT_EQ(all, (std::set<int>{0, 1, 2, 3, 4, 5, 130}));
   const std::vector<std::pair<std::vector<std::string>, std::set<int>>> expected{
-      {{"runs"}, {0, 2}},
-      {{"runs", "exclude"}, {0, 2, 3}},
-      {{"compare"}, {0, 1, 2}},
-      {{"detect"}, {0, 1, 2}},
-      {{"check"}, {0, 1, 2, 3, 4, 5}},
-      {{"run"}, {0, 2, 3, 4}},
-      {{"import"}, {0, 2, 3}},
-      {{"report"}, {0, 2, 3}},
-      {{"record"}, {0, 2, 3, 5}},
-      {{"bisect"}, {0, 2, 3, 130}},
-      {{"db", "migrate"}, {0, 2, 3}},
+      {{"runs"}, {0, 2}},           {{"runs", "exclude"}, {0, 2, 3}}, {{"compare"}, {0, 1, 2}},
+      {{"detect"}, {0, 1, 2}},      {{"check"}, {0, 1, 2, 3, 4, 5}},  {{"run"}, {0, 2, 3, 4}},
+      {{"import"}, {0, 2, 3}},      {{"report"}, {0, 2, 3}},          {{"record"}, {0, 2, 3, 5}},
+      {{"bisect"}, {0, 2, 3, 130}}, {{"db", "migrate"}, {0, 2, 3}},
   };
   for (const auto& [cmd, codes] : expected) {
     std::vector<std::string> args = cmd;
