@@ -53,9 +53,9 @@ int do_report(const Context& ctx, const ReportArgs& args) {
   // Markdown goes to standard output. An HTML report is a file with its charts, so it needs --out.
   const bool to_stdout = args.out.empty() || args.out == "-";
   if (to_stdout && html) {
-    throw InputError(std::string(args.out.empty() ? "--out DIR is required" : "--out - prints Markdown only") +
-                     " for the HTML report (give --out DIR, or --format md to print the Markdown report on "
-                     "standard output)");
+    throw InputError(std::string(args.out.empty() ? "--out DIR is required for the HTML report"
+                                                  : "--out - prints Markdown only; the HTML report needs --out DIR") +
+                     " (or give --format md to print the Markdown report on standard output)");
   }
 
   reports::ReportQuery query;
