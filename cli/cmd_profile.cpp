@@ -156,7 +156,7 @@ int do_profile(const Context& ctx, const ProfileArgs& args) {
   };
 
   if (args.launch_only) {
-    // For an external profiler (bench/ncu_compare.sh): one launch per instance, our profiler untouched.
+    // For an external profiler (bench/gpu/ncu_compare.sh): one launch per instance, our profiler untouched.
     for (const auto& name : launch_instances_once(instances, args.device, args.seed, progress, args.launch_flush)) {
       std::printf("%s\n", name.c_str());
     }
@@ -233,7 +233,7 @@ void add_profile_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--launch-only", args->launch_only,
                 "Verify, then launch each instance once more and once between cudaProfilerStart/Stop, for ncu; "
                 "no metrics")
-      ->group("");  // hidden: bench/ncu_compare.sh's mode
+      ->group("");  // hidden: bench/gpu/ncu_compare.sh's mode
   cmd->add_flag("--launch-flush", args->launch_flush,
                 "With --launch-only: flush L2 as the collector does before each profiled launch, outside the "
                 "profiled window (for ncu --cache-control none)")
