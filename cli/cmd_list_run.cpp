@@ -155,9 +155,11 @@ void add_list_run_commands(CLI::App& app, Context& ctx) {
                    "ECMAScript regex searched in instance names, e.g. 'matmul|transpose/naive' "
                    "(also selects opt-in benchmarks)");
   choice_option(list->add_option("--format", list_args->format, "text or json"), {"text", "json"});
-  set_help_footer(*list,
-                  "gpuperf list --filter 'matmul|transpose/naive'\n"
-                  "gpuperf list --format json");
+  set_help_footer(
+      *list,
+      "gpuperf list --filter 'matmul|transpose/naive'\n"
+      "gpuperf list --format json",
+      exit_codes({{0, "fine"}, {2, "bad usage: an unknown option, or an executable that registers no benchmark"}}));
   list->callback([&ctx, list_args] { ctx.action = [list_args] { return do_list(*list_args); }; });
 
   auto run_args = std::make_shared<RunArgs>();
@@ -175,7 +177,13 @@ void add_list_run_commands(CLI::App& app, Context& ctx) {
   set_help_footer(*run,
                   "gpuperf run --label nightly\n"
                   "gpuperf run --filter 'memory/' --metrics none --quick\n"
-                  "gpuperf run --device all --run-key nightly/2026-11-22/3f2a1c9e");
+                  "gpuperf run --device all --run-key nightly/2026-11-22/3f2a1c9e",
+                  exit_codes({{0, "every instance verified, measured and stored"},
+                              {2,
+                               "bad usage or input: an unknown option or value, a database not gpuperf's"
+                               "; a filter that matches nothing"},
+                              {3, "no GPU or driver, no profiling permission, a database that cannot be written"},
+                              {4, "a kernel gave a wrong answer (stored as incorrect, never a baseline)"}}));
   run->callback([&ctx, run_args] { ctx.action = [&ctx, run_args] { return do_run(ctx, *run_args); }; });
 }
 

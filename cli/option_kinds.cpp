@@ -33,6 +33,10 @@ CLI::Option* choice_option(CLI::Option* option, const std::vector<std::string>& 
       ->type_name(names);
 }
 
+CLI::Option* text_option(CLI::Option* option, const std::string& what) {
+  return option->check(rule_validator([what](const std::string& t) { return rules::not_blank(t, what); }));
+}
+
 CLI::Option* chip_option(CLI::Option* option) {
   return option->check(rule_validator([](const std::string& t) { return rules::chip(t); }))->type_name("CHIP");
 }

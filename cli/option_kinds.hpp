@@ -25,6 +25,9 @@ CLI::Option* count_option(CLI::Option* option, long long min);
 // One of `choices` (for a list option, each element).
 CLI::Option* choice_option(CLI::Option* option, const std::vector<std::string>& choices);
 
+// Text that must say something (rules::not_blank): `what` is what it should be, e.g. "a reason".
+CLI::Option* text_option(CLI::Option* option, const std::string& what);
+
 // A GPU chip name (rules::chip).
 CLI::Option* chip_option(CLI::Option* option);
 

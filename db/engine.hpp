@@ -68,6 +68,8 @@ class Engine {
   virtual Run load_run(std::int64_t run_id, bool with_samples) const = 0;
 
   virtual std::vector<BenchmarkRow> benchmarks() const = 0;
+  // Every stored metric's traits (unit, direction, determinism), in name order.
+  virtual std::vector<MetricInfo> metrics() const = 0;
   // Every history row the filter selects, in no particular order. `benchmark_ids`: only these (nullopt: all).
   virtual void history_rows(const HistoryFilter& filter, const std::optional<std::vector<std::int64_t>>& benchmark_ids,
                             const std::function<void(HistoryRow&&)>& row) const = 0;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -65,7 +66,8 @@ int severity(Status s) {
 
 class Reader {
  public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
+  explicit Reader(std::string source) : source_(std::move(source)), now_(std::time(nullptr)) {}
+  static constexpr std::time_t kClockSkewSeconds = 24 * 3600;
 
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
     throw InputError(source_ + ": " + (path.empty() ? "" : path + ": ") + what);
@@ -170,6 +172,22 @@ class Reader {
     return m;
   }
 
+  // gpuperf's own metrics mean what its traits table says (core/metrics.cpp): a file may repeat their
+  // direction and determinism, never change them, or a slower run would read "faster" and every later
+  // import of a true file would be refused by the database.
+  void builtin_traits(const MetricInfo& m, const MetricInfo& builtin, const json& v, const std::string& path) const {
+    if (m.higher_is_better != builtin.higher_is_better) {
+      fail(at_key(path, "better"), "gpuperf's metric '" + m.name + "' is better " +
+                                       (builtin.higher_is_better ? "higher" : "lower") + ", got " +
+                                       describe(v.at("better")));
+    }
+    if (m.deterministic != builtin.deterministic) {
+      fail(at_key(path, "deterministic"), "gpuperf's metric '" + m.name + "' is " +
+                                              (builtin.deterministic ? "deterministic" : "not deterministic") +
+                                              ", got " + describe(v.at("deterministic")));
+    }
+  }
+
   Measurement measurement(const std::string& name, const json& v, const std::string& path) const {
     object(v, path);
     Measurement m;
@@ -188,6 +206,7 @@ class Reader {
     }
     if (const json* d = optional(v, "deterministic"))
       m.metric.deterministic = boolean(*d, at_key(path, "deterministic"));
+    if (const MetricTraits* t = find_metric(name)) builtin_traits(m.metric, t->info, v, path);
     if (const json* s = optional(v, "status")) m.status = status(*s, at_key(path, "status"));
     m.message = string_field(v, "message", path, false);
     const json* samples = optional(v, "samples");
@@ -279,6 +298,23 @@ class Reader {
     return m;
   }
 
+  // A run ends after it starts, and neither is later than now (give or take a day of clock skew between the
+  // machine that measured and this one): a run dated 9999 would stay the "latest" of its branch for ever.
+  void run_times(const Run& r, const std::string& path) const {
+    if (!r.finished_at.empty() && compare_timestamps(r.finished_at, r.started_at) < 0) {
+      fail(at_key(path, "finished_at"),
+           "\"" + r.finished_at + "\" is before the run's started_at \"" + r.started_at + "\"");
+    }
+    const std::string latest = utc_timestamp(now_ + kClockSkewSeconds);
+    for (const auto& [key, t] : {std::pair<const char*, const std::string&>{"started_at", r.started_at},
+                                 std::pair<const char*, const std::string&>{"finished_at", r.finished_at}}) {
+      if (!t.empty() && compare_timestamps(t, latest) > 0) {
+        fail(at_key(path, key), "\"" + t + "\" is in the future (this machine's clock says " + utc_timestamp(now_) +
+                                    "; a day of clock skew is allowed)");
+      }
+    }
+  }
+
   Run run(const json& v, const std::string& path) const {
     object(v, path);
     Run r;
@@ -290,6 +326,7 @@ class Reader {
         f != nullptr && !(f->is_string() && f->get<std::string>().empty())) {
       r.finished_at = timestamp(*f, at_key(path, "finished_at"));
     }
+    run_times(r, path);
     r.commit = string_field(v, "commit", path, false);
     r.branch = string_field(v, "branch", path, false);
     r.label = string_field(v, "label", path, false);
@@ -353,6 +390,7 @@ class Reader {
 
  private:
   std::string source_;
+  std::time_t now_;
 };
 
 }  // namespace

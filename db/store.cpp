@@ -222,6 +222,8 @@ std::vector<Series> Store::history(const HistoryFilter& f) const {
   return out;
 }
 
+std::vector<MetricInfo> Store::metrics() const { return engine_->metrics(); }
+
 DbInfo Store::info() const {
   DbInfo d = engine_->info();
   d.path = shown_;

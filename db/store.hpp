@@ -233,6 +233,8 @@ class Store {
   Run load_run(std::int64_t run_id, bool with_samples = true) const;
   // Series over runs, ordered by (machine, benchmark name, params key, metric), points in run order.
   std::vector<Series> history(const HistoryFilter& filter) const;
+  // Every stored metric's traits, in name order.
+  std::vector<MetricInfo> metrics() const;
 
   DbInfo info() const;
   CheckReport check() const;

@@ -1,5 +1,5 @@
 // `gpuperf profile`'s engine: verify the selected instances, keep as many live as the device's memory
-// allows, and profile each group in one collector session. Also the launch-only mode bench/ncu_compare.sh
+// allows, and profile each group in one collector session. Also the launch-only mode bench/gpu/ncu_compare.sh
 // runs under ncu: the same instances, each launched once inside cudaProfilerStart/Stop, no CUPTI of ours.
 #pragma once
 

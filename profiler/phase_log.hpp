@@ -1,6 +1,6 @@
 // Where a run's time goes: with GPUPERF_PHASE_TIMES set (to anything but empty or 0), the runner's and the
 // collector's phases print their wall time to stderr ("gpuperf phase: <what> <seconds> s"), for
-// bench/suite_wall.sh --phases. Unset, a phase costs one clock read and prints nothing.
+// bench/gpu/suite_wall.sh --phases. Unset, a phase costs one clock read and prints nothing.
 //
 // Two kinds of lines: PhaseTimer prints a phase of the process as it ends (CUPTI start-up, a collector
 // session, storing); the per-instance phases (set-up, random input, CPU reference, verification, warm-up,

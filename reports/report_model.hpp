@@ -87,7 +87,8 @@ struct InstanceTrends {
 struct VariantPair {
   std::size_t variant = 0, baseline = 0;  // indices into MachineReport::instances
   std::string key_metric;                 // the hardware metric that differs most between the two, or ""
-  // The ratio reads as "slower/faster" by the latest durations: numerator_is_baseline says which one is on top.
+  // The ratio of durations, with the same role on top in every pair of a family (reports/family_pairs.cpp,
+  // orient_family): the role slower in most of the family's pairs. numerator_is_baseline says which.
   bool numerator_is_baseline = false;
   struct RatioPoint {
     std::size_t run = 0;

@@ -43,8 +43,13 @@ std::string xml(const std::string& s) { return reports::xml_escape(s); }
 
 // A plain text table: columns padded to their widest cell, two spaces apart.
 // `below[i]`, when given and not empty, is printed on its own indented line under row i.
-void write_table(std::ostream& out, const std::vector<std::string>& header,
-                 const std::vector<std::vector<std::string>>& rows, const std::vector<std::string>* below = nullptr) {
+// Names, labels and hints come from imported files: terminal_text keeps their control characters off the
+// terminal, as `runs` does.
+void write_table(std::ostream& out, const std::vector<std::string>& header, std::vector<std::vector<std::string>> rows,
+                 const std::vector<std::string>* below = nullptr) {
+  for (auto& r : rows) {
+    for (auto& cell : r) cell = terminal_text(cell);
+  }
   std::vector<std::size_t> width(header.size(), 0);
   for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
   for (const auto& r : rows) {
@@ -62,7 +67,8 @@ void write_table(std::ostream& out, const std::vector<std::string>& header,
   line(header);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     line(rows[i]);
-    if (below != nullptr && i < below->size() && !(*below)[i].empty()) out << "    " << (*below)[i] << '\n';
+    if (below != nullptr && i < below->size() && !(*below)[i].empty())
+      out << "    " << terminal_text((*below)[i]) << '\n';
   }
 }
 
@@ -92,7 +98,7 @@ std::string side_line(const RunSide& s) {
   if (!s.label.empty()) out += "  [" + s.label + "]";
   out += "  " + s.started_at;
   if (!s.gpu_name.empty()) out += "  " + s.gpu_name;
-  return out;
+  return terminal_text(out);
 }
 
 std::map<Verdict, std::size_t> verdict_counts(const std::vector<CompareRow>& rows) {
@@ -366,7 +372,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
                               (changes.size() - regressions == 1 ? "" : "s") +
                               (unconfirmed > 0 ? " (" + std::to_string(unconfirmed) + " unconfirmed)" : "");
   if (text) {
-    if (!machine_column && !machines.empty()) out << "machine  " << *machines.begin() << "\n\n";
+    if (!machine_column && !machines.empty()) out << "machine  " << terminal_text(*machines.begin()) << "\n\n";
     if (!cells.empty()) {
       std::vector<std::string> below;
       std::set<std::string> lines_shown;

@@ -220,6 +220,15 @@ std::vector<BenchmarkRow> PgEngine::benchmarks() const {
   return out;
 }
 
+std::vector<MetricInfo> PgEngine::metrics() const {
+  Result r =
+      conn_.exec("SELECT name, unit, higher_is_better, deterministic FROM metric ORDER BY name", {}, "reading metrics");
+  std::vector<MetricInfo> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(MetricInfo{r.text(i, 0), r.text(i, 1), r.boolean(i, 2), r.boolean(i, 3)});
+  return out;
+}
+
 void PgEngine::history_rows(const HistoryFilter& f, const std::optional<std::vector<std::int64_t>>& benchmark_ids,
                             const std::function<void(HistoryRow&&)>& row) const {
   // SQLite reads the history as one wide join; over a connection that would send every run's, machine's,

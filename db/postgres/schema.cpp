@@ -17,7 +17,7 @@ using Migration = const char*;
 //
 // One difference: sample.result_id declares no foreign key. The server checks a foreign key row by row, and
 // for the ~30k samples of a suite run that check was 175 of the 240 ms the run's samples took to store
-// (measured on a 2-core machine, bench/pg_vs_sqlite.py). The writer stores each result before its samples
+// (measured on a 2-core machine, bench/store/pg_vs_sqlite.py). The writer stores each result before its samples
 // in the same transaction, nothing deletes results, and `gpuperf db check` counts samples without a result.
 constexpr Migration kMigration1 = R"sql(
 CREATE TABLE machine(

@@ -61,7 +61,9 @@ struct Writer {
 
   const Connection& c;
   std::map<std::pair<std::string, std::string>, std::pair<std::int64_t, std::string>> benchmarks;  // -> id, baseline
-  std::map<std::string, std::int64_t> metric_ids;  // checked against the stored traits once per batch
+  // Read from the database once per batch; each later use in the batch is checked against the first, so a
+  // batch cannot store one metric name with two units.
+  std::map<std::string, std::pair<std::int64_t, MetricInfo>> metric_ids;
   // Rows for COPY, in its text format: a batch's runs go together, a few MiB at a time.
   static constexpr std::size_t kFlushBytes = 8u << 20;
   std::string outcomes, results, samples;
@@ -95,7 +97,10 @@ struct Writer {
   }
 
   std::int64_t metric_id(const MetricInfo& m, const std::string& where) {
-    if (auto it = metric_ids.find(m.name); it != metric_ids.end()) return it->second;
+    if (auto it = metric_ids.find(m.name); it != metric_ids.end()) {
+      check_metric_traits(m, it->second.second, where);
+      return it->second.first;
+    }
     std::int64_t id = 0;
     Result r = c.exec("SELECT id, unit, higher_is_better, deterministic FROM metric WHERE name = $1",
                       Params().add(m.name), "storing runs");
@@ -107,7 +112,7 @@ struct Writer {
                   Params().add(m.name).add(m.unit).add(m.higher_is_better).add(m.deterministic), "storing runs")
                .int64(0, 0);
     }
-    metric_ids.emplace(m.name, id);
+    metric_ids.emplace(m.name, std::make_pair(id, m));
     return id;
   }
 

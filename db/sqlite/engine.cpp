@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/errors.hpp"
 #include "db/new_file.hpp"
 #include "db/schema_rules.hpp"
 #include "db/sqlite/engine.hpp"
@@ -103,6 +104,15 @@ sqlite3* sqlite_handle(const Store& store) {
 int SqliteEngine::schema_version() const { return schema::current_version(conn_); }
 
 bool SqliteEngine::set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) {
+  // A damaged file is refused and left untouched (docs/database.md), also where the pages this UPDATE
+  // touches happen to be sound. The whole file is read once: an exclusion is a person's rare act.
+  {
+    Statement qc(conn_, "PRAGMA quick_check(1)");
+    if (qc.step() && qc.text(0) != "ok") {
+      throw InputError("database '" + conn_.path() + "' is damaged (" + qc.text(0) +
+                       "); nothing was changed. `gpuperf db check` lists the problems; restore a backup");
+    }
+  }
   Transaction tx(conn_);
   Statement s(conn_, "UPDATE run SET excluded = ?1, exclude_reason = ?2 WHERE id = ?3");
   s.bind_all(excluded, reason, run_id).run();

@@ -100,6 +100,13 @@ std::vector<BenchmarkRow> SqliteEngine::benchmarks() const {
   return out;
 }
 
+std::vector<MetricInfo> SqliteEngine::metrics() const {
+  std::vector<MetricInfo> out;
+  Statement s(conn_, "SELECT name, unit, higher_is_better, deterministic FROM metric ORDER BY name");
+  while (s.step()) out.push_back(MetricInfo{s.text(0), s.text(1), s.int64(2) != 0, s.int64(3) != 0});
+  return out;
+}
+
 std::optional<RunInfo> SqliteEngine::latest_run(const std::string& branch,
                                                 std::optional<std::int64_t> machine_id) const {
   Statement s(conn_, select_run_info(has_recorded_columns_) +

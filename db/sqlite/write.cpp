@@ -49,10 +49,15 @@ struct Writer {
       "q1, q3, stdev) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"};
   Statement insert_sample{c, "INSERT INTO sample(result_id, idx, value, sm_clock_mhz) VALUES(?1, ?2, ?3, ?4)"};
   SourceLineWriter source_lines{c};
-  std::map<std::string, std::int64_t> metric_ids;  // checked against the stored traits once per batch
+  // Read from the database once per batch; each later use in the batch is checked against the first, so a
+  // batch cannot store one metric name with two units.
+  std::map<std::string, std::pair<std::int64_t, MetricInfo>> metric_ids;
 
   std::int64_t metric_id(const MetricInfo& m, const std::string& where) {
-    if (auto it = metric_ids.find(m.name); it != metric_ids.end()) return it->second;
+    if (auto it = metric_ids.find(m.name); it != metric_ids.end()) {
+      check_metric_traits(m, it->second.second, where);
+      return it->second.first;
+    }
     std::int64_t id = 0;
     find_metric.bind(1, m.name);
     if (find_metric.step()) {
@@ -66,7 +71,7 @@ struct Writer {
       insert_metric.bind_all(m.name, m.unit, m.higher_is_better, m.deterministic).run();
       id = c.last_insert_rowid();
     }
-    metric_ids.emplace(m.name, id);
+    metric_ids.emplace(m.name, std::make_pair(id, m));
     return id;
   }
 

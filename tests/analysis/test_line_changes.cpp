@@ -30,7 +30,7 @@ SourceLine load_store(std::int64_t no, const std::string& text, double sectors_p
   return l;
 }
 
-// copy_coalesced before and after bench/patches/lose_coalescing.patch: six lines added above the load line.
+// copy_coalesced before and after bench/detect/patches/lose_coalescing.patch: six lines added above the load line.
 std::vector<SourceLine> before_patch() {
   return {make(22, "const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;", 4 * kWarps),
           load_store(23, "if (i < n) out[i] = in[i];", 4), make(24, "}", kWarps)};

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/ncu_compare.py's verdicts on made-up gpuperf and ncu outputs with known answers."""
+"""bench/gpu/ncu_compare.py's verdicts on made-up gpuperf and ncu outputs with known answers."""
 import csv
 import json
 import os
@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "..", "bench", "ncu_compare.py")
+SCRIPT = os.path.join(HERE, "..", "..", "bench", "gpu", "ncu_compare.py")
 
 LD = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"
 WR = "dram__bytes_write.sum"

@@ -213,8 +213,8 @@ TEST_F(CliTest, ExportImportRoundTripIsByteIdentical) {
   CliResult one = gp({"export", "--run", run_uuid(2), "--run", "1"});
   auto j = nlohmann::json::parse(one.out);
   ASSERT_EQ(j["runs"].size(), 2u);
-  EXPECT_EQ(j["runs"][0]["uuid"], run_uuid(2));  // in the order asked
-  EXPECT_EQ(nlohmann::json::parse(gp({"export", "--branch", "nope"}).out)["runs"].size(), 0u);
+  EXPECT_EQ(j["runs"][0]["uuid"], run_uuid(2));                                            // in the order asked
+  EXPECT_CLI(gp({"export", "--branch", "nope"}), 2, "--branch: no run of branch 'nope'");  // as detect refuses it
   EXPECT_CLI(gp({"export", "--run", "nope-nope"}), 2, "no run matches 'nope-nope'");
 }
 
@@ -223,10 +223,12 @@ TEST_F(CliTest, ImportFromStandardInput) {
   EXPECT_CLI(gp({"import", "-"}, "{\"format\": 1}"), 2, "<stdin>: format: expected \"gpuperf-results\", got 1");
 }
 
-TEST_F(CliTest, DbMigrateCreatesAndReports) {
-  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version 0 -> " + std::to_string(db::Store::kSchemaVersion));
-  EXPECT_TRUE(exists("gpuperf.db"));
-  EXPECT_CLI(gp({"runs"}), 0, "no runs");
+TEST_F(CliTest, DbMigrateRefusesAMissingDatabaseAndReports) {
+  EXPECT_CLI(gp({"db", "migrate"}), 2, "no database at 'gpuperf.db' (nothing was created");  // a mistyped --db
+  EXPECT_FALSE(exists("gpuperf.db"));
+  seed();
+  const std::string latest = std::to_string(db::Store::kSchemaVersion);
+  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version " + latest);
 }
 
 // A database from the gpuperf before recorded runs: listed and exported as it is, then migrated on request.

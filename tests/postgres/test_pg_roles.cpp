@@ -104,11 +104,11 @@ class PgRoles : public ::testing::Test {
   std::string owner_of(const std::string& table) {
     return cluster_->query_value("SELECT tableowner FROM pg_tables WHERE tablename = '" + table + "'", "gpuperf");
   }
-  // A generated history of `nights` runs on the machines of bench/report_bench_gen.py (fixed seed).
+  // A generated history of `nights` runs on the machines of bench/report/report_bench_gen.py (fixed seed).
   std::string generated(int nights) {
     const std::string path = dir_.file("gen-" + std::to_string(nights) + ".json");
-    const std::string cmd = "python3 '" + std::string(GPUPERF_SOURCE_DIR) + "/bench/report_bench_gen.py' --runs " +
-                            std::to_string(nights) + " > '" + path + "'";
+    const std::string cmd = "python3 '" + std::string(GPUPERF_SOURCE_DIR) +
+                            "/bench/report/report_bench_gen.py' --runs " + std::to_string(nights) + " > '" + path + "'";
     return std::system(cmd.c_str()) == 0 ? path : "";
   }
 

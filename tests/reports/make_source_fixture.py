@@ -2,7 +2,7 @@
 """Writes fixture_source_lines.json: a small history with per-source-line counters, built by hand.
 
 ci-h100-01 has 6 nightly runs of main. From the 5th on (commit "lose coalescing"), memory/coalesced's copy
-is edited as bench/patches/lose_coalescing.patch edits it: six lines are added above its load line, which
+is edited as bench/detect/patches/lose_coalescing.patch edits it: six lines are added above its load line, which
 moves from kernels/memory_access.cu:23 to :29 and now reads 8 sectors per request against an ideal of 4;
 duration 160 -> 290 us, gld_efficiency 100% -> 50%. Every line of copy_strided below it moves down six lines
 with its counters unchanged (it must match by text and not be named). memory/strided[stride=32]'s load line

@@ -16,7 +16,7 @@ namespace {
 
 using namespace gpuperf::analysis;
 
-// The load line of copy_coalesced before and after bench/patches/lose_coalescing.patch.
+// The load line of copy_coalesced before and after bench/detect/patches/lose_coalescing.patch.
 LineChange lost_coalescing(const std::string& text = "if (i < n) out[j] = in[j];") {
   LineChange c;
   c.line.file = "kernels/memory_access.cu";
