@@ -34,11 +34,11 @@ std::string format_utc(std::chrono::system_clock::time_point t) {
 
 std::string human_bytes(std::int64_t bytes) {
   if (bytes < 0) return "an unknown amount (this SQLite has no dbstat module)";
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  const char* units[] = {"B", "kB", "MB", "GB", "TB"};  // decimal, as every byte count gpuperf prints
   double v = static_cast<double>(bytes);
   int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
+  while (v >= 1000 && u < 4) {
+    v /= 1000;
     ++u;
   }
   char buf[48];
@@ -113,7 +113,11 @@ void add_db_prune_command(CLI::App& db, Context& ctx) {
   choice_option(prune->add_option("--format", *format, "text or json"), {"text", "json"});
   set_help_footer(*prune,
                   "gpuperf db prune --samples-older-than 180d --dry-run\n"
-                  "gpuperf --db postgresql://admin@perf-db/gpuperf db prune --samples-older-than 2026-05-01");
+                  "gpuperf --db postgresql://admin@perf-db/gpuperf db prune --samples-older-than 2026-05-01",
+                  exit_codes({{0, "pruned, or (--dry-run) counted"},
+                              {2, "bad usage or input: an age that is not 180d or a date, a cutoff under 30 days ago, "
+                                  "no database at the path"},
+                              {3, "the database cannot be written (a role without DELETE on the samples)"}}));
   prune->callback([&ctx, age, dry_run, format] {
     ctx.action = [&ctx, age, dry_run, format] { return do_prune(ctx, *age, *dry_run, *format); };
   });
