@@ -46,6 +46,7 @@ struct VerdictArgs {
   double alpha = 0.01;
   std::string filter;
   std::vector<std::string> metrics;
+  std::vector<std::string> gate;  // --gate: metrics that fail the job besides the default gate
   std::size_t history = 10;
 };
 
@@ -78,6 +79,7 @@ struct DetectArgs {
   double unconfirmed_alpha = analysis::TailOptions{}.alpha;
   double night_one = analysis::TailOptions{}.night_one_min_effect_pct;
   bool fail_on_regression = false;
+  std::vector<std::string> gate;
   std::string format = "text";
   std::string junit;
   std::string json_file;
@@ -112,7 +114,26 @@ analysis::CompareOptions compare_options(const VerdictArgs& a) {
   o.thresholds.alpha = a.alpha;
   for (const auto& spec : a.thresholds) o.thresholds.apply(spec);
   o.history_runs = a.history;
+  for (const auto& spec : a.gate) o.gate.add(spec);
   return o;
+}
+
+// A metric asked for by --metric that has no row or series in the selection: said, not an empty answer.
+void say_missing_metrics(const std::vector<std::string>& asked, const std::vector<std::string>& present,
+                         const char* what) {
+  for (const auto& name : asked) {
+    if (std::find(present.begin(), present.end(), name) != present.end()) continue;
+    std::fprintf(stderr, "gpuperf: note: --metric %s: no %s of this metric in the selection\n", name.c_str(), what);
+  }
+}
+
+// The gate's rows that were not measured at all: --gate NAME with no row of NAME.
+void say_missing_gates(const analysis::GateSet& gate, const std::vector<std::string>& present) {
+  for (const auto& name : gate.extra) {
+    if (std::find(present.begin(), present.end(), name) != present.end()) continue;
+    std::fprintf(stderr, "gpuperf: note: --gate %s: no data of this metric in the selection; it gates nothing\n",
+                 name.c_str());
+  }
 }
 
 // The base branch's series on the candidate's machine, for CompareOptions::history_runs (summaries only).
@@ -140,9 +161,17 @@ void select_rows(analysis::CompareReport& report, const VerdictArgs& a) {
   report.rows.swap(kept);
 }
 
+std::vector<std::string> row_metrics(const analysis::CompareReport& report) {
+  std::vector<std::string> names;
+  for (const auto& r : report.rows) names.push_back(r.metric.name);
+  return names;
+}
+
 int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
   const Format format = reports::parse_format(a.format);
   select_rows(report, a);
+  say_missing_metrics(a.metrics, row_metrics(report), "rows");
+  say_missing_gates(report.gate, row_metrics(report));
   reports::write_compare(std::cout, report, format, a.all);
   std::cout.flush();
   if (!a.junit.empty()) {
@@ -280,6 +309,7 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   options.min_segment = a.min_segment;
   if (a.recent > 0) options.recent = a.recent;
   options.hints = !a.no_hints;
+  for (const auto& spec : a.gate) options.gate.add(spec);
   if (!a.filter.empty()) make_regex(a.filter);
 
   db::Store store = open_store(ctx, db::Access::read_only);
@@ -328,6 +358,12 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     f.machine_id = machine.second;
     read();
   }
+  {
+    std::vector<std::string> present;
+    for (const auto& s : series) present.push_back(s.key.metric.name);
+    say_missing_metrics(a.metrics, present, "series");
+    say_missing_gates(options.gate, present);
+  }
   const auto changes = analysis::detect_changes(series, options);
   reports::write_changes(std::cout, changes, format);
   std::cout.flush();
@@ -343,7 +379,7 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   }
   if (a.fail_on_regression) {
     for (const auto& c : changes) {
-      if (c.kind == analysis::ChangeKind::regression) return kExitRegression;
+      if (c.kind == analysis::ChangeKind::regression && c.gated) return kExitRegression;
     }
   }
   return kExitOk;
@@ -359,7 +395,12 @@ void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
                   "Defaults: duration, gbps, gflops 2; achieved_occupancy, dram bytes 5; shared transactions 2; "
                   "bank conflicts 25; other deterministic counters 0.01 (rounding)");
   cmd->add_option("--alpha", a.alpha, "Significance level of the Mann-Whitney test (default 0.01)");
-  cmd->add_option("--metric", a.metrics, "Only these metrics (repeatable)");
+  metric_option(cmd->add_option("--metric", a.metrics, "Only these metrics (repeatable)"));
+  metric_option(cmd->add_option("--gate", a.gate,
+                                "Also fail (exit 1, JUnit failure) on these metrics' slower rows: METRIC[,METRIC...] "
+                                "or all (repeatable). Default gate: duration, failed or incorrect kernels and the "
+                                "deterministic counters; sampled and rate counters are listed, not failed"),
+                true);
   count_option(
       cmd->add_option("--history", a.history,
                       "The base branch's last N runs on this machine: a noisy change at a level they show is "
@@ -418,7 +459,12 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   detect->add_option("--machine", det->machines,
                      "Only this machine: id, fingerprint or hostname (repeatable: only these machines)");
   detect->add_option("--filter", det->filter, "ECMAScript regex on instance names");
-  detect->add_option("--metric", det->metrics, "Only these metrics (repeatable)");
+  metric_option(detect->add_option("--metric", det->metrics, "Only these metrics (repeatable)"));
+  metric_option(detect->add_option("--gate", det->gate,
+                                   "--fail-on-regression also fails on these metrics' regressions: "
+                                   "METRIC[,METRIC...] or all (repeatable). Default gate: duration and the "
+                                   "deterministic counters"),
+                true);
   date_option(detect->add_option("--since", det->since, "Only runs started at or after this ISO 8601 time"));
   count_option(detect->add_option("--last", det->last, "Only each machine's newest N runs"), 1);
   auto* as_of = detect->add_option("--as-of", det->as_of,
@@ -442,10 +488,10 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                      "prediction bound (default " +
                          std::to_string(det->unconfirmed_alpha).substr(0, 5) + ")");
   detect->add_option("--night-one-threshold", det->night_one,
-                     "Unconfirmed changes resting on one run must reach this percent (default " +
-                         std::to_string(static_cast<int>(det->night_one)) + ")");
+                     "Unconfirmed changes resting on one run must also reach this percent (default 0: judged "
+                     "by the series' own noise and the levels it visited)");
   detect->add_flag("--fail-on-regression", det->fail_on_regression,
-                   "Exit 1 when a regression is found (an unconfirmed one counts)");
+                   "Exit 1 when a regression of a gated metric is found (an unconfirmed one counts; see --gate)");
   choice_option(detect->add_option("--format", det->format, "text, md or json"), {"text", "md", "markdown", "json"});
   detect->add_option("--junit", det->junit, "Also write JUnit XML here (a regression is a failure)");
   detect->add_option("--json", det->json_file,
