@@ -328,7 +328,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
          {esc(short_names.display_name(c.instance)), esc(c.metric.name), signed_pct(c.change_pct),
           format_value(c.before, c.metric.unit), format_value(c.after, c.metric.unit), esc(short_commit(c.commit)),
           esc(short_commit(c.previous_commit)), kind, confidence_cell(c.confidence), state_cell(c),
-          c.gated ? "yes" : "no"}) {
+          std::string(c.gated ? "yes" : "no")}) {
       row.push_back(cell);
     }
     if (!text) {
