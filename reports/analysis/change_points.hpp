@@ -29,7 +29,7 @@ struct SegmentationOptions {
   // series whose runs wobble by 2%, a 2% shift between two long stretches is what 300 flat series show a
   // few times by chance (bench/detect_eval.py nightly), not a step to act on.
   double min_noise_sigmas = 1.5;
-  std::uint64_t seed = 1;           // the permutations are seeded: same input, same answer
+  std::uint64_t seed = 1;  // the permutations are seeded: same input, same answer
   // Points further than this many noise sigmas from the median of the 7 points around them leave the
   // search (0: keep all). See find_outliers().
   double outlier_threshold = 5.0;
@@ -54,9 +54,9 @@ std::vector<Split> find_level_changes(const std::vector<double>& values, double 
 // median of the 3 points before it and from the median of the 3 points after it. Sigma is estimated from
 // the median absolute successive difference, which a level shift does not inflate. A point next to a step
 // is close to one of the two sides, so steps are left alone, and so is a point within the limit of two or
-// more other points of the series (a mode the kernel keeps returning to, not an outlier). Without this, one slow run among the 8 after
-// a change costs a rank test most of its power and pulls the split towards itself. Outliers are dropped
-// from the search rather than replaced.
+// more other points of the series (a mode the kernel keeps returning to, not an outlier). Without this, one slow run
+// among the 8 after a change costs a rank test most of its power and pulls the split towards itself. Outliers are
+// dropped from the search rather than replaced.
 std::vector<bool> find_outliers(const std::vector<double>& values, double threshold);
 
 // The permutation p-value of the best split of `values` (both sides >= min_segment), with that split's

@@ -133,7 +133,9 @@ std::map<std::string, double> suite_noise(const std::vector<db::Series>& history
     if (band.level != 0) spreads[s.key.metric.name].push_back(band.sd / std::fabs(band.level));
   }
   std::map<std::string, double> out;
-  for (auto& [name, v] : spreads) out[name] = median(v);
+  for (auto& [name, v] : spreads) {
+    if (v.size() >= kMinSuiteSeries) out[name] = median(v);  // fewer series are not a suite's noise
+  }
   return out;
 }
 

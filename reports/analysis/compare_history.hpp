@@ -34,10 +34,12 @@ namespace gpuperf::analysis {
 constexpr std::size_t kMinHistoryRuns = 3;
 // The weight of the suite-wide noise in a one-value row's spread, in degrees of freedom (runs).
 constexpr double kPriorRuns = 4;
+// The fewest series of a metric whose spreads make a suite-wide noise.
+constexpr std::size_t kMinSuiteSeries = 3;
 
 // Relative run-to-run spread (standard deviation / |median| of a window's levels) of each metric, the median
 // over the metric's series in `history` with at least kMinHistoryRuns usable levels in the window (as
-// history_levels() picks them). Metrics without such a series are absent.
+// history_levels() picks them). Metrics with fewer than kMinSuiteSeries such series are absent.
 std::map<std::string, double> suite_noise(const std::vector<db::Series>& history, const Run& base, const Run& candidate,
                                           std::int64_t candidate_run_id, std::size_t max_runs);
 
