@@ -26,22 +26,21 @@ json night_run(int night, double us, double stall, double instructions) {
           {"commit", "c0ffee" + std::to_string(10 + night)},
           {"branch", night <= 3 ? "main" : "feature"},
           {"machine", {{"hostname", "node-1"}, {"gpu_name", "NVIDIA H100"}, {"gpu_uuid", "GPU-1"}}},
-          {"results",
-           json::array({{{"benchmark", "memory/strided"},
-                         {"params", {{"stride", 32}}},
-                         {"status", "ok"},
-                         {"metrics",
-                          {{"duration", {{"unit", "ns"}, {"samples", samples}}},
-                           {"stall_not_selected", {{"unit", "warps/issue"}, {"value", stall}}},
-                           {"instructions", {{"unit", "count"}, {"value", instructions}}}}}}})}};
+          {"results", json::array({{{"benchmark", "memory/strided"},
+                                    {"params", {{"stride", 32}}},
+                                    {"status", "ok"},
+                                    {"metrics",
+                                     {{"duration", {{"unit", "ns"}, {"samples", samples}}},
+                                      {"stall_not_selected", {{"unit", "warps/issue"}, {"value", stall}}},
+                                      {"instructions", {{"unit", "count"}, {"value", instructions}}}}}}})}};
 }
 
 class GateCli : public ::testing::Test {
  protected:
   // Three nightly runs of main, then a candidate on branch feature.
   void SetUp() override {
-    json runs = json::array({night_run(1, 100, 0.2853, 37.7e6), night_run(2, 100.1, 0.2857, 37.7e6),
-                             night_run(3, 99.9, 0.2855, 37.7e6)});
+    json runs = json::array(
+        {night_run(1, 100, 0.2853, 37.7e6), night_run(2, 100.1, 0.2857, 37.7e6), night_run(3, 99.9, 0.2855, 37.7e6)});
     ASSERT_EQ(gp({"import", "-"}, json{{"format", "gpuperf-results"}, {"version", 1}, {"runs", runs}}.dump()).code, 0);
   }
   void candidate(double us, double stall, double instructions) {
