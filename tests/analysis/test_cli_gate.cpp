@@ -116,7 +116,8 @@ TEST_F(GateCli, UnknownMetricNamesExitTwoWithTheCloseOnes) {
                                              {"compare", "branch:main", "branch:feature", "--gate", "duraton"},
                                              {"detect", "--metric", "duraton", "--fail-on-regression"},
                                              {"detect", "--threshold", "duraton=3"},
-                                             {"detect", "--gate", "stall_barrier,duraton"}}) {
+                                             {"detect", "--gate", "stall_barrier,duraton"},
+                                             {"bisect", "--metric", "duraton", "--good", "a", "--bad", "b"}}) {
     const CliResult r = gp(args);
     EXPECT_EQ(r.code, 2) << args[1] << ' ' << args[args.size() - 1] << ": " << r.out << r.err;
     EXPECT_NE(r.err.find("unknown metric 'duraton'; did you mean duration"), std::string::npos) << r.err;
