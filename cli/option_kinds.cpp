@@ -53,7 +53,7 @@ CLI::Option* metric_option(CLI::Option* option, bool list) {
         }
         return std::string();
       }))
-      ->type_name(list ? "METRIC[,METRIC...]|all" : "METRIC");
+      ->type_name(list ? "METRIC[,METRIC...]" : "METRIC");
 }
 
 CLI::Option* chip_option(CLI::Option* option) {

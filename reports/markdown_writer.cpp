@@ -126,8 +126,7 @@ struct Writer {
         if (shown >= max_rows) break;
         const auto& cp = row.change;
         std::string r = several ? "| " + md(m.host) + " " : "";
-        std::string hints =
-            row.counter_only ? std::string("_") + kCounterOnly + (cp.gated ? "" : kNotGated) + "_" : "";
+        std::string hints = row.counter_only ? std::string("_") + kCounterOnly + (cp.gated ? "" : kNotGated) + "_" : "";
         for (const auto& h : row.hints) hints += (hints.empty() ? "" : "; ") + md(h);
         const std::string change = format_change(cp.before, cp.after, cp.change_pct);
         r += "| " + md(m.instances[row.instance].short_display_name()) + " | " + md(cp.metric.name) + " | " +

@@ -64,11 +64,10 @@ std::string unknown_metric(const std::string& name) {
   if (find_metric(name) != nullptr || name.find("__") != std::string::npos) return "";
   std::vector<std::string> names;
   for (const auto& t : known_metrics()) names.push_back(t.info.name);
-  std::string msg = "unknown metric '" + name + "'";
+  std::string msg = "expected a metric name, got '" + name + "'";
   const auto close = close_names(name, names);
-  if (!close.empty()) msg += "; did you mean " + join(close, ", ") + "?";
-  return msg + " (gpuperf metrics: " + join(names, ", ") +
-         "; a raw Perfworks name such as dram__bytes_read.sum works too)";
+  if (!close.empty()) return msg + "; did you mean " + join(close, ", ") + "?";
+  return msg + " (gpuperf's: " + join(names, ", ") + "; or a raw Perfworks name such as dram__bytes_read.sum)";
 }
 
 void check_metric_name(const std::string& name, const std::string& option) {

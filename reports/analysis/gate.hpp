@@ -41,12 +41,13 @@ struct GateSet {
   std::vector<std::string> added() const;
 };
 
-// Empty for a known metric name; else "unknown metric 'duraton'; did you mean duration? (...)".
+// Empty for a known metric name; else "expected a metric name, got 'duraton'; did you mean duration?" (the
+// CLI's wording for a refused value, cli/option_kinds.hpp), or the list of names when none is close.
 std::string unknown_metric(const std::string& name);
 
 // Throws InputError (exit 2) for a name that is neither a gpuperf metric (core/metrics.hpp) nor a raw
-// Perfworks name (it holds "__", e.g. dram__bytes_read.sum): "--metric: unknown metric 'duraton'; did you
-// mean duration?". `option` names where it was given.
+// Perfworks name (it holds "__", e.g. dram__bytes_read.sum): "--gate: expected a metric name, got 'duraton';
+// did you mean duration?". `option` names where it was given.
 void check_metric_name(const std::string& name, const std::string& option);
 
 }  // namespace gpuperf::analysis

@@ -87,8 +87,9 @@ TEST(Gate, UnknownNamesAreRefusedWithTheCloseOnes) {
     gate.add("stall_barier");
     FAIL() << "accepted an unknown metric";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--gate: unknown metric 'stall_barier'; did you mean stall_barrier"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("--gate: expected a metric name, got 'stall_barier'; did you mean stall_barrier"),
+        std::string::npos)
         << e.what();
   }
   EXPECT_THROW(gate.add("duration,,registers"), InputError);
