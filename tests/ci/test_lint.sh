@@ -9,5 +9,5 @@ done
 yamllint -s ci/github-actions.yml ci/gitlab-ci.yml
 shellcheck ci/*.sh ci/slurm-nightly.sbatch tests/ci/*.sh tests/package/*.sh tests/record/*.sh bench/*.sh
 python3 -m py_compile ci/new_regressions.py tests/ci/make_nights.py bench/nightly_load.py bench/nightly_load_tally.py \
-  bench/suite_runs.py bench/throwaway_pg.py bench/pg_vs_sqlite.py
+  bench/suite_runs.py bench/throwaway_pg.py bench/pg_vs_sqlite.py bench/detect_nightly.py
 echo "lint: ok"
