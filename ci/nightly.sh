@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The nightly job: build, measure the suite on every GPU, detect changes, write the HTML and Markdown reports
-# and a JUnit file into an artifacts folder. Exit 0: fine; 1: a regression appeared tonight that the history
-# did not show before (a step is one the night it lands, as an unconfirmed change, and is not reported again
-# when later nights confirm it); 2: bad arguments; 3: no GPU / environment / the database unreachable; 4: a
+# and a JUnit file into an artifacts folder. Exit 0: fine; 1: a regression of a gated metric (duration, the
+# deterministic counters, what --gate adds) appeared tonight that the history did not show before (a step is
+# one the night it lands, as an unconfirmed change, and is not reported again when later nights confirm
+# it); 2: bad arguments; 3: no GPU / environment / the database unreachable; 4: a
 # kernel gave a wrong answer.
 #
 # "New tonight" comes from the history itself, per machine: for each machine that stored a run tonight,
