@@ -392,8 +392,9 @@ void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
   cmd->add_flag("--all", a.all, "List every row in text and md, also those that are the same");
   cmd->add_option("--threshold", a.thresholds,
                   "Minimum effect per metric, METRIC=PERCENT (repeatable; '*=PCT' for the other noisy metrics). "
-                  "Defaults: duration, gbps, gflops 2; achieved_occupancy, dram bytes 5; shared transactions 2; "
-                  "bank conflicts 25; other deterministic counters 0.01 (rounding)");
+                  "Defaults: duration, gbps, gflops 2; achieved_occupancy, dram bytes, issue_active, throughputs 5; "
+                  "stall ratios 10; shared transactions 2; bank conflicts 25; other deterministic counters 0.01 "
+                  "(rounding)");
   cmd->add_option("--alpha", a.alpha, "Significance level of the Mann-Whitney test (default 0.01)");
   metric_option(cmd->add_option("--metric", a.metrics, "Only these metrics (repeatable)"));
   metric_option(cmd->add_option("--gate", a.gate,
