@@ -15,8 +15,10 @@ instance that changed at the same run (one run apart for a noisy metric) as its 
 changed without a duration change on its own, marked so. Only regressions of gated metrics (detect's
 "gated": duration, the deterministic counters, and what `--gate` adds; an older file without the field
 gates every change) fail the night: the others are listed under the table, not failed. Prints the new
-regressions and exits 1 when there are gated ones, 0 when there are none, 2 on unreadable input. --json writes them as {"findings": [...]}: each
-the change as detect gave it, its "hints" those of the table. --bisect-list writes one line per new finding for
+regressions and exits 1 when there are gated ones, 0 when there are none, 2 on unreadable input. --json writes
+them as {"findings": [...]}: each the change as detect gave it, its "hints" those of the table. The source lines
+that moved at a finding (detect's "lines", when the runs collected them) are listed under the table, one a line.
+--bisect-list writes one line per new finding for
 `gpuperf bisect` (nightly.sh --bisect): instance regex, metric, last good commit, first bad commit, tab-separated.
 Standard library only.
 """
@@ -132,6 +134,14 @@ def main(argv):
                 instance(c), c.get("metric"), change, state(c), (c.get("commit") or "")[:10],
                 (c.get("previous_commit") or "")[:10], "; ".join(hints)]
             lines.append("| " + " | ".join(md_cell(x) for x in cells) + " |")
+        # The source lines that moved at each finding, as detect's JSON names them ("lines", a "summary" each).
+        moved = [(c, line) for c, _ in new for line in (c.get("lines") or []) if isinstance(line, dict)]
+        if moved:
+            lines.append("")
+            lines.append("Source lines that moved:")
+            lines.append("")
+            for c, line in moved:
+                lines.append(f"- {md_cell(instance(c))} {md_cell(c.get('metric'))}: {md_cell(line.get('summary', ''))}")
         if any(c.get("unconfirmed") for c, _ in new):
             lines.append("")
             lines.append("_Unconfirmed: the newest runs differ, too few yet for the change-point test; "

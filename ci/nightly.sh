@@ -179,7 +179,9 @@ step_end store
 # 4. Tonight's runs, by their run key or by the uuids of the imported files, so a rerun finds them again.
 step_start
 if ((${#imports[@]})); then
-  gp runs --branch "$branch" --format json >"$artifacts/runs.json"
+  # Only runs started on or after the imported files' earliest day: tonight's, not the whole history's.
+  since=$(python3 "$repo/ci/tonight_runs.py" --earliest-date "${imports[@]}" 2>/dev/null) || since=""
+  gp runs --branch "$branch" ${since:+--since "$since"} --format json >"$artifacts/runs.json"
   uuids=()
   for f in "${imports[@]}"; do uuids+=(--uuids-from "$f"); done
   python3 "$repo/ci/tonight_runs.py" "$artifacts/runs.json" "${uuids[@]}" >"$artifacts/tonight-runs.tsv"

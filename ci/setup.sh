@@ -8,7 +8,7 @@ packages=(cmake g++ make libsqlite3-dev sqlite3 libgtest-dev nlohmann-json3-dev 
 # Test-only extras: headless Chromium for the HTML report test, yamllint and shellcheck for the CI recipes,
 # clang-format-14 for ci/format_check.sh (its version is pinned there), and Debian's PostgreSQL server, whose
 # binaries (/usr/lib/postgresql/<major>/bin: initdb, pg_ctl, postgres) the tests labelled `postgres` use to
-# start throwaway clusters of their own (tests/support/pg_cluster.hpp, bench/pg_throwaway.sh).
+# start throwaway clusters of their own (tests/support/pg_cluster.hpp, bench/store/pg_throwaway.sh).
 test_mode=0
 if [[ "${1:-}" == "--test" ]]; then
   test_mode=1

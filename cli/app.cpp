@@ -14,6 +14,7 @@
 
 #include "cli/context.hpp"
 #include "cli/help.hpp"
+#include "cli/option_kinds.hpp"
 #include "cli/unknown_word.hpp"
 #include "core/errors.hpp"
 #include "gpuperf/version.hpp"
@@ -31,6 +32,12 @@ const std::string& exit_codes_help() {
       "  4  a kernel gave a wrong answer (stored as incorrect, never a baseline)\n"
       "  5  record, check --record: the recorded program failed (its run is stored with its exit status)\n"
       "  130  bisect was interrupted (Ctrl-C, SIGTERM): its worktree removed, the checkout untouched";
+  return text;
+}
+
+std::string exit_codes(std::initializer_list<std::pair<int, const char*>> codes) {
+  std::string text = "Exit codes:";
+  for (const auto& [code, meaning] : codes) text += "\n  " + std::to_string(code) + "  " + meaning;
   return text;
 }
 
@@ -89,9 +96,10 @@ int main(int argc, char** argv) {
   app.failure_message(failure_message);
   app.fallthrough();
   app.option_defaults()->always_capture_default();
-  app.add_option("--db", ctx.db_path,
-                 "Results database: an SQLite file, or a PostgreSQL URI such as postgresql://runner@perf-db/gpuperf "
-                 "(default ./gpuperf.db or $GPUPERF_DB)");
+  text_option(app.add_option("--db", ctx.db_path,
+                             "Results database: an SQLite file, or a PostgreSQL URI such as "
+                             "postgresql://runner@perf-db/gpuperf (default ./gpuperf.db or $GPUPERF_DB)"),
+              "an SQLite file or a PostgreSQL URI");
   app.add_flag("-q,--quiet", ctx.quiet, "No progress output");
   app.add_option("--busy-timeout", ctx.busy_timeout,
                  "Seconds a write waits for another process's lock on the database (default 600 or "
@@ -101,7 +109,8 @@ int main(int argc, char** argv) {
                   "gpuperf check --baseline branch:main   # the pre-merge check\n"
                   "gpuperf report --out site              # HTML and Markdown trend reports\n"
                   "gpuperf record -- ./my_app --size 4096 # every kernel of an unmodified CUDA program\n"
-                  "gpuperf COMMAND --help                 # a command's options and examples");
+                  "gpuperf COMMAND --help                 # a command's options and examples",
+                  exit_codes_help());
 
   add_list_run_commands(app, ctx);
   add_profile_command(app, ctx);

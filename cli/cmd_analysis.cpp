@@ -28,8 +28,10 @@
 #include "profiler/runner.hpp"
 #include "reports/analysis/compare.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/analysis/run_refs.hpp"
+#include "reports/escape.hpp"
 #include "reports/verdict_writer.hpp"
 
 namespace gpuperf::cli {
@@ -203,11 +205,18 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
   }
   if (base.machine_id != cand.machine_id) {
     std::fprintf(stderr, "gpuperf: warning: comparing runs of two machines (%s, %s): timings are not comparable\n",
-                 base.fingerprint.c_str(), cand.fingerprint.c_str());
+                 reports::terminal_text(base.fingerprint).c_str(), reports::terminal_text(cand.fingerprint).c_str());
+  }
+  if (base.id == cand.id) {  // `compare 12 12`, or two references that name one run
+    std::fprintf(stderr,
+                 "gpuperf: warning: '%s' and '%s' are the same run (#%lld): every row compares the run with itself\n",
+                 reports::terminal_text(a.base).c_str(), reports::terminal_text(a.candidate).c_str(),
+                 static_cast<long long>(base.id));
   }
   for (const auto* r : {&base, &cand}) {
     if (r->excluded) {
-      std::fprintf(stderr, "gpuperf: warning: run %s is excluded (%s)\n", r->uuid.c_str(), r->exclude_reason.c_str());
+      std::fprintf(stderr, "gpuperf: warning: run %s is excluded (%s)\n", r->uuid.c_str(),
+                   reports::terminal_text(r->exclude_reason).c_str());
     }
   }
   const std::vector<db::Series> history = base_history(store, base, cand.machine_id, a.out);
@@ -364,7 +373,8 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     say_missing_metrics(a.metrics, present, "series");
     say_missing_gates(options.gate, present);
   }
-  const auto changes = analysis::detect_changes(series, options);
+  auto changes = analysis::detect_changes(series, options);
+  analysis::attach_line_changes(changes, store);  // the source lines that moved at each change
   reports::write_changes(std::cout, changes, format);
   std::cout.flush();
   if (!a.junit.empty()) {
@@ -425,7 +435,12 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   compare->add_option("--filter", cmp->out.filter, "ECMAScript regex on instance names: only matching rows");
   set_help_footer(*compare,
                   "gpuperf compare branch:main 3f2a1c9e\n"
-                  "gpuperf compare label:release-1.2 branch:feature --format md > comment.md");
+                  "gpuperf compare label:release-1.2 branch:feature --format md > comment.md",
+                  exit_codes({{0, "no regression"},
+                              {1, "a regression: a gated row slower (duration, deterministic counters, --gate), or a "
+                                  "kernel failed in the candidate"},
+                              {2, "bad usage or input: a run reference that names no run, an unknown metric name, a "
+                                  "database not gpuperf's"}}));
   compare->callback([&ctx, cmp] { ctx.action = [&ctx, cmp] { return do_compare(ctx, *cmp); }; });
 
   auto chk = std::make_shared<CheckArgs>();
@@ -445,7 +460,15 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   check->add_option("command", chk->program.command, "With --record: -- APP [ARGS...]");
   set_help_footer(*check,
                   "gpuperf check --baseline branch:main --junit check.xml\n"
-                  "gpuperf check --record --baseline label:first -- ./my_app --size 4096");
+                  "gpuperf check --record --baseline label:first -- ./my_app --size 4096",
+                  exit_codes({{0, "no regression against the baseline"},
+                              {1, "a regression of a gated metric against the baseline (see --gate)"},
+                              {2,
+                               "bad usage or input: an unknown option or value, a database not gpuperf's"
+                               "; no baseline run"},
+                              {3, "no GPU or driver, no profiling permission, a database that cannot be written"},
+                              {4, "a kernel gave a wrong answer"},
+                              {5, "--record: the recorded program failed (its run is stored with its exit status)"}}));
   check->callback([&ctx, chk, check] {
     chk->metrics_given = check->count("--metrics") > 0;
     ctx.action = [&ctx, chk] { return do_check(ctx, *chk); };
@@ -497,10 +520,14 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   detect->add_option("--junit", det->junit, "Also write JUnit XML here (a regression is a failure)");
   detect->add_option("--json", det->json_file,
                      "Also write the changes as JSON here (what --format json prints), from the same read");
-  set_help_footer(*detect,
-                  "gpuperf detect --branch main --recent 3 --fail-on-regression\n"
-                  "gpuperf detect --metric duration --format md\n"
-                  "gpuperf detect --machine node1 --before-run 512 --format json   # as it stood before run 512");
+  set_help_footer(
+      *detect,
+      "gpuperf detect --branch main --recent 3 --fail-on-regression\n"
+      "gpuperf detect --metric duration --format md\n"
+      "gpuperf detect --machine node1 --before-run 512 --format json   # as it stood before run 512",
+      exit_codes({{0, "fine (change points are listed; without --fail-on-regression a regression is not a failure)"},
+                  {1, "--fail-on-regression and a regression of a gated metric among the newest runs (see --gate)"},
+                  {2, "bad usage or input: a branch or machine with no runs, a database not gpuperf's"}}));
   detect->callback([&ctx, det] { ctx.action = [&ctx, det] { return do_detect(ctx, *det); }; });
 }
 

@@ -30,6 +30,7 @@
 #include "db/store.hpp"
 #include "reports/analysis/bisect_rule.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/bisect_writer.hpp"
 
@@ -206,9 +207,8 @@ Run run_for(const BisectConfig& cfg, const db::Store& store, const std::string& 
   return ids.empty() ? fallback : store.load_run(ids.back());
 }
 
-int do_bisect(const Context& ctx, BisectArgs a) {
-  const auto t0 = std::chrono::steady_clock::now();
-  if (a.finding) from_finding(ctx, a);
+// Refuses an incomplete or contradictory command line before any work.
+void check_args(const BisectArgs& a) {
   if (a.good.empty() || a.bad.empty()) throw InputError("bisect needs --good REF and --bad REF (or --finding)");
   if (a.build.empty()) throw InputError("bisect needs --build 'CMD': how to build a commit in its checkout");
   if (a.record != !a.command.empty()) {
@@ -220,7 +220,10 @@ int do_bisect(const Context& ctx, BisectArgs a) {
   if (!a.record && a.filter.empty()) throw InputError("bisect needs --filter INSTANCE: the instances to measure");
   if (a.tries < 1) throw InputError("--tries must be at least 1");
   if (!(a.alpha > 0 && a.alpha < 1)) throw InputError("--alpha must lie in (0, 1)");
+}
 
+// What each `bisect-step` process needs to measure a commit (written to the scratch folder as JSON).
+BisectConfig make_config(const Context& ctx, const BisectArgs& a) {
   BisectConfig cfg;
   cfg.build = a.build;
   cfg.bench = a.bench;
@@ -237,9 +240,11 @@ int do_bisect(const Context& ctx, BisectArgs a) {
   cfg.hostname = this_host();
   cfg.db_path = db::absolute_location(ctx.db_path);
   cfg.self = std::filesystem::read_symlink("/proc/self/exe").string();
+  return cfg;
+}
 
-  const std::string repo = git_toplevel(a.repo);
-  BisectReport report;
+// The two ends as full shas, good an ancestor of bad, and the commits between them.
+void resolve_range(const std::string& repo, const BisectArgs& a, BisectReport& report) {
   report.good = resolve_commit(repo, a.good);
   report.bad = resolve_commit(repo, a.bad);
   report.filter = a.filter;
@@ -249,6 +254,63 @@ int do_bisect(const Context& ctx, BisectArgs a) {
     throw InputError("--good " + a.good + " is not an ancestor of --bad " + a.bad + ": bisect needs good before bad");
   }
   report.commits_in_range = commits_between(repo, report.good, report.bad);
+}
+
+// The steps git's bisection took, as each bisect-step process recorded them; an aborted step stops here.
+void collect_steps(const BisectConfig& cfg, BisectReport& report) {
+  for (const CommitStep& s : read_steps(cfg)) {
+    if (s.verdict == "abort") throw EnvironmentError("bisect stopped at " + s.commit.substr(0, 12) + ": " + s.why);
+    report.commits_built += s.built ? 1 : 0;
+    report.runs_measured += static_cast<int>(s.measured.size());
+    report.runs_reused += static_cast<int>(s.reused.size());
+    report.steps.push_back(
+        {s.commit, s.verdict, s.why, static_cast<int>(s.measured.size()), static_cast<int>(s.reused.size()), s.built});
+  }
+}
+
+// The one culprit's levels (good end, its parent, itself, bad end) and what moved with it.
+void describe_culprit(const Context& ctx, const BisectConfig& cfg, const std::string& repo, const std::string& sha,
+                      const End& good, const End& bad, const std::vector<analysis::TrackedChange>& tracked,
+                      BisectReport& report) {
+  report.culprit = commit_info(repo, sha);
+  const db::Store store(ctx.db_path, db::Access::read_only);
+  const Run at = run_for(cfg, store, report.culprit.sha, bad.run);
+  const Run before =
+      report.culprit.parent == report.good ? good.run : run_for(cfg, store, report.culprit.parent, good.run);
+  for (const auto& t : tracked) {
+    report.levels.push_back({t.instance.display_name(), t.ends.metric, median_of(good.run, t.instance, cfg.metric),
+                             median_of(before, t.instance, cfg.metric), median_of(at, t.instance, cfg.metric),
+                             median_of(bad.run, t.instance, cfg.metric)});
+  }
+  const analysis::CompareOptions options = cfg.compare_options();
+  report.moved = analysis::moved_with(before, at, tracked, options);
+  report.bounds = analysis::bound_changes(before, at, tracked);
+  for (const auto& t : tracked) {  // the source lines that moved at the culprit
+    auto lines =
+        analysis::result_line_changes(analysis::find_result(before, t.instance), analysis::find_result(at, t.instance));
+    if (!lines.empty()) report.lines.push_back({t.instance.display_name(), std::move(lines)});
+  }
+}
+
+void write_report(const std::string& format, const BisectReport& report) {
+  if (format == "json") {
+    reports::write_bisect_json(std::cout, report);
+  } else if (format == "md" || format == "markdown") {
+    reports::write_bisect_markdown(std::cout, report);
+  } else {
+    reports::write_bisect_text(std::cout, report);
+  }
+  std::cout.flush();
+}
+
+int do_bisect(const Context& ctx, BisectArgs a) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (a.finding) from_finding(ctx, a);
+  check_args(a);
+  BisectConfig cfg = make_config(ctx, a);
+  const std::string repo = git_toplevel(a.repo);
+  BisectReport report;
+  resolve_range(repo, a, report);
 
   forward_interrupts();
   const Scratch scratch;
@@ -284,44 +346,17 @@ int do_bisect(const Context& ctx, BisectArgs a) {
         bisect_run(wt, report.good, report.bad, {cfg.self, "--db", cfg.db_path, "--quiet", "bisect-step", state},
                    scratch.path() + "/bisect.log");
     stop_if_interrupted();
-    for (const CommitStep& s : read_steps(cfg)) {
-      if (s.verdict == "abort") throw EnvironmentError("bisect stopped at " + s.commit.substr(0, 12) + ": " + s.why);
-      report.commits_built += s.built ? 1 : 0;
-      report.runs_measured += static_cast<int>(s.measured.size());
-      report.runs_reused += static_cast<int>(s.reused.size());
-      report.steps.push_back({s.commit, s.verdict, s.why, static_cast<int>(s.measured.size()),
-                              static_cast<int>(s.reused.size()), s.built});
-    }
+    collect_steps(cfg, report);
     if (outcome.culprits.empty()) {
       throw EnvironmentError("git bisect run named no commit (exit " + std::to_string(outcome.exit_code) + "):\n" +
                              outcome.log.substr(outcome.log.size() > 2000 ? outcome.log.size() - 2000 : 0));
     }
     report.resolved = outcome.culprits.size() == 1;
     report.candidates = outcome.culprits;
-    if (report.resolved) {
-      report.culprit = commit_info(repo, outcome.culprits.front());
-      const db::Store store(ctx.db_path, db::Access::read_only);
-      const Run at = run_for(cfg, store, report.culprit.sha, bad.run);
-      const Run before =
-          report.culprit.parent == report.good ? good.run : run_for(cfg, store, report.culprit.parent, good.run);
-      for (const auto& t : tracked) {
-        report.levels.push_back({t.instance.display_name(), t.ends.metric, median_of(good.run, t.instance, cfg.metric),
-                                 median_of(before, t.instance, cfg.metric), median_of(at, t.instance, cfg.metric),
-                                 median_of(bad.run, t.instance, cfg.metric)});
-      }
-      report.moved = analysis::moved_with(before, at, tracked, options);
-      report.bounds = analysis::bound_changes(before, at, tracked);
-    }
+    if (report.resolved) describe_culprit(ctx, cfg, repo, outcome.culprits.front(), good, bad, tracked, report);
   }
   report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (a.format == "json") {
-    reports::write_bisect_json(std::cout, report);
-  } else if (a.format == "md" || a.format == "markdown") {
-    reports::write_bisect_markdown(std::cout, report);
-  } else {
-    reports::write_bisect_text(std::cout, report);
-  }
-  std::cout.flush();
+  write_report(a.format, report);
   return kExitOk;
 }
 
@@ -362,9 +397,12 @@ void add_bisect_command(CLI::App& app, Context& ctx) {
       "gpuperf bisect --good v1.2 --bad main --build 'cmake --build build -j' --bench build/cli/gpuperf \\\n"
       "    --filter '^memory/coalesced' --metric duration\n"
       "gpuperf bisect --finding --build 'cmake --build build -j' --bench build/cli/gpuperf --format md",
-      "Exit codes: 0 a culprit (or, with skipped commits, a list of candidates) was found; 2 bad input: a\n"
-      "reference that names nothing, good not an ancestor of bad, the build failing at an end, a change\n"
-      "that does not reproduce; 3 environment (no GPU, git failing); 130 interrupted (worktree removed).");
+      exit_codes({{0, "a culprit (or, with skipped commits, a list of candidates) was found"},
+                  {2,
+                   "bad input: a reference that names nothing, good not an ancestor of bad, the build failing at an "
+                   "end, a change that does not reproduce"},
+                  {3, "the environment: no GPU, git failing"},
+                  {130, "interrupted (Ctrl-C, SIGTERM): its worktree removed, the checkout untouched"}}));
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_bisect(ctx, *args); }; });
 
   auto state = std::make_shared<std::string>();

@@ -1,4 +1,4 @@
-// gpuperf db info | check | migrate | backup: the database itself.
+// gpuperf db info | check | migrate | backup (and prune, cmd_db_prune.cpp): the database itself.
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/cmd_db_prune.hpp"
 #include "cli/context.hpp"
 #include "cli/help.hpp"
 #include "cli/open_store.hpp"
@@ -86,7 +87,7 @@ int do_check(const Context& ctx) {
 }
 
 int do_migrate(const Context& ctx) {
-  db::Store store = open_store(ctx, db::Access::read_write);  // opening read-write migrates
+  db::Store store = open_existing_store(ctx);  // opening read-write migrates
   const int from = store.opened_version(), to = store.schema_version();
   if (from == to) {
     std::printf("%s: already at schema version %d\n", shown_db(ctx).c_str(), to);
@@ -106,34 +107,52 @@ int do_backup(const Context& ctx, const std::string& dest) {
 }  // namespace
 
 void add_db_commands(CLI::App& app, Context& ctx) {
-  CLI::App* db = app.add_subcommand("db", "The results database: info, check, migrate, backup");
+  CLI::App* db = app.add_subcommand("db", "The results database: info, check, migrate, backup, prune");
   db->require_subcommand(1);
 
-  set_help_footer(*db,
-                  "gpuperf db info\n"
-                  "gpuperf --db /var/lib/gpuperf/gpuperf.db db backup nightly-copy.db");
+  set_help_footer(
+      *db,
+      "gpuperf db info\n"
+      "gpuperf --db /var/lib/gpuperf/gpuperf.db db backup nightly-copy.db",
+      exit_codes({{0, "fine"},
+                  {2, "bad usage or input: no database at the path, one not gpuperf's, a damaged one (db check)"},
+                  {3, "the database or the destination cannot be written"}}));
   auto format = std::make_shared<std::string>("text");
   CLI::App* info = db->add_subcommand("info", "Path, schema version, journal mode, size and row counts (read-only)");
   choice_option(info->add_option("--format", *format, "text or json"), {"text", "json"});
-  set_help_footer(*info, "gpuperf db info --format json");
+  set_help_footer(*info, "gpuperf db info --format json",
+                  exit_codes({{0, "fine"},
+                              {2, "no database at the path, or one not gpuperf's"},
+                              {3, "the database cannot be read (a server that does not answer)"}}));
   info->callback([&ctx, format] { ctx.action = [&ctx, format] { return do_info(ctx, *format); }; });
 
   CLI::App* check = db->add_subcommand(
       "check", "SQLite integrity_check and foreign_key_check (read-only); exit 2 when anything is wrong");
-  set_help_footer(*check, "gpuperf --db nightly.db db check");
+  set_help_footer(*check, "gpuperf --db nightly.db db check",
+                  exit_codes({{0, "the database is sound"},
+                              {2, "anything is wrong: the problems are listed; or no database at the path"},
+                              {3, "the database cannot be read"}}));
   check->callback([&ctx] { ctx.action = [&ctx] { return do_check(ctx); }; });
 
-  CLI::App* migrate =
-      db->add_subcommand("migrate", "Bring the database to this gpuperf's schema version (creates it when missing)");
-  set_help_footer(*migrate, "gpuperf --db old.db db migrate");
+  CLI::App* migrate = db->add_subcommand(
+      "migrate", "Bring the database to this gpuperf's schema version (refuses a path with no database)");
+  set_help_footer(*migrate, "gpuperf --db old.db db migrate",
+                  exit_codes({{0, "migrated, or already at this version"},
+                              {2, "no database at the path (none is created), one not gpuperf's, or a newer schema"},
+                              {3, "the database cannot be written"}}));
   migrate->callback([&ctx] { ctx.action = [&ctx] { return do_migrate(ctx); }; });
 
   auto dest = std::make_shared<std::string>();
   CLI::App* backup = db->add_subcommand(
       "backup", "Write a consistent, compacted copy to a new file (VACUUM INTO; safe while others write)");
   backup->add_option("FILE", *dest, "Destination; must not exist")->required();
-  set_help_footer(*backup, "gpuperf db backup gpuperf-2026-11-22.db");
+  set_help_footer(*backup, "gpuperf db backup gpuperf-2026-11-22.db",
+                  exit_codes({{0, "the copy is written"},
+                              {2, "the destination exists, or the database is not gpuperf's (a server: use pg_dump)"},
+                              {3, "the destination cannot be written"}}));
   backup->callback([&ctx, dest] { ctx.action = [&ctx, dest] { return do_backup(ctx, *dest); }; });
+
+  add_db_prune_command(*db, ctx);
 }
 
 }  // namespace gpuperf::cli

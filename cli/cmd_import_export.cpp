@@ -40,6 +40,7 @@ int do_import(const Context& ctx, const std::vector<std::string>& files) {
 int do_export(const Context& ctx, const ExportArgs& a) {
   db::Store store = open_store(ctx, db::Access::read_only);
   db::RunFilter f;
+  if (!a.branch.empty()) require_branch(store, a.branch);
   if (!a.branch.empty()) f.branch = a.branch;
   if (!a.since.empty()) f.since = a.since;
   if (!a.machine.empty()) {
@@ -84,7 +85,10 @@ void add_import_export_commands(CLI::App& app, Context& ctx) {
   imp->add_option("FILE", *files, "Interchange files; - reads standard input")->required();
   set_help_footer(*imp,
                   "gpuperf import runs.json more-runs.json\n"
-                  "gpuperf export --branch main | gpuperf --db copy.db import -");
+                  "gpuperf export --branch main | gpuperf --db copy.db import -",
+                  exit_codes({{0, "imported (runs already there are skipped)"},
+                              {2, "a malformed or contradicting file (the JSON path is named): nothing written"},
+                              {3, "the database cannot be written"}}));
   imp->callback([&ctx, files] { ctx.action = [&ctx, files] { return do_import(ctx, *files); }; });
 
   auto args = std::make_shared<ExportArgs>();
@@ -95,9 +99,13 @@ void add_import_export_commands(CLI::App& app, Context& ctx) {
   date_option(exp->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time"));
   exp->add_option("-o,--output", args->output,
                   "Write here (atomically: a temporary file renamed into place) instead of standard output");
-  set_help_footer(*exp,
-                  "gpuperf export --branch main --since 2026-11-01 -o runs.json\n"
-                  "gpuperf export --run 42");
+  set_help_footer(
+      *exp,
+      "gpuperf export --branch main --since 2026-11-01 -o runs.json\n"
+      "gpuperf export --run 42",
+      exit_codes({{0, "fine"},
+                  {2, "bad usage or input: a run, branch or machine that names nothing, a database not gpuperf's"},
+                  {3, "the output file cannot be written"}}));
   exp->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_export(ctx, *args); }; });
 }
 

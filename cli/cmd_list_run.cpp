@@ -24,6 +24,7 @@
 #include "kernels/listing.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/gpu/device_info.hpp"
+#include "profiler/phase_log.hpp"
 #include "profiler/runner.hpp"
 #include "profiler/summary_table.hpp"
 
@@ -60,6 +61,7 @@ std::string keyed_run_uuid(const RunArgs& args, int device) {
 }
 
 int do_run_one(const Context& ctx, const RunArgs& args, int device) {
+  PhaseTimer before;
   parse_metrics_option(args.measure.metrics);  // bad names fail before any work
   const auto instances = select_instances(args.measure.filter);
   gpu::select_device(device);  // exit 3 here, before anything else, on a machine without a GPU
@@ -89,6 +91,7 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
   }
 
   if (!key_holder) check_store_writable(ctx);  // a key holder's read-write open has checked it
+  before.lap("before measuring (CUDA context, store check)");
   Measured measured = measure(ctx, args.measure, instances, device);
   Run& run = measured.run;
   if (!uuid.empty()) run.uuid = uuid;
@@ -102,8 +105,10 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
   }
   std::cout.flush();
 
+  PhaseTimer phase;
   db::Store store = open_store(ctx, db::Access::read_write);
   store_runs(ctx, store, {run}, [](const Run& r) { return ", " + std::to_string(r.results.size()) + " instances"; });
+  phase.lap("store (open, insert)");
 
   const int code = exit_code_for(run);
   if (code != kExitOk) return code;
@@ -150,9 +155,11 @@ void add_list_run_commands(CLI::App& app, Context& ctx) {
                    "ECMAScript regex searched in instance names, e.g. 'matmul|transpose/naive' "
                    "(also selects opt-in benchmarks)");
   choice_option(list->add_option("--format", list_args->format, "text or json"), {"text", "json"});
-  set_help_footer(*list,
-                  "gpuperf list --filter 'matmul|transpose/naive'\n"
-                  "gpuperf list --format json");
+  set_help_footer(
+      *list,
+      "gpuperf list --filter 'matmul|transpose/naive'\n"
+      "gpuperf list --format json",
+      exit_codes({{0, "fine"}, {2, "bad usage: an unknown option, or an executable that registers no benchmark"}}));
   list->callback([&ctx, list_args] { ctx.action = [list_args] { return do_list(*list_args); }; });
 
   auto run_args = std::make_shared<RunArgs>();
@@ -170,7 +177,13 @@ void add_list_run_commands(CLI::App& app, Context& ctx) {
   set_help_footer(*run,
                   "gpuperf run --label nightly\n"
                   "gpuperf run --filter 'memory/' --metrics none --quick\n"
-                  "gpuperf run --device all --run-key nightly/2026-11-22/3f2a1c9e");
+                  "gpuperf run --device all --run-key nightly/2026-11-22/3f2a1c9e",
+                  exit_codes({{0, "every instance verified, measured and stored"},
+                              {2,
+                               "bad usage or input: an unknown option or value, a database not gpuperf's"
+                               "; a filter that matches nothing"},
+                              {3, "no GPU or driver, no profiling permission, a database that cannot be written"},
+                              {4, "a kernel gave a wrong answer (stored as incorrect, never a baseline)"}}));
   run->callback([&ctx, run_args] { ctx.action = [&ctx, run_args] { return do_run(ctx, *run_args); }; });
 }
 

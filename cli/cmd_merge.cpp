@@ -44,9 +44,13 @@ void add_merge_command(CLI::App& app, Context& ctx) {
   merge->add_option("SOURCE", args->sources, "Databases to read (read-only)")->required();
   merge->add_option("--into", args->into, "Database to merge into: a file (created if missing) or a PostgreSQL URI")
       ->required();
-  set_help_footer(*merge,
-                  "gpuperf merge runner-a.db runner-b.db --into all.db\n"
-                  "gpuperf merge runner-a.db runner-b.db --into postgresql://admin@perf-db/gpuperf");
+  set_help_footer(
+      *merge,
+      "gpuperf merge runner-a.db runner-b.db --into all.db\n"
+      "gpuperf merge runner-a.db runner-b.db --into postgresql://admin@perf-db/gpuperf",
+      exit_codes({{0, "merged (runs already there are skipped)"},
+                  {2, "a source that is missing or not gpuperf's, or metrics whose units contradict: nothing written"},
+                  {3, "the destination cannot be written"}}));
   merge->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_merge(ctx, *args); }; });
 }
 

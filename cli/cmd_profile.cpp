@@ -99,6 +99,7 @@ nlohmann::json to_json(const ProfileReport& report, const ProfileArgs& args) {
   j["sessions"] = report.sessions;
   j["setup_seconds"] = report.setup_seconds;
   j["init_seconds"] = report.init_seconds;
+  j["init_wait_seconds"] = report.init_wait_seconds;
   j["collect_seconds"] = report.collect_seconds;
   if (!report.environment_error.empty()) j["environment_error"] = report.environment_error;
   j["results"] = nlohmann::json::array();
@@ -156,7 +157,7 @@ int do_profile(const Context& ctx, const ProfileArgs& args) {
   };
 
   if (args.launch_only) {
-    // For an external profiler (bench/ncu_compare.sh): one launch per instance, our profiler untouched.
+    // For an external profiler (bench/gpu/ncu_compare.sh): one launch per instance, our profiler untouched.
     for (const auto& name : launch_instances_once(instances, args.device, args.seed, progress, args.launch_flush)) {
       std::printf("%s\n", name.c_str());
     }
@@ -185,9 +186,10 @@ int do_profile(const Context& ctx, const ProfileArgs& args) {
   if (!ctx.quiet) {
     std::fprintf(stderr,
                  "profiled %zu instance(s) on %s: %zu metric(s), %zu pass(es), %zu session(s), %.3f s in the profiler "
-                 "(%.3f s starting it)\n",
+                 "(%.3f s starting it, %.3f s of which beside the verification)\n",
                  report.results.size(), report.device_name.c_str(), report.metric_names.size(), report.passes,
-                 report.sessions, report.init_seconds + report.collect_seconds, report.init_seconds);
+                 report.sessions, report.init_wait_seconds + report.collect_seconds, report.init_seconds,
+                 report.init_seconds - report.init_wait_seconds);
   }
 
   bool incorrect = false;
@@ -233,7 +235,7 @@ void add_profile_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--launch-only", args->launch_only,
                 "Verify, then launch each instance once more and once between cudaProfilerStart/Stop, for ncu; "
                 "no metrics")
-      ->group("");  // hidden: bench/ncu_compare.sh's mode
+      ->group("");  // hidden: bench/gpu/ncu_compare.sh's mode
   cmd->add_flag("--launch-flush", args->launch_flush,
                 "With --launch-only: flush L2 as the collector does before each profiled launch, outside the "
                 "profiled window (for ncu --cache-control none)")
@@ -241,7 +243,11 @@ void add_profile_command(CLI::App& app, Context& ctx) {
   set_help_footer(*cmd,
                   "gpuperf profile 'matmul/tiled[n=1024,tile=16]'\n"
                   "gpuperf profile 'memory/strided' --metrics gld_efficiency,dram__bytes_read.sum\n"
-                  "gpuperf profile --list-metrics --chip GH100 l1tex__data_bank");
+                  "gpuperf profile --list-metrics --chip GH100 l1tex__data_bank",
+                  exit_codes({{0, "fine"},
+                              {2, "bad usage or input: an unknown option or value, a database not gpuperf's"},
+                              {3, "no GPU or driver, no profiling permission, CUPTI missing"},
+                              {4, "a kernel gave a wrong answer"}}));
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_profile(ctx, *args); }; });
 }
 

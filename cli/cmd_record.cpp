@@ -51,8 +51,10 @@ void add_record_command(CLI::App& app, Context& ctx) {
   set_help_footer(*cmd,
                   "gpuperf record -- ./my_app --size 4096\n"
                   "gpuperf record --label nightly --kernel-regex 'gemm|softmax' -- python3 train.py --steps 20",
-                  "Exit codes: 0 recorded; 2 bad usage or nothing to record; 3 no GPU or CUPTI, or another tool "
-                  "attached;\n5 the program failed (its run is stored with its exit status).");
+                  exit_codes({{0, "recorded"},
+                              {2, "bad usage, or nothing to record"},
+                              {3, "no GPU or CUPTI, or another tool attached"},
+                              {5, "the program failed (its run is stored with its exit status)"}}));
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_record(ctx, *args); }; });
 }
 

@@ -26,7 +26,7 @@ namespace gpuperf::cli {
 namespace {
 
 struct ReportArgs {
-  std::string out;
+  std::string out;  // a directory; "" (not given) or "-": the Markdown report on standard output
   std::vector<std::string> formats{"html", "md"};
   std::string branch, since;
   std::vector<std::string> machines;
@@ -49,6 +49,14 @@ int do_report(const Context& ctx, const ReportArgs& args) {
       throw InputError("--format: unknown report format '" + f + "' (expected html, md or both: html,md)");
     }
   }
+  // README's pull-request comment is `gpuperf report --format md > comment.md`: without a directory, the
+  // Markdown goes to standard output. An HTML report is a file with its charts, so it needs --out.
+  const bool to_stdout = args.out.empty() || args.out == "-";
+  if (to_stdout && html) {
+    throw InputError(std::string(args.out.empty() ? "--out DIR is required for the HTML report"
+                                                  : "--out - prints Markdown only; the HTML report needs --out DIR") +
+                     " (or give --format md to print the Markdown report on standard output)");
+  }
 
   reports::ReportQuery query;
   if (!args.branch.empty()) query.branch = args.branch;
@@ -60,6 +68,7 @@ int do_report(const Context& ctx, const ReportArgs& args) {
   std::vector<std::pair<const char*, double>> stages;
   auto t0 = std::chrono::steady_clock::now();
   db::Store store = open_store(ctx, db::Access::read_only);
+  if (query.branch) require_branch(store, *query.branch);
   double detect_s = 0;
   reports::ReportInput input = reports::load_report_input(
       store, query,
@@ -89,7 +98,16 @@ int do_report(const Context& ctx, const ReportArgs& args) {
     stages.emplace_back("write report.html", seconds_since(t0));
     written.push_back(path.string());
   }
-  if (md) {
+  if (md && to_stdout) {
+    t0 = std::chrono::steady_clock::now();
+    reports::MarkdownOptions options;
+    options.html_link = "";  // no HTML report beside it
+    const std::string text = reports::render_markdown(model, options);
+    stages.emplace_back("render Markdown", seconds_since(t0));
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    if (std::ferror(stdout)) throw EnvironmentError("writing the report to standard output failed");
+  } else if (md) {
     reports::MarkdownOptions options;
     options.html_link = html ? "report.html" : "";
     const auto path = dir / "report.md";
@@ -118,7 +136,10 @@ void add_report_command(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* cmd = app.add_subcommand(
       "report", "Write trend reports (HTML with charts, Markdown for PR comments and job summaries)");
-  cmd->add_option("--out", args->out, "Directory for report.html and report.md (created if missing)")->required();
+  text_option(cmd->add_option("--out", args->out,
+                              "Directory for report.html and report.md (created if missing); without it, or "
+                              "with -, --format md prints the Markdown report on standard output"),
+              "a directory, or - for standard output");
   choice_option(cmd->add_option("--format", args->formats, "Formats to write: html, md (default both)")->delimiter(','),
                 {"html", "md"});
   cmd->add_option("--branch", args->branch, "Only runs of this branch (default: all branches)");
@@ -128,9 +149,14 @@ void add_report_command(CLI::App& app, Context& ctx) {
       cmd->add_option("--since", args->since, "Only runs started at or after this ISO 8601 date (e.g. 2026-06-01)"));
   count_option(cmd->add_option("--last", args->last, "Only each machine's newest N runs"), 1);
   cmd->add_flag("--timings", args->timings, "Print how long each stage took (to standard error)");
-  set_help_footer(*cmd,
-                  "gpuperf report --out site\n"
-                  "gpuperf report --out site --branch main --last 30 --format md");
+  set_help_footer(
+      *cmd,
+      "gpuperf report --out site\n"
+      "gpuperf report --out site --branch main --last 30 --format md\n"
+      "gpuperf report --format md --last 2 > comment.md    # a pull-request comment",
+      exit_codes({{0, "the report is written"},
+                  {2, "bad usage or input: --out missing for HTML, a branch with no runs, a database not gpuperf's"},
+                  {3, "the output directory cannot be written"}}));
   cmd->callback([&ctx, args] { ctx.action = [&ctx, args] { return do_report(ctx, *args); }; });
 }
 

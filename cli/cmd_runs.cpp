@@ -17,6 +17,7 @@
 #include "core/command_line.hpp"
 #include "core/result.hpp"
 #include "db/store.hpp"
+#include "reports/escape.hpp"
 
 namespace gpuperf::cli {
 namespace {
@@ -57,16 +58,9 @@ db::RunInfo resolve_run(const db::Store& store, const std::string& ref) {
 
 // A plain text table: columns as wide as their widest cell, two spaces apart.
 // Control characters in stored strings (a label or commit from an imported file) must not break the table.
-std::string one_line(std::string s) {
-  for (char& c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
-  }
-  return s;
-}
-
 void print_table(std::vector<std::vector<std::string>> rows) {
   for (auto& row : rows) {
-    for (auto& cell : row) cell = one_line(std::move(cell));
+    for (auto& cell : row) cell = reports::terminal_text(cell);
   }
   std::vector<std::size_t> width;
   for (const auto& row : rows) {
@@ -166,7 +160,7 @@ int do_list(const Context& ctx, const RunsArgs& a) {
 }
 
 int do_exclude(const Context& ctx, const ExcludeArgs& a, bool exclude) {
-  db::Store store = open_store(ctx, db::Access::read_write);
+  db::Store store = open_existing_store(ctx);
   const db::RunInfo r = resolve_run(store, a.run);
   store.set_excluded(r.id, exclude, a.reason);
   if (!ctx.quiet) {
@@ -197,21 +191,29 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
   choice_option(runs->add_option("--format", args->format, "table or json"), {"table", "json"});
   set_help_footer(*runs,
                   "gpuperf runs --branch main --last 10\n"
-                  "gpuperf runs exclude 42 --reason 'GPU shared with another job'");
+                  "gpuperf runs exclude 42 --reason 'GPU shared with another job'",
+                  exit_codes({{0, "fine"}, {2, "bad usage or input: no database at the path, one not gpuperf's"}}));
   runs->require_subcommand(0, 1);
 
   auto ex = std::make_shared<ExcludeArgs>();
   CLI::App* exclude = runs->add_subcommand(
       "exclude", "Keep a run out of baselines, comparisons and trends (its data stays; `runs include` undoes it)");
   exclude->add_option("RUN", ex->run, "Run id, uuid (or prefix of 8+), or commit (7+)")->required();
-  exclude->add_option("--reason", ex->reason, "Why, e.g. 'GPU shared with another job'")->required();
-  set_help_footer(*exclude, "gpuperf runs exclude 42 --reason 'GPU shared with another job'");
+  text_option(exclude->add_option("--reason", ex->reason, "Why, e.g. 'GPU shared with another job'")->required(),
+              "a reason, e.g. 'GPU shared with another job'");
+  set_help_footer(*exclude, "gpuperf runs exclude 42 --reason 'GPU shared with another job'",
+                  exit_codes({{0, "the run is excluded"},
+                              {2, "no such run, no reason, no database at the path, or a damaged one (left untouched)"},
+                              {3, "the database cannot be written"}}));
   exclude->callback([&ctx, ex] { ctx.action = [&ctx, ex] { return do_exclude(ctx, *ex, true); }; });
 
   auto in = std::make_shared<ExcludeArgs>();
   CLI::App* include = runs->add_subcommand("include", "Undo `runs exclude`");
   include->add_option("RUN", in->run, "Run id, uuid (or prefix of 8+), or commit (7+)")->required();
-  set_help_footer(*include, "gpuperf runs include 42");
+  set_help_footer(*include, "gpuperf runs include 42",
+                  exit_codes({{0, "the run is included again"},
+                              {2, "no such run, no database at the path, or a damaged one (left untouched)"},
+                              {3, "the database cannot be written"}}));
   include->callback([&ctx, in] { ctx.action = [&ctx, in] { return do_exclude(ctx, *in, false); }; });
 
   // Subcommand callbacks run before their parent's: the listing only when no subcommand was given.

@@ -11,6 +11,7 @@
 #include "profiler/collector.hpp"
 #include "profiler/phase_log.hpp"
 #include "profiler/runner.hpp"
+#include "profiler/source_line_pass.hpp"
 
 namespace gpuperf::cli {
 
@@ -26,6 +27,11 @@ void add_measure_options(CLI::App* cmd, MeasureArgs& a) {
   cmd->add_option("--metrics", a.metrics,
                   "Hardware metrics after timing: none, default, all, or a comma-separated list of gpuperf and "
                   "Perfworks names");
+  auto* on = cmd->add_flag("--source-lines", a.source_lines,
+                           "Per-source-line counters even with --metrics none (default: with hardware metrics)");
+  cmd->add_flag("--no-source-lines", a.no_source_lines,
+                "No per-source-line counters (their pass instruments each kernel for one launch)")
+      ->excludes(on);
   cmd->add_option("--seed", a.seed, "Input seed (default: fresh random per run; printed with a wrong answer)");
 }
 
@@ -64,10 +70,25 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
   CollectorOptions copts;
   PhaseTimer phase;
   if (metrics.enabled) {
+    // Before the timing, not beside it (as `gpuperf profile` does): starting CUPTI's profiler on another
+    // thread while the timing loop starts its activity tracing failed on an H100
+    // (cuptiActivityRegisterCallbacks: CUPTI_ERROR_NOT_INITIALIZED).
     copts.device = device;
     copts.metrics = metrics.names;
     collector = make_cupti_collector(copts);
     phase.lap("collector start (CUPTI, configuration)");
+  }
+  // Started before the first benchmark kernel loads its module: CUDA loads modules lazily, at a kernel's
+  // first use, and the pass maps instructions to lines through the cubins it sees loaded.
+  std::unique_ptr<SourceLineCollector> lines;
+  if (a.source_lines || (metrics.enabled && !a.no_source_lines)) {
+    SourceLineOptions lopts;
+    lopts.device = device;
+    lines = make_cupti_source_line_collector(lopts);
+    phase.lap("source-line pass start (CUPTI SASS metrics)");
+    if (!lines->unavailable().empty() && !ctx.quiet) {
+      std::fprintf(stderr, "note: no source lines in this run: %s\n", lines->unavailable().c_str());
+    }
   }
   double collect_seconds = 0;
   RunOptions options;
@@ -89,6 +110,15 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
     };
     options.max_group = copts.max_ranges_per_session;
   }
+  if (lines) {
+    options.collect_lines = [&lines, &collect_seconds](const std::vector<ProfileTarget>& targets, StreamHandle s) {
+      PhaseTimer group;
+      auto out = lines->collect_batch(targets, s);
+      collect_seconds += group.lap("source lines of a group of " + std::to_string(targets.size()));
+      return out;
+    };
+    if (!collector) options.max_group = copts.max_ranges_per_session;
+  }
   const bool progress = ctx.progress_enabled();
   if (progress) options.progress = print_progress;
   Measured out{run_benchmarks(instances, options), ""};
@@ -96,7 +126,29 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
   if (phase_log_enabled()) {
     std::fprintf(stderr, "gpuperf phase: run less profiling (setup, timing) %.3f s\n", run_seconds - collect_seconds);
   }
+  print_phase_totals();
   if (progress) std::fprintf(stderr, "\r\033[K");
+  if (lines) {
+    std::size_t with_lines = 0, line_count = 0, without = 0;
+    std::string why;
+    for (const Result& r : out.run.results) {
+      if (r.source.status == Status::ok) {
+        ++with_lines;
+        line_count += r.source.lines.size();
+      } else if (r.source.status == Status::failed || r.source.status == Status::unsupported) {
+        ++without;
+        if (why.empty()) why = r.source.message;
+      }
+    }
+    if (phase_log_enabled()) {
+      std::fprintf(stderr, "gpuperf phase: source lines of %zu of %zu instances, %zu lines\n", with_lines,
+                   out.run.results.size(), line_count);
+    }
+    // Said once for the run (the first reason), when the pass was available but some instances got none.
+    if (without > 0 && lines->unavailable().empty() && !ctx.quiet) {
+      std::fprintf(stderr, "note: no source lines for %zu instance(s): %s\n", without, why.c_str());
+    }
+  }
   if (collector) out.profiling_error = collector->environment_error();
   return out;
 }

@@ -23,9 +23,14 @@ struct MeasureArgs {
   std::string commit, branch, label;
   std::string metrics = "default";  // none, default, all, or a list of gpuperf and Perfworks names
   std::uint64_t seed = 0;           // 0: fresh random inputs per run
+  // Per-source-line counters (an instrumented pass after the metrics): on with hardware metrics unless
+  // --no-source-lines; --source-lines asks for them with --metrics none too.
+  bool source_lines = false;
+  bool no_source_lines = false;
 };
 
-// --filter --quick --hot --commit --branch --label --metrics --seed, with one wording for both commands.
+// --filter --quick --hot --commit --branch --label --metrics --seed --[no-]source-lines, with one wording for both
+// commands.
 void add_measure_options(CLI::App* cmd, MeasureArgs& a);
 
 // Registry::global(), holding whatever this executable registered (the built-in suite when it links

@@ -1,6 +1,10 @@
 #include "cli/open_store.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "core/errors.hpp"
 
 namespace gpuperf::cli {
 
@@ -28,6 +32,25 @@ db::Store open_store(const Context& ctx, db::Access access) { return open_store(
 
 db::Store open_store(const Context& ctx, db::Access access, const std::string& path) {
   return db::Store(path, access, open_options(ctx));
+}
+
+db::Store open_existing_store(const Context& ctx) {
+  std::error_code ec;
+  const std::string& path = ctx.db_path;
+  if (path != ":memory:" && !db::is_server_location(path) &&
+      !std::filesystem::exists(std::filesystem::symlink_status(path, ec))) {
+    throw InputError("no database at '" + path + "' (nothing was created; check --db or $GPUPERF_DB)");
+  }
+  return open_store(ctx, db::Access::read_write);
+}
+
+void require_branch(const db::Store& store, const std::string& branch) {
+  db::RunFilter f;
+  f.branch = branch;
+  f.last = 1;
+  if (store.runs(f).empty()) {
+    throw InputError("--branch: no run of branch '" + branch + "' in '" + store.path() + "' (see `gpuperf runs`)");
+  }
 }
 
 void check_store_writable(const Context& ctx) { db::check_can_store(ctx.db_path, open_options(ctx)); }

@@ -22,6 +22,14 @@ std::string shown_db(const Context& ctx);
 db::Store open_store(const Context& ctx, db::Access access);
 db::Store open_store(const Context& ctx, db::Access access, const std::string& path);
 
+// The database for a command that changes what is there and has nothing to create (runs exclude/include,
+// db migrate): InputError, and no file made, when an SQLite path names nothing (a mistyped --db).
+db::Store open_existing_store(const Context& ctx);
+
+// InputError when no stored run has this branch (a misspelt --branch reads as "no runs", not as "nothing
+// happened"), as detect, report and export refuse it.
+void require_branch(const db::Store& store, const std::string& branch);
+
 // For a command that measures first and stores after: on a server, connects and checks now that the role
 // may store runs (db::check_can_store), so that a refused login or a reader role fails before minutes of
 // measuring (exit 3).

@@ -56,6 +56,10 @@ CLI::Option* metric_option(CLI::Option* option, bool list) {
       ->type_name(list ? "METRIC[,METRIC...]" : "METRIC");
 }
 
+CLI::Option* text_option(CLI::Option* option, const std::string& what) {
+  return option->check(rule_validator([what](const std::string& t) { return rules::not_blank(t, what); }));
+}
+
 CLI::Option* chip_option(CLI::Option* option) {
   return option->check(rule_validator([](const std::string& t) { return rules::chip(t); }))->type_name("CHIP");
 }

@@ -30,6 +30,9 @@ CLI::Option* choice_option(CLI::Option* option, const std::vector<std::string>& 
 // allowed (--gate).
 CLI::Option* metric_option(CLI::Option* option, bool list = false);
 
+// Text that must say something (rules::not_blank): `what` is what it should be, e.g. "a reason".
+CLI::Option* text_option(CLI::Option* option, const std::string& what);
+
 // A GPU chip name (rules::chip).
 CLI::Option* chip_option(CLI::Option* option);
 

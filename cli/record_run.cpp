@@ -141,13 +141,13 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
     return ", program " + recording.program + ", " + std::to_string(run.results.size()) + " kernels";
   });
   if (!ctx.quiet) {
-    // gpuperf's own share of the wall time (bench/record_overhead.py reads this line).
+    // gpuperf's own share of the wall time (bench/record/record_overhead.py reads this line).
     using seconds = std::chrono::duration<double>;
     const double after =
         seconds(std::chrono::steady_clock::now() - recording.program_started).count() - end.wall_seconds;
     std::fprintf(stderr, "gpuperf's own time: %.3f s before the program, %.3f s after it (%llu launches read)\n",
                  recording.seconds_before, after, static_cast<unsigned long long>(recording.totals.launches_seen));
-    // The injection library's own time inside the program (bench/record_overhead.py reads this line too).
+    // The injection library's own time inside the program (bench/record/record_overhead.py reads this line too).
     if (!recording.own_work.empty()) std::fprintf(stderr, "gpuperf's own time %s\n", recording.own_work.c_str());
   }
   return out;

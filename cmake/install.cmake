@@ -51,6 +51,14 @@ foreach(target ${gpuperf_exported})
 endforeach()
 set_target_properties(gpuperf_kernels PROPERTIES EXPORT_NAME gpuperf)
 
+# README's build is `--target gpuperf`; its install must then find everything the rules below copy, so the
+# gpuperf target builds them all (gpuperf::main's archive, the CUPTI and injection modules). ci/install_check.py
+# checks this from the configured build: every installed target is one gpuperf depends on.
+add_dependencies(gpuperf ${gpuperf_exported} gpuperf_cupti gpuperf_inject)
+# The check reads CMake's file API (codemodel): this query asks CMake to write it at each configure.
+file(WRITE ${PROJECT_BINARY_DIR}/.cmake/api/v1/query/client-gpuperf/query.json
+     "{\"requests\": [{\"kind\": \"codemodel\", \"version\": 2}]}\n")
+
 install(TARGETS ${gpuperf_exported} EXPORT gpuperfTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

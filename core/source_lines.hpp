@@ -19,9 +19,9 @@ struct SourceLine {
   // when the kernel was built without line info (then `sass_offset` is the key).
   std::string file;
   std::int64_t line = 0;
-  std::string function;          // the kernel function the line's instructions belong to
+  std::string function;           // the kernel function the line's instructions belong to
   std::int64_t sass_offset = -1;  // the lowest SASS offset (bytes) of the line's instructions
-  std::string text;              // the line's source, whitespace trimmed; empty when the file was not readable
+  std::string text;               // the line's source, whitespace trimmed; empty when the file was not readable
 
   // Counters summed over the line's SASS instructions, per launch.
   double inst_executed = 0;            // warp instructions (smsp__sass_inst_executed)

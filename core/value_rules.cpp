@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <regex>
 
@@ -66,6 +67,11 @@ std::string chip(const std::string& text) {
   return "expected a chip name as CUPTI spells it (GH100, GA100, AD102, TU104, GB202), got " + quoted(text);
 }
 
+std::string not_blank(const std::string& text, const std::string& what) {
+  if (text.find_first_not_of(" \t\r\n") != std::string::npos) return "";
+  return "expected " + what + ", got " + quoted(text);
+}
+
 std::string uuid(const std::string& text) {
   static const std::regex form(R"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})");
   if (std::regex_match(text, form)) return "";
@@ -75,6 +81,13 @@ std::string uuid(const std::string& text) {
 
 std::string measured_value(double value, const std::string& unit) {
   if (!std::isfinite(value)) return "expected a finite number";
+  // A time is above 0 (the shortest kernel takes about a microsecond); a sample of 0 ns would read as
+  // "-100%, faster". Counts, bytes and percentages may be 0.
+  if (unit == "ns" && value <= 0) {
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%g", value);
+    return std::string("expected a duration above 0 ns, got ") + shown;
+  }
   static const char* const non_negative[] = {"ns", "count", "bytes", "%", "GB/s", "GFLOP/s"};
   for (const char* u : non_negative) {
     if (unit == u && value < 0) return "expected a value of 0 or more (" + unit + "), got " + std::to_string(value);

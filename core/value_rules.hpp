@@ -25,11 +25,15 @@ std::string one_of(const std::string& text, const std::vector<std::string>& choi
 // own question (profile --list-metrics --chip asks it).
 std::string chip(const std::string& text);
 
+// Some text, not empty or only blanks: `what` names what it should be ("a reason", "a database location").
+std::string not_blank(const std::string& text, const std::string& what);
+
 // A run uuid: 8-4-4-4-12 hexadecimal digits (what gpuperf writes; a run's identity across databases).
 std::string uuid(const std::string& text);
 
-// A measured value of a metric in `unit`: finite, and not negative for the units gpuperf measures (ns,
-// count, bytes, %, GB/s, GFLOP/s); any finite value for another unit (a raw Perfworks counter's own).
+// A measured value of a metric in `unit`: finite, above 0 for a time (ns), not negative for the other units
+// gpuperf measures (count, bytes, %, GB/s, GFLOP/s); any finite value for another unit (a raw Perfworks
+// counter's own).
 std::string measured_value(double value, const std::string& unit);
 
 }  // namespace gpuperf::rules

@@ -48,6 +48,8 @@ class Engine {
   virtual std::vector<InsertOutcome> insert_runs(const std::vector<const Run*>& runs) = 0;
   // False when no run has this id.
   virtual bool set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) = 0;
+  // Store::prune_samples; `cutoff` is in the stored form.
+  virtual PruneReport prune_samples(const std::string& cutoff, bool dry_run) = 0;
   // Store::hold_run_key. `on_wait` is called once before waiting for another holder.
   virtual void hold_run_key(const std::string& uuid, const std::function<void()>& on_wait) const = 0;
 
@@ -66,6 +68,8 @@ class Engine {
   virtual Run load_run(std::int64_t run_id, bool with_samples) const = 0;
 
   virtual std::vector<BenchmarkRow> benchmarks() const = 0;
+  // Every stored metric's traits (unit, direction, determinism), in name order.
+  virtual std::vector<MetricInfo> metrics() const = 0;
   // Every history row the filter selects, in no particular order. `benchmark_ids`: only these (nullopt: all).
   virtual void history_rows(const HistoryFilter& filter, const std::optional<std::vector<std::int64_t>>& benchmark_ids,
                             const std::function<void(HistoryRow&&)>& row) const = 0;

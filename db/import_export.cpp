@@ -8,7 +8,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
+#include "core/errors.hpp"
 #include "db/interchange.hpp"
 #include "db/new_file.hpp"
 
@@ -19,15 +21,60 @@ ParsedFiles read_interchange_files(const std::vector<std::string>& paths) {
   for (const std::string& p : paths) {
     std::vector<Run> runs = read_interchange_file(p);
     parsed.files += 1;
-    for (Run& r : runs) parsed.runs.push_back(std::move(r));
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      parsed.sources.push_back((p == "-" ? std::string("<stdin>") : p) + ": runs[" + std::to_string(i) + "]");
+      parsed.runs.push_back(std::move(runs[i]));
+    }
   }
+  check_metric_meanings(parsed, {});
   return parsed;
+}
+
+void check_metric_meanings(const ParsedFiles& parsed, const std::vector<MetricInfo>& stored) {
+  // Paths are built only for a message: an import of a year holds about a million metric results.
+  auto path_of = [&](std::size_t run, std::size_t result, const std::string& name) {
+    const std::string at_run = run < parsed.sources.size() ? parsed.sources[run] : "run " + parsed.runs[run].uuid;
+    return at_run + ".results[" + std::to_string(result) + "].metrics." + name;
+  };
+  struct Known {
+    MetricInfo info;
+    std::size_t run = 0, result = 0;
+    bool in_database = false;
+  };
+  std::map<std::string, Known> known;
+  for (const MetricInfo& m : stored) known.emplace(m.name, Known{m, 0, 0, true});
+  for (std::size_t i = 0; i < parsed.runs.size(); ++i) {
+    const Run& run = parsed.runs[i];
+    for (std::size_t j = 0; j < run.results.size(); ++j) {
+      for (const Measurement& m : run.results[j].metrics) {
+        const MetricInfo& x = m.metric;
+        auto [it, fresh] = known.emplace(x.name, Known{x, i, j, false});
+        if (fresh) continue;
+        const Known& k = it->second;
+        auto refuse = [&](const std::string& field, const std::string& got, const std::string& want) {
+          const std::string said = k.in_database ? "the database" : path_of(k.run, k.result, x.name);
+          throw InputError(path_of(i, j, x.name) + "." + field + ": metric '" + x.name + "' " + got + ", but " + said +
+                           " " + want + " (one metric name, one meaning)");
+        };
+        if (x.unit != k.info.unit) refuse("unit", "is in '" + x.unit + "'", "has it in '" + k.info.unit + "'");
+        if (x.higher_is_better != k.info.higher_is_better) {
+          refuse("better", std::string("is better ") + (x.higher_is_better ? "higher" : "lower"),
+                 std::string("has it better ") + (k.info.higher_is_better ? "higher" : "lower"));
+        }
+        if (x.deterministic != k.info.deterministic) {
+          refuse("deterministic", x.deterministic ? "is deterministic" : "is not deterministic",
+                 k.info.deterministic ? "has it deterministic" : "has it not deterministic");
+        }
+      }
+    }
+  }
 }
 
 ImportReport import_runs(Store& store, const ParsedFiles& parsed) {
   ImportReport report;
   report.files = parsed.files;
   report.runs = parsed.runs.size();
+  check_metric_meanings(parsed, store.metrics());
   std::vector<InsertOutcome> outcomes = store.insert_runs(parsed.runs);
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (!outcomes[i].inserted) {

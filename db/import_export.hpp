@@ -22,12 +22,19 @@ struct ImportReport {
 struct ParsedFiles {
   std::size_t files = 0;
   std::vector<Run> runs;
+  // Where each run came from, "FILE: runs[3]", for messages; empty when the runs came from databases.
+  std::vector<std::string> sources;
 };
+
+// InputError, naming the JSON path, for a metric whose unit, direction or determinism contradicts the
+// database's `stored` traits of that name or an earlier use of the name in the same import.
+void check_metric_meanings(const ParsedFiles& parsed, const std::vector<MetricInfo>& stored);
 
 // Reads and validates every file ("-" is standard input). Throws InputError naming the file and path.
 ParsedFiles read_interchange_files(const std::vector<std::string>& paths);
 
-// Writes all the runs in one transaction (runs whose uuid is already stored are skipped).
+// Checks the runs' metrics against the database's (check_metric_meanings), then writes all the runs in one
+// transaction (runs whose uuid is already stored are skipped).
 ImportReport import_runs(Store& store, const ParsedFiles& parsed);
 
 // Imports into the database at `path`, opened read-write with `options`. A database file that does not exist

@@ -11,6 +11,9 @@
 // A recorded run adds "command" (string) and "exit_status" (integer) to its run object. Both are optional
 // and written only when set, so they need no new version: files of benchmark runs are unchanged, and an
 // older gpuperf ignores them as it ignores any unknown field.
+//
+// A result whose source-line pass ran adds "source" (its per-line counters; db/interchange_source.hpp), on the
+// same terms: optional, written only when there is something to say, validated whole on reading.
 #pragma once
 
 #include <iosfwd>

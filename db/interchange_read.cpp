@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -19,6 +20,7 @@
 #include "core/metrics.hpp"
 #include "core/value_rules.hpp"
 #include "db/interchange.hpp"
+#include "db/interchange_source.hpp"
 #include "db/json_text.hpp"
 #include "db/timestamp.hpp"
 
@@ -64,7 +66,8 @@ int severity(Status s) {
 
 class Reader {
  public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
+  explicit Reader(std::string source) : source_(std::move(source)), now_(std::time(nullptr)) {}
+  static constexpr std::time_t kClockSkewSeconds = 24 * 3600;
 
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
     throw InputError(source_ + ": " + (path.empty() ? "" : path + ": ") + what);
@@ -147,6 +150,44 @@ class Reader {
     return out;
   }
 
+  // The summary of a measurement exported with "samples_pruned": n > 1 and finite statistics.
+  Measurement pruned_measurement(Measurement m, const json& v, const std::string& path) const {
+    const json* s = optional(v, "summary");
+    if (s == nullptr) fail(path, "has \"samples_pruned\" but no \"summary\" (a pruned run keeps its summary)");
+    const std::string sp = at_key(path, "summary");
+    object(*s, sp);
+    const json* n = optional(*s, "n");
+    if (n == nullptr || !n->is_number_integer() || n->get<std::int64_t>() < 2) {
+      fail(at_key(sp, "n"), "expected the number of samples summarized (2 or more)");
+    }
+    m.summary.n = static_cast<std::size_t>(n->get<std::int64_t>());
+    const std::pair<const char*, double*> fields[] = {
+        {"median", &m.summary.median}, {"mean", &m.summary.mean}, {"min", &m.summary.min},    {"max", &m.summary.max},
+        {"q1", &m.summary.q1},         {"q3", &m.summary.q3},     {"stdev", &m.summary.stdev}};
+    for (const auto& [key, out] : fields) {
+      const json* x = optional(*s, key);
+      if (x == nullptr) fail(at_key(sp, key), "missing");
+      *out = finite(*x, at_key(sp, key));
+    }
+    return m;
+  }
+
+  // gpuperf's own metrics mean what its traits table says (core/metrics.cpp): a file may repeat their
+  // direction and determinism, never change them, or a slower run would read "faster" and every later
+  // import of a true file would be refused by the database.
+  void builtin_traits(const MetricInfo& m, const MetricInfo& builtin, const json& v, const std::string& path) const {
+    if (m.higher_is_better != builtin.higher_is_better) {
+      fail(at_key(path, "better"), "gpuperf's metric '" + m.name + "' is better " +
+                                       (builtin.higher_is_better ? "higher" : "lower") + ", got " +
+                                       describe(v.at("better")));
+    }
+    if (m.deterministic != builtin.deterministic) {
+      fail(at_key(path, "deterministic"), "gpuperf's metric '" + m.name + "' is " +
+                                              (builtin.deterministic ? "deterministic" : "not deterministic") +
+                                              ", got " + describe(v.at("deterministic")));
+    }
+  }
+
   Measurement measurement(const std::string& name, const json& v, const std::string& path) const {
     object(v, path);
     Measurement m;
@@ -165,6 +206,7 @@ class Reader {
     }
     if (const json* d = optional(v, "deterministic"))
       m.metric.deterministic = boolean(*d, at_key(path, "deterministic"));
+    if (const MetricTraits* t = find_metric(name)) builtin_traits(m.metric, t->info, v, path);
     if (const json* s = optional(v, "status")) m.status = status(*s, at_key(path, "status"));
     m.message = string_field(v, "message", path, false);
     const json* samples = optional(v, "samples");
@@ -184,6 +226,10 @@ class Reader {
     } else if (value != nullptr) {
       m.samples = {finite(*value, at_key(path, "value"))};
       if (optional(v, "sm_clock_mhz") != nullptr) fail(at_key(path, "sm_clock_mhz"), "only allowed with \"samples\"");
+    } else if (const json* pruned = optional(v, "samples_pruned");
+               pruned != nullptr && boolean(*pruned, at_key(path, "samples_pruned"))) {
+      // An export of a run whose samples `gpuperf db prune` removed: its summary is all there is.
+      return pruned_measurement(std::move(m), v, path);
     } else if (m.status == Status::ok) {
       fail(path, "needs \"samples\" or \"value\" (or a \"status\" saying why there is none)");
     }
@@ -229,6 +275,7 @@ class Reader {
         r.metrics.push_back(measurement(name, mv, at_key(mp, name)));
       }
     }
+    if (const json* s = optional(v, "source")) r.source = source_lines_from_json(*s, source_, at_key(path, "source"));
     return r;
   }
 
@@ -251,6 +298,23 @@ class Reader {
     return m;
   }
 
+  // A run ends after it starts, and neither is later than now (give or take a day of clock skew between the
+  // machine that measured and this one): a run dated 9999 would stay the "latest" of its branch for ever.
+  void run_times(const Run& r, const std::string& path) const {
+    if (!r.finished_at.empty() && compare_timestamps(r.finished_at, r.started_at) < 0) {
+      fail(at_key(path, "finished_at"),
+           "\"" + r.finished_at + "\" is before the run's started_at \"" + r.started_at + "\"");
+    }
+    const std::string latest = utc_timestamp(now_ + kClockSkewSeconds);
+    for (const auto& [key, t] : {std::pair<const char*, const std::string&>{"started_at", r.started_at},
+                                 std::pair<const char*, const std::string&>{"finished_at", r.finished_at}}) {
+      if (!t.empty() && compare_timestamps(t, latest) > 0) {
+        fail(at_key(path, key), "\"" + t + "\" is in the future (this machine's clock says " + utc_timestamp(now_) +
+                                    "; a day of clock skew is allowed)");
+      }
+    }
+  }
+
   Run run(const json& v, const std::string& path) const {
     object(v, path);
     Run r;
@@ -262,6 +326,7 @@ class Reader {
         f != nullptr && !(f->is_string() && f->get<std::string>().empty())) {
       r.finished_at = timestamp(*f, at_key(path, "finished_at"));
     }
+    run_times(r, path);
     r.commit = string_field(v, "commit", path, false);
     r.branch = string_field(v, "branch", path, false);
     r.label = string_field(v, "label", path, false);
@@ -325,6 +390,7 @@ class Reader {
 
  private:
   std::string source_;
+  std::time_t now_;
 };
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "db/interchange.hpp"
+#include "db/interchange_source.hpp"
+#include "db/source_lines.hpp"
 
 namespace gpuperf::db {
 namespace {
@@ -33,8 +35,9 @@ ojson measurement_to_json(const Measurement& m) {
     j["samples"] = m.samples;
     if (!m.sm_clock_mhz.empty()) j["sm_clock_mhz"] = m.sm_clock_mhz;
   }
+  if (m.samples.empty() && m.summary.n > 1) j["samples_pruned"] = true;  // `gpuperf db prune`: the summary is all
   if (m.summary.n > 1) {
-    // For readers of the file; an import recomputes it from the samples.
+    // For readers of the file; an import recomputes it from the samples (or, pruned, keeps it).
     const Summary& s = m.summary;
     j["summary"] = ojson{{"n", s.n},     {"median", s.median}, {"mean", s.mean}, {"min", s.min},
                          {"max", s.max}, {"q1", s.q1},         {"q3", s.q3},     {"stdev", s.stdev}};
@@ -71,6 +74,7 @@ ojson run_to_json(const Run& run) {
     ojson metrics = ojson::object();
     for (const Measurement& meas : r.metrics) metrics[meas.metric.name] = measurement_to_json(meas);
     x["metrics"] = std::move(metrics);
+    if (has_source_lines(r.source)) x["source"] = source_lines_to_json(r.source);
     results.push_back(std::move(x));
   }
   j["results"] = std::move(results);

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "db/source_lines.hpp"
 #include "db/timestamp.hpp"
 
 namespace gpuperf::db {
@@ -28,6 +29,7 @@ void validate_run(const Run& run) {
     if (!seen.emplace(r.instance.name, params_key(r.instance.params)).second) {
       throw InputError(inst + ": the benchmark instance appears twice in the run");
     }
+    validate_source_lines(r.source, inst);
     std::set<std::string> metric_names;
     for (const auto& m : r.metrics) {
       const std::string mw = inst + ", metric " + m.metric.name;

@@ -13,6 +13,7 @@
 #include "db/engine.hpp"
 #include "db/run_rules.hpp"
 #include "db/server_location.hpp"
+#include "db/timestamp.hpp"
 
 namespace gpuperf::db {
 namespace {
@@ -107,6 +108,13 @@ void Store::set_excluded(std::int64_t run_id, bool excluded, const std::string& 
   if (!engine_->set_excluded(run_id, excluded, excluded ? reason : std::string())) {
     throw InputError("no run with id " + std::to_string(run_id));
   }
+}
+
+PruneReport Store::prune_samples(const std::string& cutoff, bool dry_run) {
+  if (!is_normalized_timestamp(cutoff)) {
+    throw InputError("prune cutoff '" + cutoff + "' is not a UTC timestamp like 2026-05-01T00:00:00Z");
+  }
+  return engine_->prune_samples(cutoff, dry_run);
 }
 
 std::vector<MachineRow> Store::machines() const { return engine_->machines(); }
@@ -213,6 +221,8 @@ std::vector<Series> Store::history(const HistoryFilter& f) const {
   if (f.with_samples && points > 0) engine_->load_samples(out, points);
   return out;
 }
+
+std::vector<MetricInfo> Store::metrics() const { return engine_->metrics(); }
 
 DbInfo Store::info() const {
   DbInfo d = engine_->info();

@@ -152,6 +152,23 @@ struct CheckReport {
   std::vector<std::string> problems;  // integrity_check and foreign_key_check findings, plain words
 };
 
+// What `gpuperf db prune --samples-older-than` removes (or, in a dry run, would remove): the raw samples of
+// the results of runs started before `cutoff` whose summary was computed from more than one sample. Each
+// result row stays, with its summary (n, median, quartiles, ...): history, detect and reports read those.
+// Single values (a counter's one sample) stay, as they are their own summary.
+struct PruneReport {
+  std::string cutoff;  // runs started before this (stored form, UTC)
+  bool dry_run = false;
+  std::int64_t runs = 0;          // runs that had samples to remove
+  std::int64_t results = 0;       // results whose samples go
+  std::int64_t samples = 0;       // sample rows removed
+  std::int64_t samples_left = 0;  // sample rows that stay
+  // Bytes the removed rows take, estimated from the sample table's size and its share of rows; -1 when the
+  // engine cannot tell. SQLite reuses the freed pages for new runs (the file shrinks only with VACUUM or
+  // `db backup`); PostgreSQL's autovacuum makes the space reusable likewise.
+  std::int64_t bytes = -1;
+};
+
 struct InsertOutcome {
   std::int64_t run_id = 0;
   bool inserted = false;  // false: a run with this uuid was already there (idempotent import)
@@ -159,7 +176,7 @@ struct InsertOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   // The oldest schema a read-only open reads as it is, without migrating (a copied CI artifact, a file
   // without write permission, a `merge` source): every read names only the columns that version has.
   // Older files are refused with "run `gpuperf db migrate` first".
@@ -190,6 +207,9 @@ class Store {
   std::vector<InsertOutcome> insert_runs(const std::vector<Run>& runs);
   // Throws InputError when no run has this id.
   void set_excluded(std::int64_t run_id, bool excluded, const std::string& reason);
+  // Removes the raw samples of runs started before `cutoff` (a stored-form timestamp), keeping every
+  // result's summary (PruneReport says what goes); with `dry_run`, only counts. One write transaction.
+  PruneReport prune_samples(const std::string& cutoff, bool dry_run);
   // Holds a keyed run's uuid (`gpuperf run --run-key`) while this store stays open, so that two jobs given one
   // key at once (a double-triggered nightly) measure it once. On a server: a session advisory lock; the
   // second job calls `on_wait`, waits until the first has stored the run or ended, then finds the run
@@ -213,6 +233,8 @@ class Store {
   Run load_run(std::int64_t run_id, bool with_samples = true) const;
   // Series over runs, ordered by (machine, benchmark name, params key, metric), points in run order.
   std::vector<Series> history(const HistoryFilter& filter) const;
+  // Every stored metric's traits, in name order.
+  std::vector<MetricInfo> metrics() const;
 
   DbInfo info() const;
   CheckReport check() const;

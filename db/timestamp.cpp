@@ -77,4 +77,19 @@ bool is_normalized_timestamp(const std::string& text) {
   return n.has_value() && *n == text;
 }
 
+int compare_timestamps(const std::string& a, const std::string& b) {
+  // Without the "Z", a shorter text that is a prefix of the other (no fraction) is the earlier time.
+  const std::string x = a.empty() || a.back() != 'Z' ? a : a.substr(0, a.size() - 1);
+  const std::string y = b.empty() || b.back() != 'Z' ? b : b.substr(0, b.size() - 1);
+  return x.compare(y);
+}
+
+std::string utc_timestamp(std::time_t t) {
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
 }  // namespace gpuperf::db

@@ -2,6 +2,7 @@
 // second). One form everywhere means text order is time order in SQL.
 #pragma once
 
+#include <ctime>
 #include <optional>
 #include <string>
 
@@ -13,5 +14,12 @@ std::optional<std::string> normalize_timestamp(const std::string& text);
 
 // True when `text` is already in the stored form (UTC, "Z").
 bool is_normalized_timestamp(const std::string& text);
+
+// Time order of two stored-form timestamps (<0, 0, >0). Not plain text order: "02:00:00.5Z" is after
+// "02:00:00Z" though '.' sorts before 'Z'.
+int compare_timestamps(const std::string& a, const std::string& b);
+
+// `t` in the stored form, "2026-11-01T02:00:00Z".
+std::string utc_timestamp(std::time_t t);
 
 }  // namespace gpuperf::db

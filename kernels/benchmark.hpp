@@ -82,6 +82,11 @@ class Workload {
   virtual void poison_outputs(StreamHandle stream) = 0;
   // Synchronise, copy the outputs back and compare them with the CPU reference.
   virtual Verification verify(StreamHandle stream) = 0;
+  // Called by the runner once verify() has passed; it does not call verify() again. A workload may free
+  // here what only verification needs (its CPU reference): with hardware metrics a verified workload stays
+  // alive until its group is profiled, and the suite's references held that way are gigabytes of host
+  // memory. The default keeps everything.
+  virtual void verified() {}
   // The __global__ function under test and its launch shape: for cudaFuncGetAttributes and the occupancy API.
   virtual const void* kernel_function() const = 0;
   virtual LaunchShape launch_shape() const = 0;

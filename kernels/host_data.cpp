@@ -1,9 +1,14 @@
 #include "kernels/host_data.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <thread>
 
 namespace gpuperf {
@@ -15,9 +20,9 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body) {
+void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size_t)>& body, std::size_t grain) {
   const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t workers = std::min<std::size_t>(hw, std::max<std::size_t>(1, n / 4096));
+  const std::size_t workers = std::min<std::size_t>(hw, std::max<std::size_t>(1, n / std::max<std::size_t>(1, grain)));
   if (workers <= 1) {
     body(0, n);
     return;
@@ -34,7 +39,35 @@ void parallel_for(std::size_t n, const std::function<void(std::size_t, std::size
   for (auto& t : threads) t.join();
 }
 
+namespace {
+std::int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+void reuse_freed_host_memory() {
+#if defined(__GLIBC__)
+  static std::once_flag once;
+  std::call_once(once, [] {
+    constexpr int kBytes = 1 << 30;
+    (void)mallopt(M_MMAP_THRESHOLD, kBytes);  // a refusal leaves glibc's defaults: slower, not wrong
+    (void)mallopt(M_TRIM_THRESHOLD, kBytes);
+  });
+#endif
+}
+
+HostWork& host_work() {
+  thread_local HostWork work;
+  return work;
+}
+
+HostWorkTimer::HostWorkTimer(double HostWork::*field) : field_(field), start_ns_(steady_ns()) {}
+
+HostWorkTimer::~HostWorkTimer() { host_work().*field_ += 1e-9 * static_cast<double>(steady_ns() - start_ns_); }
+
 std::vector<float> random_floats(std::size_t n, std::uint64_t seed, std::uint64_t stream, float lo, float hi) {
+  HostWorkTimer timer(&HostWork::random_input_s);
   std::vector<float> out(n);
   const std::uint64_t base = splitmix64(seed ^ splitmix64(stream + 0x51ED270B27A5ull));
   const double span = static_cast<double>(hi) - static_cast<double>(lo);
@@ -50,6 +83,7 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t seed, std::uint64_
 }
 
 std::vector<std::uint32_t> random_permutation(std::size_t n, std::uint64_t seed, std::uint64_t stream) {
+  HostWorkTimer timer(&HostWork::random_input_s);
   std::vector<std::uint32_t> p(n);
   for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<std::uint32_t>(i);
   std::uint64_t state = splitmix64(seed ^ splitmix64(stream + 0x9E37ull));
@@ -101,24 +135,38 @@ Verification verify_close(const std::vector<float>& got, const std::vector<doubl
                 " expected";
     return v;
   }
-  std::size_t wrong = 0, first = 0;
+  // Every element is checked, in parallel: each part counts its wrong elements and keeps its first; the
+  // parts are merged in index order, so the message names the first wrong element as a serial scan would.
+  std::mutex mutex;
+  std::size_t wrong = 0, first = got.size();
   double first_allowed = 0, max_rel = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double g = got[i];
-    const double e = expected[i];
-    const double s = scale.empty() ? std::fabs(e) : scale[i];
-    const double err = std::fabs(g - e);
-    const double allowed = tol.abs + tol.rel * s;
-    const bool ok = std::isfinite(g) && err <= allowed;
-    if (std::isfinite(g)) max_rel = std::max(max_rel, err / std::max(s, 1e-30));
-    if (!ok) {
-      if (wrong == 0) {
-        first = i;
-        first_allowed = allowed;
+  parallel_for(got.size(), [&](std::size_t begin, std::size_t end) {
+    std::size_t part_wrong = 0, part_first = 0;
+    double part_allowed = 0, part_max = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const double g = got[i];
+      const double e = expected[i];
+      const double s = scale.empty() ? std::fabs(e) : scale[i];
+      const double err = std::fabs(g - e);
+      const double allowed = tol.abs + tol.rel * s;
+      const bool ok = std::isfinite(g) && err <= allowed;
+      if (std::isfinite(g)) part_max = std::max(part_max, err / std::max(s, 1e-30));
+      if (!ok) {
+        if (part_wrong == 0) {
+          part_first = i;
+          part_allowed = allowed;
+        }
+        ++part_wrong;
       }
-      ++wrong;
     }
-  }
+    std::lock_guard<std::mutex> lock(mutex);
+    max_rel = std::max(max_rel, part_max);
+    wrong += part_wrong;
+    if (part_wrong > 0 && part_first < first) {
+      first = part_first;
+      first_allowed = part_allowed;
+    }
+  });
   if (wrong == 0) return summarize_failures(0, got.size(), 0, what, namer, 0, "", max_rel);
   return summarize_failures(wrong, got.size(), first, what, namer, got[first],
                             fmt(expected[first]) + " (tolerance " + fmt(first_allowed) + ")",
@@ -133,14 +181,21 @@ Verification verify_equal(const std::vector<float>& got, const std::vector<float
                 " expected";
     return v;
   }
-  std::size_t wrong = 0, first = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    // Bitwise: a NaN poison left in place never equals a real value.
-    if (std::memcmp(&got[i], &expected[i], sizeof(float)) != 0) {
-      if (wrong == 0) first = i;
-      ++wrong;
+  std::mutex mutex;
+  std::size_t wrong = 0, first = got.size();
+  parallel_for(got.size(), [&](std::size_t begin, std::size_t end) {
+    std::size_t part_wrong = 0, part_first = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      // Bitwise: a NaN poison left in place never equals a real value.
+      if (std::memcmp(&got[i], &expected[i], sizeof(float)) != 0) {
+        if (part_wrong == 0) part_first = i;
+        ++part_wrong;
+      }
     }
-  }
+    std::lock_guard<std::mutex> lock(mutex);
+    wrong += part_wrong;
+    if (part_wrong > 0) first = std::min(first, part_first);
+  });
   if (wrong == 0) return summarize_failures(0, got.size(), 0, what, namer, 0, "", 0);
   return summarize_failures(wrong, got.size(), first, what, namer, got[first], fmt(expected[first]) + " (exact)",
                             INFINITY);

@@ -49,6 +49,7 @@ class MatvecWorkload : public Workload {
     const auto x = random_floats(x_.size(), seed, 32);
     a_.upload(a);
     x_.upload(x);
+    HostWorkTimer timer(&HostWork::reference_s);
     const std::size_t rows = static_cast<std::size_t>(m);
     expected_.assign(rows, 0.0);
     scale_.assign(rows, 0.0);
@@ -77,6 +78,10 @@ class MatvecWorkload : public Workload {
   void poison_outputs(StreamHandle stream) override { y_.poison(stream); }
   Verification verify(StreamHandle stream) override {
     return verify_close(y_.download(stream), expected_, scale_, Tolerance{2e-5, 1e-7}, "y");
+  }
+  void verified() override {
+    release(expected_);
+    release(scale_);
   }
   const void* kernel_function() const override {
     return shared_ ? reinterpret_cast<const void*>(&matvec_shared) : reinterpret_cast<const void*>(&matvec_naive);

@@ -68,6 +68,9 @@ class CopyWorkload : public Workload {
     const auto in = random_floats(in_count, seed, 11);
     in_ = DeviceBuffer<float>(in_count);
     in_.upload(in);
+    std::vector<std::uint32_t> perm;
+    if (pattern == Pattern::scattered) perm = random_permutation(n, seed, 12);
+    HostWorkTimer timer(&HostWork::reference_s);
     expected_.resize(n);
     switch (pattern) {
       case Pattern::coalesced: expected_ = in; break;
@@ -84,16 +87,21 @@ class CopyWorkload : public Workload {
       }
       case Pattern::misaligned:
         if (arg < 0) throw InputError("memory/misaligned: offset must be >= 0");
-        for (std::size_t i = 0; i < n; ++i) expected_[i] = in[i + static_cast<std::size_t>(arg)];
+        parallel_for(n, [&](std::size_t b, std::size_t e) {
+          for (std::size_t i = b; i < e; ++i) expected_[i] = in[i + static_cast<std::size_t>(arg)];
+        });
         break;
       case Pattern::broadcast:
-        for (std::size_t i = 0; i < n; ++i) expected_[i] = in[i >> 5];
+        parallel_for(n, [&](std::size_t b, std::size_t e) {
+          for (std::size_t i = b; i < e; ++i) expected_[i] = in[i >> 5];
+        });
         break;
       case Pattern::scattered: {
-        const auto perm = random_permutation(n, seed, 12);
         index_ = DeviceBuffer<unsigned>(n);
         index_.upload(perm);
-        for (std::size_t i = 0; i < n; ++i) expected_[i] = in[perm[i]];
+        parallel_for(n, [&](std::size_t b, std::size_t e) {
+          for (std::size_t i = b; i < e; ++i) expected_[i] = in[perm[i]];
+        });
         break;
       }
     }
@@ -119,6 +127,7 @@ class CopyWorkload : public Workload {
   }
   void poison_outputs(StreamHandle stream) override { out_.poison(stream); }
   Verification verify(StreamHandle stream) override { return verify_equal(out_.download(stream), expected_, "out"); }
+  void verified() override { release(expected_); }
   const void* kernel_function() const override {
     switch (pattern_) {
       case Pattern::coalesced: return reinterpret_cast<const void*>(&copy_coalesced);

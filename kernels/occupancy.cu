@@ -72,6 +72,7 @@ class PolyWorkload : public Workload {
     const auto coeffs = random_floats(kDegree + 1, seed, 52);
     for (int d = 0; d <= kDegree; ++d) k_.c[d] = coeffs[static_cast<std::size_t>(d)];
     in_.upload(in);
+    HostWorkTimer timer(&HostWork::reference_s);
     expected_.resize(in.size());
     scale_.resize(in.size());
     parallel_for(in.size(), [&](std::size_t lo, std::size_t hi) {
@@ -102,6 +103,10 @@ class PolyWorkload : public Workload {
   Verification verify(StreamHandle stream) override {
     return verify_close(out_.download(stream), expected_, scale_, Tolerance{1e-5, 1e-7}, "out",
                         index_2d(static_cast<std::size_t>(kWidth)));
+  }
+  void verified() override {
+    release(expected_);
+    release(scale_);
   }
   const void* kernel_function() const override {
     return heavy_ ? reinterpret_cast<const void*>(&poly_register_heavy) : reinterpret_cast<const void*>(&poly_block2d);

@@ -57,6 +57,7 @@ class StencilWorkload : public Workload {
     const auto weights = random_floats(kTaps, seed, 22);
     for (int j = 0; j < kTaps; ++j) w_.w[j] = weights[static_cast<std::size_t>(j)];
     in_.upload(in);
+    HostWorkTimer timer(&HostWork::reference_s);
     const std::size_t n = static_cast<std::size_t>(kCount);
     expected_.resize(n);
     scale_.resize(n);
@@ -86,6 +87,10 @@ class StencilWorkload : public Workload {
   void poison_outputs(StreamHandle stream) override { out_.poison(stream); }
   Verification verify(StreamHandle stream) override {
     return verify_close(out_.download(stream), expected_, scale_, Tolerance{4e-6, 1e-7}, "out");
+  }
+  void verified() override {
+    release(expected_);
+    release(scale_);
   }
   const void* kernel_function() const override {
     return shared_ ? reinterpret_cast<const void*>(&stencil_shared) : reinterpret_cast<const void*>(&stencil_global);

@@ -51,13 +51,17 @@ class TransposeWorkload : public Workload {
       : v_(v), n_(n), in_(static_cast<std::size_t>(n) * n), out_(in_.size()) {
     const auto in = random_floats(in_.size(), seed, 61);
     in_.upload(in);
+    HostWorkTimer timer(&HostWork::reference_s);
     const std::size_t nn = static_cast<std::size_t>(n);
     expected_.resize(in.size());
-    parallel_for(nn, [&](std::size_t lo, std::size_t hi) {
-      for (std::size_t r = lo; r < hi; ++r) {
-        for (std::size_t c = 0; c < nn; ++c) expected_[r * nn + c] = in[c * nn + r];
-      }
-    });
+    parallel_for(
+        nn,
+        [&](std::size_t lo, std::size_t hi) {
+          for (std::size_t r = lo; r < hi; ++r) {
+            for (std::size_t c = 0; c < nn; ++c) expected_[r * nn + c] = in[c * nn + r];
+          }
+        },
+        /*grain=*/1);  // a row is n elements
   }
   void launch(StreamHandle stream) override {
     const LaunchShape s = launch_shape();
@@ -73,6 +77,7 @@ class TransposeWorkload : public Workload {
   Verification verify(StreamHandle stream) override {
     return verify_equal(out_.download(stream), expected_, "out", index_2d(static_cast<std::size_t>(n_)));
   }
+  void verified() override { release(expected_); }
   const void* kernel_function() const override {
     switch (v_) {
       case Variant::naive: return reinterpret_cast<const void*>(&transpose_naive);

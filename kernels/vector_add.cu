@@ -26,6 +26,7 @@ class VectorAddWorkload : public Workload {
     a_.upload(a);
     b_.upload(b);
     // float + float is exactly rounded on both sides: the reference is the same float addition.
+    HostWorkTimer timer(&HostWork::reference_s);
     expected_.resize(a.size());
     parallel_for(a.size(), [&](std::size_t lo, std::size_t hi) {
       for (std::size_t i = lo; i < hi; ++i) expected_[i] = a[i] + b[i];
@@ -38,6 +39,7 @@ class VectorAddWorkload : public Workload {
   }
   void poison_outputs(StreamHandle stream) override { c_.poison(stream); }
   Verification verify(StreamHandle stream) override { return verify_equal(c_.download(stream), expected_, "c"); }
+  void verified() override { release(expected_); }
   const void* kernel_function() const override { return reinterpret_cast<const void*>(&vector_add); }
   LaunchShape launch_shape() const override {
     LaunchShape s;

@@ -194,19 +194,8 @@ class Collector final : public MetricCollector {
     const bool warm = user_replay && options_.warm_launch;
     const bool flush = user_replay && options_.flush_l2;
     const bool auto_ranges = session.replay == cupti::SessionReplay::auto_range_user;
-    // In auto ranges every kernel is a range (about 1.5 ms of CUPTI's in every pass on an H100): where the
-    // flush can warm a target's address translations itself, it replaces the warm launch there.
-    std::vector<std::unique_ptr<WarmList>> warm_lists(session.targets.size());
-    if (auto_ranges && warm && flush) {
-      for (std::size_t k = 0; k < session.targets.size(); ++k) {
-        const Workload& w = *targets[session.targets[k]].workload;
-        if (w.device_memory.empty()) continue;
-        try {
-          warm_lists[k] = device_->make_warm_list(w.device_memory);
-        } catch (const std::exception&) {  // no room for the list: this instance keeps its warm launch
-        }
-      }
-    }
+    const std::vector<std::unique_ptr<WarmList>> warm_lists =
+        warm_lists_for(session, targets, auto_ranges && warm && flush);
     // Auto ranges with user replay: the kernels each target launches per pass, its profiled one last;
     // last_range[k] is the index of target k's range among a pass's.
     std::vector<std::size_t> last_range(session.targets.size());
@@ -234,38 +223,8 @@ class Collector final : public MetricCollector {
       const std::size_t max_ranges = auto_ranges ? kernels_per_pass : session.targets.size();
       backend_->begin_session(configuration, session.replay, max_ranges);
       phase.lap(phase_name + "): begin");
-      bool done = false;
-      std::size_t pass = 0;
-      for (; !done; ++pass) {
-        if (pass == kMaxPasses) {
-          throw cupti::BackendError(cupti::FailureKind::other, "cuptiRangeProfilerStop", 0,
-                                    "CUPTI still wants passes after " + std::to_string(kMaxPasses));
-        }
-        if (!user_replay && options_.flush_l2) {
-          device_->flush_l2(stream);  // before start: in kernel replay every kernel in the pass is a range
-          device_->synchronize(stream);
-        }
-        backend_->start_pass();
-        for (std::size_t k = 0; k < session.targets.size(); ++k) {
-          Workload& w = *targets[session.targets[k]].workload;
-          if (warm_lists[k]) {
-            device_->flush_l2(stream, *warm_lists[k]);  // warms the translations, then empties L2
-          } else {
-            if (warm) w.launch(stream);            // user ranges: outside every range; auto ranges: skipped
-            if (flush) device_->flush_l2(stream);  // likewise, in every pass: each pass starts with L2 empty
-          }
-          if (warm || flush) device_->synchronize(stream);
-          device_->nvtx_push(range_names[k]);
-          if (user_ranges) backend_->push_range(range_names[k]);
-          w.launch(stream);
-          // Waiting inside the range keeps its end after the kernel's, whichever stream CUPTI marks it on.
-          device_->synchronize(stream);
-          if (user_ranges) backend_->pop_range();
-          device_->nvtx_pop();
-        }
-        done = backend_->end_pass();
-      }
-      phase.lap(phase_name + "): " + std::to_string(pass) + " passes");
+      const std::size_t passes = run_passes(session, targets, stream, warm_lists, range_names);
+      phase.lap(phase_name + "): " + std::to_string(passes) + " passes");
       dropped = backend_->decode();
       ranges = backend_->evaluate();
       phase.lap(phase_name + "): decode and evaluate");
@@ -298,21 +257,94 @@ class Collector final : public MetricCollector {
                  Status::failed);
         return;
       }
-      for (std::size_t k = 0; k < session.targets.size(); ++k) {
-        const cupti::RangeValues& r = ranges[last_range[k]];
-        if (r.values.size() != metric_index.size()) {
-          outcome.fail(session.targets[k], "CUPTI returned no values for " + range_names[k], Status::failed);
-          continue;
-        }
-        for (std::size_t j = 0; j < metric_index.size(); ++j) {
-          outcome.values[session.targets[k]][metric_index[j]] = r.values[j];
-        }
-      }
+      assign_auto_ranges(session, metric_index, ranges, last_range, range_names, outcome);
       return;
     }
+    assign_named_ranges(session, metric_index, ranges, dropped, user_ranges, range_names, outcome);
+  }
 
-    // Ranges by name; auto ranges are named by launch order ("0", "1", ...), so fall back to order when
-    // the names do not match and the count does.
+  // In auto ranges every kernel is a range (about 1.5 ms of CUPTI's in every pass on an H100): where the
+  // flush can warm a target's address translations itself (`use`), it replaces the warm launch there.
+  std::vector<std::unique_ptr<WarmList>> warm_lists_for(const SessionPlan& session,
+                                                        const std::vector<ProfileTarget>& targets, bool use) {
+    std::vector<std::unique_ptr<WarmList>> warm_lists(session.targets.size());
+    if (use) {
+      for (std::size_t k = 0; k < session.targets.size(); ++k) {
+        const Workload& w = *targets[session.targets[k]].workload;
+        if (w.device_memory.empty()) continue;
+        try {
+          warm_lists[k] = device_->make_warm_list(w.device_memory);
+        } catch (const std::exception&) {  // no room for the list: this instance keeps its warm launch
+        }
+      }
+    }
+    return warm_lists;
+  }
+
+  // The passes CUPTI asks for, each launching every target once (run_session says how per replay mode).
+  // Returns the number of passes.
+  std::size_t run_passes(const SessionPlan& session, const std::vector<ProfileTarget>& targets, StreamHandle stream,
+                         const std::vector<std::unique_ptr<WarmList>>& warm_lists,
+                         const std::vector<std::string>& range_names) {
+    const bool user_replay = session.replay != cupti::SessionReplay::kernel;
+    const bool user_ranges = session.replay == cupti::SessionReplay::user;
+    const bool warm = user_replay && options_.warm_launch;
+    const bool flush = user_replay && options_.flush_l2;
+    bool done = false;
+    std::size_t pass = 0;
+    for (; !done; ++pass) {
+      if (pass == kMaxPasses) {
+        throw cupti::BackendError(cupti::FailureKind::other, "cuptiRangeProfilerStop", 0,
+                                  "CUPTI still wants passes after " + std::to_string(kMaxPasses));
+      }
+      if (!user_replay && options_.flush_l2) {
+        device_->flush_l2(stream);  // before start: in kernel replay every kernel in the pass is a range
+        device_->synchronize(stream);
+      }
+      backend_->start_pass();
+      for (std::size_t k = 0; k < session.targets.size(); ++k) {
+        Workload& w = *targets[session.targets[k]].workload;
+        if (warm_lists[k]) {
+          device_->flush_l2(stream, *warm_lists[k]);  // warms the translations, then empties L2
+        } else {
+          if (warm) w.launch(stream);            // user ranges: outside every range; auto ranges: skipped
+          if (flush) device_->flush_l2(stream);  // likewise, in every pass: each pass starts with L2 empty
+        }
+        if (warm || flush) device_->synchronize(stream);
+        device_->nvtx_push(range_names[k]);
+        if (user_ranges) backend_->push_range(range_names[k]);
+        w.launch(stream);
+        // Waiting inside the range keeps its end after the kernel's, whichever stream CUPTI marks it on.
+        device_->synchronize(stream);
+        if (user_ranges) backend_->pop_range();
+        device_->nvtx_pop();
+      }
+      done = backend_->end_pass();
+    }
+    return pass;
+  }
+
+  // Auto ranges, as many as the kernels launched: target k's values are those of its last kernel's range.
+  void assign_auto_ranges(const SessionPlan& session, const std::vector<std::size_t>& metric_index,
+                          const std::vector<cupti::RangeValues>& ranges, const std::vector<std::size_t>& last_range,
+                          const std::vector<std::string>& range_names, Outcome& outcome) {
+    for (std::size_t k = 0; k < session.targets.size(); ++k) {
+      const cupti::RangeValues& r = ranges[last_range[k]];
+      if (r.values.size() != metric_index.size()) {
+        outcome.fail(session.targets[k], "CUPTI returned no values for " + range_names[k], Status::failed);
+        continue;
+      }
+      for (std::size_t j = 0; j < metric_index.size(); ++j) {
+        outcome.values[session.targets[k]][metric_index[j]] = r.values[j];
+      }
+    }
+  }
+
+  // Ranges by name; auto ranges are named by launch order ("0", "1", ...), so fall back to order when
+  // the names do not match and the count does.
+  void assign_named_ranges(const SessionPlan& session, const std::vector<std::size_t>& metric_index,
+                           const std::vector<cupti::RangeValues>& ranges, std::size_t dropped, bool user_ranges,
+                           const std::vector<std::string>& range_names, Outcome& outcome) {
     std::map<std::string, const cupti::RangeValues*> by_name;
     for (const auto& r : ranges) by_name.emplace(r.name, &r);
     const bool by_order = !user_ranges || ranges.size() == session.targets.size();

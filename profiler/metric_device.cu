@@ -21,7 +21,7 @@ namespace {
 //     kernel's output) is written back now, outside any profiled range;
 //  2. drop each of the buffer's 128-byte lines from L2 without writing it back (PTX discard.global.L2,
 //     sm_80+), leaving L2 empty, as Nsight Compute's cache control does.
-// Measured on an H200 (bench/ncu_compare.sh's history, 2026-11-22): the previous flush, reading the
+// Measured on an H200 (bench/gpu/ncu_compare.sh's history, 2026-11-22): the previous flush, reading the
 // same buffer, left L2 full of clean lines but also left tens of kB of older dirty lines in it, which the
 // next kernel then wrote back (matmul/naive[n=1024]: 56-86 kB written where ncu reads 0-256 B); with this
 // flush it reads 0. Reading twice as much (4x L2) cleaned it too; clean-full vs empty made no measurable

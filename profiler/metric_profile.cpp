@@ -9,10 +9,12 @@
 #include <utility>
 
 #include "core/errors.hpp"
+#include "profiler/collector_start.hpp"
 #include "profiler/gpu/device_info.hpp"
 #include "profiler/gpu/stream.hpp"
 #include "profiler/live_groups.hpp"
 #include "profiler/metric_device.hpp"
+#include "profiler/phase_log.hpp"
 #include "profiler/runner.hpp"
 
 namespace gpuperf {
@@ -68,12 +70,8 @@ void for_each_group(const std::vector<InstanceRef>& instances, std::uint64_t see
 ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const ProfileOptions& options) {
   ProfileReport report;
   gpu::select_device(options.collector.device);
-  const auto t_init = Clock::now();
-  auto collector = make_cupti_collector(options.collector);
-  report.init_seconds = seconds_since(t_init);
-  report.environment_error = collector->environment_error();
-  report.metric_names = collector->metric_names();
-  report.passes = collector->passes();
+  // The collector starts beside the verification of the first group (collector_start.hpp).
+  CollectorStart collector(options.collector);
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, options.collector.device), "cudaGetDeviceProperties");
   report.device_name = prop.name;
@@ -85,8 +83,11 @@ ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const
                    if (options.progress) {
                      options.progress("profiling " + std::to_string(targets.size()) + " instance(s)");
                    }
+                   const auto t_wait = Clock::now();
+                   MetricCollector& started = collector.get();  // waits for the start, or rethrows its failure
+                   report.init_wait_seconds += seconds_since(t_wait);
                    const auto t0 = Clock::now();
-                   auto measured = collector->collect_batch(targets, stream.get());
+                   auto measured = started.collect_batch(targets, stream.get());
                    report.collect_seconds += seconds_since(t0);
                    ++report.sessions;
                    for (std::size_t k = 0; k < index.size(); ++k) {
@@ -94,7 +95,14 @@ ProfileReport profile_instances(const std::vector<InstanceRef>& instances, const
                    }
                  });
   // A profile whose environment failed part-way (permissions appear at the first session) says so too.
-  report.environment_error = collector->environment_error();
+  const auto t_wait = Clock::now();
+  MetricCollector& started = collector.get();  // rethrows a failed start
+  report.init_wait_seconds += seconds_since(t_wait);
+  report.init_seconds = collector.seconds();
+  report.environment_error = started.environment_error();
+  report.metric_names = started.metric_names();
+  report.passes = started.passes();
+  print_phase_totals();
   return report;
 }
 

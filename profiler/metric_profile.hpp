@@ -1,5 +1,5 @@
 // `gpuperf profile`'s engine: verify the selected instances, keep as many live as the device's memory
-// allows, and profile each group in one collector session. Also the launch-only mode bench/ncu_compare.sh
+// allows, and profile each group in one collector session. Also the launch-only mode bench/gpu/ncu_compare.sh
 // runs under ncu: the same instances, each launched once inside cudaProfilerStart/Stop, no CUPTI of ours.
 #pragma once
 
@@ -32,8 +32,11 @@ struct ProfileReport {
   std::size_t sessions = 0;     // collector sessions run (groups of live instances)
   std::vector<Result> results;  // one per instance, in order; incorrect ones carry no metrics
   double setup_seconds = 0;     // making, poisoning, launching and verifying workloads
-  double init_seconds = 0;      // starting the collector: CUPTI, counter availability, configuration
-  double collect_seconds = 0;   // inside the collector: replay passes, decoding, evaluation
+  // Starting the collector: CUPTI, counter availability, configuration. It runs beside the verification of
+  // the first group, so less (often none) of it adds to the wall time.
+  double init_seconds = 0;
+  double init_wait_seconds = 0;  // of init_seconds, what the profile waited for (the rest was hidden)
+  double collect_seconds = 0;    // inside the collector: replay passes, decoding, evaluation
 };
 
 // Throws InputError (metric names), EnvironmentError (no GPU). Instance failures are in the results.

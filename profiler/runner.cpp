@@ -10,11 +10,13 @@
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "gpuperf/version.hpp"
+#include "kernels/host_data.hpp"
 #include "profiler/cupti/activity_tracer.hpp"
 #include "profiler/git_info.hpp"
 #include "profiler/gpu/cuda_timing_device.hpp"
 #include "profiler/gpu/device_info.hpp"
 #include "profiler/gpu/stream.hpp"
+#include "profiler/phase_log.hpp"
 #include "profiler/sample_loop.hpp"
 
 namespace gpuperf {
@@ -54,11 +56,24 @@ std::unique_ptr<Workload> verify_instance(const InstanceRef& ref, std::uint64_t 
   r.baseline = ref.benchmark->baseline;
   const std::string name = r.instance.display_name();
   const char* stage = "setting up the workload";
+  PhaseTimer phase;
+  reuse_freed_host_memory();
   try {
     AllocationLog allocations;
+    const HostWork before = host_work();
     auto workload = ref.benchmark->make(ref.params, seed);
     if (!workload) throw Error("the benchmark's factory returned no workload", kExitUsage);
     workload->device_memory = std::move(allocations.ranges);
+    {
+      // The factory's time: random input and CPU reference as the built-in workloads count them, the rest
+      // (allocation, upload) as set-up.
+      const double random_s = host_work().random_input_s - before.random_input_s;
+      const double reference_s = host_work().reference_s - before.reference_s;
+      const double make_s = phase.split();
+      phase_totals().add("set-up (allocation, upload)", make_s - random_s - reference_s);
+      phase_totals().add("random inputs", random_s);
+      phase_totals().add("CPU reference", reference_s);
+    }
     stage = "the verification launch";
     workload->poison_outputs(stream);
     nvtxRangePushA(name.c_str());
@@ -71,12 +86,14 @@ std::unique_ptr<Workload> verify_instance(const InstanceRef& ref, std::uint64_t 
     nvtxRangePop();
     stage = "verification";
     const Verification v = workload->verify(stream);
+    phase_totals().add("verification (poison, launch, download, compare)", phase.split());
     if (!v.ok) {
       r.status = Status::incorrect;
       r.message = (v.message.empty() ? std::string("output does not match the CPU reference") : v.message) +
                   " (input seed " + std::to_string(seed) + ")";
       return nullptr;  // a wrong answer is never timed nor profiled
     }
+    workload->verified();
     return workload;
   } catch (const std::exception& e) {
     r.status = Status::failed;
@@ -131,6 +148,24 @@ void add_group_metrics(const std::vector<ProfileTarget>& targets, StreamHandle s
   }
 }
 
+void add_group_source_lines(const std::vector<ProfileTarget>& targets, StreamHandle stream,
+                            const SourceLinesBatchFn& collect_lines, const std::vector<Result*>& results) {
+  try {
+    auto lines = collect_lines(targets, stream);
+    if (lines.size() != targets.size()) {
+      throw std::runtime_error("the source-line pass returned " + std::to_string(lines.size()) + " results for " +
+                               std::to_string(targets.size()) + " instances");
+    }
+    for (std::size_t k = 0; k < targets.size(); ++k) results[k]->source = std::move(lines[k]);
+  } catch (const std::exception& e) {
+    for (Result* r : results) {
+      r->source = SourceLines{};
+      r->source.status = Status::failed;
+      r->source.message = std::string("source-line pass failed: ") + e.what();
+    }
+  }
+}
+
 Result measure_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream, SampleTimer& timer,
                         const TimingOptions& timing, const MetricBatchFn& collect) {
   Result r;
@@ -165,6 +200,7 @@ int exit_code_for(const Run& run) {
 }
 
 Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& options) {
+  PhaseTimer phase;
   Run run;
   run.uuid = make_uuid();
   run.started_at = now_iso8601();
@@ -191,6 +227,7 @@ Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& 
   gpu::CudaTimingDevice device;
   SampleLoop loop(activity, device);
   gpu::Stream stream;
+  phase.lap("run set-up (git, device, machine, CUPTI activity, flush buffer, stream)");
 
   // Instances are measured in order; with a collector, each stays alive after its timing until its group
   // is profiled in one session (live_groups.hpp), and its "finished" event comes once its metrics are in.
@@ -223,16 +260,21 @@ Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& 
           workload = time_instance(ref, seed, stream.get(), loop, options.timing, r);
           if (r.status == Status::failed) broken = gpu::sticky_error();
         }
-        if (!workload || !options.collect) {
+        if (!workload || (!options.collect && !options.collect_lines)) {
+          PhaseTimer free_time;
+          workload.reset();  // freed now: nothing to profile
+          phase_totals().add("freeing workloads", free_time.split());
           finished(i);
-          return nullptr;  // freed now: nothing to profile
+          return nullptr;
         }
         return workload;
       },
       [&](const std::vector<ProfileTarget>& targets, const std::vector<std::size_t>& index) {
         std::vector<Result*> results;
         for (std::size_t i : index) results.push_back(&run.results[i]);
-        add_group_metrics(targets, stream.get(), options.collect, results);
+        if (options.collect) add_group_metrics(targets, stream.get(), options.collect, results);
+        // Apart from timing and the range profiler's sessions: kernels run instrumented in this pass.
+        if (options.collect_lines) add_group_source_lines(targets, stream.get(), options.collect_lines, results);
         for (std::size_t i : index) finished(i);
       });
   run.finished_at = now_iso8601();

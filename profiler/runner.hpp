@@ -27,6 +27,10 @@ namespace gpuperf {
 using MetricBatchFn =
     std::function<std::vector<std::vector<Measurement>>(const std::vector<ProfileTarget>&, StreamHandle)>;
 
+// The source-line pass's seam (profiler/source_line_pass.hpp's collect_batch): called with the same group
+// after the metrics, returns one SourceLines per target, in order.
+using SourceLinesBatchFn = std::function<std::vector<SourceLines>(const std::vector<ProfileTarget>&, StreamHandle)>;
+
 struct ProgressEvent {
   enum class Phase { starting, finished };
   Phase phase = Phase::starting;
@@ -49,6 +53,9 @@ struct RunOptions {
   // group ends at `max_group` instances or when less than `min_free_memory_fraction` of device memory
   // would remain free.
   MetricBatchFn collect;
+  // Per-source-line counters (an instrumented pass of its own, after `collect`), when set; a group is
+  // kept alive for it as for `collect`.
+  SourceLinesBatchFn collect_lines;
   std::size_t max_group = 64;
   double min_free_memory_fraction = 0.25;
   std::function<void(const ProgressEvent&)> progress;  // optional
@@ -75,6 +82,11 @@ std::unique_ptr<Workload> time_instance(const InstanceRef& ref, std::uint64_t se
 // throws leaves the timings as they are and notes "profiling failed: ..." in each result's message.
 void add_group_metrics(const std::vector<ProfileTarget>& targets, StreamHandle stream, const MetricBatchFn& collect,
                        const std::vector<Result*>& results);
+
+// Fills a group's Result::source (results[k] belongs to targets[k]). A pass that throws marks each
+// result's source lines failed with the reason; nothing else changes.
+void add_group_source_lines(const std::vector<ProfileTarget>& targets, StreamHandle stream,
+                            const SourceLinesBatchFn& collect_lines, const std::vector<Result*>& results);
 
 // One instance on its own: time_instance, then `collect` (when set) as a group of one.
 // `stream` is passed through to the workload, the timer and the collector (it may be null in tests).

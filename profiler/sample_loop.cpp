@@ -4,11 +4,54 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "core/errors.hpp"
+#include "profiler/phase_log.hpp"
 
 namespace gpuperf {
+namespace {
+
+// For the phase log: the GPU time of a batch's kernels, split into the benchmark's own (tagged), the L2
+// flushes and the clock probes (the CUDA timing device's kernels, known by name), and any other.
+void add_gpu_time(const cupti::ActivityBatch& records, const std::vector<std::uint64_t>& ids) {
+  if (!phase_log_enabled()) return;
+  std::map<std::uint32_t, bool> tagged;  // correlation id -> carries one of `ids`
+  for (const auto& c : records.correlations) {
+    if (std::binary_search(ids.begin(), ids.end(), c.external_id)) tagged[c.correlation_id] = true;
+  }
+  double kernel = 0, flush = 0, probe = 0, other = 0;
+  for (const auto& k : records.kernels) {
+    const double s = 1e-9 * static_cast<double>(k.end_ns - k.start_ns);
+    if (tagged.count(k.correlation_id)) {
+      kernel += s;
+    } else if (k.name.find("l2_flush") != std::string::npos) {
+      flush += s;
+    } else if (k.name.find("clock_probe") != std::string::npos) {
+      probe += s;
+    } else {
+      other += s;
+    }
+  }
+  PhaseTotals& t = phase_totals();
+  t.add("sampling: GPU time of the benchmark's kernels", kernel);
+  t.add("sampling: GPU time of L2 flushes", flush);
+  t.add("sampling: GPU time of clock probes", probe);
+  if (other > 0) t.add("sampling: GPU time of other kernels", other);
+}
+
+}  // namespace
+
+std::size_t next_warmup_chunk(std::size_t chunk, std::size_t warm, double elapsed_s, const TimingOptions& options) {
+  const std::size_t doubled = std::min<std::size_t>(2 * chunk, 1024);
+  std::size_t want = warm < options.warmup_launches ? options.warmup_launches - warm : 1;
+  if (elapsed_s < options.warmup_min_s && warm > 0 && elapsed_s > 0) {
+    const double per_launch_s = elapsed_s / static_cast<double>(warm);
+    want = std::max(want, static_cast<std::size_t>(std::ceil((options.warmup_min_s - elapsed_s) / per_launch_s)));
+  }
+  return std::clamp<std::size_t>(want, 1, doubled);
+}
 
 std::size_t next_batch_size(std::size_t taken, const TimingOptions& options, std::size_t clock_slots) {
   const StoppingCriteria& c = options.stop;
@@ -50,19 +93,25 @@ TimingResult SampleLoop::time(Workload& workload, StreamHandle stream, const std
   TimingResult result;
   result.reference_clock_mhz = device_.reference_clock_mhz();
 
+  PhaseTimer phase;
   activity_.enable();
+  phase_totals().add("CUPTI activity enable and disable", phase.split());
   struct Disable {  // leave CUPTI's kernel tracing off whatever happens (the collector runs next)
     cupti::ActivitySource& a;
     ~Disable() {
+      PhaseTimer t;
       try {
         a.disable();
       } catch (...) {
       }
+      phase_totals().add("CUPTI activity enable and disable", t.split());
     }
   } disable_on_exit{activity_};
 
-  // Warm-up: untagged launches (their records are dropped) in growing chunks until both the minimum
-  // count and the minimum time are reached.
+  // Warm-up: untagged launches (their records are dropped) in chunks until both the minimum count and
+  // the minimum time are reached. After the first chunk each is sized from the time a launch has taken so
+  // far to end near the minimum time (at most twice the last chunk): doubling alone overshot it by half
+  // on average.
   constexpr std::size_t kMaxWarmup = 100000;
   const auto w0 = std::chrono::steady_clock::now();
   std::size_t warm = 0;
@@ -79,9 +128,10 @@ TimingResult SampleLoop::time(Workload& workload, StreamHandle stream, const std
     (void)activity_.collect();  // drop the warm-up's records
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
     if ((warm >= options.warmup_launches && elapsed >= options.warmup_min_s) || warm >= kMaxWarmup) break;
-    chunk = std::min<std::size_t>(2 * chunk, 1024);
+    chunk = next_warmup_chunk(chunk, warm, elapsed, options);
   }
   result.warmup_launches = warm;
+  phase_totals().add("warm-up", phase.split());
 
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
@@ -121,8 +171,12 @@ TimingResult SampleLoop::time(Workload& workload, StreamHandle stream, const std
                                std::to_string(records.kernels.size()) + " kernel records, " +
                                std::to_string(records.correlations.size()) + " correlation records)");
       }
+      phase_totals().add("sampling: record collection retries (count)", 1);
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
+    add_gpu_time(records, ids);
+    phase_totals().add("sampling: batches (count)", 1);
+    phase_totals().add("sampling: samples (count)", static_cast<double>(batch));
 
     std::vector<double> clocks;
     if (device_.clock_slots() > 0) clocks = device_.read_clocks_mhz(cold ? batch : 1);
@@ -135,6 +189,8 @@ TimingResult SampleLoop::time(Workload& workload, StreamHandle stream, const std
     result.stop_reason = should_stop(result.duration_ns, result.elapsed_s, options.stop);
     if (result.stop_reason != StopReason::not_yet) break;
   }
+  phase_totals().add("sampling (wall)", phase.split());
+  phase_totals().add(std::string("instances stopped: ") + to_string(result.stop_reason) + " (count)", 1);
 
   // Without a reference clock, the highest reading of this instance stands in.
   double reference = result.reference_clock_mhz;

@@ -52,6 +52,11 @@ class SampleLoop : public SampleTimer {
   std::uint64_t next_id_ = 1;  // external ids are unique across the process's instances
 };
 
+// Launches in the next warm-up chunk after `warm` launches in `elapsed_s` wall seconds, the last chunk
+// `chunk` (plain, unit-tested): what reaches both the minimum count and, at the rate so far, the minimum
+// time; at least 1 and at most twice `chunk` (1024 at most).
+std::size_t next_warmup_chunk(std::size_t chunk, std::size_t warm, double elapsed_s, const TimingOptions& options);
+
 // Samples to take in the next batch given `taken` so far (plain, unit-tested): the first batch brings the
 // count to the minimum, later ones add about a quarter of what is there (8..64), never past the maximum
 // or the clock slots.

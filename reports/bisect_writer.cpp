@@ -1,4 +1,5 @@
 #include "reports/bisect_writer.hpp"
+#include "reports/line_text.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -66,6 +67,9 @@ void write_bisect_text(std::ostream& out, const BisectReport& r) {
   for (std::size_t i = 0; i < r.moved.size(); ++i) out << (i ? ", " : "") << moved_text(r.moved[i]);
   out << "\n";
   for (const std::string& b : r.bounds) out << "bound: " << b << "\n";
+  for (const auto& il : r.lines) {
+    for (const auto& l : il.lines) out << "line: " << il.instance << "  " << line_change_text(l) << "\n";
+  }
   out << "\nsteps\n";
   for (const BisectStepRow& s : r.steps) {
     out << "  " << short_sha(s.commit) << "  " << s.verdict << "  (" << (s.built ? "built, " : "") << s.runs_measured
@@ -98,6 +102,11 @@ void write_bisect_markdown(std::ostream& out, const BisectReport& r) {
   for (std::size_t i = 0; i < r.moved.size(); ++i) out << (i ? ", " : "") << md_escape(moved_text(r.moved[i]));
   out << "\n\n";
   for (const std::string& b : r.bounds) out << "Bound: " << md_escape(b) << "\n\n";
+  for (const auto& il : r.lines) {
+    out << "Source lines of " << md_escape(il.instance) << " that moved:\n\n";
+    for (const auto& l : il.lines) out << "- " << md_escape(line_change_text(l)) << "\n";
+    out << "\n";
+  }
   out << "Cost: " << cost_text(r) << "\n";
 }
 
@@ -139,6 +148,9 @@ void write_bisect_json(std::ostream& out, const BisectReport& r) {
   }
   j["moved"] = moved;
   j["bounds"] = r.bounds;
+  json lines = json::array();
+  for (const auto& il : r.lines) lines.push_back({{"instance", il.instance}, {"lines", line_changes_json(il.lines)}});
+  j["lines"] = lines;
   json steps = json::array();
   for (const auto& s : r.steps) {
     steps.push_back({{"commit", s.commit},

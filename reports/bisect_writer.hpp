@@ -41,6 +41,12 @@ struct BisectReport {
   // Per tracked instance, its bound at the culprit and whether it changed from the parent's
   // ("matmul/tiled[...]: memory-bound 82% DRAM -> compute-bound 91% SM"); empty without speed of light.
   std::vector<std::string> bounds;
+  // Per tracked instance, the source lines that moved from the parent to the culprit (line_findings.hpp).
+  struct InstanceLines {
+    std::string instance;
+    std::vector<analysis::LineChange> lines;
+  };
+  std::vector<InstanceLines> lines;
   std::vector<BisectStepRow> steps;  // the ends first, then each commit git chose
   int commits_built = 0, runs_measured = 0, runs_reused = 0;
   double wall_s = 0;

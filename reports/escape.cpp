@@ -74,6 +74,29 @@ std::string sanitize_utf8(std::string_view s) {
   return out;
 }
 
+std::string terminal_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_sequence_length(s, i);
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (len == 0) {
+      out += kReplacement;
+      ++i;
+      continue;
+    }
+    const bool c0 = len == 1 && (b0 < 0x20 || b0 == 0x7F);
+    const bool c1 = len == 2 && b0 == 0xC2 && static_cast<unsigned char>(s[i + 1]) < 0xA0;  // U+0080-U+009F
+    if (c0 || c1) {
+      out += ' ';
+    } else {
+      out += s.substr(i, len);
+    }
+    i += len;
+  }
+  return out;
+}
+
 std::string html_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size() + s.size() / 8);

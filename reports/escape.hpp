@@ -27,4 +27,10 @@ std::string md_escape(std::string_view s);
 // Valid UTF-8 with control characters (except tab/newline) and invalid bytes replaced by U+FFFD.
 std::string sanitize_utf8(std::string_view s);
 
+// One line of plain terminal text (the tables of runs, compare, detect): every control character (C0 with tab
+// and newline, DEL, and C1 such as U+009B, a terminal's CSI) becomes a space, and invalid UTF-8 bytes (a lone
+// 0x9B is CSI to an 8-bit terminal) become U+FFFD. An imported name cannot clear the screen, set the
+// window title or break a table row.
+std::string terminal_text(std::string_view s);
+
 }  // namespace gpuperf::reports

@@ -25,6 +25,25 @@ bool is_hardware_metric(const std::string& name) {
   return t == nullptr || t->source == MetricSource::profiler;
 }
 
+// One direction for every pair of a family, so that "up" means the same in neighbouring charts: the role
+// (baseline or variant) that is slower, by the latest ratio, in most of the family's pairs is the numerator
+// of all of them (a tie: the baseline). The ratios then read slower/faster, above 1, except for a pair whose
+// variant crossed over, which reads below 1 instead of flipping (memory/strided over memory/coalesced at
+// every stride; matmul/naive over matmul/tiled at every size).
+void orient_family(FamilyPanel& panel) {
+  int baseline_slower = 0, variant_slower = 0;
+  for (const VariantPair& pair : panel.pairs) {
+    if (pair.ratio.empty()) continue;
+    (pair.ratio.back().value > 1 ? variant_slower : baseline_slower) += 1;
+  }
+  const bool baseline_on_top = baseline_slower >= variant_slower;
+  for (VariantPair& pair : panel.pairs) {
+    pair.numerator_is_baseline = baseline_on_top;
+    if (!baseline_on_top) continue;
+    for (auto& point : pair.ratio) point.value = 1 / point.value;
+  }
+}
+
 }  // namespace
 
 std::string key_metric(const InstanceTrends& a, const InstanceTrends& b) {
@@ -72,12 +91,9 @@ std::vector<FamilyPanel> build_family_panels(const std::vector<InstanceTrends>& 
       pair.key_metric = key_metric(variant, base);
       const TrendSeries* bd = base.find("duration");
       if (vd != nullptr && bd != nullptr && !vd->points.empty() && !bd->points.empty()) {
-        // Orient the ratio by the latest durations so it reads as "slower/faster" (naive/tiled, strided/coalesced).
-        pair.numerator_is_baseline = bd->latest() >= vd->latest();
-        const TrendSeries* num = pair.numerator_is_baseline ? bd : vd;
-        const TrendSeries* den = pair.numerator_is_baseline ? vd : bd;
-        for (const auto& p : num->points) {
-          const Summary* d = den->at(p.run);
+        // variant/baseline here; orient_family may turn every pair of the family over.
+        for (const auto& p : vd->points) {
+          const Summary* d = bd->at(p.run);
           if (d == nullptr || d->median == 0) continue;
           pair.ratio.push_back({p.run, p.summary.median / d->median});
         }
@@ -88,7 +104,10 @@ std::vector<FamilyPanel> build_family_panels(const std::vector<InstanceTrends>& 
     }
   }
   std::vector<FamilyPanel> out;
-  for (auto& [name, panel] : panels) out.push_back(std::move(panel));
+  for (auto& [name, panel] : panels) {
+    orient_family(panel);
+    out.push_back(std::move(panel));
+  }
   return out;
 }
 

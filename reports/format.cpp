@@ -16,10 +16,10 @@ UnitScale scale_for(const std::string& unit, double magnitude) {
     if (m >= 1e3) return {1e3, "\xC2\xB5s"};  // µs
     return {1, "ns"};
   }
-  if (unit == "bytes") {
-    if (m >= 1024.0 * 1024 * 1024) return {1024.0 * 1024 * 1024, "GiB"};
-    if (m >= 1024.0 * 1024) return {1024.0 * 1024, "MiB"};
-    if (m >= 1024.0) return {1024.0, "KiB"};
+  if (unit == "bytes") {  // decimal, as GB/s, ncu and compare/detect's hints count them
+    if (m >= 1e9) return {1e9, "GB"};
+    if (m >= 1e6) return {1e6, "MB"};
+    if (m >= 1e3) return {1e3, "kB"};
     return {1, "B"};
   }
   if (unit == "count" || unit.empty()) {

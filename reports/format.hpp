@@ -8,7 +8,7 @@
 
 namespace gpuperf::reports {
 
-// How values of a metric unit are shown for a given magnitude: ns -> µs/ms/s, bytes -> KiB/MiB/GiB,
+// How values of a metric unit are shown for a given magnitude: ns -> µs/ms/s, bytes -> kB/MB/GB (decimal),
 // count -> k/M/G; other units (%, GB/s, ...) are shown as they are.
 struct UnitScale {
   double divisor = 1;

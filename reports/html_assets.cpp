@@ -121,10 +121,7 @@ std::string script() {
   function scale(u, m) {
     m = Math.abs(m);
     if (u === 'ns') return m >= 1e9 ? [1e9, 's'] : m >= 1e6 ? [1e6, 'ms'] : m >= 1e3 ? [1e3, '\u00b5s'] : [1, 'ns'];
-    if (u === 'bytes') {
-      var k = 1024;
-      return m >= k * k * k ? [k * k * k, 'GiB'] : m >= k * k ? [k * k, 'MiB'] : m >= k ? [k, 'KiB'] : [1, 'B'];
-    }
+    if (u === 'bytes') return m >= 1e9 ? [1e9, 'GB'] : m >= 1e6 ? [1e6, 'MB'] : m >= 1e3 ? [1e3, 'kB'] : [1, 'B'];
     if (u === 'count' || u === '') return m >= 1e9 ? [1e9, 'G'] : m >= 1e6 ? [1e6, 'M'] : m >= 1e4 ? [1e3, 'k'] : [1, ''];
     return [1, u];
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "reports/chart_zoom.hpp"
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
 
@@ -147,7 +148,16 @@ std::string trend_figure(const MachineReport& m, std::size_t machine_index, cons
     caption += std::string(" <span class=\"badge ") + (bad ? "bad" : "good") + "\">" +
                html_escape(format_change(cp.before, cp.after, cp.change_pct)) + "</span>";
   }
-  return figure(caption, render_chart(spec));
+  std::string o = figure(caption, render_chart(spec));
+  // After a long history, the newest runs drawn alone, so that a change among them is more than a pixel.
+  if (!series.changes.empty() && wants_zoom(m.runs.size(), series.change_runs.back())) {
+    const std::size_t first = m.runs.size() - kZoomRuns;
+    const std::vector<RunRef> recent(m.runs.begin() + static_cast<std::ptrdiff_t>(first), m.runs.end());
+    o += figure("<span class=\"metric\">" + html_escape(series.metric.name) + "</span> newest " +
+                    std::to_string(kZoomRuns) + " of " + std::to_string(m.runs.size()) + " runs",
+                render_chart(zoom_spec(spec, recent, first)), "zoom");
+  }
+  return o;
 }
 
 std::string ratio_label(const MachineReport& m, const VariantPair& pair) {

@@ -3,10 +3,13 @@
 #include <cstdio>
 #include <string>
 
+#include "reports/cross_machine.hpp"
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
 #include "reports/html_assets.hpp"
 #include "reports/html_charts.hpp"
+#include "reports/html_source.hpp"
+#include "reports/line_text.hpp"
 #include "reports/writers.hpp"
 
 namespace gpuperf::reports {
@@ -65,6 +68,28 @@ std::string card(const std::string& key, const std::string& value_html, const st
          (sub_html.empty() ? "" : "<span class=\"s\">" + sub_html + "</span>") + "</div>";
 }
 
+// The overview's findings across machines: each finding once, with the machines it is on (all that measure
+// it: a code change; one: that machine).
+std::string across_machines(const ReportModel& model) {
+  const std::vector<CrossMachineFinding> found = cross_machine_findings(model);
+  if (found.empty()) return "";
+  std::string o =
+      "<h3>Findings across machines</h3>\n<table class=\"across\"><thead><tr><th>Benchmark</th><th>Metric</th>"
+      "<th>Kind</th><th>On</th><th class=\"num\">Change</th></tr></thead><tbody>\n";
+  for (const CrossMachineFinding& f : found) {
+    const std::string range = f.min_change_pct == f.max_change_pct
+                                  ? format_change_pct(f.min_change_pct)
+                                  : format_change_pct(f.min_change_pct) + " to " + format_change_pct(f.max_change_pct);
+    o += "<tr><td class=\"name\">" + esc(model.machines[f.machine].instances[f.instance].short_display_name()) +
+         "</td><td>" + esc(f.metric) + "</td><td class=\"" + (f.regression ? "bad" : "good") + "\">" +
+         (f.regression ? "regression" : "improvement") + "</td><td>" + (f.on_all() ? "<strong>" : "") +
+         esc(f.on_text()) + (f.on_all() ? "</strong>" : "") +
+         (f.hosts.size() > 1 && f.same_commit ? " (one commit)" : "") + "</td><td class=\"num\">" + esc(range) +
+         "</td></tr>\n";
+  }
+  return o + "</tbody></table>\n";
+}
+
 std::string summary(const MachineReport& m) {
   std::string o = "<div class=\"cards\">";
   if (m.latest) {
@@ -120,9 +145,11 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
          "</td><td class=\"num\">" + std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) +
          "%</td><td class=\"nowrap\">" + esc(format_state(cp.unconfirmed, cp.runs_after)) + "</td><td>";
     if (row.counter_only) o += std::string("<em>") + kCounterOnly + (cp.gated ? "" : kNotGated) + "</em>";
-    if (!row.hints.empty()) {
+    if (!row.hints.empty() || !cp.lines.empty()) {
       o += "<ul>";
       for (const auto& h : row.hints) o += "<li>" + esc(h) + "</li>";
+      // The source lines that moved at the change (line_text.hpp).
+      for (const auto& l : cp.lines) o += "<li class=\"srcline\"><code>" + esc(line_change_text(l)) + "</code></li>";
       o += "</ul>";
     }
     o += "</td></tr>\n";
@@ -173,7 +200,8 @@ std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
         if (!pair.key_metric.empty()) o += "; key hardware metric: " + esc(pair.key_metric);
         o += ".</p>\n";
       }
-      o += "<div class=\"charts\">" + html::pair_figures(m, mi, pair, hover) + "</div></div>\n";
+      o += "<div class=\"charts\">" + html::pair_figures(m, mi, pair, hover) + "</div>";
+      o += html::source_pair(m, v, b) + "</div>\n";
     }
   }
   return o;
@@ -247,6 +275,7 @@ std::string trends(const MachineReport& m, std::size_t mi, HoverData& hover) {
     o += "</div>";
     if (!flat.empty())
       o += "<p class=\"constant\">Unchanged in all " + std::to_string(m.runs.size()) + " runs: " + flat + "</p>";
+    o += html::source_view(m, inst);
     o += "</details>\n";
   }
   return o;
@@ -282,7 +311,7 @@ std::string render_html(const ReportModel& model) {
               std::to_string(m.regressions.size()) + "</td><td class=\"num" + (m.improvements.empty() ? "" : " good") +
               "\">" + std::to_string(m.improvements.size()) + "</td></tr>\n";
     }
-    body += "</tbody></table>\n";
+    body += "</tbody></table>\n" + across_machines(model);
   }
   for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
     const auto& m = model.machines[mi];
@@ -307,7 +336,8 @@ std::string render_html(const ReportModel& model) {
   o.reserve(body.size() + 16384);
   o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-       esc(title) + "</title>\n<style>" + html::style_sheet() + "</style>\n</head>\n<body>\n";
+       esc(title) + "</title>\n<style>" + html::style_sheet() + html::source_style(model) +
+       "</style>\n</head>\n<body>\n";
   o += body;
   o += "\n<script type=\"application/json\" id=\"gp-data\">" + hover.json(model) + "</script>\n<script>" +
        html::script() + "</script>\n</body>\n</html>\n";

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <string>
 
+#include "reports/cross_machine.hpp"
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
+#include "reports/line_text.hpp"
 #include "reports/writers.hpp"
 
 namespace gpuperf::reports {
@@ -106,6 +108,31 @@ struct Writer {
     out += "\n";
   }
 
+  // With several machines: each finding once, on how many of the machines that measure it (all of them: a
+  // code change; one: that machine).
+  void across_machines(std::size_t max_rows) {
+    const std::vector<CrossMachineFinding> found = cross_machine_findings(model);
+    if (found.empty()) return;
+    out += "### Findings across machines (" + std::to_string(found.size()) + ")\n\n";
+    Table table("| Benchmark | Metric | Kind | On | Change |\n|---|---|---|---|--:|\n", found.size());
+    std::size_t shown = 0;
+    for (const CrossMachineFinding& f : found) {
+      if (shown >= max_rows) break;
+      const std::string range = f.min_change_pct == f.max_change_pct ? format_change_pct(f.min_change_pct)
+                                                                     : format_change_pct(f.min_change_pct) + " to " +
+                                                                           format_change_pct(f.max_change_pct);
+      const std::string on = f.on_all() ? "**" + md(f.on_text()) + "**" : md(f.on_text());
+      if (!table.add("| " + md(model.machines[f.machine].instances[f.instance].short_display_name()) + " | " +
+                         md(f.metric) + " | " + (f.regression ? "regression" : "improvement") + " | " + on +
+                         (f.hosts.size() > 1 && f.same_commit ? " (one commit)" : "") + " | " + md(range) + " |\n",
+                     budget())) {
+        break;
+      }
+      ++shown;
+    }
+    out += table.finish(opt.html_link) + "\n";
+  }
+
   void changes(bool regression, std::size_t max_rows) {
     std::size_t total = 0;
     for (const auto& m : model.machines) total += (regression ? m.regressions : m.improvements).size();
@@ -128,6 +155,8 @@ struct Writer {
         std::string r = several ? "| " + md(m.host) + " " : "";
         std::string hints = row.counter_only ? std::string("_") + kCounterOnly + (cp.gated ? "" : kNotGated) + "_" : "";
         for (const auto& h : row.hints) hints += (hints.empty() ? "" : "; ") + md(h);
+        // The source lines that moved (line_text.hpp): where the change is in the code.
+        for (const auto& l : cp.lines) hints += (hints.empty() ? "" : "; ") + md("line " + line_change_text(l));
         const std::string change = format_change(cp.before, cp.after, cp.change_pct);
         r += "| " + md(m.instances[row.instance].short_display_name()) + " | " + md(cp.metric.name) + " | " +
              (regression ? "**" + change + "**" : change) + " | " + md(format_value(cp.before, cp.metric.unit)) +
@@ -307,6 +336,7 @@ std::string render_markdown(const ReportModel& model, const MarkdownOptions& opt
   Writer w{model, options, {}};
   w.header();
   if (!model.machines.empty()) {
+    w.across_machines(30);
     w.changes(true, 30);
     w.changes(false, 15);
     w.families();

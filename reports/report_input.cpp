@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/recent_samples.hpp"
 
 namespace gpuperf::reports {
@@ -123,6 +124,9 @@ ReportInput load_report_input(const db::Store& store, const ReportQuery& query, 
   }
 
   if (detect) in.change_points = detect(in.series);
+  // Source lines: each kernel's at the newest run, and the lines that moved at each change.
+  in.sources = load_instance_sources(store, in.runs);
+  analysis::attach_line_changes(in.change_points, store);
   return in;
 }
 

@@ -166,19 +166,8 @@ void add_findings(MachineReport& m, std::vector<ChangeRow>& rows) {
   }
 }
 
-MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t machine_id,
-                            std::vector<db::Series*>& series, const std::vector<db::RunInfo>& runs,
-                            const ReportInput& input) {
-  MachineReport m;
-  m.machine_id = machine_id;
-  if (machine_row != nullptr) {
-    m.fingerprint = machine_row->fingerprint;
-    m.machine = machine_row->machine;
-  } else if (!series.empty()) {
-    m.fingerprint = series.front()->key.fingerprint;
-  }
-
-  // The x axis: every run that left a point in one of this machine's series.
+// The x axis: every run that left a point in one of this machine's series, in run order; and each run's index.
+std::unordered_map<std::int64_t, std::size_t> run_axis(MachineReport& m, const std::vector<db::Series*>& series) {
   std::unordered_map<std::int64_t, RunRef> by_id;
   for (const db::Series* s : series) {
     for (const auto& p : s->points) {
@@ -189,14 +178,14 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
   std::sort(m.runs.begin(), m.runs.end(), run_before);
   std::unordered_map<std::int64_t, std::size_t> run_index;
   for (std::size_t i = 0; i < m.runs.size(); ++i) run_index[m.runs[i].run_id] = i;
+  return run_index;
+}
 
-  // The summary's latest run: the newest of the window's runs on this machine.
-  for (const auto& r : runs) {
-    if (r.machine_id != machine_id) continue;
-    if (!m.latest || std::tie(r.started_at, r.id) > std::tie(m.latest->started_at, m.latest->id)) m.latest = r;
-  }
-
-  // Series grouped by instance (history() orders by benchmark name and params key; sort anyway).
+// Series grouped by instance, instances by name then parameters compared as values (n=512 before n=1024),
+// each instance's series in the traits table's order. Returns display name -> instance index.
+std::map<std::string, std::size_t> group_instances(MachineReport& m, std::vector<db::Series*>& series,
+                                                   const std::unordered_map<std::int64_t, std::size_t>& run_index,
+                                                   const ReportInput& input) {
   std::map<std::string, std::size_t> instance_of;  // display name -> index
   for (db::Series* s : series) {
     if (s->points.empty()) continue;
@@ -217,7 +206,6 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
     m.instances[it->second].series.push_back(std::move(ts));
     ++m.series_count;
   }
-  // By name, then by parameters compared as values (n=512 before n=1024).
   std::sort(m.instances.begin(), m.instances.end(), [](const InstanceTrends& a, const InstanceTrends& b) {
     return std::tie(a.instance.name, a.instance.params) < std::tie(b.instance.name, b.instance.params);
   });
@@ -230,9 +218,14 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
              std::make_pair(metric_rank(b.metric.name), b.metric.name);
     });
   }
+  return instance_of;
+}
 
-  // Change points join their series by (machine, instance, metric) and their run by id; a change whose run is
-  // outside the window is not shown. Every change is flagged on its own chart; the lists hold findings.
+// Change points join their series by (machine, instance, metric) and their run by id; a change whose run is
+// outside the window is not shown. Every change is flagged on its own chart (in run order); the lists hold
+// findings.
+void place_changes(MachineReport& m, const std::map<std::string, std::size_t>& instance_of,
+                   const std::unordered_map<std::int64_t, std::size_t>& run_index, const ReportInput& input) {
   std::vector<ChangeRow> rows;
   for (const auto& cp : input.change_points) {
     if (cp.machine != m.fingerprint) continue;
@@ -268,7 +261,29 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
   }
   sort_changes(m.regressions, m.instances);
   sort_changes(m.improvements, m.instances);
+}
 
+MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t machine_id,
+                            std::vector<db::Series*>& series, const std::vector<db::RunInfo>& runs,
+                            const ReportInput& input) {
+  MachineReport m;
+  m.machine_id = machine_id;
+  if (machine_row != nullptr) {
+    m.fingerprint = machine_row->fingerprint;
+    m.machine = machine_row->machine;
+  } else if (!series.empty()) {
+    m.fingerprint = series.front()->key.fingerprint;
+  }
+  const std::unordered_map<std::int64_t, std::size_t> run_index = run_axis(m, series);
+
+  // The summary's latest run: the newest of the window's runs on this machine.
+  for (const auto& r : runs) {
+    if (r.machine_id != machine_id) continue;
+    if (!m.latest || std::tie(r.started_at, r.id) > std::tie(m.latest->started_at, m.latest->id)) m.latest = r;
+  }
+
+  const std::map<std::string, std::size_t> instance_of = group_instances(m, series, run_index, input);
+  place_changes(m, instance_of, run_index, input);
   for (InstanceTrends& t : m.instances) t.bound = latest_bound(t);
   m.families = build_family_panels(m.instances);
   m.programs = build_program_panels(m.instances);
@@ -293,6 +308,11 @@ ReportModel build_report_model(ReportInput input) {
       if (mr.id == id) row = &mr;
     }
     model.machines.push_back(build_machine(row, id, series, input.runs, input));
+  }
+  for (auto& src : input.sources) {  // each kernel's source lines, to its machine
+    for (auto& m : model.machines) {
+      if (m.fingerprint == src.fingerprint) m.sources[src.instance.display_name()] = std::move(src);
+    }
   }
   std::sort(model.machines.begin(), model.machines.end(), [](const MachineReport& a, const MachineReport& b) {
     return std::tie(a.machine.hostname, a.fingerprint, a.machine_id) <

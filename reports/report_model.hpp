@@ -19,6 +19,7 @@
 #include "core/bound.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/types.hpp"
+#include "reports/source_view.hpp"
 
 namespace gpuperf::reports {
 
@@ -86,7 +87,8 @@ struct InstanceTrends {
 struct VariantPair {
   std::size_t variant = 0, baseline = 0;  // indices into MachineReport::instances
   std::string key_metric;                 // the hardware metric that differs most between the two, or ""
-  // The ratio reads as "slower/faster" by the latest durations: numerator_is_baseline says which one is on top.
+  // The ratio of durations, with the same role on top in every pair of a family (reports/family_pairs.cpp,
+  // orient_family): the role slower in most of the family's pairs. numerator_is_baseline says which.
   bool numerator_is_baseline = false;
   struct RatioPoint {
     std::size_t run = 0;
@@ -143,6 +145,8 @@ struct MachineReport {
   // The machine's name in tables: its hostname, or its fingerprint without one; when several GPUs of one
   // model share a host (one series per GPU), the start of the GPU UUID is added to tell them apart.
   std::string host;
+  // Each instance's source lines at the newest run (source_view.hpp), by BenchmarkInstance::display_name().
+  std::map<std::string, InstanceSource> sources;
 
   std::string title() const;  // "host · NVIDIA H200"
 };
@@ -165,6 +169,7 @@ struct ReportInput {
   std::vector<db::Series> series;  // history() of the window, without raw samples
   std::vector<analysis::ChangePoint> change_points;
   std::map<std::string, std::string> baselines;  // benchmark name -> its family baseline's name
+  std::vector<InstanceSource> sources;           // load_instance_sources() of the window
 };
 
 ReportModel build_report_model(ReportInput input);

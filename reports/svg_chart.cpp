@@ -71,7 +71,8 @@ AxisTicks nice_ticks(double lo, double hi, int target) {
   const double raw = (hi - lo) / std::max(1, target - 1);
   const double mag = std::pow(10.0, std::floor(std::log10(raw)));
   const double f = raw / mag;
-  const double mult = f < 1.5 ? 1 : (f < 2.25 ? 2 : (f < 3.5 ? 2.5 : (f < 7.5 ? 5 : 10)));
+  // 1, 2 or 5 times a power of ten: ticks read 0, 20, 40 or 0, 50, 100, never 0, 25, 50 or 47.68.
+  const double mult = f < 1.5 ? 1 : (f < 3 ? 2 : (f < 7 ? 5 : 10));
   t.step = mult * mag;
   t.lo = std::floor(lo / t.step + 1e-9) * t.step;
   t.hi = std::ceil(hi / t.step - 1e-9) * t.step;
@@ -116,12 +117,23 @@ std::vector<std::size_t> x_tick_runs(std::size_t run_count, std::size_t max_tick
   return out;
 }
 
-std::string render_chart(const ChartSpec& spec) {
-  const std::vector<RunRef> no_runs;
-  const std::vector<RunRef>& runs = spec.runs != nullptr ? *spec.runs : no_runs;
-  const std::size_t n = runs.size();
+namespace {
 
-  // Value domain over everything drawn.
+// The plot's frame: the runs along x, the value axis along y (ticks in the metric's unit).
+struct Frame {
+  std::size_t n = 0;
+  AxisTicks ticks;  // in the metric's unit
+  UnitScale scale;  // how tick labels show it
+  int decimals = 0;
+  double x_of(std::size_t run) const {
+    if (n <= 1) return G::left + kPlotW / 2;
+    return G::left + kPlotW * static_cast<double>(run) / static_cast<double>(n - 1);
+  }
+  double y_of(double v) const { return G::top + (ticks.hi - v) / (ticks.hi - ticks.lo) * kPlotH; }
+};
+
+// The range of everything drawn: points, bands, levels and the reference line.
+std::pair<double, double> data_range(const ChartSpec& spec) {
   double lo = INFINITY, hi = -INFINITY;
   auto include = [&](double v) {
     if (!std::isfinite(v)) return;
@@ -138,55 +150,60 @@ std::string render_chart(const ChartSpec& spec) {
   for (const auto& l : spec.levels) include(l.value);
   if (spec.reference) include(*spec.reference);
   if (!std::isfinite(lo)) lo = hi = 0;
+  return {lo, hi};
+}
+
+// The value axis: its unit is chosen from the data first and the ticks are round numbers of that unit
+// (0, 50, 100 MB), not round numbers of bytes shown in another unit.
+Frame value_axis(const ChartSpec& spec, std::size_t n) {
+  auto [lo, hi] = data_range(spec);
   const bool percent = spec.unit == "%" && lo >= 0 && hi <= 100;
   std::tie(lo, hi) = value_domain(lo, hi, spec.min_relative_span, percent);
-  AxisTicks ticks = nice_ticks(lo, hi);
+  Frame f;
+  f.n = n;
+  f.scale = scale_for(spec.unit, std::max(std::fabs(lo), std::fabs(hi)));
+  const double d = f.scale.divisor;
+  f.ticks = nice_ticks(lo / d, hi / d);
   if (percent) {  // efficiencies and occupancies stay within 0..100
-    ticks.lo = std::max(ticks.lo, 0.0);
-    ticks.hi = std::min(ticks.hi, 100.0);
-    ticks.values.erase(std::remove_if(ticks.values.begin(), ticks.values.end(),
-                                      [&](double v) { return v < ticks.lo || v > ticks.hi; }),
-                       ticks.values.end());
+    f.ticks.lo = std::max(f.ticks.lo, 0.0);
+    f.ticks.hi = std::min(f.ticks.hi, 100.0);
+    f.ticks.values.erase(std::remove_if(f.ticks.values.begin(), f.ticks.values.end(),
+                                        [&](double v) { return v < f.ticks.lo || v > f.ticks.hi; }),
+                         f.ticks.values.end());
   }
-  const UnitScale sc = scale_for(spec.unit, std::max(std::fabs(ticks.lo), std::fabs(ticks.hi)));
-  const int dec = decimals_for(ticks.step / sc.divisor);
+  f.decimals = decimals_for(f.ticks.step);
+  f.ticks.lo *= d;
+  f.ticks.hi *= d;
+  f.ticks.step *= d;
+  for (double& v : f.ticks.values) v *= d;
+  return f;
+}
 
-  auto x_of = [&](std::size_t run) {
-    if (n <= 1) return G::left + kPlotW / 2;
-    return G::left + kPlotW * static_cast<double>(run) / static_cast<double>(n - 1);
-  };
-  auto y_of = [&](double v) { return G::top + (ticks.hi - v) / (ticks.hi - ticks.lo) * kPlotH; };
-
-  std::string o;
-  o.reserve(2048 + 16 * n * spec.lines.size());
-  o += "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + num(G::width) + " " +
-       num(G::height) + "\" role=\"img\"";
-  if (!spec.aria_label.empty()) o += " aria-label=\"" + html_escape(spec.aria_label) + "\"";
-  if (spec.hover_index >= 0) o += " data-chart=\"" + std::to_string(spec.hover_index) + "\"";
-  o += ">";
-
-  // Grid and value-axis ticks.
+void draw_value_axis(std::string& o, const ChartSpec& spec, const Frame& f) {
   o += "<g class=\"grid\">";
-  for (double v : ticks.values) {
-    const double y = y_of(v);
+  for (double v : f.ticks.values) {
+    const double y = f.y_of(v);
     o += "<line x1=\"" + num(G::left) + "\" x2=\"" + num(G::plot_right()) + "\" y1=\"" + num(y) + "\" y2=\"" + num(y) +
          "\"/>";
   }
   o += "</g><g class=\"ticks y\">";
-  for (double v : ticks.values) {
+  for (double v : f.ticks.values) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", dec, v / sc.divisor);
-    o += "<text x=\"" + num(G::left - 6) + "\" y=\"" + num(y_of(v) + 3.5) + "\">" + buf + "</text>";
+    std::snprintf(buf, sizeof buf, "%.*f", f.decimals, v / f.scale.divisor);
+    o += "<text x=\"" + num(G::left - 6) + "\" y=\"" + num(f.y_of(v) + 3.5) + "\">" + buf + "</text>";
   }
-  std::string unit_label = sc.unit.empty() ? spec.unit : sc.unit;
+  std::string unit_label = f.scale.unit.empty() ? spec.unit : f.scale.unit;
   o += "</g><text class=\"unit\" x=\"" + num(G::left - 6) + "\" y=\"" + num(G::top - 8) + "\">" +
        html_escape(unit_label) + "</text>";
+}
 
-  // Time axis: run dates.
+// Run dates under the plot, the axis lines, and the caption ("30 runs, 2026-10-01 to 2026-10-30").
+void draw_time_axis(std::string& o, const std::vector<RunRef>& runs, const Frame& f) {
+  const std::size_t n = runs.size();
   const bool several_years = n > 0 && runs.front().started_at.substr(0, 4) != runs.back().started_at.substr(0, 4);
   o += "<g class=\"ticks x\">";
   for (std::size_t i : x_tick_runs(n, several_years ? 4 : 6)) {
-    const double x = x_of(i);
+    const double x = f.x_of(i);
     // The last label ends at its tick so it stays inside the chart.
     const char* anchor = (n > 1 && i == n - 1) ? " class=\"last\"" : "";
     o += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(G::top + kPlotH) + "\" y2=\"" +
@@ -200,28 +217,29 @@ std::string render_chart(const ChartSpec& spec) {
   if (n > 0) caption += ", " + format_date(runs.front().started_at) + " to " + format_date(runs.back().started_at);
   o += "<text class=\"caption\" x=\"" + num(G::left + kPlotW / 2) + "\" y=\"" + num(G::height - 6) + "\">" +
        html_escape(caption) + "</text>";
+}
 
+// The reference line, quartile bands, then the segment levels, then the lines (and dots) on top.
+void draw_data(std::string& o, const ChartSpec& spec, const Frame& f) {
   if (spec.reference) {
-    const double y = y_of(*spec.reference);
+    const double y = f.y_of(*spec.reference);
     o += "<line class=\"reference\" x1=\"" + num(G::left) + "\" x2=\"" + num(G::plot_right()) + "\" y1=\"" + num(y) +
          "\" y2=\"" + num(y) + "\"/>";
   }
-
-  // Quartile bands, then the segment levels, then the lines on top.
   for (const auto& line : spec.lines) {
     if (line.band.size() != line.points.size() || line.points.size() < 2) continue;
     std::string d;
     for (std::size_t i = 0; i < line.points.size(); ++i) {
-      d += (i == 0 ? "M" : "L") + num(x_of(line.points[i].first)) + " " + num(y_of(line.band[i].second));
+      d += (i == 0 ? "M" : "L") + num(f.x_of(line.points[i].first)) + " " + num(f.y_of(line.band[i].second));
     }
     for (std::size_t i = line.points.size(); i-- > 0;) {
-      d += "L" + num(x_of(line.points[i].first)) + " " + num(y_of(line.band[i].first));
+      d += "L" + num(f.x_of(line.points[i].first)) + " " + num(f.y_of(line.band[i].first));
     }
     o += "<path class=\"band c" + std::to_string(line.color) + "\" d=\"" + d + "Z\"/>";
   }
   for (const auto& l : spec.levels) {
-    const double y = y_of(l.value);
-    o += "<line class=\"level\" x1=\"" + num(x_of(l.from)) + "\" x2=\"" + num(x_of(l.to)) + "\" y1=\"" + num(y) +
+    const double y = f.y_of(l.value);
+    o += "<line class=\"level\" x1=\"" + num(f.x_of(l.from)) + "\" x2=\"" + num(f.x_of(l.to)) + "\" y1=\"" + num(y) +
          "\" y2=\"" + num(y) + "\"/>";
   }
   for (const auto& line : spec.lines) {
@@ -231,48 +249,71 @@ std::string render_chart(const ChartSpec& spec) {
       pts.reserve(line.points.size() * 12);
       for (const auto& p : line.points) {
         if (!pts.empty()) pts += ' ';
-        pts += num(x_of(p.first)) + "," + num(y_of(p.second));
+        pts += num(f.x_of(p.first)) + "," + num(f.y_of(p.second));
       }
       o += "<polyline class=\"line " + cls + "\" points=\"" + pts + "\"/>";
     }
     if (line.points.size() <= 40) {  // few points: draw each one so single runs are visible
       o += "<g class=\"dots " + cls + "\">";
       for (const auto& p : line.points) {
-        o += "<circle cx=\"" + num(x_of(p.first)) + "\" cy=\"" + num(y_of(p.second)) + "\" r=\"2.5\"/>";
+        o += "<circle cx=\"" + num(f.x_of(p.first)) + "\" cy=\"" + num(f.y_of(p.second)) + "\" r=\"2.5\"/>";
       }
       o += "</g>";
     }
   }
+}
 
-  // Change points: a dashed rule across the plot and a flag at the top, each with its tooltip.
+// Change points: a dashed rule across the plot and a flag at the top, each with its tooltip.
+void draw_markers(std::string& o, const ChartSpec& spec, const Frame& f) {
   for (const auto& m : spec.markers) {
-    const double x = x_of(m.run);
+    const double x = f.x_of(m.run);
     const char* cls = m.regression ? "marker regression" : "marker improvement";
     o += std::string("<g class=\"") + cls + "\"><title>" + html_escape(m.title) + "</title>";
     o += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(G::top) + "\" y2=\"" + num(G::top + kPlotH) +
          "\"/>";
     o += "<path d=\"M" + num(x - 5) + " " + num(G::top - 1) + "h10l-5 7z\"/></g>";
   }
+}
 
-  // Legend, top right, when there is more than one line.
-  if (spec.lines.size() >= 2) {
-    double x = G::plot_right();
-    std::string items;
-    const double per_item = (G::width - 10) / static_cast<double>(spec.lines.size()) - 24;
-    const auto max_chars = static_cast<std::size_t>(std::max(6.0, per_item / kCharWidth));
-    for (std::size_t i = spec.lines.size(); i-- > 0;) {
-      const auto& line = spec.lines[i];
-      const std::string label = truncate_label(line.label, max_chars);
-      x -= static_cast<double>(label.size()) * kCharWidth + 24;
-      items = "<g class=\"c" + std::to_string(line.color) + "\"><title>" + html_escape(line.label) +
-              "</title><line class=\"swatch\" x1=\"" + num(x) + "\" x2=\"" + num(x + 14) + "\" y1=\"" +
-              num(G::top - 10) + "\" y2=\"" + num(G::top - 10) + "\"/><text x=\"" + num(x + 18) + "\" y=\"" +
-              num(G::top - 6) + "\">" + html_escape(label) + "</text></g>" + items;
-    }
-    o += "<g class=\"legend\">" + items + "</g>";
+// Legend, top right, when there is more than one line.
+void draw_legend(std::string& o, const ChartSpec& spec) {
+  if (spec.lines.size() < 2) return;
+  double x = G::plot_right();
+  std::string items;
+  const double per_item = (G::width - 10) / static_cast<double>(spec.lines.size()) - 24;
+  const auto max_chars = static_cast<std::size_t>(std::max(6.0, per_item / kCharWidth));
+  for (std::size_t i = spec.lines.size(); i-- > 0;) {
+    const auto& line = spec.lines[i];
+    const std::string label = truncate_label(line.label, max_chars);
+    x -= static_cast<double>(label.size()) * kCharWidth + 24;
+    items = "<g class=\"c" + std::to_string(line.color) + "\"><title>" + html_escape(line.label) +
+            "</title><line class=\"swatch\" x1=\"" + num(x) + "\" x2=\"" + num(x + 14) + "\" y1=\"" + num(G::top - 10) +
+            "\" y2=\"" + num(G::top - 10) + "\"/><text x=\"" + num(x + 18) + "\" y=\"" + num(G::top - 6) + "\">" +
+            html_escape(label) + "</text></g>" + items;
   }
+  o += "<g class=\"legend\">" + items + "</g>";
+}
 
-  if (spec.hover_index >= 0) {
+}  // namespace
+
+std::string render_chart(const ChartSpec& spec) {
+  const std::vector<RunRef> no_runs;
+  const std::vector<RunRef>& runs = spec.runs != nullptr ? *spec.runs : no_runs;
+  const Frame frame = value_axis(spec, runs.size());
+
+  std::string o;
+  o.reserve(2048 + 16 * runs.size() * spec.lines.size());
+  o += "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + num(G::width) + " " +
+       num(G::height) + "\" role=\"img\"";
+  if (!spec.aria_label.empty()) o += " aria-label=\"" + html_escape(spec.aria_label) + "\"";
+  if (spec.hover_index >= 0) o += " data-chart=\"" + std::to_string(spec.hover_index) + "\"";
+  o += ">";
+  draw_value_axis(o, spec, frame);
+  draw_time_axis(o, runs, frame);
+  draw_data(o, spec, frame);
+  draw_markers(o, spec, frame);
+  draw_legend(o, spec);
+  if (spec.hover_index >= 0) {  // the page's script moves the cursor line over this rectangle
     o += "<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"" + num(G::top) + "\" y2=\"" + num(G::top + kPlotH) +
          "\" visibility=\"hidden\"/><rect class=\"hover\" x=\"" + num(G::left) + "\" y=\"" + num(G::top) +
          "\" width=\"" + num(kPlotW) + "\" height=\"" + num(kPlotH) + "\"/>";

@@ -60,7 +60,8 @@ struct ChartGeometry {
 // <svg class="chart" ...>...</svg>
 std::string render_chart(const ChartSpec& spec);
 
-// Ticks for the value axis: a "nice" step (1, 2, 2.5 or 5 times a power of ten) covering [lo, hi].
+// Ticks for the value axis: a round step (1, 2 or 5 times a power of ten) covering [lo, hi]. render_chart
+// calls it in the unit the axis shows (MB, µs), so the labels are round numbers of that unit.
 struct AxisTicks {
   double lo = 0, hi = 1, step = 1;
   std::vector<double> values;

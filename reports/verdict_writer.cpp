@@ -12,6 +12,7 @@
 #include "core/short_name.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/escape.hpp"
+#include "reports/line_text.hpp"
 
 namespace gpuperf::reports {
 
@@ -42,8 +43,13 @@ std::string xml(const std::string& s) { return reports::xml_escape(s); }
 
 // A plain text table: columns padded to their widest cell, two spaces apart.
 // `below[i]`, when given and not empty, is printed on its own indented line under row i.
-void write_table(std::ostream& out, const std::vector<std::string>& header,
-                 const std::vector<std::vector<std::string>>& rows, const std::vector<std::string>* below = nullptr) {
+// Names, labels and hints come from imported files: terminal_text keeps their control characters off the
+// terminal, as `runs` does.
+void write_table(std::ostream& out, const std::vector<std::string>& header, std::vector<std::vector<std::string>> rows,
+                 const std::vector<std::string>* below = nullptr) {
+  for (auto& r : rows) {
+    for (auto& cell : r) cell = terminal_text(cell);
+  }
   std::vector<std::size_t> width(header.size(), 0);
   for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
   for (const auto& r : rows) {
@@ -61,7 +67,8 @@ void write_table(std::ostream& out, const std::vector<std::string>& header,
   line(header);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     line(rows[i]);
-    if (below != nullptr && i < below->size() && !(*below)[i].empty()) out << "    " << (*below)[i] << '\n';
+    if (below != nullptr && i < below->size() && !(*below)[i].empty())
+      out << "    " << terminal_text((*below)[i]) << '\n';
   }
 }
 
@@ -91,7 +98,7 @@ std::string side_line(const RunSide& s) {
   if (!s.label.empty()) out += "  [" + s.label + "]";
   out += "  " + s.started_at;
   if (!s.gpu_name.empty()) out += "  " + s.gpu_name;
-  return out;
+  return terminal_text(out);
 }
 
 std::map<Verdict, std::size_t> verdict_counts(const std::vector<CompareRow>& rows) {
@@ -170,7 +177,34 @@ json row_json(const CompareRow& r, const CompareReport& report) {
   j["note"] = r.note;
   j["ambiguous_by_history"] = r.ambiguous_by_history;
   j["gated"] = r.gated;
+  if (!r.lines.empty()) j["lines"] = line_changes_json(r.lines);
   return j;
+}
+
+// The moved source lines of a finding, one per line under its row ("\n    " apart, as write_table indents).
+std::string lines_below(const std::vector<LineChange>& lines) {
+  std::string s;
+  for (const LineChange& l : lines) s += (s.empty() ? "" : "\n    ") + line_change_text(l);
+  return s;
+}
+
+// A Markdown list of the findings' moved lines: "- **name** metric: `place` text counters".
+void write_md_lines(std::ostream& out,
+                    const std::vector<std::pair<std::string, const std::vector<LineChange>*>>& items) {
+  bool any = false;
+  for (const auto& [what, lines] : items) {
+    if (lines->empty()) continue;
+    if (!any) out << "\nSource lines that moved:\n\n";
+    any = true;
+    out << "- " << what << '\n';
+    for (const LineChange& l : *lines) out << "  - " << md(line_change_text(l)) << '\n';
+  }
+}
+
+std::string lines_detail(const std::vector<LineChange>& lines) {
+  std::string s;
+  for (const LineChange& l : lines) s += "; " + line_change_text(l);
+  return s;
 }
 
 std::string confidence_cell(double c) {
@@ -213,6 +247,9 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     return;
   }
   std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> below;  // text: the moved source lines under each row
+  std::vector<std::pair<std::string, const std::vector<LineChange>*>> md_lines;
+  std::set<std::string> lines_shown;  // instances whose lines are listed already
   std::size_t hidden = 0;
   std::vector<std::string> names;
   for (const auto& r : report.rows) names.push_back(r.instance.name);
@@ -230,6 +267,10 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
                      value_cell(r.base, r.metric), value_cell(r.candidate, r.metric),
                      both ? signed_pct(r.change_pct) : "", verdict, r.gated ? "yes" : "no",
                      format == Format::md ? md(r.note) : r.note});
+    // An instance's lines once, under its first changed row (duration first): its other rows moved with it.
+    const bool first = !r.lines.empty() && lines_shown.insert(r.instance.display_name()).second;
+    below.push_back(first ? lines_below(r.lines) : std::string());
+    if (first) md_lines.emplace_back("**" + md(name) + "** " + md(r.metric.name) + ":", &r.lines);
   }
   const std::vector<std::string> header{"benchmark", "metric",  "base",  "candidate",
                                         "change",    "verdict", "gates", "note"};
@@ -238,7 +279,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     out << "base       " << side_line(report.base) << '\n';
     out << "candidate  " << side_line(report.candidate) << "\n\n";
     if (!cells.empty()) {
-      write_table(out, header, cells);
+      write_table(out, header, cells, &below);
       out << '\n';
     }
     out << summary_line(report);
@@ -258,6 +299,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   out << ".\n\n";
   if (!cells.empty()) {
     write_md_table(out, header, "llrrrlll", cells);
+    write_md_lines(out, md_lines);
     out << '\n';
   }
   out << summary_line(report);
@@ -292,6 +334,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
                                   {"runs_after", c.runs_after},
                                   {"gated", c.gated},
                                   {"hints", c.hints}});
+      if (!c.lines.empty()) j["changes"].back()["lines"] = line_changes_json(c.lines);
     }
     out << j.dump(2) << '\n';
     return;
@@ -345,13 +388,17 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
                               (changes.size() - regressions == 1 ? "" : "s") +
                               (unconfirmed > 0 ? " (" + std::to_string(unconfirmed) + " unconfirmed)" : "");
   if (text) {
-    if (!machine_column && !machines.empty()) out << "machine  " << *machines.begin() << "\n\n";
+    if (!machine_column && !machines.empty()) out << "machine  " << terminal_text(*machines.begin()) << "\n\n";
     if (!cells.empty()) {
       std::vector<std::string> below;
+      std::set<std::string> lines_shown;
       for (const auto& c : changes) {
         std::string hints;
         for (const auto& h : c.hints) hints += (hints.empty() ? "with: " : ", ") + h;
-        below.push_back(hints);
+        // An instance's lines once per change commit, under its first change (duration first).
+        const bool first = !c.lines.empty() && lines_shown.insert(c.instance.display_name() + "@" + c.commit).second;
+        const std::string lines = first ? lines_below(c.lines) : std::string();
+        below.push_back(hints.empty() ? lines : lines.empty() ? hints : hints + "\n    " + lines);
       }
       write_table(out, header, cells, &below);
       out << '\n';
@@ -363,6 +410,15 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
   if (!cells.empty()) {
     std::string align(header.size(), 'l');
     write_md_table(out, header, align, cells);
+    std::vector<std::pair<std::string, const std::vector<LineChange>*>> md_lines;
+    std::set<std::string> lines_shown;
+    for (const auto& c : changes) {
+      if (c.lines.empty() || !lines_shown.insert(c.instance.display_name() + "@" + c.commit).second) continue;
+      md_lines.emplace_back("**" + md(short_names.display_name(c.instance)) + "** " + md(c.metric.name) + " at " +
+                                md(short_commit(c.commit)) + ":",
+                            &c.lines);
+    }
+    write_md_lines(out, md_lines);
   }
 }
 
@@ -385,7 +441,8 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
         << "\" time=\"0\">";
     const std::string detail = std::string(to_string(r.verdict)) +
                                (r.base && r.candidate ? " " + signed_pct(r.change_pct) : std::string()) +
-                               (is_ungated_slowdown(r) ? " (not gated)" : "") + (r.note.empty() ? "" : ": " + r.note);
+                               (is_ungated_slowdown(r) ? " (not gated)" : "") + (r.note.empty() ? "" : ": " + r.note) +
+                               lines_detail(r.lines);
     if (is_regression(r) && r.verdict == Verdict::slower) {
       out << "\n      <failure type=\"regression\" message=\"" << xml(detail) << "\">" << xml(detail)
           << "</failure>\n    ";
@@ -420,6 +477,7 @@ void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& chan
                          (c.unconfirmed ? ", " + state_cell(c) : std::string()) +
                          (c.kind == ChangeKind::regression && !c.gated ? " (not gated)" : "");
     for (const auto& h : c.hints) detail += "; " + h;
+    for (const auto& l : c.lines) detail += "; " + line_change_text(l);
     out << "    <testcase classname=\"" << xml(c.instance.display_name()) << "\" name=\""
         << xml(c.metric.name + " @ " + short_commit(c.commit)) << "\" time=\"0\">";
     if (c.kind == ChangeKind::regression && c.gated) {

@@ -23,11 +23,14 @@ Format parse_format(const std::string& name);
 // "rows": [{"machine", "benchmark", "params", "metric", "unit", "commit", "previous_commit", "run",
 // "kind", "change_pct", "before", "after", "confidence", "verdict", "p_value", "welch_p_value", "ci_low_pct",
 // "ci_high_pct",
-// "n_before", "n_after", "confirmed_in_cycles", "note"}]}.
+// "n_before", "n_after", "confirmed_in_cycles", "note"}]}. A row whose source lines moved adds "lines"
+// (line_text.hpp's line_changes_json); text prints them under its row, Markdown lists them below the table,
+// each instance's once.
 void write_compare(std::ostream& out, const CompareReport& report, Format format, bool all_rows = false);
 // JSON: {"changes": [{"machine", "benchmark", "params", "metric", "unit", "deterministic", "commit",
 // "previous_commit", "run", "run_id", "previous_run_id", "started_at", "index", "kind", "change_pct", "before",
-// "after", "confidence", "unconfirmed", "runs_after", "hints"}]}. Text and Markdown add a "state" column:
+// "after", "confidence", "unconfirmed", "runs_after", "hints"}]}, and "lines" where source lines moved. Text and
+// Markdown add a "state" column:
 // "confirmed" or "unconfirmed (N runs)".
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format);
 

@@ -12,7 +12,7 @@ namespace gpuperf::db::pg {
 namespace {
 
 // Type OIDs, fixed in every PostgreSQL release (src/include/catalog/pg_type.dat).
-constexpr Oid kBool = 16, kInt8 = 20, kInt2 = 21, kInt4 = 23, kFloat4 = 700, kFloat8 = 701;
+constexpr Oid kBool = 16, kInt8 = 20, kInt2 = 21, kInt4 = 23, kFloat4 = 700, kFloat8 = 701, kFloat8Array = 1022;
 
 std::uint64_t read_be64(const char* p) {
   std::uint64_t v;
@@ -99,6 +99,39 @@ double Result::real(int row, int col) const {
 
 bool Result::boolean(int row, int col) const { return int64(row, col) != 0; }
 
+void Result::reals(int row, int col, std::vector<double>& out) const {
+  if (is_null(row, col)) return;
+  if (PQftype(r_.get(), col) != kFloat8Array) {
+    throw Error("PostgreSQL engine: column " + std::to_string(col) + " is not a float8[] (type oid " +
+                    std::to_string(PQftype(r_.get(), col)) + ")",
+                kExitEnvironment);
+  }
+  // The binary array format (array_send in the server's arrayfuncs.c): ndim, has-nulls flag, element type,
+  // then per dimension its length and lower bound, then per element a length (-1: NULL) and its bytes.
+  const char* p = PQgetvalue(r_.get(), row, col);
+  const auto size = static_cast<std::size_t>(PQgetlength(r_.get(), row, col));
+  if (size < 12) return;
+  const auto ndim = static_cast<std::int32_t>(read_be32(p));
+  if (ndim == 0) return;
+  if (ndim != 1 || size < 20)
+    throw Error("PostgreSQL engine: a float8[] of " + std::to_string(ndim) + " dimensions", kExitEnvironment);
+  const auto count = static_cast<std::int32_t>(read_be32(p + 12));
+  const char* at = p + 20;
+  const char* end = p + size;
+  out.reserve(out.size() + static_cast<std::size_t>(count));
+  for (std::int32_t i = 0; i < count && at + 4 <= end; ++i) {
+    const auto len = static_cast<std::int32_t>(read_be32(at));
+    at += 4;
+    if (len < 0) continue;  // NULL
+    if (len != 8 || at + 8 > end) throw Error("PostgreSQL engine: a malformed float8[] element", kExitEnvironment);
+    const std::uint64_t bits = read_be64(at);
+    double d;
+    std::memcpy(&d, &bits, 8);
+    out.push_back(d);
+    at += 8;
+  }
+}
+
 Params& Params::add(std::int64_t v) {
   values_.emplace_back(std::to_string(v));
   return *this;
@@ -176,9 +209,13 @@ Connection::Connection(const std::string& location, std::string shown) : shown_(
   }
   PQsetNoticeProcessor(
       c_.get(), [](void*, const char*) {}, nullptr);
-  // Text in UTF-8; doubles printed so that they read back exactly; no chatter.
-  exec_script("SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET client_min_messages = warning",
-              "setting up the session");
+  // Text in UTF-8; doubles printed so that they read back exactly; no chatter. No JIT: gpuperf's reads are
+  // index ranges of a few milliseconds whose cost estimates still pass jit_above_cost on a large history
+  // (one nested loop per result); compiling them took 150-290 ms a query, more than the reads themselves
+  // (issue 42, a 40-night history of 4 runners on a 2-core machine).
+  exec_script(
+      "SET client_encoding = 'UTF8'; SET extra_float_digits = 3; SET client_min_messages = warning; SET jit = off",
+      "setting up the session");
 }
 
 std::string Connection::user() const { return PQuser(c_.get()); }

@@ -45,6 +45,9 @@ class Result {
   std::int64_t int64(int row, int col) const;
   double real(int row, int col) const;
   bool boolean(int row, int col) const;
+  // A one-dimensional float8[] (array_agg of a double column) appended to `out`, its NULL elements left
+  // out; nothing for a NULL array.
+  void reals(int row, int col, std::vector<double>& out) const;
   pg_result* get() const { return r_.get(); }
 
  private:

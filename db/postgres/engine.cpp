@@ -113,6 +113,42 @@ bool PgEngine::set_excluded(std::int64_t run_id, bool excluded, const std::strin
   return true;
 }
 
+PruneReport PgEngine::prune_samples(const std::string& cutoff, bool dry_run) {
+  PruneReport rep;
+  rep.cutoff = cutoff;
+  rep.dry_run = dry_run;
+  if (!dry_run && !conn_.exec("SELECT has_table_privilege('sample', 'DELETE')", {}, "checking the role's privileges")
+                       .boolean(0, 0)) {
+    throw PgError("PostgreSQL role '" + conn_.user() + "' may not prune samples in '" + conn_.shown() +
+                      "': it lacks DELETE on table sample (pruning is the admin role's; docs/postgresql.md); "
+                      "nothing was changed",
+                  "42501", kExitEnvironment);
+  }
+  Transaction tx(conn_);
+  if (!dry_run) begin_write(tx);
+  Result r = conn_.exec(
+      "SELECT count(DISTINCT res.run_id), count(DISTINCT res.id), count(*), (SELECT count(*) FROM sample), "
+      "pg_total_relation_size('sample') FROM run r JOIN result res ON res.run_id = r.id "
+      "JOIN sample s ON s.result_id = res.id WHERE r.started_at < $1 AND res.n > 1",
+      Params().add(cutoff), "counting the samples to prune");
+  rep.runs = r.int64(0, 0);
+  rep.results = r.int64(0, 1);
+  rep.samples = r.int64(0, 2);
+  const std::int64_t total = r.int64(0, 3);
+  rep.samples_left = total - rep.samples;
+  if (total > 0) {
+    rep.bytes = static_cast<std::int64_t>(static_cast<double>(r.int64(0, 4)) * static_cast<double>(rep.samples) /
+                                          static_cast<double>(total));
+  }
+  if (dry_run || rep.samples == 0) return rep;
+  conn_.exec(
+      "DELETE FROM sample s USING run r, result res WHERE r.started_at < $1 AND res.run_id = r.id AND res.n > 1 "
+      "AND s.result_id = res.id",
+      Params().add(cutoff), "pruning samples");
+  tx.commit();
+  return rep;
+}
+
 void PgEngine::hold_run_key(const std::string& uuid, const std::function<void()>& on_wait) const {
   // A session lock: held until this connection closes, when the run is stored or the job has ended (a job
   // killed mid-measurement releases it with its connection, and the one waiting measures instead).
@@ -233,10 +269,13 @@ std::unique_ptr<Engine> open_postgres(const std::string& location, Access access
                                              : std::string("empty, not a gpuperf database yet (a command that "
                                                            "writes, such as `gpuperf import`, makes it one)")));
     }
-    if (state.version < latest_schema_version()) {
+    // A reader reads schema 2 as it is (its reads of a run skip the source-line tables of schema 3 where they
+    // are missing); older schemas need the admin's `db migrate` (their reads would name missing columns).
+    constexpr int kOldestReadable = 2;
+    if (state.version < kOldestReadable) {
       throw InputError("PostgreSQL database '" + c.shown() + "' has schema version " + std::to_string(state.version) +
-                       "; this gpuperf reads " + std::to_string(latest_schema_version()) +
-                       ": run `gpuperf db migrate` first");
+                       "; this gpuperf reads " + std::to_string(kOldestReadable) + " to " +
+                       std::to_string(latest_schema_version()) + ": run `gpuperf db migrate` first");
     }
   } else {
     if (state.version < latest_schema_version()) opened = pg::migrate_as_owner(c, state.version);

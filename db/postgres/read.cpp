@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "db/postgres/engine.hpp"
+#include "db/postgres/source_lines.hpp"
 
 namespace gpuperf::db::pg {
 namespace {
@@ -60,6 +61,22 @@ Summary read_summary(const Result& r, int row, int first) {
 }
 
 constexpr std::size_t kIdsPerQuery = 4000;
+
+// "CROSS JOIN LATERAL (...) v": the samples of the result whose id is `id` (a column of the outer row), as
+// two arrays in measurement order, v.vals and v.clocks (SM clocks, NULL where none was recorded). Read per
+// result this way, the only plan is one range of sample's primary key per result: an aggregate under
+// LATERAL is never flattened into a join, so a scan of the whole sample table would cost one scan per
+// result, and no estimate of the table's statistics makes that look cheaper. The flat `WHERE result_id =
+// ANY(...)` it replaces became a parallel scan of all 59 million samples once ANALYZE underestimated the
+// distinct result ids 40-fold (issue 42, a year of 16 runners' nights). The ordered subquery (never pulled
+// up: it has an ORDER BY) hands the aggregate the index's order, so no sort runs per result; this halved the
+// server's time against array_agg(... ORDER BY idx) (4,000 results: 96 against 193 ms).
+std::string samples_of(const char* id) {
+  return std::string(
+             "CROSS JOIN LATERAL (SELECT array_agg(t.value) AS vals, array_agg(t.sm_clock_mhz) AS clocks FROM ("
+             "SELECT s.value, s.sm_clock_mhz FROM sample s WHERE s.result_id = ") +
+         id + " ORDER BY s.idx) t) v";
+}
 
 }  // namespace
 
@@ -156,6 +173,7 @@ Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
       run.results.push_back(std::move(x));
     }
   }
+  read_source_lines(conn_, run_id, result_of_benchmark, run);
   // result id -> (index of the instance in run.results, index of the metric in its metrics)
   std::unordered_map<std::int64_t, std::pair<std::size_t, std::size_t>> where_of_result;
   {
@@ -181,15 +199,14 @@ Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
     }
   }
   if (!with_samples) return run;
-  Result r = conn_.exec(
-      "SELECT s.result_id, s.value, s.sm_clock_mhz FROM sample s JOIN result res ON res.id = s.result_id "
-      "WHERE res.run_id = $1 ORDER BY s.result_id, s.idx",
-      Params().add(run_id), "reading a run's samples");
+  Result r =
+      conn_.exec("SELECT res.id, v.vals, v.clocks FROM result res " + samples_of("res.id") + " WHERE res.run_id = $1",
+                 Params().add(run_id), "reading a run's samples");
   for (int i = 0; i < r.rows(); ++i) {
     auto [ri, mi] = where_of_result.at(r.int64(i, 0));
     Measurement& m = run.results[ri].metrics[mi];
-    m.samples.push_back(r.real(i, 1));
-    if (!r.is_null(i, 2)) m.sm_clock_mhz.push_back(r.real(i, 2));
+    r.reals(i, 1, m.samples);
+    r.reals(i, 2, m.sm_clock_mhz);
   }
   return run;
 }
@@ -200,6 +217,15 @@ std::vector<BenchmarkRow> PgEngine::benchmarks() const {
   for (int i = 0; i < r.rows(); ++i) {
     out.push_back({r.int64(i, 0), BenchmarkInstance{r.text(i, 1), params_from_json(r.text(i, 2))}});
   }
+  return out;
+}
+
+std::vector<MetricInfo> PgEngine::metrics() const {
+  Result r =
+      conn_.exec("SELECT name, unit, higher_is_better, deterministic FROM metric ORDER BY name", {}, "reading metrics");
+  std::vector<MetricInfo> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(MetricInfo{r.text(i, 0), r.text(i, 1), r.boolean(i, 2), r.boolean(i, 3)});
   return out;
 }
 
@@ -269,13 +295,19 @@ void PgEngine::history_rows(const HistoryFilter& f, const std::optional<std::vec
     p.add_null();
   }
   p.add(f.include_failed);
+  // Per chosen run, its results through the (run_id, ...) keys of result and outcome. OFFSET 0 keeps the
+  // LATERAL subquery from being flattened into one join, which could hash all of result (every machine's
+  // runs) when the planner misjudges how many rows the run ids select.
   Result r = conn_.exec(
-      "SELECT res.run_id, res.benchmark_id, res.metric_id, res.id, o.status, res.status, "
-      "res.n, res.median, res.mean, res.min, res.max, res.q1, res.q3, res.stdev "
-      "FROM result res JOIN outcome o ON o.run_id = res.run_id AND o.benchmark_id = res.benchmark_id "
-      "WHERE res.run_id = ANY($1::bigint[]) AND res.metric_id = ANY($2::bigint[]) "
-      "AND ($3::bigint[] IS NULL OR res.benchmark_id = ANY($3::bigint[])) "
-      "AND ($4::boolean OR (o.status = 'ok' AND res.status = 'ok'))",
+      "SELECT q.run_id, x.benchmark_id, x.metric_id, x.id, x.instance_status, x.status, "
+      "x.n, x.median, x.mean, x.min, x.max, x.q1, x.q3, x.stdev "
+      "FROM unnest($1::bigint[]) AS q(run_id) CROSS JOIN LATERAL ("
+      "  SELECT res.benchmark_id, res.metric_id, res.id, o.status AS instance_status, res.status, "
+      "         res.n, res.median, res.mean, res.min, res.max, res.q1, res.q3, res.stdev "
+      "  FROM result res JOIN outcome o ON o.run_id = res.run_id AND o.benchmark_id = res.benchmark_id "
+      "  WHERE res.run_id = q.run_id AND o.run_id = q.run_id AND res.metric_id = ANY($2::bigint[]) "
+      "    AND ($3::bigint[] IS NULL OR res.benchmark_id = ANY($3::bigint[])) "
+      "    AND ($4::boolean OR (o.status = 'ok' AND res.status = 'ok')) OFFSET 0) x",
       p, "reading the history");
   for (int i = 0; i < r.rows(); ++i) {
     const RunRow& run = run_of.at(r.int64(i, 0));
@@ -320,14 +352,12 @@ void PgEngine::load_samples(std::vector<Series>& series, std::size_t points) con
     const std::vector<std::int64_t> batch(
         ids.begin() + static_cast<std::ptrdiff_t>(at),
         ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), at + kIdsPerQuery)));
-    Result r = conn_.exec(
-        "SELECT result_id, value, sm_clock_mhz FROM sample WHERE result_id = ANY($1::bigint[]) "
-        "ORDER BY result_id, idx",
-        Params().add(array_literal(batch)), "reading samples");
+    Result r = conn_.exec("SELECT q.id, v.vals, v.clocks FROM unnest($1::bigint[]) AS q(id) " + samples_of("q.id"),
+                          Params().add(array_literal(batch)), "reading samples");
     for (int i = 0; i < r.rows(); ++i) {
       SeriesPoint* p = by_result.at(r.int64(i, 0));
-      p->samples.push_back(r.real(i, 1));
-      if (!r.is_null(i, 2)) p->sm_clock_mhz.push_back(r.real(i, 2));
+      r.reals(i, 1, p->samples);
+      r.reals(i, 2, p->sm_clock_mhz);
     }
   }
 }

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "db/postgres/source_lines.hpp"
 #include "db/schema_rules.hpp"
 
 namespace gpuperf::db::pg::schema {
@@ -16,7 +17,7 @@ using Migration = const char*;
 //
 // One difference: sample.result_id declares no foreign key. The server checks a foreign key row by row, and
 // for the ~30k samples of a suite run that check was 175 of the 240 ms the run's samples took to store
-// (measured on a 2-core machine, bench/pg_vs_sqlite.py). The writer stores each result before its samples
+// (measured on a 2-core machine, bench/store/pg_vs_sqlite.py). The writer stores each result before its samples
 // in the same transaction, nothing deletes results, and `gpuperf db check` counts samples without a result.
 constexpr Migration kMigration1 = R"sql(
 CREATE TABLE machine(
@@ -111,7 +112,8 @@ ALTER TABLE run ADD COLUMN command text COLLATE "C";
 ALTER TABLE run ADD COLUMN exit_status integer;
 )sql";
 
-constexpr Migration kMigrations[] = {kMigration1, kMigration2};
+// Migration 3: a result's source lines (db/sqlite/schema.cpp, migration 3), in db/postgres/source_lines.cpp.
+const Migration kMigrations[] = {kMigration1, kMigration2, kSourceLinesMigration};
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "both engines have the same migrations");
 

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "db/postgres/engine.hpp"
+#include "db/postgres/source_lines.hpp"
 #include "db/run_rules.hpp"
 
 namespace gpuperf::db::pg {
@@ -60,16 +61,20 @@ struct Writer {
 
   const Connection& c;
   std::map<std::pair<std::string, std::string>, std::pair<std::int64_t, std::string>> benchmarks;  // -> id, baseline
-  std::map<std::string, std::int64_t> metric_ids;  // checked against the stored traits once per batch
+  // Read from the database once per batch; each later use in the batch is checked against the first, so a
+  // batch cannot store one metric name with two units.
+  std::map<std::string, std::pair<std::int64_t, MetricInfo>> metric_ids;
   // Rows for COPY, in its text format: a batch's runs go together, a few MiB at a time.
   static constexpr std::size_t kFlushBytes = 8u << 20;
   std::string outcomes, results, samples;
+  SourceLineRows source_lines;
 
   // Sends the rows gathered so far, parents first.
   void flush() {
     if (!outcomes.empty()) {
       c.copy_in("COPY outcome(run_id, benchmark_id, seq, status, message) FROM STDIN", outcomes, "storing runs");
     }
+    source_lines.flush(c);
     if (!results.empty()) {
       c.copy_in(
           "COPY result(id, run_id, benchmark_id, metric_id, seq, status, message, n, median, mean, min, max, q1, q3, "
@@ -92,7 +97,10 @@ struct Writer {
   }
 
   std::int64_t metric_id(const MetricInfo& m, const std::string& where) {
-    if (auto it = metric_ids.find(m.name); it != metric_ids.end()) return it->second;
+    if (auto it = metric_ids.find(m.name); it != metric_ids.end()) {
+      check_metric_traits(m, it->second.second, where);
+      return it->second.first;
+    }
     std::int64_t id = 0;
     Result r = c.exec("SELECT id, unit, higher_is_better, deterministic FROM metric WHERE name = $1",
                       Params().add(m.name), "storing runs");
@@ -104,7 +112,7 @@ struct Writer {
                   Params().add(m.name).add(m.unit).add(m.higher_is_better).add(m.deterministic), "storing runs")
                .int64(0, 0);
     }
-    metric_ids.emplace(m.name, id);
+    metric_ids.emplace(m.name, std::make_pair(id, m));
     return id;
   }
 
@@ -203,6 +211,7 @@ struct Writer {
       outcomes += run_text + '\t' + bench_text + '\t' + std::to_string(i) + '\t' + to_string(r.status) + '\t';
       field(outcomes, r.message);
       outcomes += '\n';
+      source_lines.add(run_id, bench, r.source);
       for (std::size_t j = 0; j < r.metrics.size(); ++j) {
         const Measurement& m = r.metrics[j];
         const std::int64_t mid = metric_id(m.metric, where);
@@ -233,7 +242,7 @@ struct Writer {
         }
       }
     }
-    if (samples.size() > kFlushBytes) flush();
+    if (samples.size() + source_lines.bytes() > kFlushBytes) flush();
     return {run_id, true};
   }
 

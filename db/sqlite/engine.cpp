@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/errors.hpp"
 #include "db/new_file.hpp"
 #include "db/schema_rules.hpp"
 #include "db/sqlite/engine.hpp"
@@ -103,12 +104,59 @@ sqlite3* sqlite_handle(const Store& store) {
 int SqliteEngine::schema_version() const { return schema::current_version(conn_); }
 
 bool SqliteEngine::set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) {
+  // A damaged file is refused and left untouched (docs/database.md), also where the pages this UPDATE
+  // touches happen to be sound. The whole file is read once: an exclusion is a person's rare act.
+  {
+    Statement qc(conn_, "PRAGMA quick_check(1)");
+    if (qc.step() && qc.text(0) != "ok") {
+      throw InputError("database '" + conn_.path() + "' is damaged (" + qc.text(0) +
+                       "); nothing was changed. `gpuperf db check` lists the problems; restore a backup");
+    }
+  }
   Transaction tx(conn_);
   Statement s(conn_, "UPDATE run SET excluded = ?1, exclude_reason = ?2 WHERE id = ?3");
   s.bind_all(excluded, reason, run_id).run();
   if (conn_.changes() == 0) return false;
   tx.commit();
   return true;
+}
+
+PruneReport SqliteEngine::prune_samples(const std::string& cutoff, bool dry_run) {
+  PruneReport rep;
+  rep.cutoff = cutoff;
+  rep.dry_run = dry_run;
+  // A dry run reads one snapshot; a prune holds the write lock from its count to its delete.
+  Transaction tx(conn_, dry_run ? Transaction::Mode::deferred : Transaction::Mode::immediate);
+  {
+    Statement s(conn_,
+                "SELECT count(DISTINCT res.run_id), count(DISTINCT res.id), count(*) FROM run r "
+                "JOIN result res ON res.run_id = r.id JOIN sample s ON s.result_id = res.id "
+                "WHERE r.started_at < ?1 AND res.n > 1");
+    s.bind(1, cutoff);
+    s.step();
+    rep.runs = s.int64(0);
+    rep.results = s.int64(1);
+    rep.samples = s.int64(2);
+  }
+  const std::int64_t total = query_int(conn_, "SELECT count(*) FROM sample");
+  rep.samples_left = total - rep.samples;
+  try {
+    // dbstat is an optional SQLite module: without it the size stays unknown.
+    const std::int64_t sample_bytes = query_int(conn_,
+                                                "SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name IN "
+                                                "(SELECT name FROM sqlite_schema WHERE tbl_name = 'sample')");
+    if (total > 0)
+      rep.bytes = static_cast<std::int64_t>(static_cast<double>(sample_bytes) * static_cast<double>(rep.samples) /
+                                            static_cast<double>(total));
+  } catch (const Error&) {
+  }
+  if (dry_run || rep.samples == 0) return rep;
+  Statement del(conn_,
+                "DELETE FROM sample WHERE result_id IN (SELECT res.id FROM run r JOIN result res ON res.run_id = r.id "
+                "WHERE r.started_at < ?1 AND res.n > 1)");
+  del.bind(1, cutoff).run();
+  tx.commit();
+  return rep;
 }
 
 std::vector<MachineRow> SqliteEngine::machines() const {

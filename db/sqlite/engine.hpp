@@ -25,6 +25,7 @@ class SqliteEngine final : public Engine {
   int opened_version() const override { return opened_version_; }
   std::vector<InsertOutcome> insert_runs(const std::vector<const Run*>& runs) override;
   bool set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) override;
+  PruneReport prune_samples(const std::string& cutoff, bool dry_run) override;
   // Nothing to hold: an SQLite file's jobs share one machine, and the insert skips a uuid stored already.
   void hold_run_key(const std::string&, const std::function<void()>&) const override {}
   std::vector<MachineRow> machines() const override;
@@ -33,6 +34,7 @@ class SqliteEngine final : public Engine {
   std::optional<RunInfo> latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const override;
   Run load_run(std::int64_t run_id, bool with_samples) const override;
   std::vector<BenchmarkRow> benchmarks() const override;
+  std::vector<MetricInfo> metrics() const override;
   void history_rows(const HistoryFilter& filter, const std::optional<std::vector<std::int64_t>>& benchmark_ids,
                     const std::function<void(HistoryRow&&)>& row) const override;
   void load_samples(std::vector<Series>& series, std::size_t points) const override;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "db/sqlite/engine.hpp"
+#include "db/sqlite/source_lines.hpp"
 
 namespace gpuperf::db {
 namespace {
@@ -99,6 +100,13 @@ std::vector<BenchmarkRow> SqliteEngine::benchmarks() const {
   return out;
 }
 
+std::vector<MetricInfo> SqliteEngine::metrics() const {
+  std::vector<MetricInfo> out;
+  Statement s(conn_, "SELECT name, unit, higher_is_better, deterministic FROM metric ORDER BY name");
+  while (s.step()) out.push_back(MetricInfo{s.text(0), s.text(1), s.int64(2) != 0, s.int64(3) != 0});
+  return out;
+}
+
 std::optional<RunInfo> SqliteEngine::latest_run(const std::string& branch,
                                                 std::optional<std::int64_t> machine_id) const {
   Statement s(conn_, select_run_info(has_recorded_columns_) +
@@ -152,6 +160,7 @@ Run SqliteEngine::load_run(std::int64_t run_id, bool with_samples) const {
       run.results.push_back(std::move(r));
     }
   }
+  read_source_lines(c, run_id, result_of_benchmark, run);
   // result id -> (index of the instance in run.results, index of the metric in its metrics)
   std::map<std::int64_t, std::pair<std::size_t, std::size_t>> where_of_result;
   {

@@ -118,10 +118,51 @@ ALTER TABLE run ADD COLUMN exit_status INTEGER;  -- exit code, or minus the sign
 )sql");
 }
 
-// Append migration 3 here (and raise Store::kSchemaVersion).
+// Migration 3: a result's source lines (core/source_lines.hpp), kept to the bound of db/source_lines.hpp.
+// `outcome_source` holds the SourceLines head of an outcome whose source-line pass ran (a result without a
+// row was never asked for lines: status skipped); `source_line` its kept lines in the collector's order.
+// Both hang off the outcome, so deleting a run deletes its lines. Counters are per launch; 0 where the
+// chip does not count it. A version-2 file opened read-only has neither table: its reads skip them
+// (db/sqlite/source_lines.cpp).
+void migration_3_source_lines(Connection& c) {
+  c.exec(R"sql(
+CREATE TABLE outcome_source(
+  run_id       INTEGER NOT NULL,
+  benchmark_id INTEGER NOT NULL,
+  status       TEXT NOT NULL CHECK(status IN ('ok','incorrect','failed','unsupported','skipped')),
+  message      TEXT NOT NULL DEFAULT '',
+  launches     INTEGER NOT NULL DEFAULT 0,   -- instrumented launches the counters were divided by
+  lines_total  INTEGER NOT NULL DEFAULT 0,   -- lines the kernel had before the bound kept the heaviest
+  PRIMARY KEY(run_id, benchmark_id),
+  FOREIGN KEY(run_id, benchmark_id) REFERENCES outcome(run_id, benchmark_id) ON DELETE CASCADE
+) WITHOUT ROWID;
+
+CREATE TABLE source_line(
+  run_id       INTEGER NOT NULL,
+  benchmark_id INTEGER NOT NULL,
+  idx          INTEGER NOT NULL,             -- the collector's order
+  file         TEXT NOT NULL DEFAULT '',     -- '' and line 0 without line info (then sass_offset is the key)
+  line         INTEGER NOT NULL DEFAULT 0,
+  function     TEXT NOT NULL DEFAULT '',
+  sass_offset  INTEGER NOT NULL DEFAULT -1,  -- bytes
+  text         TEXT NOT NULL DEFAULT '',     -- the line's source, '' when it was not readable
+  inst_executed REAL NOT NULL, thread_inst_executed REAL NOT NULL,
+  global_ld_requests REAL NOT NULL, global_st_requests REAL NOT NULL,
+  global_ld_sectors REAL NOT NULL, global_ld_sectors_ideal REAL NOT NULL,
+  global_st_sectors REAL NOT NULL, global_st_sectors_ideal REAL NOT NULL,
+  shared_wavefronts REAL NOT NULL, shared_wavefronts_ideal REAL NOT NULL,
+  local_sectors REAL NOT NULL,
+  PRIMARY KEY(run_id, benchmark_id, idx),
+  FOREIGN KEY(run_id, benchmark_id) REFERENCES outcome_source(run_id, benchmark_id) ON DELETE CASCADE
+) WITHOUT ROWID;
+)sql");
+}
+
+// Append migration 4 here (and raise Store::kSchemaVersion).
 constexpr Migration kMigrations[] = {
     migration_1_initial,
     migration_2_recorded_runs,
+    migration_3_source_lines,
 };
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "Store::kSchemaVersion must equal the number of migrations");

@@ -6,6 +6,7 @@
 
 #include "db/run_rules.hpp"
 #include "db/sqlite/engine.hpp"
+#include "db/sqlite/source_lines.hpp"
 #include "db/timestamp.hpp"
 
 namespace gpuperf::db {
@@ -47,10 +48,16 @@ struct Writer {
       "INSERT INTO result(run_id, benchmark_id, metric_id, seq, status, message, n, median, mean, min, max, "
       "q1, q3, stdev) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"};
   Statement insert_sample{c, "INSERT INTO sample(result_id, idx, value, sm_clock_mhz) VALUES(?1, ?2, ?3, ?4)"};
-  std::map<std::string, std::int64_t> metric_ids;  // checked against the stored traits once per batch
+  SourceLineWriter source_lines{c};
+  // Read from the database once per batch; each later use in the batch is checked against the first, so a
+  // batch cannot store one metric name with two units.
+  std::map<std::string, std::pair<std::int64_t, MetricInfo>> metric_ids;
 
   std::int64_t metric_id(const MetricInfo& m, const std::string& where) {
-    if (auto it = metric_ids.find(m.name); it != metric_ids.end()) return it->second;
+    if (auto it = metric_ids.find(m.name); it != metric_ids.end()) {
+      check_metric_traits(m, it->second.second, where);
+      return it->second.first;
+    }
     std::int64_t id = 0;
     find_metric.bind(1, m.name);
     if (find_metric.step()) {
@@ -64,7 +71,7 @@ struct Writer {
       insert_metric.bind_all(m.name, m.unit, m.higher_is_better, m.deterministic).run();
       id = c.last_insert_rowid();
     }
-    metric_ids.emplace(m.name, id);
+    metric_ids.emplace(m.name, std::make_pair(id, m));
     return id;
   }
 
@@ -109,6 +116,7 @@ struct Writer {
                                 r.baseline, newest);
       std::int64_t bench_id = returning_id(upsert_benchmark);
       insert_outcome.bind_all(run_id, bench_id, i, to_string(r.status), r.message).run();
+      source_lines.write(run_id, bench_id, r.source);
       for (std::size_t j = 0; j < r.metrics.size(); ++j) {
         const Measurement& m = r.metrics[j];
         std::int64_t mid = metric_id(m.metric, where);

@@ -62,7 +62,12 @@ OpenedBackend open_backend_module(const std::string& path) {
   if (factory == nullptr) {
     return {nullptr, path + " was built from another gpuperf version (back-end ABI mismatch); rebuild gpuperf"};
   }
-  return {factory, ""};
+  using SassFactoryFn = const SassBackendFactory* (*)(int);
+  const SassBackendFactory* sass = nullptr;
+  if (auto sass_fn = reinterpret_cast<SassFactoryFn>(dlsym(handle, kSassFactorySymbol)); sass_fn != nullptr) {
+    sass = sass_fn(kSassBackendAbiVersion);
+  }
+  return {factory, "", sass};
 }
 
 }  // namespace gpuperf::cupti

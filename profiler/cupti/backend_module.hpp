@@ -7,12 +7,15 @@
 #include <string>
 
 #include "profiler/cupti/range_backend.hpp"
+#include "profiler/cupti/sass_backend.hpp"
 
 namespace gpuperf::cupti {
 
 struct OpenedBackend {
   const BackendFactory* factory = nullptr;  // null when it could not be opened
   std::string error;                        // why, in words: the loader's reason and what to do
+  // The SASS Metrics back end of the same module (source lines); null in a module without one.
+  const SassBackendFactory* sass = nullptr;
 };
 
 // Opens `path`, which must exist. Never throws.

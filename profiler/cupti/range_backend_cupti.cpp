@@ -2,8 +2,7 @@
 // API (CUPTI 13.0). Built as the module libgpuperf_cupti.so, linked against libcupti, and loaded by
 // range_backend_loader.cpp, so gpuperf itself starts on machines without libcupti.
 //
-// Every CUPTI call goes through GPUPERF_CUPTI_CHECK, which throws a BackendError naming the call, the
-// file and line, and CUPTI's result name and message. The CUDA context comes from the caller (the
+// Every CUPTI call goes through GPUPERF_CUPTI_CHECK (cupti_check.hpp). The CUDA context comes from the caller (the
 // collector reads it through cudart's driver entry point); nothing here links libcuda.
 #include <cuda.h>  // CUcontext, CUdevice (types only)
 #include <cupti_profiler_host.h>
@@ -17,40 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "profiler/cupti/cupti_check.hpp"
 #include "profiler/cupti/range_backend.hpp"
 
 namespace gpuperf::cupti {
 namespace {
-
-[[noreturn]] void throw_cupti(CUptiResult r, const char* call, const char* file, int line) {
-  const char* name = nullptr;
-  const char* text = nullptr;
-  if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || name == nullptr) name = "CUPTI_ERROR_?";
-  if (cuptiGetErrorMessage(r, &text) != CUPTI_SUCCESS) text = nullptr;
-  std::string what = std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " + name + " (" +
-                     std::to_string(static_cast<int>(r)) + ")";
-  if (text != nullptr && *text != '\0') what += ": " + std::string(text);
-  // The call's name without its argument list: "cuptiRangeProfilerEnable".
-  std::string fn(call);
-  fn = fn.substr(0, fn.find('('));
-  throw BackendError(classify_cupti_result(static_cast<int>(r)), fn, static_cast<int>(r), what);
-}
-
-#define GPUPERF_CUPTI_CHECK(call)                                    \
-  do {                                                               \
-    CUptiResult gpuperf_cupti_result_ = (call);                      \
-    if (gpuperf_cupti_result_ != CUPTI_SUCCESS) {                    \
-      throw_cupti(gpuperf_cupti_result_, #call, __FILE__, __LINE__); \
-    }                                                                \
-  } while (0)
-
-// A CUPTI parameter struct, zeroed, with its structSize set (CUPTI's way of versioning its structs).
-template <class T>
-T params(std::size_t struct_size) {
-  T p{};
-  p.structSize = struct_size;
-  return p;
-}
 
 SupportLevel level(CUpti_Profiler_Support_Level l) {
   switch (l) {

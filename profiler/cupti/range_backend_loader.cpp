@@ -90,12 +90,29 @@ std::string find_backend_module() {
   return find_module(kBackendModuleName, "GPUPERF_CUPTI_MODULE", GPUPERF_CUPTI_MODULE_BUILD_PATH, "CUPTI back end");
 }
 
-const BackendFactory& load_backend() {
+namespace {
+const OpenedBackend& loaded_module() {
   static std::once_flag once;
   static OpenedBackend loaded;
   std::call_once(once, [] { loaded = load_once(); });
+  return loaded;
+}
+}  // namespace
+
+const BackendFactory& load_backend() {
+  const OpenedBackend& loaded = loaded_module();
   if (loaded.factory == nullptr) throw EnvironmentError(loaded.error);
   return *loaded.factory;
+}
+
+const SassBackendFactory& load_sass_backend() {
+  const OpenedBackend& loaded = loaded_module();
+  if (loaded.factory == nullptr) throw EnvironmentError(loaded.error);
+  if (loaded.sass == nullptr) {
+    throw EnvironmentError(std::string("the CUPTI back end module (") + kBackendModuleName +
+                           ") has no SASS metrics back end: it comes from another gpuperf version; rebuild gpuperf");
+  }
+  return *loaded.sass;
 }
 
 }  // namespace gpuperf::cupti

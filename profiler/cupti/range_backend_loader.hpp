@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "profiler/cupti/range_backend.hpp"
+#include "profiler/cupti/sass_backend.hpp"
 
 namespace gpuperf::cupti {
 
@@ -32,5 +33,8 @@ std::string find_backend_module();
 // Loads the module once per process and returns its factory. Throws EnvironmentError (exit 3) naming the
 // files tried and the loader's reason, e.g. libcupti.so.13 missing, with what to install or set.
 const BackendFactory& load_backend();
+// The same module's SASS Metrics back end (source lines). Throws EnvironmentError as load_backend(), or
+// when the module has none (built from an older gpuperf).
+const SassBackendFactory& load_sass_backend();
 
 }  // namespace gpuperf::cupti

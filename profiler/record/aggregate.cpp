@@ -96,26 +96,23 @@ std::string program_family(const std::string& app) {
   return base.empty() ? std::string("program") : base;
 }
 
-std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vector<ProcessRecord>& processes,
-                                                                const std::string& program,
-                                                                const SelectOptions& options, KernelTotals& totals) {
-  if (program.find('/') != std::string::npos) throw InputError("program name '" + program + "' may not contain '/'");
-  const bool by_kernel = !options.kernel_regex.empty();
-  const bool by_nvtx = !options.nvtx_include.empty();
-  const std::regex kernel_re = by_kernel ? compile(options.kernel_regex, "--kernel-regex") : std::regex();
-  const std::regex nvtx_re = by_nvtx ? compile(options.nvtx_include, "--nvtx-include") : std::regex();
+namespace {
 
-  // Launches in the order they ran (processes by pid, then GPU start time), as ncu counts them.
-  struct Launch {
-    const LaunchRecord* record;
-    const std::string* kernel;  // its identity name, in `names`
-  };
+// One launch in the order they ran, with its kernel's identity name.
+struct Launch {
+  const LaunchRecord* record;
+  const std::string* kernel;  // its identity name, in `names`
+};
+
+// Launches in the order they ran (processes by pid, then GPU start time), as ncu counts them. `names`
+// holds each mangled name's identity name, demangled once.
+std::vector<Launch> launches_in_order(const std::vector<ProcessRecord>& processes, KernelNaming naming,
+                                      std::map<std::string_view, std::string>& names) {
   std::vector<Launch> all;
-  std::map<std::string_view, std::string> names;  // mangled -> identity name, demangled once
   for (const auto& p : processes) {
     for (const auto& l : p.launches) {
       auto it = names.find(l.name);
-      if (it == names.end()) it = names.emplace(l.name, kernel_name(std::string(l.name), options.naming)).first;
+      if (it == names.end()) it = names.emplace(l.name, kernel_name(std::string(l.name), naming)).first;
       all.push_back({&l, &it->second});
     }
   }
@@ -123,17 +120,29 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     return std::tie(a.record->pid, a.record->start_ns) < std::tie(b.record->pid, b.record->start_ns);
   };
   if (!std::is_sorted(all.begin(), all.end(), in_order)) std::stable_sort(all.begin(), all.end(), in_order);
-  totals = KernelTotals{};
-  totals.launches_seen = all.size();
+  return all;
+}
 
-  struct Acc {
-    BenchmarkInstance instance;
-    std::vector<double> samples;
-    std::uint64_t launches = 0;
-    std::uint64_t graph_launches = 0;
-    double total_ns = 0;
-    std::vector<const std::vector<double>*> profiled;  // values of its profiled launches
-  };
+// What one kernel identity's launches add up to.
+struct Acc {
+  BenchmarkInstance instance;
+  std::vector<double> samples;
+  std::uint64_t launches = 0;
+  std::uint64_t graph_launches = 0;
+  double total_ns = 0;
+  std::vector<const std::vector<double>*> profiled;  // values of its profiled launches
+};
+
+// The selected launches (--kernel-regex, --nvtx-include, --launch-skip/--launch-count) accumulated by device
+// and identity (display name); `device_total_ns` each device's kernel time.
+std::map<std::uint32_t, std::map<std::string, Acc>> accumulate(const std::vector<Launch>& all,
+                                                               const std::string& program, const SelectOptions& options,
+                                                               KernelTotals& totals,
+                                                               std::map<std::uint32_t, double>& device_total_ns) {
+  const bool by_kernel = !options.kernel_regex.empty();
+  const bool by_nvtx = !options.nvtx_include.empty();
+  const std::regex kernel_re = by_kernel ? compile(options.kernel_regex, "--kernel-regex") : std::regex();
+  const std::regex nvtx_re = by_nvtx ? compile(options.nvtx_include, "--nvtx-include") : std::regex();
   std::map<std::uint32_t, std::map<std::string, Acc>> by_device;  // device -> display name -> accumulation
   // Launches of one device, kernel, shape and NVTX path share an identity: look it up by those raw values,
   // and build the instance and its display name once per key, not once per launch.
@@ -141,7 +150,6 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
   std::map<Key, Acc*> by_key;
   std::map<const std::string*, bool> kernel_match;  // the regexes, once per kernel name and per NVTX path
   std::map<std::string_view, bool> nvtx_match;
-  std::map<std::uint32_t, double> device_total_ns;
   std::uint64_t selected = 0;
   for (const Launch& l : all) {
     const LaunchRecord& r = *l.record;
@@ -186,51 +194,72 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     device_total_ns[r.device] += ns;
     ++totals.launches_kept;
   }
+  return by_device;
+}
 
+// One identity's result: its durations, launches, kernel time and share of the device's, and with
+// --metrics one sample per profiled launch of each metric, in the plan's order.
+Result identity_result(const Acc& acc, double device_total_ns, const SelectOptions& options, KernelTotals& totals) {
+  Result res;
+  res.instance = acc.instance;
+  Measurement d;
+  d.metric = find_metric("duration")->info;
+  d.samples = acc.samples;
+  d.summary = summarize(d.samples);
+  if (d.samples.empty()) {
+    d.status = Status::skipped;
+    d.message = "every launch of it was profiled (--metrics), and a profiled launch has no duration";
+  }
+  res.metrics.push_back(std::move(d));
+  res.metrics.push_back(single_value("launches", static_cast<double>(acc.launches)));
+  res.metrics.push_back(single_value("gpu_time_total", acc.total_ns));
+  const double total = device_total_ns;
+  res.metrics.push_back(single_value("gpu_time_share", total > 0 ? 100.0 * acc.total_ns / total : 0.0));
+  if (acc.graph_launches == acc.launches) ++totals.identities_graph_only;
+  if (options.metrics != nullptr && !acc.profiled.empty()) {
+    ++totals.identities_with_counters;
+    std::vector<Measurement> merged;
+    for (const std::vector<double>* values : acc.profiled) {
+      auto per_launch = evaluate_target(*options.metrics, values, Status::ok, "", nullptr, "");
+      if (merged.empty()) {
+        merged = std::move(per_launch);
+        continue;
+      }
+      for (std::size_t j = 0; j < merged.size() && j < per_launch.size(); ++j) {
+        if (per_launch[j].status == Status::ok && merged[j].status == Status::ok) {
+          merged[j].samples.push_back(per_launch[j].samples.at(0));
+        }
+      }
+    }
+    for (auto& m : merged) {
+      if (m.status == Status::ok) m.summary = summarize(m.samples);
+      res.metrics.push_back(std::move(m));
+    }
+  }
+  return res;
+}
+
+}  // namespace
+
+std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vector<ProcessRecord>& processes,
+                                                                const std::string& program,
+                                                                const SelectOptions& options, KernelTotals& totals) {
+  if (program.find('/') != std::string::npos) throw InputError("program name '" + program + "' may not contain '/'");
+  std::map<std::string_view, std::string> names;  // mangled -> identity name, demangled once
+  const std::vector<Launch> all = launches_in_order(processes, options.naming, names);
+  totals = KernelTotals{};
+  totals.launches_seen = all.size();
+  std::map<std::uint32_t, double> device_total_ns;
+  auto by_device = accumulate(all, program, options, totals, device_total_ns);
+
+  // Per device, the identities heaviest first.
   std::map<std::uint32_t, std::vector<Result>> out;
   for (auto& [device, accs] : by_device) {
     std::vector<Acc*> order;
     for (auto& [name, acc] : accs) order.push_back(&acc);
     std::stable_sort(order.begin(), order.end(), [](const Acc* a, const Acc* b) { return a->total_ns > b->total_ns; });
     for (Acc* acc : order) {
-      Result res;
-      res.instance = acc->instance;
-      Measurement d;
-      d.metric = find_metric("duration")->info;
-      d.samples = acc->samples;
-      d.summary = summarize(d.samples);
-      if (d.samples.empty()) {
-        d.status = Status::skipped;
-        d.message = "every launch of it was profiled (--metrics), and a profiled launch has no duration";
-      }
-      res.metrics.push_back(std::move(d));
-      res.metrics.push_back(single_value("launches", static_cast<double>(acc->launches)));
-      res.metrics.push_back(single_value("gpu_time_total", acc->total_ns));
-      const double total = device_total_ns[device];
-      res.metrics.push_back(single_value("gpu_time_share", total > 0 ? 100.0 * acc->total_ns / total : 0.0));
-      if (acc->graph_launches == acc->launches) ++totals.identities_graph_only;
-      if (options.metrics != nullptr && !acc->profiled.empty()) {
-        ++totals.identities_with_counters;
-        // One sample per profiled launch of each metric, in the plan's order.
-        std::vector<Measurement> merged;
-        for (const std::vector<double>* values : acc->profiled) {
-          auto per_launch = evaluate_target(*options.metrics, values, Status::ok, "", nullptr, "");
-          if (merged.empty()) {
-            merged = std::move(per_launch);
-            continue;
-          }
-          for (std::size_t j = 0; j < merged.size() && j < per_launch.size(); ++j) {
-            if (per_launch[j].status == Status::ok && merged[j].status == Status::ok) {
-              merged[j].samples.push_back(per_launch[j].samples.at(0));
-            }
-          }
-        }
-        for (auto& m : merged) {
-          if (m.status == Status::ok) m.summary = summarize(m.samples);
-          res.metrics.push_back(std::move(m));
-        }
-      }
-      out[device].push_back(std::move(res));
+      out[device].push_back(identity_result(*acc, device_total_ns[device], options, totals));
       ++totals.identities;
     }
   }

@@ -15,13 +15,13 @@
 //
 // What it costs the program: CUPTI's activity tracing of kernels and launch calls and one callback per
 // NVTX push/pop; records are written by CUPTI's worker thread, a buffer (1 MB) at a time, about 0.15 us a
-// record on an H100 machine (bench/record_overhead.py measures what recording costs a program).
+// record on an H100 machine (bench/record/record_overhead.py measures what recording costs a program).
 //
 // Its own time: the library times its own code per buffer (writing, allocating) and per NVTX callback, never
 // per launch, with the monotonic clock (vDSO, tens of ns a read), and writes the sums as O lines at the end
 // (record_file.hpp), split by thread: the program's threads (NVTX callbacks, the exit's last flush) against
 // CUPTI's worker thread and its own flush thread, which run beside the program. `record` prints them, and
-// bench/record_overhead.py sets them against the loop time, free of the noise between processes.
+// bench/record/record_overhead.py sets them against the loop time, free of the noise between processes.
 //
 // Bounded loss under SIGKILL: a buffer reaches the file when it fills or when it is flushed, and SIGKILL
 // leaves no chance to flush. So a thread of ours asks CUPTI every GPUPERF_RECORD_FLUSH_MS (default 1000 ms)
@@ -92,7 +92,7 @@ State& state() {
 
 std::atomic<bool> g_started{false};
 
-// GPUPERF_RECORD_OVERHEAD_AB=PARTS (bench/record_overhead_ab.py): the program may pause parts of gpuperf's own
+// GPUPERF_RECORD_OVERHEAD_AB=PARTS (bench/record/record_overhead_ab.py): the program may pause parts of gpuperf's own
 // work in its process, between the loops it times, with gpuperf_record_overhead_ours(0) and resume them with
 // (1), so that what recording adds above CUPTI is measured within one process, free of the levels that move
 // between processes. PARTS is "all" or a comma list of: "nvtx" (an NVTX push or pop then only pushes or pops

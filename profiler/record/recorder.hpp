@@ -67,7 +67,7 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
 // The injection library's own time inside the program (its O lines, summed over processes), one sentence:
 // "inside the program: 0.412 ms on its threads (0.400 ms in 600 NVTX callbacks, 0.012 ms in 3 buffer
 // requests); 1.100 ms on other threads (1.100 ms writing 7,217 records on CUPTI's thread)". Empty when no
-// process wrote O lines (killed, or an older library). bench/record_overhead.py reads it.
+// process wrote O lines (killed, or an older library). bench/record/record_overhead.py reads it.
 std::string describe_own_work(const std::vector<ProcessRecord>& processes);
 
 struct Recording {

@@ -27,7 +27,7 @@ struct SegmentationOptions {
   double min_effect_pct = 1.0;      // |after/before - 1| a change must reach, in percent
   // ... and this many run-to-run sigmas of the series (its median absolute successive difference): on a
   // series whose runs wobble by 2%, a 2% shift between two long stretches is what 300 flat series show a
-  // few times by chance (bench/detect_eval.py nightly), not a step to act on.
+  // few times by chance (bench/detect/detect_eval.py nightly), not a step to act on.
   double min_noise_sigmas = 1.5;
   std::uint64_t seed = 1;  // the permutations are seeded: same input, same answer
   // Points further than this many noise sigmas from the median of the 7 points around them leave the

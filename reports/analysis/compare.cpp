@@ -9,6 +9,7 @@
 #include "core/metrics.hpp"
 #include "reports/analysis/compare_history.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/mann_whitney.hpp"
 #include "reports/analysis/ratio_ci.hpp"
 #include "reports/analysis/welch.hpp"
@@ -247,12 +248,19 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
     return row;
   }
   if (base->samples.size() < 2 || candidate->samples.size() < 2) {
-    // One value per side: no test is possible, only the size of the difference.
+    // One value per side: no test is possible, only the size of the difference. A run whose raw samples were
+    // pruned (`gpuperf db prune`) keeps its summary of n > 1 samples but no samples to rank: its median is
+    // all there is, judged the same way (and against the history, compare_history.hpp).
+    row.samples_pruned =
+        (base->samples.empty() && base->summary.n > 1) || (candidate->samples.empty() && candidate->summary.n > 1);
     if (std::fabs(row.change_pct) < min_effect) {
       row.verdict = Verdict::same;
+      if (row.samples_pruned) add_note(row, "samples pruned: medians only");
     } else {
       row.verdict = Verdict::ambiguous;
-      add_note(row, "one value per side: no test");  // compare_runs() judges it against the history
+      add_note(row, row.samples_pruned
+                        ? "samples pruned: medians only, no test"
+                        : "one value per side: no test");  // compare_runs() judges it against the history
     }
     return row;
   }
@@ -385,6 +393,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
       if (!with.empty()) add_note(d, any_moved ? "with " + with : with);  // the bound alone when nothing moved
     }
   }
+  attach_line_changes(report, base, candidate);  // the source lines that moved, for every writer
   return report;
 }
 

@@ -107,6 +107,8 @@ void one_value_against_levels(CompareRow& row, const std::vector<double>& levels
 
 bool one_value_row(const CompareRow& row) {
   if (row.metric.deterministic || !row.base || !row.candidate) return false;
+  // A pruned run's median is judged against the history's medians whatever the metric: its samples are gone.
+  if (row.samples_pruned) return true;
   return (row.base->n == 1 || row.candidate->n == 1) && judged_by_level(row.metric);
 }
 
@@ -151,6 +153,7 @@ void judge_with_history(CompareRow& row, const std::vector<db::Series>& history,
       history_levels(row, history, base, candidate, candidate_run_id, options.history_runs);
   if (one_value) {
     one_value_against_levels(row, levels, options, noise);
+    if (row.samples_pruned) row.note = "samples pruned: " + row.note;
   } else {
     within_history(row, levels);
   }

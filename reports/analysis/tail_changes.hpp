@@ -34,7 +34,7 @@
 // that passes wins. Runs without raw samples give no evidence, except runs of a metric measured once per run
 // (achieved occupancy, DRAM bytes, a recorded kernel's totals): there is no rule 3 for them, and rule 1's
 // margin is the metric's compare floor instead (5% and 1 MB for DRAM bytes), as `compare --history` judges
-// one value (level_band.hpp). bench/detect_eval.py latency measures the
+// one value (level_band.hpp). bench/detect/detect_eval.py latency measures the
 // nights to a first flag and the false alarms these rules give (README, "Regressions: compare, check, detect").
 #pragma once
 

@@ -12,7 +12,7 @@ namespace gpuperf::analysis {
 namespace {
 
 // Counters marked deterministic that still move between runs of one binary on an H200 (measured with
-// bench/detect_eval_gpu.sh, 13 runs): shared load/store wavefronts by up to 1.2% (13303..13468 store
+// bench/detect/detect_eval_gpu.sh, 13 runs): shared load/store wavefronts by up to 1.2% (13303..13468 store
 // wavefronts of matvec/shared), bank conflicts by up to 15% where the count is small (832..960). Real changes of these
 // (a tile size, padding) are 2x and more.
 void nearly_deterministic(Thresholds& t) {

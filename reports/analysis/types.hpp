@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "db/store.hpp"
+#include "reports/analysis/line_changes.hpp"
 
 namespace gpuperf::analysis {
 
@@ -40,6 +41,12 @@ struct CompareRow {
   // True when a slower verdict of this row fails the job (gate.hpp: duration, deterministic counters, a
   // failed kernel, and what --gate adds). A slower row that does not gate is listed, not failed.
   bool gated = false;
+  // The source lines whose counters moved between the two runs' results (line_findings.hpp), heaviest first;
+  // empty where either side has no lines or nothing moved.
+  std::vector<LineChange> lines;
+  // True when a side's raw samples were pruned (`gpuperf db prune`): only its median is left, so the row is
+  // judged like a single value, against the history (compare_history.hpp).
+  bool samples_pruned = false;
 };
 
 // One change point of `gpuperf detect` in a series (machine, instance, metric).
@@ -66,6 +73,8 @@ struct ChangePoint {
   std::int64_t previous_run_id = 0;  // the last run at the old level
   std::size_t series_index = 0;      // position of the series in the vector given to detect_changes()
   bool gated = false;                // a regression here fails `detect --fail-on-regression` (gate.hpp)
+  // The source lines whose counters moved from the previous run to the run of the change (line_findings.hpp).
+  std::vector<LineChange> lines;
 };
 
 }  // namespace gpuperf::analysis

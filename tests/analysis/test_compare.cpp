@@ -185,6 +185,33 @@ TEST(Compare, SingleValuesOfNoisyMetrics) {
   EXPECT_NE(r.note.find("no test"), std::string::npos);
 }
 
+// A run whose samples `gpuperf db prune` removed keeps its summary: its median is compared like a single
+// value (no rank test), and the row says why.
+TEST(Compare, PrunedSamplesCompareMediansOnly) {
+  const auto pruned = [](Measurement m) {
+    m.samples.clear();
+    m.sm_clock_mhz.clear();
+    return m;
+  };
+  const Measurement base = samples("duration", 1000, 0.01, 300, 1);
+  const Measurement slower = samples("duration", 1300, 0.01, 300, 2);
+  const CompareRow both = cmp(pruned(base), pruned(slower));
+  EXPECT_TRUE(both.samples_pruned);
+  EXPECT_EQ(both.verdict, Verdict::ambiguous) << "no samples to rank: no test, only the size of the difference";
+  EXPECT_EQ(both.note, "samples pruned: medians only, no test");
+  EXPECT_NEAR(both.change_pct, 30, 1);
+  const CompareRow one_side = cmp(pruned(base), slower);
+  EXPECT_TRUE(one_side.samples_pruned);
+  EXPECT_EQ(one_side.verdict, Verdict::ambiguous);
+  const CompareRow rerun = cmp(pruned(base), pruned(samples("duration", 1000, 0.01, 300, 3)));
+  EXPECT_EQ(rerun.verdict, Verdict::same);
+  EXPECT_EQ(rerun.note, "samples pruned: medians only");
+  // With samples on both sides nothing changes: the rank test decides.
+  const CompareRow tested = cmp(base, slower);
+  EXPECT_FALSE(tested.samples_pruned);
+  EXPECT_EQ(tested.verdict, Verdict::slower);
+}
+
 TEST(Compare, ClockChangeThatExplainsTheSlowdown) {
   // Same cycles, lower clock: 1980 -> 1755 MHz makes every sample 12.8% longer.
   const Measurement b = samples("duration", 1e5, 0.005, 50, 16, 1980);

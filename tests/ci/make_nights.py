@@ -6,7 +6,7 @@
 strided (default): memory/coalesced[n=16777216] stays at 52 us; memory/strided[n=16777216,stride=32] runs at
 293 us until night STEP_AT, then 25% slower, with its gld_efficiency unchanged.
 coalesced: memory/strided stays at 293 us; from night STEP_AT memory/coalesced loses coalescing (what
-bench/patches/lose_coalescing.patch does on a GPU): 80% slower, gld_efficiency and gst_efficiency
+bench/detect/patches/lose_coalescing.patch does on a GPU): 80% slower, gld_efficiency and gst_efficiency
 100% -> 50%.
 Noise: 1% per sample (seeded, so reruns match).
 --machine N (default 1): the runner, host ci-gpu-N with its own GPU uuid and run uuids, and its own noise seed,

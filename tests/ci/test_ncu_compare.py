@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/ncu_compare.py's verdicts on made-up gpuperf and ncu outputs with known answers."""
+"""bench/gpu/ncu_compare.py's verdicts on made-up gpuperf and ncu outputs with known answers."""
 import csv
 import json
 import os
@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "..", "bench", "ncu_compare.py")
+SCRIPT = os.path.join(HERE, "..", "..", "bench", "gpu", "ncu_compare.py")
 
 LD = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct"
 WR = "dram__bytes_write.sum"
@@ -18,8 +18,8 @@ OCC = "sm__warps_active.avg.pct_of_peak_sustained_active"
 INSTANCES = ["memory/coalesced", "matvec/naive[m=8]"]
 
 
-def gpuperf_json(path, values):
-    """values: {instance: {metric: value}}"""
+def gpuperf_json(path, values, timing=None):
+    """values: {instance: {metric: value}}; timing: the process's own seconds (default: start 0.2, sessions 0.3)"""
     perfworks = {"gld_efficiency": ([LD], "%"), "dram_bytes_written": ([WR], "bytes"),
                  "dram_bytes_read": ([RD], "bytes"), "achieved_occupancy": ([OCC], "%")}
     results = []
@@ -29,7 +29,9 @@ def gpuperf_json(path, values):
         metrics["registers"] = {"unit": "count", "status": "ok", "value": 10}  # static: not compared
         results.append({"instance": name, "status": "ok", "metrics": metrics})
     with open(path, "w") as f:
-        json.dump({"results": results, "init_seconds": 0.2, "collect_seconds": 0.3, "passes": 3, "sessions": 1}, f)
+        doc = {"results": results, "init_seconds": 0.2, "collect_seconds": 0.3, "passes": 3, "sessions": 1}
+        doc.update(timing or {})
+        json.dump(doc, f)
 
 
 def ncu_csv(path, rows):
@@ -48,11 +50,11 @@ def ncu_csv(path, rows):
 
 
 class NcuCompare(unittest.TestCase):
-    def run_compare(self, ours, full, drams, colds=(), repeats=(), times=(0, 8, 16.5, 17, 30)):
+    def run_compare(self, ours, full, drams, colds=(), repeats=(), times=(0, 8, 16.5, 17, 30), timing=None):
         with tempfile.TemporaryDirectory() as d:
             args = [sys.executable, SCRIPT]
             for i, v in enumerate(ours):
-                gpuperf_json(f"{d}/g{i}.json", v)
+                gpuperf_json(f"{d}/g{i}.json", v, timing)
                 args += ["--gpuperf", f"{d}/g{i}.json"]
             args += ["--ncu"] + ncu_csv(f"{d}/full.csv", full)
             for i, r in enumerate(drams):
@@ -93,7 +95,7 @@ class NcuCompare(unittest.TestCase):
         rc, out = self.run_compare([self.ours(45000000)], self.ncu_full(), [self.ncu_dram(45100000)])
         self.assertEqual(rc, 0, out)
         self.assertEqual(self.row(out, "memory/coalesced", "dram_bytes_written")[-2], "ok")
-        self.assertIn("10.0x (required: 5x)", out)  # ncu adds 13 - 8 = 5 s, gpuperf 0.5 s in the process
+        self.assertIn("10.0x (required: 8x)", out)  # ncu adds 13 - 8 = 5 s, gpuperf 0.5 s in the process
         self.assertIn("| memory/coalesced gld_efficiency | 100 | 100.00 | ok |", out)
         self.assertIn("| matmul/naive[n=1024] gld_efficiency | 56.25 | not profiled | - |", out)
         self.assertNotIn("registers", out)
@@ -147,6 +149,14 @@ class NcuCompare(unittest.TestCase):
         cells = self.row(out, "memory/coalesced", "achieved_occupancy")
         self.assertEqual(cells[4], "50.90")  # median of 49.0, 51.0, 50.9
         self.assertEqual(cells[-2], "ok")
+
+    def test_a_start_beside_the_verification_counts_only_what_was_waited_for(self):
+        # CUPTI started in 0.2 s beside the verification, 0.05 s of it waited for: 5 s / 0.35 s.
+        rc, out = self.run_compare([self.ours(45000000)], self.ncu_full(), [self.ncu_dram(45000000)],
+                                   timing={"init_wait_seconds": 0.05})
+        self.assertEqual(rc, 0, out)
+        self.assertIn("14.3x (required: 8x)", out)
+        self.assertIn("starting CUPTI 0.20, waited for 0.05, sessions 0.30", out)
 
     def test_too_slow_a_collection_fails(self):
         rc, out = self.run_compare([self.ours(45000000)], self.ncu_full(), [self.ncu_dram(45000000)],

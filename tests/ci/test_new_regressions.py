@@ -45,6 +45,19 @@ class NewRegressions(unittest.TestCase):
                       "gld_efficiency 100% -> 50% |", md)
         self.assertNotIn("| gld_efficiency |", md)
 
+    def test_the_summary_names_the_source_lines_that_moved(self):
+        dur = change("duration", 20, hints=["gld_efficiency 100% -> 50%"])
+        dur["lines"] = [{"file": "kernels/memory_access.cu", "line": 29, "was_line": 23, "text": "if (i < n) out[j] = in[j];",
+                         "summary": "kernels/memory_access.cu:29 (was :23)  if (i < n) out[j] = in[j];  global load "
+                                    "sectors per request 4.0 -> 8.0 (ideal 4.0)"}]
+        code, md = run([], [dur])
+        self.assertEqual(code, 1)
+        self.assertIn("Source lines that moved:\n\n- memory/coalesced[n=16777216] duration: kernels/memory_access.cu:29 "
+                      "(was :23)  if (i &lt; n) out[j] = in[j];  global load sectors per request 4.0 -> 8.0 (ideal 4.0)\n",
+                      md)
+        # Without lines (runs before source lines existed): no such section.
+        self.assertNotIn("Source lines", run([], [change("duration", 20)])[1])
+
     def test_confirmed_tonight_one_run_over_is_not_new(self):
         last_night = [change("duration", 20, unconfirmed=True)]
         for tonight in (change("duration", 20), change("duration", 21), change("duration", 19)):

@@ -16,8 +16,8 @@ chmod 755 "$work"  # the throwaway server's user must reach its folder below it
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 if [[ $mode == postgres ]]; then
-  # shellcheck source=/dev/null # bench/pg_throwaway.sh, checked on its own
-  . "$repo/bench/pg_throwaway.sh"
+  # shellcheck source=/dev/null # bench/store/pg_throwaway.sh, checked on its own
+  . "$repo/bench/store/pg_throwaway.sh"
   trap 'pg_throwaway stop "$work/pg" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
   rc=0
   pg_throwaway start "$work/pg" gpuperf >/dev/null || rc=$?

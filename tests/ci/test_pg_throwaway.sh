@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# bench/pg_throwaway.sh against the real server: start prints working URIs (socket and TCP with the superuser's
+# bench/store/pg_throwaway.sh against the real server: start prints working URIs (socket and TCP with the superuser's
 # password), crash then start keeps committed data and the port, two folders at once, stop leaves no process
 # and no folder, and sourcing it sets the variables. Skips (77) without server binaries, fails when CI is set.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tw=$root/bench/pg_throwaway.sh
+tw=$root/bench/store/pg_throwaway.sh
 if ! bindir=$(bash -c ". '$tw'; _pg_tw_bindir" 2>&1); then
   if [[ -n ${CI:-} && ${CI:-} != 0 && ${CI:-} != false ]]; then echo "CI is set and $bindir"; exit 1; fi
   echo "skipped: $bindir"

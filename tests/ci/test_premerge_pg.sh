@@ -2,14 +2,14 @@
 # ci/premerge.sh on a central history: the database URI, password included, comes from $GPUPERF_DB (as the CI
 # recipes pass their secret) or --db, reaches gpuperf unchanged, finds the merge base's nightly run on the
 # server, and the password appears nowhere in what the job prints or writes, also when the login fails. The
-# recipes never trace or print the variable. Against a real throwaway server (bench/pg_throwaway.sh); the
+# recipes never trace or print the variable. Against a real throwaway server (bench/store/pg_throwaway.sh); the
 # measuring `check` needs a GPU, so a stand-in bench executable imports the branch's run and compares it, and
 # hands every other command to the real gpuperf. Skips (77) without server binaries, fails when CI is set.
 #   test_premerge_pg.sh GPUPERF_BIN
 set -uo pipefail
 gpuperf=$(realpath "$1")
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-tw=$repo/bench/pg_throwaway.sh
+tw=$repo/bench/store/pg_throwaway.sh
 if ! why=$(bash -c ". '$tw'; _pg_tw_bindir" 2>&1); then
   if [[ -n ${CI:-} && ${CI:-} != 0 && ${CI:-} != false ]]; then echo "CI is set and $why"; exit 1; fi
   echo "skipped: $why"

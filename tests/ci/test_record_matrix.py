@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/record_matrix.py's handling of the programs it is given, before anything runs (no GPU)."""
+"""bench/record/record_matrix.py's handling of the programs it is given, before anything runs (no GPU)."""
 import os
 import stat
 import subprocess
@@ -8,7 +8,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BENCH = os.path.join(HERE, "..", "..", "bench")
+BENCH = os.path.join(HERE, "..", "..", "bench", "record")
 sys.path.insert(0, BENCH)
 import record_matrix  # noqa: E402
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bench/record_overhead_ab.py's statistics on made-up loop times with known answers (no GPU)."""
+"""bench/record/record_overhead_ab.py's statistics on made-up loop times with known answers (no GPU)."""
 import os
 import subprocess
 import sys
@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BENCH = os.path.join(HERE, "..", "..", "bench")
+BENCH = os.path.join(HERE, "..", "..", "bench", "record")
 sys.path.insert(0, BENCH)
 import record_overhead_ab as ab  # noqa: E402
 
@@ -126,7 +126,7 @@ class StepMedians(unittest.TestCase):
         self.assertEqual((m[1], m[2], m[3]), ("1234.500", "1,017", "12.250"))
 
     def test_the_kept_h200_logs_give_the_figures_the_docs_quote(self):
-        # bench/results keeps the three H200 calls' logs; docs/record-ends.md and README quote their pooled rows.
+        # bench/record/results keeps the three H200 calls' logs; docs/record-ends.md and README quote their pooled rows.
         log = os.path.join(BENCH, "results", "record-overhead-ab-h200-ce3fbb4.txt")
         out = subprocess.run([sys.executable, os.path.join(BENCH, "record_overhead_ab.py"), "--from-log", log,
                               "--only", "torch"], capture_output=True, text=True)

@@ -75,10 +75,19 @@ TEST_F(CliTest, RefusalInsideTheTransactionRollsBackEverything) {
   const auto third = later.rfind("\"metrics\":{");
   later.replace(third, 11, "\"metrics\":{\"l1tex__t_bytes.sum\":{\"unit\":\"count\",\"value\":64},");
   write("later.json", later);
+  // Named by its JSON path, found against the database's metrics before anything is written.
   EXPECT_CLI(gp({"import", "later.json"}), 2,
-             "metric 'l1tex__t_bytes.sum' has unit 'count', but the database stores it in 'bytes'");
+             "later.json: runs[2].results[1].metrics.l1tex__t_bytes.sum.unit: metric 'l1tex__t_bytes.sum' is in "
+             "'count', but the database has it in 'bytes'");
   EXPECT_EQ(bytes("gpuperf.db"), before);
   EXPECT_EQ(nlohmann::json::parse(gp({"runs", "--format", "json"}).out).size(), 1u);
+}
+
+TEST_F(CliTest, SourceLinesOnAndOffTogetherIsBadUsageBeforeAnyGpuWork) {
+  EXPECT_CLI(gp({"run", "--source-lines", "--no-source-lines"}), 2, "--source-lines excludes --no-source-lines");
+  EXPECT_CLI(gp({"check", "--baseline", "main", "--source-lines", "--no-source-lines"}), 2,
+             "--source-lines excludes --no-source-lines");
+  EXPECT_FALSE(exists("gpuperf.db"));
 }
 
 TEST_F(CliTest, MissingDatabaseIsNotCreatedByReaders) {
@@ -167,7 +176,7 @@ TEST_F(CliTest, UnwritableLocationsExitThree) {
              "cannot create 'plain/g.db': 'plain' is a file, not a folder");
   EXPECT_CLI(gp({"--db", "/proc/gpuperf-cli-test.db", "import", "a.json"}), 3,
              "cannot create '/proc/gpuperf-cli-test.db'");
-  EXPECT_CLI(gp({"--db", "plain/g.db", "db", "migrate"}), 3, "'plain' is a file, not a folder");
+  EXPECT_CLI(gp({"--db", "plain/g.db", "db", "migrate"}), 2, "no database at 'plain/g.db'");  // creates nothing
   EXPECT_CLI(gp({"--db", "no/such/g.db", "import", "a.json"}), 3, "the folder 'no' does not exist");
   EXPECT_CLI(gp({"--db", "no/such/g.db", "runs"}), 2, "no database at 'no/such/g.db' (the folder 'no' does not exist)");
   seed();

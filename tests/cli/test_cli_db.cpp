@@ -213,8 +213,8 @@ TEST_F(CliTest, ExportImportRoundTripIsByteIdentical) {
   CliResult one = gp({"export", "--run", run_uuid(2), "--run", "1"});
   auto j = nlohmann::json::parse(one.out);
   ASSERT_EQ(j["runs"].size(), 2u);
-  EXPECT_EQ(j["runs"][0]["uuid"], run_uuid(2));  // in the order asked
-  EXPECT_EQ(nlohmann::json::parse(gp({"export", "--branch", "nope"}).out)["runs"].size(), 0u);
+  EXPECT_EQ(j["runs"][0]["uuid"], run_uuid(2));                                            // in the order asked
+  EXPECT_CLI(gp({"export", "--branch", "nope"}), 2, "--branch: no run of branch 'nope'");  // as detect refuses it
   EXPECT_CLI(gp({"export", "--run", "nope-nope"}), 2, "no run matches 'nope-nope'");
 }
 
@@ -223,10 +223,12 @@ TEST_F(CliTest, ImportFromStandardInput) {
   EXPECT_CLI(gp({"import", "-"}, "{\"format\": 1}"), 2, "<stdin>: format: expected \"gpuperf-results\", got 1");
 }
 
-TEST_F(CliTest, DbMigrateCreatesAndReports) {
-  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version 0 -> " + std::to_string(db::Store::kSchemaVersion));
-  EXPECT_TRUE(exists("gpuperf.db"));
-  EXPECT_CLI(gp({"runs"}), 0, "no runs");
+TEST_F(CliTest, DbMigrateRefusesAMissingDatabaseAndReports) {
+  EXPECT_CLI(gp({"db", "migrate"}), 2, "no database at 'gpuperf.db' (nothing was created");  // a mistyped --db
+  EXPECT_FALSE(exists("gpuperf.db"));
+  seed();
+  const std::string latest = std::to_string(db::Store::kSchemaVersion);
+  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version " + latest);
 }
 
 // A database from the gpuperf before recorded runs: listed and exported as it is, then migrated on request.
@@ -239,12 +241,12 @@ TEST_F(CliTest, VersionOneDatabaseIsReadThenMigrated) {
   CliResult list = gp({"runs"});
   EXPECT_CLI(list, 0, "feature/x");
   EXPECT_EQ(list.out.find("command"), std::string::npos) << list.out;
-  EXPECT_CLI(gp({"db", "info"}), 0, "schema version  1 (this gpuperf writes 2)");
+  EXPECT_CLI(gp({"db", "info"}), 0, "schema version  1 (this gpuperf writes 3)");
   CliResult exported = gp({"export"});
   ASSERT_EQ(exported.code, 0) << exported.err;
   EXPECT_EQ(nlohmann::json::parse(exported.out)["runs"].size(), 2u);
   EXPECT_EQ(bytes("gpuperf.db"), before);  // reading migrated nothing
-  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version 1 -> 2");
+  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version 1 -> 3");
   EXPECT_EQ(gp({"export"}).out, exported.out);  // the same runs after the migration
 }
 
@@ -374,6 +376,39 @@ TEST_F(CliTest, KilledImportIsAllOrNothing) {
     expected = now;
     EXPECT_CLI(gp({"db", "check"}), 0, "ok");
   }
+}
+
+// db prune: the samples of runs before the cutoff go, each result's summary stays; detect answers as before,
+// compare says it compares medians only, and a pruned export imports again. Bad ages are refused (exit 2).
+TEST_F(CliTest, PruneDropsOldSamplesAndKeepsWhatDetectAndCompareRead) {
+  seed();  // three runs of October 2026, 8 samples each: 7 duration samples and one gld_efficiency value
+  EXPECT_CLI(gp({"db", "prune", "--samples-older-than", "7d"}), 2, "last 30 days");
+  EXPECT_CLI(gp({"db", "prune", "--samples-older-than", "soon"}), 2, "give a number of days (180d) or a date");
+  EXPECT_EQ(gp({"db", "prune"}).code, 2);  // the age is required
+  const CliResult detect_before = gp({"detect", "--format", "json"});
+  ASSERT_EQ(detect_before.code, 0) << detect_before.err;
+
+  CliResult dry = gp({"db", "prune", "--samples-older-than", "2026-10-03", "--dry-run", "--format", "json"});
+  ASSERT_EQ(dry.code, 0) << dry.err;
+  auto d = nlohmann::json::parse(dry.out);
+  EXPECT_EQ(d["runs"], 2);
+  EXPECT_EQ(d["results"], 4);  // two durations a run
+  EXPECT_EQ(d["samples"], 14);
+  EXPECT_EQ(d["samples_left"], 10);
+  EXPECT_EQ(d["dry_run"], true);
+  EXPECT_EQ(nlohmann::json::parse(gp({"db", "info", "--format", "json"}).out)["samples"], 24) << "a dry run";
+
+  EXPECT_CLI(gp({"db", "prune", "--samples-older-than", "2026-10-03"}), 0,
+             "removed 14 samples of 4 results in 2 runs started before 2026-10-03T00:00:00Z");
+  EXPECT_EQ(nlohmann::json::parse(gp({"db", "info", "--format", "json"}).out)["samples"], 10);
+  EXPECT_EQ(gp({"detect", "--format", "json"}).out, detect_before.out);
+  EXPECT_CLI(gp({"compare", run_uuid(1), run_uuid(2), "--all"}), 0, "samples pruned");
+  EXPECT_EQ(gp({"db", "check"}).code, 0);
+
+  CliResult exported = gp({"export", "-o", "pruned.json"});
+  ASSERT_EQ(exported.code, 0) << exported.err;
+  EXPECT_CLI(gp({"--db", "again.db", "import", "pruned.json"}), 0, "3 new");
+  EXPECT_EQ(gp({"--db", "again.db", "export"}).out, bytes("pruned.json"));
 }
 
 TEST_F(CliTest, BackupIsAConsistentCopy) {

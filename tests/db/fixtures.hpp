@@ -142,6 +142,65 @@ inline Run make_recorded_run(const std::string& uuid, const std::string& started
 namespace gpuperf::testing {
 
 // Field-by-field equality of two runs (samples, clocks and recomputed summaries included).
+// Source lines (core/source_lines.hpp): every field, counters exactly (they are stored as doubles).
+inline void expect_same_source(const SourceLines& a, const SourceLines& b) {
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.message, b.message);
+  EXPECT_EQ(a.launches, b.launches);
+  EXPECT_EQ(a.lines_total, b.lines_total);
+  ASSERT_EQ(a.lines.size(), b.lines.size());
+  for (std::size_t i = 0; i < a.lines.size(); ++i) {
+    const SourceLine& x = a.lines[i];
+    const SourceLine& y = b.lines[i];
+    SCOPED_TRACE("source line " + std::to_string(i));
+    EXPECT_EQ(x.file, y.file);
+    EXPECT_EQ(x.line, y.line);
+    EXPECT_EQ(x.function, y.function);
+    EXPECT_EQ(x.sass_offset, y.sass_offset);
+    EXPECT_EQ(x.text, y.text);
+    EXPECT_EQ(x.inst_executed, y.inst_executed);
+    EXPECT_EQ(x.thread_inst_executed, y.thread_inst_executed);
+    EXPECT_EQ(x.global_ld_requests, y.global_ld_requests);
+    EXPECT_EQ(x.global_st_requests, y.global_st_requests);
+    EXPECT_EQ(x.global_ld_sectors, y.global_ld_sectors);
+    EXPECT_EQ(x.global_ld_sectors_ideal, y.global_ld_sectors_ideal);
+    EXPECT_EQ(x.global_st_sectors, y.global_st_sectors);
+    EXPECT_EQ(x.global_st_sectors_ideal, y.global_st_sectors_ideal);
+    EXPECT_EQ(x.shared_wavefronts, y.shared_wavefronts);
+    EXPECT_EQ(x.shared_wavefronts_ideal, y.shared_wavefronts_ideal);
+    EXPECT_EQ(x.local_sectors, y.local_sectors);
+  }
+}
+
+// `n` lines of one kernel with distinct, known counters: line i executes 1000 + i warp instructions, and
+// every third line is a strided load whose excess sectors grow with i (3 sectors a request above an ideal
+// of 1, times i); the rest are coalesced. Per launch, as the collector gives them.
+inline SourceLines numbered_source_lines(std::size_t n, const std::string& file = "kernels/memory_access.cu") {
+  SourceLines s;
+  s.status = Status::ok;
+  s.launches = 3;
+  for (std::size_t i = 0; i < n; ++i) {
+    SourceLine l;
+    l.file = file;
+    l.line = static_cast<std::int64_t>(10 + i);
+    l.function = "copy_strided(const float *, float *, unsigned int)";
+    l.sass_offset = static_cast<std::int64_t>(16 * i);
+    l.text = "x" + std::to_string(i) + " = in[i * stride];  // <&> 'quoted' \"text\"";
+    l.inst_executed = 1000.0 + static_cast<double>(i);
+    l.thread_inst_executed = 32 * l.inst_executed;
+    if (i % 3 == 0) {
+      l.global_ld_requests = 100;
+      l.global_ld_sectors_ideal = 100;
+      l.global_ld_sectors = 100 + 3.0 * static_cast<double>(i);
+    }
+    l.shared_wavefronts = l.shared_wavefronts_ideal = 0.5 * static_cast<double>(i);
+    l.local_sectors = i == 7 ? 12.25 : 0;
+    s.lines.push_back(l);
+  }
+  s.lines_total = static_cast<std::int64_t>(n);
+  return s;
+}
+
 inline void expect_same_run(const Run& a, const Run& b) {
   EXPECT_EQ(a.uuid, b.uuid);
   EXPECT_EQ(a.started_at, b.started_at);
@@ -194,6 +253,7 @@ inline void expect_same_run(const Run& a, const Run& b) {
       EXPECT_DOUBLE_EQ(m.summary.q3, n.summary.q3);
       EXPECT_DOUBLE_EQ(m.summary.stdev, n.summary.stdev);
     }
+    expect_same_source(x.source, y.source);
   }
 }
 

@@ -65,8 +65,8 @@ TEST(Migrations, EmptyFileBecomesTheLatestSchema) {
   testing::write_bytes(dir.file("empty.db"), "");
   Store s(dir.file("empty.db"));
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(tables(s),
-            (std::vector<std::string>{"benchmark", "machine", "metric", "outcome", "result", "run", "sample"}));
+  EXPECT_EQ(tables(s), (std::vector<std::string>{"benchmark", "machine", "metric", "outcome", "outcome_source",
+                                                 "result", "run", "sample", "source_line"}));
 }
 
 TEST(Migrations, VersionZeroSqliteFileIsMigrated) {
@@ -129,7 +129,7 @@ TEST(Migrations, VersionOneFileGainsTheRecordedRunColumnsAndKeepsItsRuns) {
   }
   Store s(path);
   EXPECT_EQ(s.opened_version(), 1);
-  EXPECT_EQ(s.schema_version(), 2);
+  EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
   const auto cols = run_columns(s);
   ASSERT_GE(cols.size(), 2u);
   EXPECT_EQ(std::vector<std::string>(cols.end() - 2, cols.end()), (std::vector<std::string>{"command", "exit_status"}));

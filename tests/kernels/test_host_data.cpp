@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "core/errors.hpp"
 #include "kernels/host_data.hpp"
@@ -48,6 +51,23 @@ TEST(ParallelFor, CoversEveryIndexOnce) {
   EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), static_cast<long>(hits.size()));
 }
 
+TEST(ParallelFor, AGrainOfOneSplitsAFewCostlyItemsAcrossCores) {
+  // 37 matrix rows: the default grain (4096 items a worker) would leave them to one thread.
+  std::vector<int> hits(37, 0);
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  parallel_for(
+      hits.size(),
+      [&](std::size_t b, std::size_t e) {
+        for (std::size_t i = b; i < e; ++i) hits[i]++;
+        std::lock_guard<std::mutex> lock(mutex);
+        threads.insert(std::this_thread::get_id());
+      },
+      1);
+  EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 37);
+  if (std::thread::hardware_concurrency() > 1) EXPECT_GT(threads.size(), 1u);
+}
+
 TEST(VerifyClose, PassesWithinToleranceAndNamesTheFirstWrongElement) {
   const std::vector<double> expected{1.0, 2.0, 3.0, 4.0, 5.0, 6.0};
   EXPECT_TRUE(verify_close({1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f}, expected, {}, Tolerance{1e-6, 0}, "c").ok);
@@ -77,6 +97,48 @@ TEST(VerifyEqual, IsBitExact) {
   EXPECT_FALSE(v.ok);
   EXPECT_EQ(v.message, "out[1] = -0.249999985, expected -0.25 (exact); 1 of 2 elements wrong");
   EXPECT_FALSE(verify_equal({1.0f}, {1.0f, 2.0f}, "out").ok);  // size mismatch
+}
+
+TEST(VerifyClose, LargeOutputsCountEveryWrongElementAndNameTheFirst) {
+  // Large enough to be checked in parallel parts: the count, the first element and the largest error are
+  // those of a serial scan, wherever the wrong elements fall.
+  const std::size_t n = 1 << 20;
+  std::vector<double> expected(n, 1.0);
+  std::vector<float> got(n, 1.0f);
+  got[n - 3] = 9.0f;
+  got[700001] = 2.0f;
+  got[123457] = 1.5f;
+  const Verification v = verify_close(got, expected, {}, Tolerance{0.1, 0}, "y");
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.message, "y[123457] = 1.5, expected 1 (tolerance 0.1); 3 of 1048576 elements wrong");
+  EXPECT_DOUBLE_EQ(v.max_rel_error, 8.0);
+  got[n - 3] = got[700001] = got[123457] = 1.0f;
+  got[n - 1] = 1.05f;
+  const Verification ok = verify_close(got, expected, {}, Tolerance{0.1, 0}, "y");
+  EXPECT_TRUE(ok.ok);
+  EXPECT_NEAR(ok.max_rel_error, 0.05, 1e-6);
+}
+
+TEST(VerifyEqual, LargeOutputsNameTheFirstWrongElement) {
+  const std::size_t n = 1 << 20;
+  std::vector<float> expected(n, 3.0f), got(n, 3.0f);
+  got[n - 1] = got[500000] = got[99999] = std::numeric_limits<float>::quiet_NaN();
+  const Verification v = verify_equal(got, expected, "out");
+  EXPECT_FALSE(v.ok);
+  EXPECT_EQ(v.message, "out[99999] = nan, expected 3 (exact); 3 of 1048576 elements wrong");
+  EXPECT_TRUE(verify_equal(expected, expected, "out").ok);
+}
+
+TEST(HostWork, RandomInputAndReferenceTimesAddUpOnTheCallingThread) {
+  const HostWork before = host_work();
+  (void)random_floats(1 << 16, 1, 1);
+  {
+    HostWorkTimer timer(&HostWork::reference_s);
+    volatile double sink = 0;
+    for (int i = 0; i < 100000; ++i) sink = sink + i;
+  }
+  EXPECT_GT(host_work().random_input_s, before.random_input_s);
+  EXPECT_GT(host_work().reference_s, before.reference_s);
 }
 
 TEST(IntParam, NamesTheBenchmarkAndParameter) {

@@ -49,6 +49,10 @@ TEST_F(OnGpu, EveryDefaultSuiteInstanceVerifiesAndItsPoisonIsCaught) {
       const Verification v = w->verify(stream_);
       EXPECT_TRUE(v.ok) << "round " << round << ": " << v.message;
     }
+    // Once verified (the runner frees the CPU reference then), it is still timed and profiled.
+    w->verified();
+    w->launch(stream_);
+    EXPECT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
     EXPECT_NE(w->kernel_function(), nullptr);
     EXPECT_GT(w->launch_shape().threads_per_block(), 0u);
   }

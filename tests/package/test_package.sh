@@ -39,7 +39,9 @@ check_my_bench() {  # the examples' bench executable: its own benchmarks only, t
   expect 3 "no CUDA GPU" "$exe" profile
   expect 0 "check" "$exe" --help
   # The database commands need no GPU: the whole CLI is there.
-  expect 0 "" "$exe" --db "$work/user.db" db migrate
+  printf '{"format": "gpuperf-results", "version": 1, "runs": []}\n' >"$work/empty.json"
+  expect 2 "no database at" "$exe" --db "$work/user.db" db migrate
+  expect 0 "" "$exe" --db "$work/user.db" import "$work/empty.json"
   expect 0 "schema" "$exe" --db "$work/user.db" db info
 }
 

@@ -37,10 +37,10 @@ class PgCli : public ::testing::Test {
   std::unique_ptr<PgCluster> cluster_;
 };
 
-// A generated 60-night history with a dozen steps (bench/report_bench_gen.py, fixed seed).
+// A generated 60-night history with a dozen steps (bench/report/report_bench_gen.py, fixed seed).
 std::string generated_history(const TempDir& dir, int nights) {
   const std::string path = dir.file("nights.json");
-  const std::string cmd = "python3 '" + std::string(GPUPERF_SOURCE_DIR) + "/bench/report_bench_gen.py' --runs " +
+  const std::string cmd = "python3 '" + std::string(GPUPERF_SOURCE_DIR) + "/bench/report/report_bench_gen.py' --runs " +
                           std::to_string(nights) + " > '" + path + "'";
   if (std::system(cmd.c_str()) != 0) return "";
   return path;

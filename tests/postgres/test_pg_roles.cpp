@@ -104,11 +104,11 @@ class PgRoles : public ::testing::Test {
   std::string owner_of(const std::string& table) {
     return cluster_->query_value("SELECT tableowner FROM pg_tables WHERE tablename = '" + table + "'", "gpuperf");
   }
-  // A generated history of `nights` runs on the machines of bench/report_bench_gen.py (fixed seed).
+  // A generated history of `nights` runs on the machines of bench/report/report_bench_gen.py (fixed seed).
   std::string generated(int nights) {
     const std::string path = dir_.file("gen-" + std::to_string(nights) + ".json");
-    const std::string cmd = "python3 '" + std::string(GPUPERF_SOURCE_DIR) + "/bench/report_bench_gen.py' --runs " +
-                            std::to_string(nights) + " > '" + path + "'";
+    const std::string cmd = "python3 '" + std::string(GPUPERF_SOURCE_DIR) +
+                            "/bench/report/report_bench_gen.py' --runs " + std::to_string(nights) + " > '" + path + "'";
     return std::system(cmd.c_str()) == 0 ? path : "";
   }
 
@@ -257,16 +257,19 @@ TEST_F(PgRoles, TheReaderReadsEverythingAndStoresNothing) {
 
 TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
   ASSERT_EQ(gp(writer_, {"--quiet", "import", kFixture}).code, 0);
-  // The database as the previous gpuperf left it: schema version 1, before run.command and exit_status.
-  cluster_->exec("ALTER TABLE run DROP COLUMN command, DROP COLUMN exit_status; UPDATE schema_version SET version = 1",
-                 "gpuperf");
+  // The database as an earlier gpuperf left it: schema version 1, before run.command and exit_status (and the
+  // source lines of schema 3).
+  cluster_->exec(
+      "DROP TABLE source_line, outcome_source; ALTER TABLE run DROP COLUMN command, DROP COLUMN exit_status; "
+      "UPDATE schema_version SET version = 1",
+      "gpuperf");
   for (const std::vector<std::string>& c :
        std::vector<std::vector<std::string>>{{"import", generated(3)}, {"db", "migrate"}}) {
     SCOPED_TRACE(c[0]);
     const CliResult r = gp(writer_, c);
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_TRUE(has(r, "role 'gpuperf_writer' may not write to")) << r.err;
-    EXPECT_TRUE(has(r, "schema version 1, this gpuperf writes 2")) << r.err;
+    EXPECT_TRUE(has(r, "schema version 1, this gpuperf writes 3")) << r.err;
     EXPECT_TRUE(has(r, "run `gpuperf db migrate` as the admin role")) << r.err;
   }
   EXPECT_EQ(cluster_->query_value("SELECT version FROM schema_version", "gpuperf"), "1");
@@ -277,7 +280,7 @@ TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
 
   const CliResult migrated = gp(admin_, {"db", "migrate"});
   ASSERT_EQ(migrated.code, 0) << migrated.err;
-  EXPECT_TRUE(has(migrated, "schema version 1 -> 2")) << migrated.out;
+  EXPECT_TRUE(has(migrated, "schema version 1 -> 3")) << migrated.out;
   const CliResult stored = gp(writer_, {"--quiet", "import", generated(3)});
   EXPECT_EQ(stored.code, 0) << stored.err;
   EXPECT_EQ(gp(reader_, {"runs"}).code, 0);

@@ -306,5 +306,78 @@ TEST_F(PgStore, ConcurrentWritersLoseAndDuplicateNothing) {
   EXPECT_TRUE(s.check().ok);
 }
 
+// `db prune`: the samples of runs before the cutoff go on both engines alike, each result keeping its
+// summary; the history the analysis reads is unchanged, a counter's single value stays, a dry run changes
+// nothing, and an export of a pruned run imports again with its summary.
+TEST_F(PgStore, PruningSamplesKeepsEverySummaryAsOnSqlite) {
+  const std::vector<gpuperf::Run> runs = history_runs();
+  Store pg(uri(), Access::read_write);
+  Store lite(":memory:", Access::read_write);
+  pg.insert_runs(runs);
+  lite.insert_runs(runs);
+  const std::string cutoff = runs[runs.size() / 2].started_at;
+  db::HistoryFilter f;
+  f.include_failed = f.include_excluded = true;
+  const auto before = lite.history(f);
+  const std::int64_t samples_before = lite.info().samples;
+  for (Store* s : {&pg, &lite}) {
+    const db::PruneReport dry = s->prune_samples(cutoff, /*dry_run=*/true);
+    EXPECT_TRUE(dry.dry_run);
+    EXPECT_GT(dry.runs, 0);
+    EXPECT_GT(dry.samples, dry.results);  // several samples a result
+    EXPECT_EQ(dry.samples + dry.samples_left, samples_before);
+    EXPECT_EQ(s->info().samples, samples_before) << "a dry run removes nothing";
+    const db::PruneReport done = s->prune_samples(cutoff, /*dry_run=*/false);
+    EXPECT_EQ(done.samples, dry.samples);
+    EXPECT_EQ(done.results, dry.results);
+    EXPECT_EQ(s->info().samples, dry.samples_left);
+    EXPECT_EQ(s->prune_samples(cutoff, false).samples, 0) << "a second prune finds nothing";
+    EXPECT_TRUE(s->check().ok);
+  }
+  EXPECT_THROW(pg.prune_samples("yesterday", true), InputError);
+  // The history's points and summaries are as before the prune, on both engines.
+  for (Store* s : {&pg, &lite}) {
+    const auto after = s->history(f);
+    ASSERT_EQ(after.size(), before.size());
+    for (std::size_t i = 0; i < after.size(); ++i) {
+      ASSERT_EQ(after[i].points.size(), before[i].points.size());
+      for (std::size_t j = 0; j < after[i].points.size(); ++j) {
+        EXPECT_EQ(after[i].points[j].summary.n, before[i].points[j].summary.n);
+        EXPECT_EQ(after[i].points[j].summary.median, before[i].points[j].summary.median);
+        EXPECT_EQ(after[i].points[j].summary.q3, before[i].points[j].summary.q3);
+      }
+    }
+  }
+  // An old run: no samples where there were several, the single values kept; the same on both engines.
+  const auto old_runs = lite.runs();
+  const gpuperf::Run old_pg = pg.load_run(old_runs.front().id), old_lite = lite.load_run(old_runs.front().id);
+  expect_same_run(old_pg, old_lite);
+  std::size_t pruned = 0, single = 0;
+  for (const auto& r : old_lite.results) {
+    for (const auto& m : r.metrics) {
+      if (m.summary.n > 1) {
+        EXPECT_TRUE(m.samples.empty()) << m.metric.name;
+        ++pruned;
+      } else if (m.summary.n == 1) {
+        EXPECT_EQ(m.samples.size(), 1u) << m.metric.name;
+        ++single;
+      }
+    }
+  }
+  EXPECT_GT(pruned, 0u);
+  EXPECT_GT(single, 0u);
+  // A newer run keeps its samples.
+  const gpuperf::Run newest = pg.load_run(old_runs.back().id);
+  EXPECT_FALSE(newest.results.front().metrics.front().samples.empty());
+  // Export and import again: the pruned run's summaries come back.
+  const std::string exported = export_all(pg);
+  EXPECT_NE(exported.find("\"samples_pruned\":true"), std::string::npos);
+  TempDir dir;
+  write_bytes(dir.file("pruned.json"), exported);
+  Store again(":memory:", Access::read_write);
+  again.insert_runs(db::read_interchange_file(dir.file("pruned.json")));
+  EXPECT_EQ(export_all(again), exported);
+}
+
 }  // namespace
 }  // namespace gpuperf::testing

@@ -101,6 +101,23 @@ TEST(SampleLoop, LostRecordsAreAnErrorNotAShortSample) {
   EXPECT_FALSE(gpu.enabled);
 }
 
+TEST(NextWarmupChunk, AimsAtTheMinimumTimeWithinTwiceTheLastChunk) {
+  TimingOptions o;
+  o.warmup_launches = 3;
+  o.warmup_min_s = 0.05;
+  // 3 launches took 3 ms: 47 more would reach 50 ms, but a chunk at most doubles.
+  EXPECT_EQ(next_warmup_chunk(3, 3, 0.003, o), 6u);
+  // 24 launches in 30.1 ms: 16 more at 1.25 ms each reach 50 ms (doubling would launch 48).
+  EXPECT_EQ(next_warmup_chunk(24, 24, 0.0301, o), 16u);
+  // Past the minimum time with too few launches: the missing ones.
+  o.warmup_launches = 10;
+  EXPECT_EQ(next_warmup_chunk(8, 3, 0.2, o), 7u);
+  // Never 0, never more than 1024.
+  o.warmup_launches = 3;
+  EXPECT_EQ(next_warmup_chunk(3, 3, 0.0499999, o), 1u);
+  EXPECT_EQ(next_warmup_chunk(1024, 3000, 0.001, o), 1024u);
+}
+
 TEST(NextBatchSize, FirstReachesTheMinimumThenGrowsWithinBounds) {
   TimingOptions o = small_cold();
   o.stop.min_samples = 25;

@@ -1,6 +1,6 @@
 // The floors of what recording can cost: a bare CUPTI kernel tracer, loaded like gpuperf's injection library
 // (CUDA_INJECTION64_PATH), that enables CONCURRENT_KERNEL activity records with 1 MB buffers and does
-// nothing with them but count them. No NVTX, no launch-API records, no file. bench/record_overhead.py runs
+// nothing with them but count them. No NVTX, no launch-API records, no file. bench/record/record_overhead.py runs
 // programs under it to separate what CUPTI's tracing costs from what gpuperf adds ("bare tracer", the floor
 // of `record --no-nvtx`).
 //

@@ -1,4 +1,4 @@
-// A small CUDA program for `gpuperf record` on a GPU (bench/record_gpu.sh): several kernels (a template,
+// A small CUDA program for `gpuperf record` on a GPU (bench/record/record_gpu.sh): several kernels (a template,
 // an extern "C" one, one launched with two grid shapes), nested NVTX ranges, a child process, and its own
 // CUDA-event timing of every launch, written to a file so the recording can be checked against it.
 //

@@ -1,11 +1,14 @@
 // Escaping of hostile strings and the number/unit formatting the writers share.
 #include <algorithm>
+#include <cmath>
+#include <regex>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "reports/analysis/detect.hpp"
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
 #include "reports/svg_chart.hpp"
@@ -69,7 +72,8 @@ TEST(Format, ValuesInReadableUnits) {
   EXPECT_EQ(format_value(12.5, "%"), "12.5%");
   EXPECT_EQ(format_value(50400000, "count"), "50.4 M");
   EXPECT_EQ(format_value(32, "count"), "32");
-  EXPECT_EQ(format_value(67108864, "bytes"), "64 MiB");
+  EXPECT_EQ(format_value(67108864, "bytes"), "67.11 MB");  // decimal, as compare and detect show it
+  EXPECT_EQ(format_value(261.9e6, "bytes"), analysis::format_value(261.9e6, "bytes"));  // one unit everywhere
   EXPECT_EQ(format_value(1234.56, "GB/s"), "1235 GB/s");
   EXPECT_EQ(format_value(0, "ns"), "0 ns");
   EXPECT_EQ(format_number(0.125), "0.125");
@@ -109,10 +113,10 @@ TEST(Sparkline, BucketsAndScales) {
 
 TEST(Ticks, NiceStepsCoverTheRange) {
   AxisTicks t = nice_ticks(0.3, 9.7);
-  EXPECT_DOUBLE_EQ(t.step, 2.5);
+  EXPECT_DOUBLE_EQ(t.step, 2);  // 1, 2 or 5 times a power of ten, never 2.5
   EXPECT_DOUBLE_EQ(t.lo, 0);
   EXPECT_DOUBLE_EQ(t.hi, 10);
-  EXPECT_EQ(t.values.size(), 5u);
+  EXPECT_EQ(t.values.size(), 6u);
   t = nice_ticks(277000, 281000);
   EXPECT_DOUBLE_EQ(t.step, 1000);
   EXPECT_LE(t.lo, 277000);
@@ -125,6 +129,34 @@ TEST(Ticks, NiceStepsCoverTheRange) {
   EXPECT_EQ(xs.size(), 6u);
   EXPECT_EQ(xs.front(), 0u);
   EXPECT_EQ(xs.back(), 364u);
+}
+
+// The value axis of a chart of bytes: round numbers of the unit it shows (MB), in 1-2-5 steps, where ticks
+// chosen in bytes and shown in MiB read 47.6837, 95.3674.
+TEST(Ticks, AChartsTicksAreRoundInTheUnitItShows) {
+  const std::vector<RunRef> runs(4);
+  for (const auto& [lo, hi] : {std::pair{249.9e6, 261.9e6}, std::pair{0.0, 261.9e6}, std::pair{31.2e3, 47.9e3}}) {
+    ChartSpec spec;
+    spec.unit = "bytes";
+    spec.runs = &runs;
+    spec.lines.push_back({"", 0, {{0, lo}, {1, hi}, {2, lo}, {3, hi}}, {}});
+    const std::string svg = render_chart(spec);
+    const std::size_t start = svg.find("<g class=\"ticks y\">");
+    ASSERT_NE(start, std::string::npos);
+    const std::string axis = svg.substr(start, svg.find("</g>", start) - start);
+    std::vector<double> labels;
+    const std::regex label("<text[^>]*>([^<]*)</text>");
+    for (auto it = std::sregex_iterator(axis.begin(), axis.end(), label); it != std::sregex_iterator(); ++it) {
+      labels.push_back(std::stod((*it)[1].str()));
+    }
+    ASSERT_GE(labels.size(), 3u) << axis;
+    const double step = labels[1] - labels[0];
+    const double mantissa = step / std::pow(10.0, std::floor(std::log10(step)));
+    EXPECT_TRUE(std::fabs(mantissa - 1) < 1e-9 || std::fabs(mantissa - 2) < 1e-9 || std::fabs(mantissa - 5) < 1e-9)
+        << "step " << step << " in " << axis;
+    for (double v : labels) EXPECT_NEAR(v / step, std::round(v / step), 1e-6) << v << " in " << axis;
+    EXPECT_NE(svg.find(lo < 1e6 && hi < 1e6 ? ">kB</text>" : ">MB</text>"), std::string::npos) << svg;
+  }
 }
 
 TEST(Ticks, AChartSpansAtLeastAFewPercentOfItsLevel) {

@@ -1,6 +1,7 @@
 // The report model from hand-built history: runs on the x axis, change points joined to their series,
 // variant pairs and their ratio, several machines, and the empty case.
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include "reports/family_pairs.hpp"
 #include "reports/report_model.hpp"
@@ -209,6 +210,34 @@ TEST(FamilyPairs, PairsVariantsWithTheirBaselineAndOrientsTheRatio) {
   EXPECT_EQ(mm.key_metric, "shared_load_transactions");
   EXPECT_DOUBLE_EQ(mm.ratio.front().value, 3.0);
   EXPECT_DOUBLE_EQ(mm.ratio.back().value, 4.5);
+}
+
+// Neighbouring charts of one family read the same way up: strided/coalesced at every stride, including the
+// stride where strided happens to be faster (its ratio then reads below 1 instead of turning over).
+TEST(FamilyPairs, EveryPairOfAFamilyHasTheSameRoleOnTop) {
+  Fixture f(3);
+  auto base = instance("memory/coalesced", {{"n", std::int64_t{1024}}});
+  auto s1 = instance("memory/strided", {{"n", std::int64_t{1024}}, {"stride", std::int64_t{1}}});
+  auto s2 = instance("memory/strided", {{"n", std::int64_t{1024}}, {"stride", std::int64_t{2}}});
+  auto s8 = instance("memory/strided", {{"n", std::int64_t{1024}}, {"stride", std::int64_t{8}}});
+  f.add(base, "duration", flat(3, 100));
+  f.add(s1, "duration", flat(3, 95));  // stride 1: a little faster than coalesced
+  f.add(s2, "duration", flat(3, 150));
+  f.add(s8, "duration", flat(3, 400));
+  f.in.baselines = {{"memory/strided", "memory/coalesced"}};
+  const MachineReport mr = build_report_model(f.in).machines[0];
+  ASSERT_EQ(mr.families.size(), 1u);
+  ASSERT_EQ(mr.families[0].pairs.size(), 3u);
+  for (const VariantPair& p : mr.families[0].pairs) {
+    EXPECT_FALSE(p.numerator_is_baseline) << mr.instances[p.variant].instance.display_name();
+    ASSERT_FALSE(p.ratio.empty());
+  }
+  std::vector<double> latest;
+  for (const VariantPair& p : mr.families[0].pairs) latest.push_back(p.ratio.back().value);
+  std::sort(latest.begin(), latest.end());
+  EXPECT_DOUBLE_EQ(latest[0], 0.95);  // strided/coalesced, below 1 where strided is faster
+  EXPECT_DOUBLE_EQ(latest[1], 1.5);
+  EXPECT_DOUBLE_EQ(latest[2], 4.0);
 }
 
 TEST(FamilyPairs, NoiseIsNotAKeyMetricAndParamsSortAsValues) {

@@ -1,0 +1,95 @@
+// A plant for the speed-of-light findings (docs/bound.md): a user's polynomial kernel, y = p(x) of degree 64
+// by Horner's rule over 16M floats, one element per thread. Built twice from this one source by
+// bench/detect/plants/build_plants.sh: with nvcc's default FMA contraction (64 FFMA per element: DRAM limits it)
+// and with -fmad=false (64 FMUL + 64 FADD: the FMA pipe limits it), the edit of issue 28's example, where a
+// kernel began rounding each step separately. The same memory traffic, twice the arithmetic instructions.
+// A third build, of degree 4 (-DGPUPERF_PLANT_DEGREE=4), is the same kernel before its degree was raised:
+// a copy with a few FFMA per element, memory-bound, which the degree-64 build makes compute-bound.
+//
+// Each build links gpuperf::main (the whole CLI over this one benchmark, `plant/polynomial`), as a user's
+// project does (examples/).
+#include <cuda_runtime.h>
+
+#include <cmath>
+
+#include <gpuperf/gpuperf.hpp>
+
+namespace {
+
+#ifndef GPUPERF_PLANT_DEGREE
+#define GPUPERF_PLANT_DEGREE 64
+#endif
+constexpr int kDegree = GPUPERF_PLANT_DEGREE;
+constexpr int kBlock = 256;
+constexpr std::int64_t kCount = std::int64_t{1} << 24;
+
+struct Coefficients {
+  float c[kDegree + 1];  // c[0] x^kDegree + c[1] x^(kDegree-1) + ... + c[kDegree]
+};
+
+__global__ void polynomial(const float* __restrict__ x, float* __restrict__ y, unsigned n, Coefficients p) {
+  const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float v = x[i];
+  float acc = p.c[0];
+#pragma unroll
+  for (int k = 1; k <= kDegree; ++k) acc = acc * v + p.c[k];  // one FFMA, or FMUL + FADD under -fmad=false
+  y[i] = acc;
+}
+
+class Polynomial : public gpuperf::Workload {
+ public:
+  explicit Polynomial(std::uint64_t seed) : x_(kCount), y_(kCount) {
+    const auto x = gpuperf::random_floats(kCount, seed, 1);
+    const auto c = gpuperf::random_floats(kDegree + 1, seed, 2, -0.5f, 0.5f);
+    for (int k = 0; k <= kDegree; ++k) p_.c[k] = c[k];
+    x_.upload(x);
+    expected_.resize(kCount);
+    scale_.resize(kCount);
+    gpuperf::parallel_for(kCount, [&](std::size_t lo, std::size_t hi) {
+      for (std::size_t i = lo; i < hi; ++i) {
+        double acc = c[0], mag = std::fabs(c[0]);
+        const double v = x[i];
+        for (int k = 1; k <= kDegree; ++k) {
+          acc = acc * v + c[k];
+          mag = mag * std::fabs(v) + std::fabs(c[k]);
+        }
+        expected_[i] = acc;
+        scale_[i] = mag;  // the rounding error of 64 steps grows with sum |c_k x^k|, not with the result
+      }
+    });
+  }
+  void launch(gpuperf::StreamHandle stream) override {
+    polynomial<<<gpuperf::blocks_for(kCount, kBlock), kBlock, 0, stream>>>(x_.get(), y_.get(),
+                                                                           static_cast<unsigned>(kCount), p_);
+    GPUPERF_CUDA_CHECK_LAUNCH();
+  }
+  void poison_outputs(gpuperf::StreamHandle stream) override { y_.poison(stream); }
+  gpuperf::Verification verify(gpuperf::StreamHandle stream) override {
+    // 64 roundings (128 without contraction) of at most half an ulp each, relative to sum |c_k x^k|.
+    return gpuperf::verify_close(y_.download(stream), expected_, scale_, gpuperf::Tolerance{2e-5, 1e-6}, "y");
+  }
+  const void* kernel_function() const override { return reinterpret_cast<const void*>(&polynomial); }
+  gpuperf::LaunchShape launch_shape() const override {
+    gpuperf::LaunchShape s;
+    s.grid[0] = gpuperf::blocks_for(kCount, kBlock);
+    s.block[0] = kBlock;
+    return s;
+  }
+
+ private:
+  Coefficients p_{};
+  gpuperf::DeviceBuffer<float> x_, y_;
+  std::vector<double> expected_, scale_;
+};
+
+std::unique_ptr<gpuperf::Workload> make_polynomial(const gpuperf::Params&, std::uint64_t seed) {
+  return std::make_unique<Polynomial>(seed);
+}
+
+}  // namespace
+
+GPUPERF_BENCHMARK("plant/polynomial", make_polynomial)
+    .description("y = p(x), degree 64 by Horner's rule, 16M floats")
+    .bytes([](const gpuperf::Params&) { return 2.0 * sizeof(float) * kCount; })
+    .flops([](const gpuperf::Params&) { return 2.0 * kDegree * kCount; });

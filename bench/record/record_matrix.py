@@ -1,0 +1,346 @@
+#!/usr/bin/env python3
+"""`gpuperf record` against real programs: each runs N times plain and N times recorded, and one table says
+whether recording changed how it ended and whether every kernel record was kept.
+
+    bench/record/record_matrix.py --gpuperf BIN --probe BIN [--runs 20] [--plain-runs N] [--jobs 4] [--only NAME,...]
+                           [--out DIR] [--deadline S] [--metrics-args '--profile-launches 1']
+
+Programs (bench/record/programs/ and tests/record/record_probe.cu): a PyTorch training loop in nested NVTX ranges,
+the same with a CuPy RawKernel, a JAX `jit` program, a Triton kernel, PyTorch with a DataLoader of 2 worker
+processes, a `torch.compile` program (the launches of its compiled steps, in an NVTX range, against
+torch.profiler's count of the same steps), a C++ program launching from 4 threads that exits from a worker
+thread, a C++ program that exits while its kernels still run, a C++ program replaying a captured CUDA graph
+500 times, and a C++ program of steady launches killed with SIGKILL --kill-after seconds after it began
+(it prints what it launched as it goes; the cell checks that every run kept all but at most the last flush
+period's launches: the count it printed --period + 0.25 s before the kill); three of them again with
+`--metrics default`. A program the machine lacks (no torch, jax, cupy or triton) is shown as skipped.
+
+Columns: runs (finished by --deadline, if given), exit = plain (runs whose exit status, as the program's own
+or as stored by record, equals the plain runs'), crashes (runs whose program was killed by a signal, also when
+record stored nothing), not flushed (record's warning that a process ended without flushing its records),
+metric errors (with --metrics: runs that warned of a failed profiled launch, or whose identities with
+counters plus those only CUDA graph replays ran are fewer than its identities), counters (with --metrics:
+identities with counters / identities, the worst run), launches (stored against the program's own count: "="
+when every run matched, else the worst difference; for the SIGKILL cell "kept/made" of the worst run and
+whether every run kept all but the last period's launches). The program's own count: what it counted itself (launches it made, or torch.profiler's kernel
+events or jax.profiler's, in one extra plain run with --count, since a recorded run cannot hold a second CUPTI
+profiler). Exit status 0 when every cell is clean.
+"""
+import argparse
+import concurrent.futures as futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "programs")
+
+
+def have(module):
+    return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+def own_count(text, key="launches"):
+    found = re.findall(rf"^{key} (\d+)$", text, re.M)
+    return int(found[-1]) if found else None
+
+
+def executable(option, given):
+    """The absolute path of a program given as a path or, like a shell, a bare name found on PATH; exits with a
+    message naming the option if there is none (before any run starts, not from a run's thread)."""
+    path = given if os.sep in given else shutil.which(given)
+    if path is None or not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        sys.exit(f"record_matrix: {option} {given}: no such executable"
+                 f"{'' if os.sep in given else ' on PATH'}")
+    return os.path.abspath(path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gpuperf", required=True)
+    ap.add_argument("--probe", required=True, help="tests/record/record_probe built for this GPU")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--plain-runs", type=int, default=-1,
+                    help="plain runs per program, the reference exit status and count (default: --runs)")
+    ap.add_argument("--jobs", type=int, default=4, help="programs run at once (exit behaviour, not timing)")
+    ap.add_argument("--only", default="", help="comma-separated program names")
+    ap.add_argument("--out", default="")
+    ap.add_argument("--deadline", type=float, default=0,
+                    help="seconds: judge the runs finished by then and leave the rest (0: wait for all)")
+    ap.add_argument("--kill-after", type=float, default=4.0, help="SIGKILL cell: seconds of launches before the kill")
+    ap.add_argument("--period", type=float, default=1.0, help="the injection library's flush period (s)")
+    ap.add_argument("--metrics-args", default="",
+                    help="more `record` options for the --metrics cells, e.g. '--profile-launches 1' (shown in the "
+                         "setting's name)")
+    args = ap.parse_args()
+    probe, gpuperf = executable("--probe", args.probe), executable("--gpuperf", args.gpuperf)
+    out = args.out or tempfile.mkdtemp(prefix="record_matrix-")
+    os.makedirs(out, exist_ok=True)
+    py = sys.executable
+
+    # name, command, modules it needs, how its own count is known: "print" (it prints `launches N`, the
+    # launches it made of its own kernels, matched against the stored launches of `kernel`, or of all
+    # kernels when None), "profiler" (a plain run with --count prints the framework profiler's count of
+    # every kernel: torch.profiler, jax.profiler)
+    torch_train = [py, os.path.join(PROGRAMS, "torch_train.py")]
+    programs = [
+        ("torch-nvtx", torch_train, ["torch"], "profiler", None),
+        ("torch-nvtx+cupy", torch_train + ["--cupy"], ["torch", "cupy"], "profiler", None),
+        ("jax-jit", [py, os.path.join(PROGRAMS, "jax_jit.py")], ["jax"], "profiler", None),
+        ("triton", [py, os.path.join(PROGRAMS, "triton_add.py")], ["torch", "triton"], "print", "add_kernel"),
+        ("torch-dataloader", [py, os.path.join(PROGRAMS, "torch_loader.py")], ["torch"], "profiler", None),
+        ("torch-compile", [py, os.path.join(PROGRAMS, "torch_compile.py")], ["torch", "triton"], "profiler",
+         "nvtx:measured"),
+        ("cpp-4-threads", [probe, "threads", "200"], [], "print", None),
+        ("cpp-exit-running", [probe, "exit-running", "8"], [], "print", None),
+        ("cpp-graph", [probe, "graph", "500"], [], "print", None),
+        ("cpp-sigkill", [probe, "steady", "60"], [], "kill", None),
+    ]
+    metric_runs = {"jax-jit", "cpp-4-threads", "cpp-graph"}
+    # Profiled runs go one at a time; JAX's take about a minute each (XLA's autotuner profiles its candidates),
+    # so they queue after the others' rather than holding them back by a minute a round.
+    slow_metrics = {"jax-jit"}
+    only = set(filter(None, args.only.split(",")))
+    if only:
+        programs = [p for p in programs if p[0] in only]
+    missing = {m: not have(m) for m in {"torch", "cupy", "jax", "triton"}}
+
+    def run_killed(full):
+        """Runs a `record_probe steady` (maybe under gpuperf record), SIGKILLs the probe --kill-after seconds
+        after its first launch, and returns (rc, stdout, stderr, [(seconds before the kill, launched)])."""
+        p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        pid, first, kill_at, seen = None, None, None, []
+        for line in p.stdout:
+            now = time.monotonic()
+            if line.startswith("pid "):
+                pid = int(line.split()[1])
+            elif line.startswith("launched ") and kill_at is None:
+                first = first or now
+                seen.append((now, int(line.split()[1])))
+                if now - first >= args.kill_after and pid is not None:
+                    kill_at = time.monotonic()
+                    os.kill(pid, 9)
+            if kill_at is not None:
+                break
+        rest, err = p.communicate()
+        lines = [(kill_at - t, n) for t, n in seen] if kill_at else []
+        return p.returncode, rest, err, lines
+
+    def run_plain(cmd, tag, how=None):
+        if how == "kill":
+            rc, stdout, stderr, lines = run_killed(cmd)
+            p = subprocess.CompletedProcess(cmd, rc, stdout, stderr)
+        else:
+            p = subprocess.run(cmd, capture_output=True, text=True)
+        with open(os.path.join(out, tag + ".log"), "w") as f:
+            f.write(p.stdout + p.stderr + f"# exit {p.returncode}\n")
+        return p.returncode, p.stdout
+
+    def run_recorded(cmd, extra, tag, how=None):
+        db = os.path.join(out, tag + ".db")
+        for stale in (db, db + "-wal", db + "-shm"):  # an --out folder used before: judge this run alone
+            if os.path.exists(stale):
+                os.remove(stale)
+        full = [gpuperf, "--db", db, "record", *extra, "--", *cmd]
+        lines = []
+        if how == "kill":
+            rc, stdout, stderr, lines = run_killed(full)
+            p = subprocess.CompletedProcess(full, rc, stdout, stderr)
+        else:
+            p = subprocess.run(full, capture_output=True, text=True)
+        with open(os.path.join(out, tag + ".log"), "w") as f:
+            f.write(p.stdout + p.stderr)
+        runs = []
+        if os.path.exists(db):
+            e = subprocess.run([gpuperf, "--db", db, "export"], capture_output=True, text=True)
+            if e.returncode == 0:
+                runs = json.loads(e.stdout)["runs"]
+        statuses = {r.get("exit_status") for r in runs if "exit_status" in r}
+        stored_exit = statuses.pop() if len(statuses) == 1 else None
+        launches = {}
+        for r in runs:
+            for res in r["results"]:
+                v = res["metrics"].get("launches", {}).get("value")
+                if v is not None:
+                    key = (res["benchmark"], json.dumps(res.get("params", {}), sort_keys=True))
+                    launches[key] = launches.get(key, 0) + int(v)
+        # A kernel of a --metrics run with nothing but its timing under every identity: its profiled launches
+        # gave no counters. (Its first --profile-launches launches are profiled, so only the identities
+        # (launch shapes, NVTX paths) they fell in have counters.)
+        timing_only = {"duration", "launches", "gpu_time_total", "gpu_time_share"}
+        profiled = {}
+        for r in runs:
+            for res in r["results"]:
+                name = res["benchmark"]
+                profiled[name] = profiled.get(name, False) or bool(set(res["metrics"]) - timing_only)
+        summary = re.search(r"gpuperf: metrics: counters for (\d+) of (\d+) identities", p.stderr)
+        graph_only = re.search(r"(\d+) ran only in CUDA graph replays", p.stderr)
+        counters = (int(summary.group(1)), int(summary.group(2))) if summary else None
+        uncovered = (counters is None or counters[0] + (int(graph_only.group(1)) if graph_only else 0) < counters[1])
+        killed = re.search(r": signal (\d+) after ", p.stderr)
+        return {"rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr, "exit": stored_exit,
+                "signal": int(killed.group(1)) if killed else None, "launches": launches, "kill_lines": lines,
+                "not_flushed": "without flushing" in p.stderr, "counters": counters,
+                "metric_errors": bool(extra) and ("hardware metrics" in p.stderr or uncovered)}
+
+    # Everything is submitted at once and judged at the end: runs with --metrics hold the GPU's counters for
+    # the whole profiled launch (two such programs at once get CUPTI_ERROR_HARDWARE_BUSY), so they go one at
+    # a time through their own queue, alongside the others. Runs are submitted in rounds (the i-th run of
+    # every cell, then the (i+1)-th), so that with a --deadline every cell has its share of the runs finished.
+    started = time.time()
+    pool = futures.ThreadPoolExecutor(max_workers=args.jobs)
+    serial = futures.ThreadPoolExecutor(max_workers=1)
+    plain_runs = args.runs if args.plain_runs < 0 else args.plain_runs
+    pending, cells = [], []
+    for name, cmd, needs, how, kernel in programs:
+        if any(missing[m] for m in needs):
+            pending.append((name, "-", "skipped: no " + ",".join(m for m in needs if missing[m])))
+            continue
+        settings = [("record", [])]
+        if name in metric_runs:
+            extra_args = args.metrics_args.split()
+            settings.append((" ".join(["record --metrics default", *extra_args]), ["--metrics", "default", *extra_args]))
+        item = (name, [], [None], how, kernel, {setting: [] for setting, _ in settings})
+        pending.append(item)
+        cells.append((item, cmd, settings))
+    for i in range(max(args.runs, plain_runs)):
+        for (name, plain, count, how, kernel, recorded), cmd, settings in cells:
+            if i < plain_runs:
+                plain.append(pool.submit(run_plain, cmd, f"{name}-plain-{i}", how))
+            if i == 0 and how == "profiler":
+                count[0] = pool.submit(run_plain, cmd + ["--count"], f"{name}-count")
+            if i >= args.runs:
+                continue
+            for setting, extra in settings:
+                if extra and name in slow_metrics:
+                    continue  # queued after the other cells' profiled runs, below
+                runner = serial if extra else pool
+                recorded[setting].append(
+                    runner.submit(run_recorded, cmd, extra, f"{name}-{setting.replace(' ', '')}-{i}", how))
+    for (name, plain, count, how, kernel, recorded), cmd, settings in cells:
+        for setting, extra in settings:
+            if extra and name in slow_metrics:
+                recorded[setting] += [serial.submit(run_recorded, cmd, extra,
+                                                    f"{name}-{setting.replace(' ', '')}-{i}", how)
+                                      for i in range(args.runs)]
+    pending = [(p[0], p[1], p[2][0], *p[3:]) if len(p) > 3 else p for p in pending]
+    every = [f for item in pending if len(item) > 3 for f in
+             item[1] + ([item[2]] if item[2] else []) + [g for fs in item[5].values() for g in fs]]
+    futures.wait(every, timeout=max(0.0, args.deadline - (time.time() - started)) if args.deadline > 0 else None)
+    for f in every:
+        f.cancel()
+    done = lambda fs: [f.result() for f in fs if f.done() and not f.cancelled()]
+    rows = []
+    for item in pending:
+        if len(item) == 3:
+            rows.append(item)
+            continue
+        name, plain_f, count_f, how, kernel, recorded = item
+        plain = done(plain_f)
+        plain_codes = sorted({rc for rc, _ in plain})
+        counted = done([count_f]) if count_f is not None else []
+        reference = own_count(counted[0][1]) if counted else None
+        rows.append((name, "plain", summarize_plain(plain_codes, plain, len(plain), reference, how)))
+        for setting, fs in recorded.items():
+            rows.append((name, setting, judge(done(fs), plain_codes, how, kernel, reference, args.period)))
+    # Runs still going at the deadline are left to the machine; the table is printed now.
+    pool.shutdown(wait=args.deadline <= 0, cancel_futures=True)
+    serial.shutdown(wait=args.deadline <= 0, cancel_futures=True)
+
+    print(f"\n{'program':18} {'setting':26} {'runs':>4} {'exit = plain':>12} {'crashes':>7} {'not flushed':>11} "
+          f"{'metric errors':>13} {'counters':>9} {'launches stored / own':>24}")
+    bad = 0
+    for name, setting, cell in rows:
+        if isinstance(cell, str):
+            print(f"{name:18} {setting:26} {cell}")
+            continue
+        print(f"{name:18} {setting:26} {cell['runs']:>4} {cell['exit_equal']:>12} {cell['crashes']:>7} "
+              f"{cell['not_flushed']:>11} {cell['metric_errors']:>13} {cell.get('counters', '-'):>9} "
+              f"{cell['launches']:>24}")
+        bad += cell["bad"]
+    print(f"\nrecord_matrix: {len(rows)} cells, {bad} problem(s), {time.time() - started:.0f} s; logs in {out}",
+          flush=True)
+    os._exit(1 if bad else 0)  # without waiting for runs left at the deadline
+
+
+def summarize_plain(codes, plain, runs, reference, how=None):
+    crashes = sum(1 for rc, _ in plain if rc < 0 and not (how == "kill" and rc == -9))  # the SIGKILL is the test
+    own = [reference] if reference is not None else sorted({own_count(text) for _, text in plain} - {None})
+    return {"runs": runs, "exit_equal": f"exit {','.join(map(str, codes))}", "crashes": crashes,
+            "not_flushed": "-", "metric_errors": "-", "launches": "own " + ",".join(map(str, own)) if own else "-",
+            "bad": int(len(codes) != 1 or crashes > 0)}
+
+
+def judge_killed(recorded, period):
+    """The SIGKILL cell: each run must keep at least what the program had printed `period` + 0.25 s before
+    the kill (what the last flush could not take is at most the last period's launches), and no more than it
+    launched (its last line, plus the batch of 100 in flight)."""
+    worst, worst_text, bad_runs = None, "-", 0
+    for r in recorded:
+        kept = sum(r["launches"].values())
+        lines = r["kill_lines"]
+        made = lines[-1][1] if lines else None
+        floor = max((n for before, n in lines if before >= period + 0.25), default=0)
+        ok = made is not None and floor <= kept <= made + 100 and r["exit"] == -9 and r["not_flushed"]
+        bad_runs += not ok
+        if made:
+            ratio = kept / made
+            if worst is None or ratio < worst:
+                worst, worst_text = ratio, f"{kept}/{made}"
+    return bad_runs, worst_text
+
+
+def judge(recorded, plain_codes, how, kernel, reference, period=1.0):
+    runs = len(recorded)
+    if runs == 0:
+        return {"runs": 0, "exit_equal": "-", "crashes": "-", "not_flushed": "-", "metric_errors": "-",
+                "launches": "none finished", "bad": 1}
+    # The program's exit status: as stored by record, else (nothing stored) record's own exit code.
+    exits = [r["exit"] if r["exit"] is not None else r["rc"] for r in recorded]
+    exit_equal = sum(1 for e in exits if len(plain_codes) == 1 and e == plain_codes[0])
+    # A signal the program was not sent (the SIGKILL cell's 9 is the test, not a crash).
+    sent = -9 if how == "kill" else None
+    crashes = sum(1 for r, e in zip(recorded, exits)
+                  if (r["signal"] is not None and -r["signal"] != sent) or (e is not None and e < 0 and e != sent))
+    if how == "kill":
+        bad_runs, worst = judge_killed(recorded, period)
+        return {"runs": runs, "exit_equal": f"{exit_equal}/{runs}", "crashes": crashes, "not_flushed": "expected",
+                "metric_errors": "-", "launches": f"{runs - bad_runs}/{runs} within a period, worst {worst}",
+                "bad": int(bad_runs > 0 or crashes > 0 or exit_equal != runs)}
+    not_flushed = sum(1 for r in recorded if r["not_flushed"])
+    metric_errors = sum(1 for r in recorded if r["metric_errors"])
+    diffs = []
+    for r in recorded:
+        total = sum(r["launches"].values())
+        if how == "print":
+            own = own_count(r["stdout"])
+            stored = total if kernel is None else sum(v for (b, _), v in r["launches"].items() if kernel in b)
+            diffs.append(None if own is None else stored - own)
+        else:  # profiler: every launch, or (kernel "nvtx:PREFIX") those whose NVTX path begins with PREFIX
+            if kernel is not None and kernel.startswith("nvtx:"):
+                total = sum(v for (_, params), v in r["launches"].items()
+                            if json.loads(params).get("nvtx", "").startswith(kernel[5:]))
+            diffs.append(None if reference is None else total - reference)
+    if all(d == 0 for d in diffs):
+        launches = "= (every run)"
+    else:
+        worst = max((abs(d) for d in diffs if d is not None), default=None)
+        unknown = sum(1 for d in diffs if d is None)
+        launches = f"{sum(1 for d in diffs if d != 0)} differ, worst {worst}" + (f", {unknown} unknown" if unknown else "")
+    bad = int(exit_equal != runs or crashes or not_flushed or metric_errors or any(d != 0 for d in diffs))
+    counted = [r["counters"] for r in recorded if r["counters"] is not None]
+    counters = "-"
+    if counted:
+        low = min(counted, key=lambda c: (c[0] / c[1] if c[1] else 1.0))
+        counters = f"{low[0]}/{low[1]}"
+    return {"runs": runs, "exit_equal": f"{exit_equal}/{runs}", "crashes": crashes, "not_flushed": not_flushed,
+            "metric_errors": metric_errors, "counters": counters, "launches": launches, "bad": bad}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

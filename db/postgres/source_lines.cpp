@@ -1,0 +1,130 @@
+#include "db/postgres/source_lines.hpp"
+
+#include "db/source_lines.hpp"
+
+namespace gpuperf::db::pg {
+
+const char* const kSourceLinesMigration = R"sql(
+CREATE TABLE outcome_source(
+  run_id       bigint NOT NULL,
+  benchmark_id bigint NOT NULL,
+  status       text COLLATE "C" NOT NULL CHECK(status IN ('ok','incorrect','failed','unsupported','skipped')),
+  message      text COLLATE "C" NOT NULL DEFAULT '',
+  launches     bigint NOT NULL DEFAULT 0,
+  lines_total  bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY(run_id, benchmark_id),
+  FOREIGN KEY(run_id, benchmark_id) REFERENCES outcome(run_id, benchmark_id) ON DELETE CASCADE
+);
+
+CREATE TABLE source_line(
+  run_id       bigint NOT NULL,
+  benchmark_id bigint NOT NULL,
+  idx          integer NOT NULL,
+  file         text COLLATE "C" NOT NULL DEFAULT '',
+  line         bigint NOT NULL DEFAULT 0,
+  function     text COLLATE "C" NOT NULL DEFAULT '',
+  sass_offset  bigint NOT NULL DEFAULT -1,
+  text         text COLLATE "C" NOT NULL DEFAULT '',
+  inst_executed double precision NOT NULL, thread_inst_executed double precision NOT NULL,
+  global_ld_requests double precision NOT NULL, global_st_requests double precision NOT NULL,
+  global_ld_sectors double precision NOT NULL, global_ld_sectors_ideal double precision NOT NULL,
+  global_st_sectors double precision NOT NULL, global_st_sectors_ideal double precision NOT NULL,
+  shared_wavefronts double precision NOT NULL, shared_wavefronts_ideal double precision NOT NULL,
+  local_sectors double precision NOT NULL,
+  PRIMARY KEY(run_id, benchmark_id, idx),
+  FOREIGN KEY(run_id, benchmark_id) REFERENCES outcome_source(run_id, benchmark_id) ON DELETE CASCADE
+);
+)sql";
+
+namespace {
+
+// Appends `s` as a COPY text-format field.
+void field(std::string& out, const std::string& s) {
+  for (char ch : s) {
+    switch (ch) {
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: out += ch;
+    }
+  }
+}
+
+std::string counter_columns() {
+  std::string out;
+  for (const LineCounter& c : kLineCounters) out += std::string(", ") + c.name;
+  return out;
+}
+
+}  // namespace
+
+void SourceLineRows::add(std::int64_t run_id, std::int64_t benchmark_id, const SourceLines& source) {
+  if (!has_source_lines(source)) return;
+  const SourceLines kept = bound_source_lines(source);
+  const std::string key = std::to_string(run_id) + '\t' + std::to_string(benchmark_id) + '\t';
+  heads_ += key + to_string(kept.status) + '\t';
+  field(heads_, kept.message);
+  heads_ += '\t' + std::to_string(kept.launches) + '\t' + std::to_string(kept.lines_total) + '\n';
+  for (std::size_t i = 0; i < kept.lines.size(); ++i) {
+    const SourceLine& l = kept.lines[i];
+    lines_ += key + std::to_string(i) + '\t';
+    field(lines_, l.file);
+    lines_ += '\t' + std::to_string(l.line) + '\t';
+    field(lines_, l.function);
+    lines_ += '\t' + std::to_string(l.sass_offset) + '\t';
+    field(lines_, l.text);
+    for (const LineCounter& c : kLineCounters) lines_ += '\t' + round_trip(l.*c.member);
+    lines_ += '\n';
+  }
+}
+
+void SourceLineRows::flush(const Connection& c) {
+  if (!heads_.empty()) {
+    c.copy_in("COPY outcome_source(run_id, benchmark_id, status, message, launches, lines_total) FROM STDIN", heads_,
+              "storing runs");
+  }
+  if (!lines_.empty()) {
+    c.copy_in("COPY source_line(run_id, benchmark_id, idx, file, line, function, sass_offset, text" +
+                  counter_columns() + ") FROM STDIN",
+              lines_, "storing runs");
+  }
+  heads_.clear();
+  lines_.clear();
+}
+
+void read_source_lines(const Connection& c, std::int64_t run_id,
+                       const std::unordered_map<std::int64_t, std::size_t>& result_of_benchmark, Run& run) {
+  if (!c.exec("SELECT to_regclass('outcome_source') IS NOT NULL", {}, "reading a run").boolean(0, 0)) return;
+  {
+    Result r =
+        c.exec("SELECT benchmark_id, status, message, launches, lines_total FROM outcome_source WHERE run_id = $1",
+               Params().add(run_id), "reading a run's source lines");
+    for (int i = 0; i < r.rows(); ++i) {
+      auto it = result_of_benchmark.find(r.int64(i, 0));
+      if (it == result_of_benchmark.end()) continue;  // the outcome's foreign key makes this impossible
+      SourceLines& src = run.results[it->second].source;
+      src.status = status_from_string(r.text(i, 1));
+      src.message = r.text(i, 2);
+      src.launches = r.int64(i, 3);
+      src.lines_total = r.int64(i, 4);
+    }
+  }
+  Result r = c.exec("SELECT benchmark_id, file, line, function, sass_offset, text" + counter_columns() +
+                        " FROM source_line WHERE run_id = $1 ORDER BY benchmark_id, idx",
+                    Params().add(run_id), "reading a run's source lines");
+  for (int i = 0; i < r.rows(); ++i) {
+    auto it = result_of_benchmark.find(r.int64(i, 0));
+    if (it == result_of_benchmark.end()) continue;
+    SourceLine l;
+    l.file = r.text(i, 1);
+    l.line = r.int64(i, 2);
+    l.function = r.text(i, 3);
+    l.sass_offset = r.int64(i, 4);
+    l.text = r.text(i, 5);
+    for (std::size_t k = 0; k < kLineCounterCount; ++k) l.*kLineCounters[k].member = r.real(i, static_cast<int>(6 + k));
+    run.results[it->second].source.lines.push_back(std::move(l));
+  }
+}
+
+}  // namespace gpuperf::db::pg

@@ -1,0 +1,46 @@
+#include "reports/analysis/line_findings.hpp"
+
+#include <map>
+
+namespace gpuperf::analysis {
+const Result* find_result(const Run& run, const BenchmarkInstance& instance) {
+  const std::string name = instance.display_name();
+  for (const Result& r : run.results) {
+    if (r.instance.display_name() == name) return &r;
+  }
+  return nullptr;
+}
+
+namespace {
+
+bool collected(const Result* r) { return r != nullptr && r->source.status == Status::ok && !r->source.lines.empty(); }
+
+}  // namespace
+
+std::vector<LineChange> result_line_changes(const Result* before, const Result* after, std::size_t limit) {
+  if (!collected(before) || !collected(after)) return {};
+  return changed_lines(before->source.lines, after->source.lines, limit);
+}
+
+void attach_line_changes(CompareReport& report, const Run& base, const Run& candidate) {
+  for (CompareRow& row : report.rows) {
+    if (row.verdict != Verdict::slower && row.verdict != Verdict::faster && row.verdict != Verdict::ambiguous) continue;
+    row.lines = result_line_changes(find_result(base, row.instance), find_result(candidate, row.instance));
+  }
+}
+
+void attach_line_changes(std::vector<ChangePoint>& changes, const db::Store& store) {
+  std::map<std::int64_t, Run> runs;
+  auto run = [&](std::int64_t id) -> const Run& {
+    auto it = runs.find(id);
+    if (it == runs.end()) it = runs.emplace(id, store.load_run(id, false)).first;
+    return it->second;
+  };
+  for (ChangePoint& c : changes) {
+    if (c.run_id == 0 || c.previous_run_id == 0) continue;
+    c.lines =
+        result_line_changes(find_result(run(c.previous_run_id), c.instance), find_result(run(c.run_id), c.instance));
+  }
+}
+
+}  // namespace gpuperf::analysis

@@ -1,0 +1,77 @@
+#include "reports/line_text.hpp"
+
+#include <cstdio>
+
+#include "reports/analysis/detect.hpp"
+
+namespace gpuperf::reports {
+namespace {
+
+std::string value_text(const analysis::LineCounterChange& c, double v) {
+  if (c.per_request) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+  }
+  return analysis::format_value(v, "count");
+}
+
+}  // namespace
+
+std::string line_place(const SourceLine& l) {
+  if (!l.file.empty() && l.line > 0) return l.file + ":" + std::to_string(l.line);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(l.sass_offset < 0 ? 0 : l.sass_offset));
+  return (l.function.empty() ? std::string("?") : l.function) + buf;
+}
+
+std::string counter_change_text(const analysis::LineCounterChange& c) {
+  std::string s = c.label + ' ' + value_text(c, c.before) + " -> " + value_text(c, c.after);
+  if (c.ideal) s += " (ideal " + value_text(c, *c.ideal) + ")";
+  return s;
+}
+
+std::string line_change_text(const analysis::LineChange& ch) {
+  std::string s = line_place(ch.line);
+  if (ch.was_line) s += " (was :" + std::to_string(*ch.was_line) + ")";
+  if (ch.is_new) s += " (new line)";
+  if (ch.is_gone) s += " (line gone)";
+  if (!ch.line.text.empty()) s += "  " + ch.line.text;
+  s += " ";
+  for (std::size_t i = 0; i < ch.counters.size(); ++i) {
+    const analysis::LineCounterChange& c = ch.counters[i];
+    // A new line has no "before": its counters as they are now.
+    std::string text = c.label + ' ' + value_text(c, c.after);
+    if (c.ideal) text += " (ideal " + value_text(c, *c.ideal) + ")";
+    s += (i == 0 ? " " : "; ") + (ch.is_new ? text : counter_change_text(c));
+  }
+  return s;
+}
+
+nlohmann::json line_changes_json(const std::vector<analysis::LineChange>& changes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const analysis::LineChange& ch : changes) {
+    nlohmann::json counters = nlohmann::json::array();
+    for (const analysis::LineCounterChange& c : ch.counters) {
+      counters.push_back({{"counter", c.counter},
+                          {"label", c.label},
+                          {"before", c.before},
+                          {"after", c.after},
+                          {"ideal", c.ideal ? nlohmann::json(*c.ideal) : nlohmann::json(nullptr)}});
+    }
+    out.push_back({{"file", ch.line.file},
+                   {"line", ch.line.line},
+                   {"was_line", ch.was_line ? nlohmann::json(*ch.was_line) : nlohmann::json(nullptr)},
+                   {"function", ch.line.function},
+                   {"sass_offset", ch.line.sass_offset},
+                   {"text", ch.line.text},
+                   {"new", ch.is_new},
+                   {"gone", ch.is_gone},
+                   {"weight", ch.weight},
+                   {"counters", std::move(counters)},
+                   {"summary", line_change_text(ch)}});
+  }
+  return out;
+}
+
+}  // namespace gpuperf::reports
