@@ -437,10 +437,12 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   "gpuperf compare branch:main 3f2a1c9e\n"
                   "gpuperf compare label:release-1.2 branch:feature --format md > comment.md",
                   exit_codes({{0, "no regression"},
-                              {1, "a regression: a gated row slower (duration, deterministic counters, --gate), or a "
-                                  "kernel failed in the candidate"},
-                              {2, "bad usage or input: a run reference that names no run, an unknown metric name, a "
-                                  "database not gpuperf's"}}));
+                              {1,
+                               "a regression: a gated row slower (duration, deterministic counters, --gate), or a "
+                               "kernel failed in the candidate"},
+                              {2,
+                               "bad usage or input: a run reference that names no run, an unknown metric name, a "
+                               "database not gpuperf's"}}));
   compare->callback([&ctx, cmp] { ctx.action = [&ctx, cmp] { return do_compare(ctx, *cmp); }; });
 
   auto chk = std::make_shared<CheckArgs>();

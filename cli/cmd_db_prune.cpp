@@ -111,12 +111,13 @@ void add_db_prune_command(CLI::App& db, Context& ctx) {
       ->required();
   prune->add_flag("--dry-run", *dry_run, "Count what would be removed and its size; change nothing");
   choice_option(prune->add_option("--format", *format, "text or json"), {"text", "json"});
-  set_help_footer(*prune,
-                  "gpuperf db prune --samples-older-than 180d --dry-run\n"
-                  "gpuperf --db postgresql://admin@perf-db/gpuperf db prune --samples-older-than 2026-05-01",
-                  exit_codes({{0, "pruned, or with --dry-run counted"},
-                              {2, "bad usage or input: an age that is neither days nor a date, a database not gpuperf's"},
-                              {3, "a database that cannot be opened or written"}}));
+  set_help_footer(
+      *prune,
+      "gpuperf db prune --samples-older-than 180d --dry-run\n"
+      "gpuperf --db postgresql://admin@perf-db/gpuperf db prune --samples-older-than 2026-05-01",
+      exit_codes({{0, "pruned, or with --dry-run counted"},
+                  {2, "bad usage or input: an age that is neither days nor a date, a database not gpuperf's"},
+                  {3, "a database that cannot be opened or written"}}));
   prune->callback([&ctx, age, dry_run, format] {
     ctx.action = [&ctx, age, dry_run, format] { return do_prune(ctx, *age, *dry_run, *format); };
   });

@@ -439,10 +439,9 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
   for (const auto& r : report.rows) {
     out << "    <testcase classname=\"" << xml(r.instance.display_name()) << "\" name=\"" << xml(r.metric.name)
         << "\" time=\"0\">";
-    const std::string detail = std::string(to_string(r.verdict)) +
-                               (r.base && r.candidate ? " " + signed_pct(r.change_pct) : std::string()) +
-                               (is_ungated_slowdown(r) ? " (not gated)" : "") + (r.note.empty() ? "" : ": " + r.note) +
-                               lines_detail(r.lines);
+    const std::string detail =
+        std::string(to_string(r.verdict)) + (r.base && r.candidate ? " " + signed_pct(r.change_pct) : std::string()) +
+        (is_ungated_slowdown(r) ? " (not gated)" : "") + (r.note.empty() ? "" : ": " + r.note) + lines_detail(r.lines);
     if (is_regression(r) && r.verdict == Verdict::slower) {
       out << "\n      <failure type=\"regression\" message=\"" << xml(detail) << "\">" << xml(detail)
           << "</failure>\n    ";
