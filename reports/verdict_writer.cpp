@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -67,8 +68,15 @@ void write_table(std::ostream& out, const std::vector<std::string>& header, std:
   line(header);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     line(rows[i]);
-    if (below != nullptr && i < below->size() && !(*below)[i].empty())
-      out << "    " << terminal_text((*below)[i]) << '\n';
+    if (below == nullptr || i >= below->size() || (*below)[i].empty()) continue;
+    // Line by line: terminal_text() turns a newline into a visible mark, and a row's lines are several.
+    const std::string& text = (*below)[i];
+    for (std::size_t from = 0; from <= text.size();) {
+      const std::size_t end = std::min(text.find('\n', from), text.size());
+      // The first line takes the indent here; the others carry their own ("\n    ").
+      out << (from == 0 ? "    " : "") << terminal_text(std::string_view(text).substr(from, end - from)) << '\n';
+      from = end + 1;
+    }
   }
 }
 
