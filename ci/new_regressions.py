@@ -12,10 +12,13 @@ are matched by their database ids.)
 
 What is new is listed as findings, as the report does: a duration change with the counters of the same
 instance that changed at the same run (one run apart for a noisy metric) as its hints, and a counter that
-changed without a duration change on its own, marked so. Prints the new regressions and exits 1 when there
-are any, 0 when there are none, 2 on unreadable input. --json writes them as {"findings": [...]}: each
-the change as detect gave it, its "hints" those of the table. The source lines that moved at a finding (detect's
-"lines", when the runs collected them) are listed under the table, one a line. --bisect-list writes one line per new finding for
+changed without a duration change on its own, marked so. Only regressions of gated metrics (detect's
+"gated": duration, the deterministic counters, and what `--gate` adds; an older file without the field
+gates every change) fail the night: the others are listed under the table, not failed. Prints the new
+regressions and exits 1 when there are gated ones, 0 when there are none, 2 on unreadable input. --json writes
+them as {"findings": [...]}: each the change as detect gave it, its "hints" those of the table. The source lines
+that moved at a finding (detect's "lines", when the runs collected them) are listed under the table, one a line.
+--bisect-list writes one line per new finding for
 `gpuperf bisect` (nightly.sh --bisect): instance regex, metric, last good commit, first bad commit, tab-separated.
 Standard library only.
 """
@@ -112,7 +115,9 @@ def main(argv):
     if len(args) != 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    new = findings(load(args[1]), load(args[0]))
+    found = findings(load(args[1]), load(args[0]))
+    new = [f for f in found if f[0].get("gated", True)]
+    ungated = [f for f in found if not f[0].get("gated", True)]
 
     lines = []
     if new:
@@ -143,6 +148,12 @@ def main(argv):
                          "tomorrow's runs confirm it or withdraw it. It is not reported again when confirmed._")
     else:
         lines.append("No new regressions tonight.")
+    if ungated:
+        lines.append("")
+        lines.append("Also new, of metrics that do not gate (listed, not failed; `--gate METRIC` fails on them): " +
+                     "; ".join(md_cell(f"{instance(c)} {c.get('metric')} " +
+                                       (f"{c['change_pct']:+.1f}%" if isinstance(c.get('change_pct'), (int, float))
+                                        else "n/a")) for c, _ in ungated) + ".")
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     if markdown:
@@ -150,7 +161,8 @@ def main(argv):
             f.write(text)
     if json_out:
         with open(json_out, "w", encoding="utf-8") as f:
-            json.dump({"findings": [dict(c, hints=hints) for c, hints in new]}, f, indent=1)
+            json.dump({"findings": [dict(c, hints=hints) for c, hints in new],
+                       "ungated": [dict(c, hints=hints) for c, hints in ungated]}, f, indent=1)
             f.write("\n")
     if bisect_list:
         with open(bisect_list, "w", encoding="utf-8") as f:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The nightly job: build, measure the suite on every GPU, detect changes, write the HTML and Markdown reports
-# and a JUnit file into an artifacts folder. Exit 0: fine; 1: a regression appeared tonight that the history
-# did not show before (a step is one the night it lands, as an unconfirmed change, and is not reported again
-# when later nights confirm it); 2: bad arguments; 3: no GPU / environment / the database unreachable; 4: a
+# and a JUnit file into an artifacts folder. Exit 0: fine; 1: a regression of a gated metric (duration, the
+# deterministic counters, what --gate adds) appeared tonight that the history did not show before (a step is
+# one the night it lands, as an unconfirmed change, and is not reported again when later nights confirm
+# it); 2: bad arguments; 3: no GPU / environment / the database unreachable; 4: a
 # kernel gave a wrong answer.
 #
 # "New tonight" comes from the history itself, per machine: for each machine that stored a run tonight,
@@ -19,9 +20,12 @@
 # Usage: ci/nightly.sh [--db PATH|URI] [--artifacts DIR] [--branch NAME] [--device all|N[,M...]]
 #                      [--filter REGEX] [--quick] [--night YYYY-MM-DD] [--bench BIN] [--source DIR]
 #                      [--import FILE]...   # imported-data mode: no measuring, no GPU needed
-#                      [--backup] [--no-report] [--all-machines]
+#                      [--backup] [--no-report] [--all-machines] [--gate METRIC[,METRIC...]|all]
 #                      [--bisect [--bisect-budget MIN] [--bisect-build CMD] [--bisect-bench PATH]]
 # --db: an SQLite file, or a PostgreSQL URI or keyword string (default $GPUPERF_DB, else ./gpuperf.db).
+# --gate: also fail the night (exit 1) on new regressions of these metrics; by default only duration, a
+# wrong answer and the deterministic counters gate, and sampled counters (stalls, throughputs, achieved
+# occupancy) are listed, not failed (docs/regressions.md, "What fails a job").
 # --backup: an SQLite file only: copy it to ARTIFACTS/gpuperf-before-NIGHT.db first (kept by a rerun).
 # --no-report: skip the HTML and Markdown trend reports (load tests; the findings and JUnit are still written).
 # --all-machines: changes.json, changes.md, junit.xml and the reports cover every machine of the branch; by
@@ -47,6 +51,7 @@ branch=""
 devices=all
 filter=""
 quick=()
+gate=()
 night=$(date -u +%F)
 gpuperf=${GPUPERF_BIN:-}
 source_dir=""
@@ -69,6 +74,7 @@ while (($#)); do
     --device) devices=${2:?--device needs all or a list}; shift 2 ;;
     --filter) filter=${2:?--filter needs a regex}; shift 2 ;;
     --quick) quick=(--quick); shift ;;
+    --gate) gate+=(--gate "${2:?--gate needs METRIC[,METRIC...] or all}"); shift 2 ;;
     --night) night=${2:?--night needs a date}; shift 2 ;;
     --gpuperf|--bench) gpuperf=${2:?$1 needs a path}; shift 2 ;;
     --source) source_dir=${2:?--source needs a folder}; shift 2 ;;
@@ -200,7 +206,7 @@ else
   log "detecting change points on $branch, every machine"
 fi
 step_start
-gp detect --branch "$branch" "${scope[@]}" --format md --junit "$artifacts/junit.xml" --json "$artifacts/changes.json" \
+gp detect --branch "$branch" "${scope[@]}" "${gate[@]}" --format md --junit "$artifacts/junit.xml" --json "$artifacts/changes.json" \
   >"$artifacts/changes.md"
 step_end detect
 
@@ -210,9 +216,9 @@ step_start
 before_parts=() tonight_parts=()
 while IFS=$'\t' read -r machine first last host; do
   log "new tonight on $host (machine $machine): runs $first..$last against the history before them"
-  gp detect --branch "$branch" --machine "$machine" --before-run "$first" --format json \
+  gp detect --branch "$branch" --machine "$machine" "${gate[@]}" --before-run "$first" --format json \
     >"$artifacts/.before-$machine.json"
-  gp detect --branch "$branch" --machine "$machine" --as-of "$last" --format json >"$artifacts/.tonight-$machine.json"
+  gp detect --branch "$branch" --machine "$machine" "${gate[@]}" --as-of "$last" --format json >"$artifacts/.tonight-$machine.json"
   before_parts+=("$artifacts/.before-$machine.json") tonight_parts+=("$artifacts/.tonight-$machine.json")
 done <"$artifacts/tonight-runs.tsv"
 join_changes() { # OUT FILE...: the "changes" of several detect JSON files as one

@@ -4,7 +4,9 @@
 # Exit codes are gpuperf check's: 0 fine, 1 regression, 2 bad input, 3 no GPU, 4 wrong answer.
 #
 # Usage: ci/premerge.sh [--db PATH|URI] [--base-branch NAME] [--artifacts DIR] [--filter REGEX] [--quick]
-#                       [--bench BIN] [--source DIR]
+#                       [--bench BIN] [--source DIR] [--gate METRIC[,METRIC...]|all]
+# --gate: also fail (exit 1) on these metrics' slower rows; by default duration, a wrong answer and the
+# deterministic counters gate, and sampled counters are listed, not failed (docs/regressions.md).
 # --db (default $GPUPERF_DB, else ./gpuperf.db): an SQLite file or a PostgreSQL location, e.g. a URI from
 # the CI system's secret store; never printed.
 # --bench: gpuperf, or a project's own bench executable linking gpuperf::main (--gpuperf is the same);
@@ -19,6 +21,7 @@ base_branch=main
 artifacts=$PWD/artifacts
 filter=()
 quick=()
+gate=()
 gpuperf=${GPUPERF_BIN:-}
 source_dir=""
 while (($#)); do
@@ -28,6 +31,7 @@ while (($#)); do
     --artifacts) artifacts=${2:?}; shift 2 ;;
     --filter) filter=(--filter "${2:?}"); shift 2 ;;
     --quick) quick=(--quick); shift ;;
+    --gate) gate+=(--gate "${2:?--gate needs METRIC[,METRIC...] or all}"); shift 2 ;;
     --gpuperf|--bench) gpuperf=${2:?}; shift 2 ;;
     --source) source_dir=${2:?}; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo pipefail/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -82,7 +86,7 @@ if head=$(git -C "$source_dir" rev-parse --verify -q HEAD 2>/dev/null); then
 fi
 
 rc=0
-"$gpuperf" --db "$db" check --baseline "$baseline" --label pre-merge "${filter[@]}" "${quick[@]}" "${source_args[@]}" \
+"$gpuperf" --db "$db" check --baseline "$baseline" --label pre-merge "${filter[@]}" "${quick[@]}" "${gate[@]}" "${source_args[@]}" \
   --format md --junit "$artifacts/junit.xml" >"$artifacts/check.md" || rc=$?
 cat "$artifacts/check.md"
 exit "$rc"

@@ -48,6 +48,7 @@ struct VerdictArgs {
   double alpha = 0.01;
   std::string filter;
   std::vector<std::string> metrics;
+  std::vector<std::string> gate;  // --gate: metrics that fail the job besides the default gate
   std::size_t history = 10;
 };
 
@@ -80,6 +81,7 @@ struct DetectArgs {
   double unconfirmed_alpha = analysis::TailOptions{}.alpha;
   double night_one = analysis::TailOptions{}.night_one_min_effect_pct;
   bool fail_on_regression = false;
+  std::vector<std::string> gate;
   std::string format = "text";
   std::string junit;
   std::string json_file;
@@ -114,7 +116,26 @@ analysis::CompareOptions compare_options(const VerdictArgs& a) {
   o.thresholds.alpha = a.alpha;
   for (const auto& spec : a.thresholds) o.thresholds.apply(spec);
   o.history_runs = a.history;
+  for (const auto& spec : a.gate) o.gate.add(spec);
   return o;
+}
+
+// A metric asked for by --metric that has no row or series in the selection: said, not an empty answer.
+void say_missing_metrics(const std::vector<std::string>& asked, const std::vector<std::string>& present,
+                         const char* what) {
+  for (const auto& name : asked) {
+    if (std::find(present.begin(), present.end(), name) != present.end()) continue;
+    std::fprintf(stderr, "gpuperf: note: --metric %s: no %s of this metric in the selection\n", name.c_str(), what);
+  }
+}
+
+// The gate's rows that were not measured at all: --gate NAME with no row of NAME.
+void say_missing_gates(const analysis::GateSet& gate, const std::vector<std::string>& present) {
+  for (const auto& name : gate.extra) {
+    if (std::find(present.begin(), present.end(), name) != present.end()) continue;
+    std::fprintf(stderr, "gpuperf: note: --gate %s: no data of this metric in the selection; it gates nothing\n",
+                 name.c_str());
+  }
 }
 
 // The base branch's series on the candidate's machine, for CompareOptions::history_runs (summaries only).
@@ -142,9 +163,17 @@ void select_rows(analysis::CompareReport& report, const VerdictArgs& a) {
   report.rows.swap(kept);
 }
 
+std::vector<std::string> row_metrics(const analysis::CompareReport& report) {
+  std::vector<std::string> names;
+  for (const auto& r : report.rows) names.push_back(r.metric.name);
+  return names;
+}
+
 int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
   const Format format = reports::parse_format(a.format);
   select_rows(report, a);
+  say_missing_metrics(a.metrics, row_metrics(report), "rows");
+  say_missing_gates(report.gate, row_metrics(report));
   reports::write_compare(std::cout, report, format, a.all);
   std::cout.flush();
   if (!a.junit.empty()) {
@@ -289,6 +318,7 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   options.min_segment = a.min_segment;
   if (a.recent > 0) options.recent = a.recent;
   options.hints = !a.no_hints;
+  for (const auto& spec : a.gate) options.gate.add(spec);
   if (!a.filter.empty()) make_regex(a.filter);
 
   db::Store store = open_store(ctx, db::Access::read_only);
@@ -337,6 +367,12 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     f.machine_id = machine.second;
     read();
   }
+  {
+    std::vector<std::string> present;
+    for (const auto& s : series) present.push_back(s.key.metric.name);
+    say_missing_metrics(a.metrics, present, "series");
+    say_missing_gates(options.gate, present);
+  }
   auto changes = analysis::detect_changes(series, options);
   analysis::attach_line_changes(changes, store);  // the source lines that moved at each change
   reports::write_changes(std::cout, changes, format);
@@ -353,7 +389,7 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   }
   if (a.fail_on_regression) {
     for (const auto& c : changes) {
-      if (c.kind == analysis::ChangeKind::regression) return kExitRegression;
+      if (c.kind == analysis::ChangeKind::regression && c.gated) return kExitRegression;
     }
   }
   return kExitOk;
@@ -366,10 +402,16 @@ void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
   cmd->add_flag("--all", a.all, "List every row in text and md, also those that are the same");
   cmd->add_option("--threshold", a.thresholds,
                   "Minimum effect per metric, METRIC=PERCENT (repeatable; '*=PCT' for the other noisy metrics). "
-                  "Defaults: duration, gbps, gflops 2; achieved_occupancy, dram bytes 5; shared transactions 2; "
-                  "bank conflicts 25; other deterministic counters 0.01 (rounding)");
+                  "Defaults: duration, gbps, gflops 2; achieved_occupancy, dram bytes, issue_active, throughputs 5; "
+                  "stall ratios 10; shared transactions 2; bank conflicts 25; other deterministic counters 0.01 "
+                  "(rounding)");
   cmd->add_option("--alpha", a.alpha, "Significance level of the Mann-Whitney test (default 0.01)");
-  cmd->add_option("--metric", a.metrics, "Only these metrics (repeatable)");
+  metric_option(cmd->add_option("--metric", a.metrics, "Only these metrics (repeatable)"));
+  metric_option(cmd->add_option("--gate", a.gate,
+                                "Also fail (exit 1, JUnit failure) on these metrics' slower rows: METRIC[,METRIC...] "
+                                "or all (repeatable). Default gate: duration, failed or incorrect kernels and the "
+                                "deterministic counters; sampled and rate counters are listed, not failed"),
+                true);
   count_option(
       cmd->add_option("--history", a.history,
                       "The base branch's last N runs on this machine: a noisy change at a level they show is "
@@ -395,8 +437,12 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   "gpuperf compare branch:main 3f2a1c9e\n"
                   "gpuperf compare label:release-1.2 branch:feature --format md > comment.md",
                   exit_codes({{0, "no regression"},
-                              {1, "a regression: a row slower, or failed, in the candidate"},
-                              {2, "bad usage or input: a run reference that names no run, a database not gpuperf's"}}));
+                              {1,
+                               "a regression: a gated row slower (duration, deterministic counters, --gate), or a "
+                               "kernel failed in the candidate"},
+                              {2,
+                               "bad usage or input: a run reference that names no run, an unknown metric name, a "
+                               "database not gpuperf's"}}));
   compare->callback([&ctx, cmp] { ctx.action = [&ctx, cmp] { return do_compare(ctx, *cmp); }; });
 
   auto chk = std::make_shared<CheckArgs>();
@@ -418,7 +464,7 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   "gpuperf check --baseline branch:main --junit check.xml\n"
                   "gpuperf check --record --baseline label:first -- ./my_app --size 4096",
                   exit_codes({{0, "no regression against the baseline"},
-                              {1, "a regression against the baseline"},
+                              {1, "a regression of a gated metric against the baseline (see --gate)"},
                               {2,
                                "bad usage or input: an unknown option or value, a database not gpuperf's"
                                "; no baseline run"},
@@ -439,7 +485,12 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   detect->add_option("--machine", det->machines,
                      "Only this machine: id, fingerprint or hostname (repeatable: only these machines)");
   detect->add_option("--filter", det->filter, "ECMAScript regex on instance names");
-  detect->add_option("--metric", det->metrics, "Only these metrics (repeatable)");
+  metric_option(detect->add_option("--metric", det->metrics, "Only these metrics (repeatable)"));
+  metric_option(detect->add_option("--gate", det->gate,
+                                   "--fail-on-regression also fails on these metrics' regressions: "
+                                   "METRIC[,METRIC...] or all (repeatable). Default gate: duration and the "
+                                   "deterministic counters"),
+                true);
   date_option(detect->add_option("--since", det->since, "Only runs started at or after this ISO 8601 time"));
   count_option(detect->add_option("--last", det->last, "Only each machine's newest N runs"), 1);
   auto* as_of = detect->add_option("--as-of", det->as_of,
@@ -463,10 +514,10 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                      "prediction bound (default " +
                          std::to_string(det->unconfirmed_alpha).substr(0, 5) + ")");
   detect->add_option("--night-one-threshold", det->night_one,
-                     "Unconfirmed changes resting on one run must reach this percent (default " +
-                         std::to_string(static_cast<int>(det->night_one)) + ")");
+                     "Unconfirmed changes resting on one run must also reach this percent (default 0: judged "
+                     "by the series' own noise and the levels it visited)");
   detect->add_flag("--fail-on-regression", det->fail_on_regression,
-                   "Exit 1 when a regression is found (an unconfirmed one counts)");
+                   "Exit 1 when a regression of a gated metric is found (an unconfirmed one counts; see --gate)");
   choice_option(detect->add_option("--format", det->format, "text, md or json"), {"text", "md", "markdown", "json"});
   detect->add_option("--junit", det->junit, "Also write JUnit XML here (a regression is a failure)");
   detect->add_option("--json", det->json_file,
@@ -477,7 +528,7 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
       "gpuperf detect --metric duration --format md\n"
       "gpuperf detect --machine node1 --before-run 512 --format json   # as it stood before run 512",
       exit_codes({{0, "fine (change points are listed; without --fail-on-regression a regression is not a failure)"},
-                  {1, "--fail-on-regression and a regression among the newest runs"},
+                  {1, "--fail-on-regression and a regression of a gated metric among the newest runs (see --gate)"},
                   {2, "bad usage or input: a branch or machine with no runs, a database not gpuperf's"}}));
   detect->callback([&ctx, det] { ctx.action = [&ctx, det] { return do_detect(ctx, *det); }; });
 }

@@ -375,7 +375,7 @@ void add_bisect_command(CLI::App& app, Context& ctx) {
                   "The bench executable the build makes, relative to the checkout (gpuperf or a gpuperf::main "
                   "executable; any program that answers `run --filter RE ... --format json`)");
   cmd->add_option("--filter", args->filter, "ECMAScript regex on instance names: the instances to measure");
-  cmd->add_option("--metric", args->metric, "The metric to bisect (default duration)");
+  metric_option(cmd->add_option("--metric", args->metric, "The metric to bisect (default duration)"));
   cmd->add_option("--metrics", args->metrics, "The bench's --metrics (default: default; with --record: none)");
   count_option(cmd->add_option("--device", args->device, "CUDA device ordinal"), 0);
   cmd->add_flag("--quick", args->quick, "Fewer samples per instance (the bench's --quick)");

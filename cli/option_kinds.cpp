@@ -1,8 +1,12 @@
 #include "cli/option_kinds.hpp"
 
+#include <algorithm>
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 #include "core/value_rules.hpp"
+#include "reports/analysis/gate.hpp"
 
 namespace gpuperf::cli {
 namespace {
@@ -31,6 +35,25 @@ CLI::Option* choice_option(CLI::Option* option, const std::vector<std::string>& 
   for (const auto& c : choices) names += (names.empty() ? "" : "|") + c;
   return option->check(rule_validator([choices](const std::string& t) { return rules::one_of(t, choices); }))
       ->type_name(names);
+}
+
+CLI::Option* metric_option(CLI::Option* option, bool list) {
+  return option
+      ->check(rule_validator([list](const std::string& t) {
+        if (!list) return analysis::unknown_metric(t);
+        std::string item;
+        std::size_t from = 0;
+        while (from <= t.size()) {
+          const std::size_t comma = std::min(t.find(',', from), t.size());
+          item = t.substr(from, comma - from);
+          from = comma + 1;
+          if (item.empty()) return "an empty item in '" + t + "'";
+          if (item == "all" || item == "default") continue;
+          if (std::string msg = analysis::unknown_metric(item); !msg.empty()) return msg;
+        }
+        return std::string();
+      }))
+      ->type_name(list ? "METRIC[,METRIC...]" : "METRIC");
 }
 
 CLI::Option* text_option(CLI::Option* option, const std::string& what) {

@@ -25,6 +25,11 @@ CLI::Option* count_option(CLI::Option* option, long long min);
 // One of `choices` (for a list option, each element).
 CLI::Option* choice_option(CLI::Option* option, const std::vector<std::string>& choices);
 
+// A metric name (for a list option, each element), checked as analysis::check_metric_name() does: an
+// unknown one is refused with the close names. `list`: a comma-separated list, with "all" and "default"
+// allowed (--gate).
+CLI::Option* metric_option(CLI::Option* option, bool list = false);
+
 // Text that must say something (rules::not_blank): `what` is what it should be, e.g. "a reason".
 CLI::Option* text_option(CLI::Option* option, const std::string& what);
 

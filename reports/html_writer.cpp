@@ -144,7 +144,7 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
          esc(short_commit(cp.commit)) + "</code></td><td class=\"nowrap\">" + esc(format_datetime(cp.started_at)) +
          "</td><td class=\"num\">" + std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) +
          "%</td><td class=\"nowrap\">" + esc(format_state(cp.unconfirmed, cp.runs_after)) + "</td><td>";
-    if (row.counter_only) o += std::string("<em>") + kCounterOnly + "</em>";
+    if (row.counter_only) o += std::string("<em>") + kCounterOnly + (cp.gated ? "" : kNotGated) + "</em>";
     if (!row.hints.empty() || !cp.lines.empty()) {
       o += "<ul>";
       for (const auto& h : row.hints) o += "<li>" + esc(h) + "</li>";

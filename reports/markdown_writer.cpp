@@ -153,7 +153,7 @@ struct Writer {
         if (shown >= max_rows) break;
         const auto& cp = row.change;
         std::string r = several ? "| " + md(m.host) + " " : "";
-        std::string hints = row.counter_only ? std::string("_") + kCounterOnly + "_" : "";
+        std::string hints = row.counter_only ? std::string("_") + kCounterOnly + (cp.gated ? "" : kNotGated) + "_" : "";
         for (const auto& h : row.hints) hints += (hints.empty() ? "" : "; ") + md(h);
         // The source lines that moved (line_text.hpp): where the change is in the code.
         for (const auto& l : cp.lines) hints += (hints.empty() ? "" : "; ") + md("line " + line_change_text(l));

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -67,8 +68,15 @@ void write_table(std::ostream& out, const std::vector<std::string>& header, std:
   line(header);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     line(rows[i]);
-    if (below != nullptr && i < below->size() && !(*below)[i].empty())
-      out << "    " << terminal_text((*below)[i]) << '\n';
+    if (below == nullptr || i >= below->size() || (*below)[i].empty()) continue;
+    // Line by line: terminal_text() turns a newline into a visible mark, and a row's lines are several.
+    const std::string& text = (*below)[i];
+    for (std::size_t from = 0; from <= text.size();) {
+      const std::size_t end = std::min(text.find('\n', from), text.size());
+      // The first line takes the indent here; the others carry their own ("\n    ").
+      out << (from == 0 ? "    " : "") << terminal_text(std::string_view(text).substr(from, end - from)) << '\n';
+      from = end + 1;
+    }
   }
 }
 
@@ -123,6 +131,12 @@ std::string summary_line(const CompareReport& report) {
     s += (first ? " " : ", ") + std::to_string(it->second) + ' ' + to_string(v);
     first = false;
   }
+  const std::size_t ungated = static_cast<std::size_t>(std::count_if(
+      report.rows.begin(), report.rows.end(), [](const CompareRow& r) { return is_ungated_slowdown(r); }));
+  if (ungated > 0) {
+    s += " (" + std::to_string(ungated) + " slower " + (ungated == 1 ? "row does" : "rows do") +
+         " not gate: --gate METRIC fails on them)";
+  }
   const std::size_t by_history = ambiguous_by_history(report.rows);
   if (by_history > 0) {
     s += " (" + std::to_string(by_history) +
@@ -170,6 +184,7 @@ json row_json(const CompareRow& r, const CompareReport& report) {
   j["confirmed_in_cycles"] = r.confirmed_in_cycles;
   j["note"] = r.note;
   j["ambiguous_by_history"] = r.ambiguous_by_history;
+  j["gated"] = r.gated;
   if (!r.lines.empty()) j["lines"] = line_changes_json(r.lines);
   return j;
 }
@@ -227,6 +242,9 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     j["base"] = side_json(report.base);
     j["candidate"] = side_json(report.candidate);
     j["regression"] = report.regression();
+    j["gate"] = json{{"rule", report.gate.describe()}, {"added", report.gate.added()}};
+    j["ungated_slower"] = std::count_if(report.rows.begin(), report.rows.end(),
+                                        [](const CompareRow& r) { return is_ungated_slowdown(r); });
     json summary = json::object();
     for (const auto& [v, n] : verdict_counts(report.rows)) summary[to_string(v)] = n;
     j["summary"] = summary;
@@ -255,13 +273,15 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     const std::string name = short_names.display_name(r.instance);
     cells.push_back({format == Format::md ? md(name) : name, format == Format::md ? md(r.metric.name) : r.metric.name,
                      value_cell(r.base, r.metric), value_cell(r.candidate, r.metric),
-                     both ? signed_pct(r.change_pct) : "", verdict, format == Format::md ? md(r.note) : r.note});
+                     both ? signed_pct(r.change_pct) : "", verdict, r.gated ? "yes" : "no",
+                     format == Format::md ? md(r.note) : r.note});
     // An instance's lines once, under its first changed row (duration first): its other rows moved with it.
     const bool first = !r.lines.empty() && lines_shown.insert(r.instance.display_name()).second;
     below.push_back(first ? lines_below(r.lines) : std::string());
     if (first) md_lines.emplace_back("**" + md(name) + "** " + md(r.metric.name) + ":", &r.lines);
   }
-  const std::vector<std::string> header{"benchmark", "metric", "base", "candidate", "change", "verdict", "note"};
+  const std::vector<std::string> header{"benchmark", "metric",  "base",  "candidate",
+                                        "change",    "verdict", "gates", "note"};
   const bool regression = report.regression();
   if (format == Format::text) {
     out << "base       " << side_line(report.base) << '\n';
@@ -272,7 +292,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     }
     out << summary_line(report);
     if (hidden > 0) out << " (" << hidden << " same not listed; --all lists them)";
-    out << '\n' << (regression ? "REGRESSION" : "no regression") << '\n';
+    out << "\ngate: " << report.gate.describe() << '\n' << (regression ? "REGRESSION" : "no regression") << '\n';
     return;
   }
   out << "### gpuperf compare: " << (regression ? "regression" : "no regression") << "\n\n";
@@ -286,13 +306,13 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   if (!report.candidate.gpu_name.empty()) out << " on " << md(report.candidate.gpu_name);
   out << ".\n\n";
   if (!cells.empty()) {
-    write_md_table(out, header, "llrrrll", cells);
+    write_md_table(out, header, "llrrrlll", cells);
     write_md_lines(out, md_lines);
     out << '\n';
   }
   out << summary_line(report);
   if (hidden > 0) out << " (" << hidden << " same not listed)";
-  out << ".\n";
+  out << ".\n\nGate: " << md(report.gate.describe()) << ".\n";
 }
 
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format) {
@@ -320,6 +340,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
                                   {"confidence", c.confidence},
                                   {"unconfirmed", c.unconfirmed},
                                   {"runs_after", c.runs_after},
+                                  {"gated", c.gated},
                                   {"hints", c.hints}});
       if (!c.lines.empty()) j["changes"].back()["lines"] = line_changes_json(c.lines);
     }
@@ -329,9 +350,10 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
   std::set<std::string> machines;
   for (const auto& c : changes) machines.insert(c.machine);
   const bool machine_column = machines.size() > 1;
-  std::size_t regressions = 0, unconfirmed = 0;
+  std::size_t regressions = 0, unconfirmed = 0, gated = 0;
   for (const auto& c : changes) {
     regressions += c.kind == ChangeKind::regression ? 1 : 0;
+    gated += c.kind == ChangeKind::regression && c.gated ? 1 : 0;
     unconfirmed += c.unconfirmed ? 1 : 0;
   }
   const bool text = format == Format::text;
@@ -339,8 +361,8 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
 
   std::vector<std::string> header;
   if (machine_column) header.push_back("machine");
-  for (const char* h :
-       {"benchmark", "metric", "change", "before", "after", "commit", "previous", "kind", "confidence", "state"}) {
+  for (const char* h : {"benchmark", "metric", "change", "before", "after", "commit", "previous", "kind", "confidence",
+                        "state", "gates"}) {
     header.push_back(h);
   }
   if (!text) header.push_back("hints");
@@ -356,7 +378,8 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     for (const std::string& cell :
          {esc(short_names.display_name(c.instance)), esc(c.metric.name), signed_pct(c.change_pct),
           format_value(c.before, c.metric.unit), format_value(c.after, c.metric.unit), esc(short_commit(c.commit)),
-          esc(short_commit(c.previous_commit)), kind, confidence_cell(c.confidence), state_cell(c)}) {
+          esc(short_commit(c.previous_commit)), kind, confidence_cell(c.confidence), state_cell(c),
+          std::string(c.gated ? "yes" : "no")}) {
       row.push_back(cell);
     }
     if (!text) {
@@ -368,7 +391,8 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
   }
   const std::string summary = std::to_string(changes.size()) + " change point" + (changes.size() == 1 ? "" : "s") +
                               ": " + std::to_string(regressions) + " regression" + (regressions == 1 ? "" : "s") +
-                              ", " + std::to_string(changes.size() - regressions) + " improvement" +
+                              (regressions > gated ? " (" + std::to_string(gated) + " gated)" : "") + ", " +
+                              std::to_string(changes.size() - regressions) + " improvement" +
                               (changes.size() - regressions == 1 ? "" : "s") +
                               (unconfirmed > 0 ? " (" + std::to_string(unconfirmed) + " unconfirmed)" : "");
   if (text) {
@@ -409,7 +433,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
 void write_compare_junit(std::ostream& out, const CompareReport& report) {
   std::size_t failures = 0, errors = 0, skipped = 0;
   for (const auto& r : report.rows) {
-    if (r.verdict == Verdict::slower) ++failures;
+    if (is_regression(r) && r.verdict == Verdict::slower) ++failures;
     if (r.verdict == Verdict::failed) ++errors;
     if (r.verdict == Verdict::new_ || r.verdict == Verdict::missing) ++skipped;
   }
@@ -423,10 +447,10 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
   for (const auto& r : report.rows) {
     out << "    <testcase classname=\"" << xml(r.instance.display_name()) << "\" name=\"" << xml(r.metric.name)
         << "\" time=\"0\">";
-    const std::string detail = std::string(to_string(r.verdict)) +
-                               (r.base && r.candidate ? " " + signed_pct(r.change_pct) : std::string()) +
-                               (r.note.empty() ? "" : ": " + r.note) + lines_detail(r.lines);
-    if (r.verdict == Verdict::slower) {
+    const std::string detail =
+        std::string(to_string(r.verdict)) + (r.base && r.candidate ? " " + signed_pct(r.change_pct) : std::string()) +
+        (is_ungated_slowdown(r) ? " (not gated)" : "") + (r.note.empty() ? "" : ": " + r.note) + lines_detail(r.lines);
+    if (is_regression(r) && r.verdict == Verdict::slower) {
       out << "\n      <failure type=\"regression\" message=\"" << xml(detail) << "\">" << xml(detail)
           << "</failure>\n    ";
     } else if (r.verdict == Verdict::failed) {
@@ -443,7 +467,7 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
 
 void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& changes, std::size_t series_count) {
   std::size_t failures = 0;
-  for (const auto& c : changes) failures += c.kind == ChangeKind::regression ? 1 : 0;
+  for (const auto& c : changes) failures += c.kind == ChangeKind::regression && c.gated ? 1 : 0;
   const std::size_t tests = changes.empty() ? 1 : changes.size();
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"gpuperf detect\" tests=\"" << tests << "\" failures=\"" << failures << "\">\n";
@@ -457,12 +481,13 @@ void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& chan
     std::string detail = std::string(to_string(c.kind)) + ' ' + signed_pct(c.change_pct) + " at " + c.commit +
                          " (after " + c.previous_commit + "): " + format_value(c.before, c.metric.unit) + " -> " +
                          format_value(c.after, c.metric.unit) + ", confidence " + confidence_cell(c.confidence) +
-                         (c.unconfirmed ? ", " + state_cell(c) : std::string());
+                         (c.unconfirmed ? ", " + state_cell(c) : std::string()) +
+                         (c.kind == ChangeKind::regression && !c.gated ? " (not gated)" : "");
     for (const auto& h : c.hints) detail += "; " + h;
     for (const auto& l : c.lines) detail += "; " + line_change_text(l);
     out << "    <testcase classname=\"" << xml(c.instance.display_name()) << "\" name=\""
         << xml(c.metric.name + " @ " + short_commit(c.commit)) << "\" time=\"0\">";
-    if (c.kind == ChangeKind::regression) {
+    if (c.kind == ChangeKind::regression && c.gated) {
       out << "\n      <failure type=\"regression\" message=\"" << xml(detail) << "\">" << xml(detail)
           << "</failure>\n    ";
     } else {

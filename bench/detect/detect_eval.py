@@ -6,6 +6,7 @@
     python3 bench/detect/detect_eval.py score --truth truth.json --changes changes.json
     python3 bench/detect/detect_eval.py --gpuperf build/cli/gpuperf aa       # A/A and A/B of `gpuperf compare`
     python3 bench/detect/detect_eval.py --gpuperf build/cli/gpuperf latency  # nights until a step is flagged
+    python3 bench/detect/detect_eval.py --gpuperf build/cli/gpuperf nightly  # night one/two, two-mode kernels
 
 The generator writes one run per night in the interchange format (the runs of one synthetic machine on
 branch main); each benchmark instance "eval/series[id=N]" is one duration series with known truth:
@@ -328,6 +329,9 @@ def main():
     lat = sub.add_parser("latency", help="nights from a step until detect flags it; false alarms per night")
     lat.add_argument("--per-step", type=int, default=200, help="series per step size")
     lat.add_argument("--per-family", type=int, default=300, help="no-change series per noise family")
+    ni = sub.add_parser("nightly", help="night-one and night-two recall, false alarms on flat and two-mode series "
+                        "(bench/detect/detect_nightly.py)")
+    ni.add_argument("--seeds", type=int, default=5, help="seeds, from --seed on")
     s = sub.add_parser("score", help="score detections (gpuperf detect --format json) against a truth file")
     s.add_argument("--truth", required=True)
     s.add_argument("--changes", required=True)
@@ -351,6 +355,10 @@ def main():
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         from detect_latency import run_latency
         return 0 if run_latency(args) else 1
+    if args.cmd == "nightly":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from detect_nightly import run_nightly
+        return 0 if run_nightly(args) else 1
     return 0 if run_all(args) else 1
 
 

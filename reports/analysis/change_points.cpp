@@ -78,6 +78,21 @@ double effect_pct(double before, double after) {
   return std::fabs(after / before - 1) * 100;
 }
 
+// The size of the change between [a, k) and [k, b) for the effect floor: the Hodges-Lehmann shift (the median
+// of every difference after - before) relative to the median before, in percent. Not the difference of the
+// two medians: the median of a kernel with two modes a few percent apart jumps from one mode to the other
+// when the modes' shares differ a little between two stretches of runs, while the shift of the pairs stays
+// near zero (most pairs land in the same mode). A step moves every pair: the shift is the step.
+double split_effect_pct(const std::vector<double>& v, std::size_t a, std::size_t k, std::size_t b) {
+  std::vector<double> diffs;
+  diffs.reserve((k - a) * (b - k));
+  for (std::size_t i = a; i < k; ++i) {
+    for (std::size_t j = k; j < b; ++j) diffs.push_back(v[j] - v[i]);
+  }
+  const double before = segment_median(v, a, k);
+  return effect_pct(before, before + median(diffs));
+}
+
 // costs[j] = sum of absolute deviations of seq[0, j) from their median, for j = 0..seq.size(). Two heaps
 // keep the running median (the lower middle for an even count: every point between the two middles gives
 // the same sum) and the sums on each side, so all prefixes cost O(n log n) together.
@@ -167,6 +182,18 @@ class SegmentTester {
 
 }  // namespace
 
+// The effect floor of a series: the fixed floor, or min_noise_sigmas of its run-to-run noise (from the median
+// absolute successive difference, which a step does not inflate) relative to its median, whichever is larger.
+double effect_floor_pct(const std::vector<double>& values, const SegmentationOptions& options) {
+  if (values.size() < 3 || !(options.min_noise_sigmas > 0)) return options.min_effect_pct;
+  std::vector<double> diffs;
+  for (std::size_t i = 1; i < values.size(); ++i) diffs.push_back(std::fabs(values[i] - values[i - 1]));
+  const double sigma = 1.4826 * median(diffs) / std::sqrt(2.0);
+  const double level = std::fabs(median(values));
+  if (!(level > 0)) return options.min_effect_pct;
+  return std::max(options.min_effect_pct, options.min_noise_sigmas * sigma / level * 100);
+}
+
 std::vector<bool> find_outliers(const std::vector<double>& values, double threshold) {
   const std::size_t n = values.size();
   std::vector<bool> out(n, false);
@@ -181,12 +208,21 @@ std::vector<bool> find_outliers(const std::vector<double>& values, double thresh
   // medians of up to 3 neighbours each side). A point next to a step sits at one of the two levels;
   // a centred window would straddle the step, and with one outlier in it take that outlier's value.
   constexpr std::size_t kSide = 3;
+  constexpr std::size_t kModeRuns = 2;  // other runs this near make a level a mode
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t left = std::min(i, kSide), right = std::min(n - 1 - i, kSide);
     const double limit = threshold * sigma;
     const bool far_left = left == 0 || std::fabs(values[i] - segment_median(values, i - left, i)) > limit;
     const bool far_right = right == 0 || std::fabs(values[i] - segment_median(values, i + 1, i + 1 + right)) > limit;
-    out[i] = far_left && far_right;
+    if (!(far_left && far_right)) continue;
+    // A level the series keeps returning to is a mode, not an outlier: a kernel with two modes a few percent
+    // apart has runs in the other mode between its neighbours all the time. Dropping them would leave the
+    // search a series of runs bunched by mode, and the rank test would split it where nothing changed.
+    std::size_t near = 0;
+    for (std::size_t j = 0; j < n && near < kModeRuns; ++j) {
+      if (j != i && std::fabs(values[j] - values[i]) <= limit) ++near;
+    }
+    out[i] = near < kModeRuns;
   }
   return out;
 }
@@ -231,6 +267,7 @@ std::vector<Split> find_change_points(const std::vector<double>& raw, const Segm
   const std::size_t min_segment = std::max<std::size_t>(options.min_segment, 1);
   if (n < 2 * min_segment) return {};
   SegmentTester tester(values, options);
+  const double floor_pct = effect_floor_pct(values, options);
 
   // 1. Divisive search: split while the best split of a segment is significant. A significant split whose
   //    effect is below the floor is not kept, but both halves are still searched: a small real shift must
@@ -243,7 +280,7 @@ std::vector<Split> find_change_points(const std::vector<double>& raw, const Segm
     if (b - a < 2 * min_segment) continue;
     const auto [p, k] = tester.test(a, b);
     if (p > options.alpha) continue;
-    if (effect_pct(segment_median(values, a, k), segment_median(values, k, b)) >= options.min_effect_pct) {
+    if (split_effect_pct(values, a, k, b) >= floor_pct) {
       cuts.push_back(k);
     }
     pending.emplace_back(a, k);
@@ -261,13 +298,13 @@ std::vector<Split> find_change_points(const std::vector<double>& raw, const Segm
       const std::size_t a = i == 0 ? 0 : cuts[i - 1];
       const std::size_t b = i + 1 == cuts.size() ? n : cuts[i + 1];
       const auto [p, k] = tester.test(a, b);
-      const double effect = effect_pct(segment_median(values, a, cuts[i]), segment_median(values, cuts[i], b));
+      const double effect = split_effect_pct(values, a, cuts[i], b);
       // Failing by significance ranks before failing by size; among each, the worst goes first.
       double score = -1;
       if (p > options.alpha) {
         score = 1 + p;
-      } else if (effect < options.min_effect_pct) {
-        score = 1 - effect / std::max(options.min_effect_pct, 1e-12);
+      } else if (effect < floor_pct) {
+        score = 1 - effect / std::max(floor_pct, 1e-12);
       }
       if (score > weakest_score) {
         weakest_score = score;

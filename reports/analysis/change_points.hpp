@@ -10,7 +10,8 @@
 // the segment whose best split scores at least as high, which controls the false-alarm rate of the whole
 // search (not of one split) at alpha. After the search, each change point is re-tested against its
 // neighbours only and dropped when it no longer passes (Otava does the same), and changes smaller than
-// the effect floor are merged away.
+// the effect floor are merged away; a change's size for the floor is the Hodges-Lehmann shift between its
+// segments (robust to a kernel's two modes, whose segment medians jump between the modes).
 #pragma once
 
 #include <cstddef>
@@ -24,7 +25,11 @@ struct SegmentationOptions {
   std::size_t min_segment = 4;      // points on each side of a change point
   std::size_t permutations = 1999;  // upper bound per test; stops early once the answer is clear
   double min_effect_pct = 1.0;      // |after/before - 1| a change must reach, in percent
-  std::uint64_t seed = 1;           // the permutations are seeded: same input, same answer
+  // ... and this many run-to-run sigmas of the series (its median absolute successive difference): on a
+  // series whose runs wobble by 2%, a 2% shift between two long stretches is what 300 flat series show a
+  // few times by chance (bench/detect/detect_eval.py nightly), not a step to act on.
+  double min_noise_sigmas = 1.5;
+  std::uint64_t seed = 1;  // the permutations are seeded: same input, same answer
   // Points further than this many noise sigmas from the median of the 7 points around them leave the
   // search (0: keep all). See find_outliers().
   double outlier_threshold = 5.0;
@@ -48,9 +53,10 @@ std::vector<Split> find_level_changes(const std::vector<double>& values, double 
 // Outliers, in the spirit of a Hampel filter: true for each point further than `threshold` sigmas from the
 // median of the 3 points before it and from the median of the 3 points after it. Sigma is estimated from
 // the median absolute successive difference, which a level shift does not inflate. A point next to a step
-// is close to one of the two sides, so steps are left alone. Without this, one slow run among the 8 after
-// a change costs a rank test most of its power and pulls the split towards itself. Outliers are dropped
-// from the search rather than replaced.
+// is close to one of the two sides, so steps are left alone, and so is a point within the limit of two or
+// more other points of the series (a mode the kernel keeps returning to, not an outlier). Without this, one slow run
+// among the 8 after a change costs a rank test most of its power and pulls the split towards itself. Outliers are
+// dropped from the search rather than replaced.
 std::vector<bool> find_outliers(const std::vector<double>& values, double threshold);
 
 // The permutation p-value of the best split of `values` (both sides >= min_segment), with that split's

@@ -175,10 +175,12 @@ RunSide run_side(const Run& run, std::int64_t run_id) {
 }
 
 bool is_regression(const CompareRow& row) {
-  if (row.verdict == Verdict::slower) return true;
+  if (row.verdict == Verdict::slower) return row.gated;
   return row.verdict == Verdict::failed && row.candidate_status != Status::ok && row.base &&
          row.base_status == Status::ok;
 }
+
+bool is_ungated_slowdown(const CompareRow& row) { return row.verdict == Verdict::slower && !row.gated; }
 
 bool CompareReport::regression() const {
   return std::any_of(rows.begin(), rows.end(), [](const CompareRow& r) { return is_regression(r); });
@@ -193,6 +195,7 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
   if (candidate != nullptr && candidate_status == Status::ok) candidate_status = candidate->status;
   row.base_status = base_status;
   row.candidate_status = candidate_status;
+  row.gated = options.gate.gates(row.metric);
   if (base != nullptr) row.base = summary_of(*base);
   if (candidate != nullptr) row.candidate = summary_of(*candidate);
   const double min_effect = options.thresholds.min_effect_for(row.metric);
@@ -202,6 +205,7 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
   const bool cand_bad = candidate != nullptr && candidate_status != Status::ok;
   if (base_bad || cand_bad) {
     row.verdict = Verdict::failed;
+    row.gated = true;  // a failed or incorrect kernel always fails the job
     if (cand_bad && base_bad && candidate_status == base_status && candidate->message == base->message) {
       add_note(row, std::string("both ") + to_string(candidate_status) +
                         (candidate->message.empty() ? "" : ": " + candidate->message));
@@ -300,6 +304,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
   CompareReport report;
   report.base = run_side(base, base_run_id);
   report.candidate = run_side(candidate, candidate_run_id);
+  report.gate = options.gate;
 
   // (benchmark name, params key) -> result, on each side.
   using Key = std::pair<std::string, std::string>;
@@ -356,7 +361,10 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
     }
   }
   if (history != nullptr) {
-    for (CompareRow& row : report.rows) judge_with_history(row, *history, base, candidate, candidate_run_id, options);
+    const auto noise = suite_noise(*history, base, candidate, candidate_run_id, options.history_runs);
+    for (CompareRow& row : report.rows) {
+      judge_with_history(row, *history, base, candidate, candidate_run_id, options, noise);
+    }
   }
   for (std::size_t r = 0; r < ranges.size(); ++r) {
     const auto [first_row, end_row] = ranges[r];

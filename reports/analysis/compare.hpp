@@ -22,6 +22,7 @@
 #include "core/bound.hpp"
 #include "core/result.hpp"
 #include "db/store.hpp"
+#include "reports/analysis/gate.hpp"
 #include "reports/analysis/thresholds.hpp"
 #include "reports/analysis/types.hpp"
 
@@ -34,6 +35,7 @@ struct CompareOptions {
   // series' last `history_runs` run medians is "ambiguous": the machine has produced that level before; a
   // single value is judged against those medians (compare_history.hpp). 0 turns both off.
   std::size_t history_runs = 10;
+  GateSet gate;  // which rows fail the job (gate.hpp)
 };
 
 // One side of a comparison, for headers and JSON.
@@ -46,6 +48,7 @@ RunSide run_side(const Run& run, std::int64_t run_id = 0);
 struct CompareReport {
   RunSide base, candidate;
   std::vector<CompareRow> rows;  // ordered by benchmark name, params key, metric order of the traits table
+  GateSet gate;                  // the gate the rows were judged by
   bool regression() const;       // any row is_regression()
 };
 
@@ -66,8 +69,11 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
 // empty for a null result or where a metric was not measured.
 SpeedOfLight speed_of_light(const Result* r);
 
-// slower, or failed where the candidate failed and the base was fine (a kernel that used to work no
-// longer does). A metric that failed on both sides is "failed" but not a regression.
+// slower in a gated row (CompareRow::gated), or failed where the candidate failed and the base was fine (a
+// kernel that used to work no longer does; always gated). A metric that failed on both sides is "failed"
+// but not a regression.
 bool is_regression(const CompareRow& row);
+// slower in a row that does not gate: listed and explained, but the job passes.
+bool is_ungated_slowdown(const CompareRow& row);
 
 }  // namespace gpuperf::analysis

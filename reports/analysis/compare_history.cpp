@@ -4,8 +4,11 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <utility>
 
+#include "core/stats.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/distributions.hpp"
 #include "reports/analysis/level_band.hpp"
 
 namespace gpuperf::analysis {
@@ -33,8 +36,38 @@ void within_history(CompareRow& row, const std::vector<double>& levels) {
   add_note(row, "within " + range_text(band, row.metric));
 }
 
+// The levels of one series' window (see history_levels()).
+std::vector<double> window_levels(const db::Series& s, const Run& base, const Run& candidate,
+                                  std::int64_t candidate_run_id, std::size_t max_runs) {
+  const auto newer = [](const std::string& a, const std::string& b) { return !b.empty() && a > b; };
+  std::vector<double> levels;
+  for (const db::SeriesPoint& p : s.points) {
+    if (p.excluded || p.status != Status::ok || p.summary.n == 0 || p.run_id == candidate_run_id ||
+        p.run_uuid == candidate.uuid || newer(p.started_at, base.started_at) ||
+        newer(p.started_at, candidate.started_at)) {
+      continue;
+    }
+    levels.push_back(p.summary.median);
+  }
+  if (levels.size() > max_runs) levels.erase(levels.begin(), levels.end() - static_cast<std::ptrdiff_t>(max_runs));
+  return levels;
+}
+
+// The spread the bound uses: the series' own standard deviation (m - 1 degrees of freedom) pooled with the
+// suite's relative spread at the series' level (kPriorRuns degrees of freedom). Returns {sd, d.f.}.
+std::pair<double, double> shrunk_spread(const LevelBand& band, const std::string& metric,
+                                        const std::map<std::string, double>& noise) {
+  const double own_df = static_cast<double>(band.m) - 1;
+  const auto it = noise.find(metric);
+  if (it == noise.end()) return {band.sd, own_df};
+  const double prior = it->second * std::fabs(band.level);
+  const double df = own_df + kPriorRuns;
+  return {std::sqrt((own_df * band.sd * band.sd + kPriorRuns * prior * prior) / df), df};
+}
+
 // A one-value row (ambiguous: no test) judged by its level against the earlier runs.
-void one_value_against_levels(CompareRow& row, const std::vector<double>& levels, const CompareOptions& options) {
+void one_value_against_levels(CompareRow& row, const std::vector<double>& levels, const CompareOptions& options,
+                              const std::map<std::string, double>& noise) {
   if (levels.size() < kMinHistoryRuns) {
     add_note(row, std::to_string(levels.size()) + " earlier run" + (levels.size() == 1 ? "" : "s") +
                       " of the base branch on this machine; " + std::to_string(kMinHistoryRuns) +
@@ -44,7 +77,9 @@ void one_value_against_levels(CompareRow& row, const std::vector<double>& levels
   const Thresholds& t = options.thresholds;
   const LevelBand band = level_band(levels);
   const double p = 1 - t.alpha / 2;
-  const double bound = prediction_bound(band, p);
+  const auto [sd, df] = shrunk_spread(band, row.metric.name, noise);
+  const double m = static_cast<double>(band.m);
+  const double bound = student_t_quantile(p, df) * sd * std::sqrt(1 + 1 / m);
   const double abs_floor = t.abs_floor_for(row.metric);
   const double margin = t.min_effect_for(row.metric);
   const double c = row.candidate->median;
@@ -79,30 +114,36 @@ bool one_value_row(const CompareRow& row) {
 
 std::vector<double> history_levels(const CompareRow& row, const std::vector<db::Series>& history, const Run& base,
                                    const Run& candidate, std::int64_t candidate_run_id, std::size_t max_runs) {
-  const auto newer = [](const std::string& a, const std::string& b) { return !b.empty() && a > b; };
-  std::vector<double> levels;
   const std::string key = params_key(row.instance.params);
   for (const db::Series& s : history) {
-    if (s.key.metric.name != row.metric.name || s.key.instance.name != row.instance.name ||
-        params_key(s.key.instance.params) != key) {
-      continue;
+    if (s.key.metric.name == row.metric.name && s.key.instance.name == row.instance.name &&
+        params_key(s.key.instance.params) == key) {
+      return window_levels(s, base, candidate, candidate_run_id, max_runs);
     }
-    for (const db::SeriesPoint& p : s.points) {
-      if (p.excluded || p.status != Status::ok || p.summary.n == 0 || p.run_id == candidate_run_id ||
-          p.run_uuid == candidate.uuid || newer(p.started_at, base.started_at) ||
-          newer(p.started_at, candidate.started_at)) {
-        continue;
-      }
-      levels.push_back(p.summary.median);
-    }
-    break;
   }
-  if (levels.size() > max_runs) levels.erase(levels.begin(), levels.end() - static_cast<std::ptrdiff_t>(max_runs));
-  return levels;
+  return {};
+}
+
+std::map<std::string, double> suite_noise(const std::vector<db::Series>& history, const Run& base, const Run& candidate,
+                                          std::int64_t candidate_run_id, std::size_t max_runs) {
+  std::map<std::string, std::vector<double>> spreads;
+  for (const db::Series& s : history) {
+    if (s.key.metric.deterministic || !judged_by_level(s.key.metric)) continue;
+    const std::vector<double> levels = window_levels(s, base, candidate, candidate_run_id, max_runs);
+    if (levels.size() < kMinHistoryRuns) continue;
+    const LevelBand band = level_band(levels);
+    if (band.level != 0) spreads[s.key.metric.name].push_back(band.sd / std::fabs(band.level));
+  }
+  std::map<std::string, double> out;
+  for (auto& [name, v] : spreads) {
+    if (v.size() >= kMinSuiteSeries) out[name] = median(v);  // fewer series are not a suite's noise
+  }
+  return out;
 }
 
 void judge_with_history(CompareRow& row, const std::vector<db::Series>& history, const Run& base, const Run& candidate,
-                        std::int64_t candidate_run_id, const CompareOptions& options) {
+                        std::int64_t candidate_run_id, const CompareOptions& options,
+                        const std::map<std::string, double>& noise) {
   if (options.history_runs == 0 || !row.candidate) return;
   const bool one_value = one_value_row(row) && row.verdict == Verdict::ambiguous;
   const bool noisy_change =
@@ -111,7 +152,7 @@ void judge_with_history(CompareRow& row, const std::vector<db::Series>& history,
   const std::vector<double> levels =
       history_levels(row, history, base, candidate, candidate_run_id, options.history_runs);
   if (one_value) {
-    one_value_against_levels(row, levels, options);
+    one_value_against_levels(row, levels, options, noise);
     if (row.samples_pruned) row.note = "samples pruned: " + row.note;
   } else {
     within_history(row, levels);

@@ -179,7 +179,9 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
         }
         TailOptions to = options.tail;
         to.range_margin_pct = seg.min_effect_pct;  // within detect's floor of a level seen: not a new one
-        tail = find_tail_change(runs, splits.empty() ? 0 : splits.back().index, noisy, 2 * options.min_segment - 1, to);
+        // Every tail length: a step the segmentation has not confirmed yet, however many runs old, is still
+        // tested (a smaller --min-segment must never hide what a larger one finds).
+        tail = find_tail_change(runs, splits.empty() ? 0 : splits.back().index, noisy, runs.size(), to);
       }
     }
     if (tail) {
@@ -213,6 +215,7 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
       c.confidence = 1 - sp.p_value;
       c.runs_after = values.size() - sp.index;
       c.unconfirmed = tail && sp.index == tail->index;
+      c.gated = options.gate.gates(metric);
       all.push_back(std::move(c));
     }
   }

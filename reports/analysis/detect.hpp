@@ -9,6 +9,7 @@
 
 #include "core/bound.hpp"
 #include "db/store.hpp"
+#include "reports/analysis/gate.hpp"
 #include "reports/analysis/tail_changes.hpp"
 #include "reports/analysis/thresholds.hpp"
 #include "reports/analysis/types.hpp"
@@ -24,11 +25,13 @@ struct DetectOptions {
   // of the same instance at that run (the one it may explain).
   bool hints = true;
   // Unconfirmed changes (tail_changes.hpp): a change starting in the newest runs of a noisy series with raw
-  // samples, before min_segment runs confirm it. The tail tested is at most 2 * min_segment - 1 runs long:
-  // the segmentation often needs more than min_segment runs after a step, and a change flagged last night
-  // should stay flagged until it does, not vanish for a night and come back.
+  // samples, before min_segment runs confirm it. Tails of every length are tested: the segmentation often
+  // needs more than min_segment runs after a step (with a small min_segment, its permutation test has too
+  // few runs on a side), and a change flagged last night should stay flagged until it does, not vanish
+  // for a night and come back.
   bool unconfirmed = true;
   TailOptions tail;
+  GateSet gate;  // which regressions fail `detect --fail-on-regression` (ChangePoint::gated)
 };
 
 // Change points of every series. The point of a run is its median (a single value is its own median).

@@ -7,7 +7,9 @@ namespace gpuperf::analysis {
 
 std::size_t recent_runs_for_samples(const DetectOptions& options) {
   if (!options.unconfirmed) return 0;
-  return 2 * ((2 * options.min_segment - 1) + options.tail.sample_runs);
+  // At least the default's window: a smaller --min-segment must not test its tails on fewer samples.
+  const std::size_t m = std::max(options.min_segment, DetectOptions{}.min_segment);
+  return 2 * ((2 * m - 1) + options.tail.sample_runs);
 }
 
 void attach_recent_samples(const db::Store& store, db::HistoryFilter filter, std::vector<db::Series>& series,

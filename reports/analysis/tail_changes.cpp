@@ -18,9 +18,11 @@ bool has_samples(const TailRun& r) { return r.samples != nullptr && r.samples->s
 // What the previous segment [a, b) says about the level a new run should have.
 struct Reference {
   LevelBand band;  // rules 1 and 2: the newest level_runs run medians of the segment
-  // Rule 2: t * sd * sqrt(1 + 1/m). One run beyond `bound_one` with probability alpha; two in a row
-  // beyond `bound_more` each with sqrt(alpha), so both with alpha.
-  double bound_one = 0, bound_more = 0;
+  // Rule 2: t * sd * sqrt(1 + 1/m). Two runs in a row beyond `bound_more` each with probability
+  // sqrt(alpha), so both with alpha. Rule 4: one run beyond `bound_night_one` with night_one_alpha.
+  double bound_more = 0, bound_night_one = 0;
+  // Rule 4: the series' newest level_runs run medians before the tail, across change points.
+  std::vector<double> visited;
   std::size_t pooled_from = 0, pooled_to = 0;  // rule 3's runs
   // Their raw samples (and clocks), pooled on first use: most nights of most series fail rules 1 and 2.
   std::optional<Measurement> pooled;
@@ -32,8 +34,11 @@ Reference reference_of(const std::vector<TailRun>& runs, std::size_t a, std::siz
   std::vector<double> levels;
   for (std::size_t i = b - m; i < b; ++i) levels.push_back(runs[i].level);
   ref.band = level_band(levels);
-  ref.bound_one = prediction_bound(ref.band, 1 - o.alpha);
   ref.bound_more = prediction_bound(ref.band, 1 - std::sqrt(o.alpha));
+  ref.bound_night_one = prediction_bound(ref.band, 1 - std::min(o.night_one_alpha, o.alpha));
+  for (std::size_t i = b - std::min(b, std::max<std::size_t>(o.level_runs, 2)); i < b; ++i) {
+    ref.visited.push_back(runs[i].level);
+  }
   ref.pooled_from = b - std::min(b - a, std::max<std::size_t>(o.sample_runs, 1));
   ref.pooled_to = b;
   return ref;
@@ -59,6 +64,15 @@ const Measurement& pooled(const std::vector<TailRun>& runs, Reference& ref, cons
   return *ref.pooled;
 }
 
+// Rule 4's second half: `v` lies within the margin of visited_runs or more of the levels visited before.
+bool visited_level(double v, const Reference& ref, double margin_pct, double abs_floor, const TailOptions& o) {
+  std::size_t near = 0;
+  for (double level : ref.visited) {
+    if (std::fabs(v - level) <= std::max(std::fabs(level) * margin_pct / 100, abs_floor)) ++near;
+  }
+  return near >= std::max<std::size_t>(o.visited_runs, 1);
+}
+
 // Rules 1, 2 and 4 on a level: +1 when it moved up, -1 down, 0 not at all. Rule 4 holds for a lone run,
 // and for every run while the segment is shorter than full_history. A run that measured one value has no
 // samples for rule 3: rule 1's margin is then the metric's compare floor (and absolute floor), as
@@ -70,11 +84,13 @@ int level_moved(double v, const Reference& ref, bool lone, bool one_value, const
     margin = std::max(margin, o.thresholds.min_effect_for(metric));
     abs_floor = o.thresholds.abs_floor_for(metric);
   }
-  const int d = outside_band(v, ref.band, margin, abs_floor, lone ? ref.bound_one : ref.bound_more);
+  const bool night_one_rule = lone || ref.band.m < o.full_history;
+  const int d = outside_band(v, ref.band, margin, abs_floor, night_one_rule ? ref.bound_night_one : ref.bound_more);
   if (d == 0) return 0;
-  const bool large_only = lone || ref.band.m < o.full_history;
+  if (!night_one_rule) return d;
+  if (visited_level(v, ref, margin, abs_floor, o)) return 0;
   const double level = ref.band.level;
-  if (large_only && level != 0 && std::fabs(v / level - 1) * 100 < o.night_one_min_effect_pct) return 0;
+  if (level != 0 && std::fabs(v / level - 1) * 100 < o.night_one_min_effect_pct) return 0;
   return d;
 }
 

@@ -19,11 +19,16 @@
 //      exactly as `compare` decides (compare_measurement(): Mann-Whitney, the Hodges-Lehmann interval
 //      beyond compare's effect floor, medians outside each other's 10-90% range, confirmed in cycles
 //      where clocks moved);
-//   4. for a tail of one run, change by at least `night_one_min_effect_pct`: one run cannot be told from a
-//      kernel's second mode (H200: transpose/padded at 34.1 or 35.4 us, 3.8% apart) or a heavy-tailed
-//      night; two runs in a row at a level the segment never showed can. While the segment is shorter
-//      than `full_history`, every run of a tail must: a few runs show too little of a kernel's modes and
-//      tails to trust a small change (a new benchmark, or one right after a change point).
+//   4. for a tail of one run (night one), a stricter rule 2 and a level the series has not visited: one
+//      run is judged by the series' own noise, not by a fixed percentage. It must lie beyond the
+//      prediction bound at 1 - `night_one_alpha` (per direction: about 3.7 run-to-run sigmas with 30 runs),
+//      and not within `range_margin_pct` of `visited_runs` or more of the series' newest `level_runs` run
+//      medians before it, across change points (a kernel with two modes a few percent apart, H200
+//      transpose/padded at 34.1 or 35.4 us, lands in a mode it visited before: not a step; a step lands
+//      where the series never was). While the segment is shorter than `full_history`, every run of a tail
+//      must: a few runs show too little of a kernel's modes and tails to trust a spread of their own
+//      (a new benchmark, or one right after a change point). `night_one_min_effect_pct` (0 by default)
+//      adds a fixed floor on top for users who want one.
 // All in the same direction. A tail also stands when one weak run would otherwise cut it short (see
 // extends() in the .cpp): it keeps an alarm alive until the segmentation confirms it. The longest tail
 // that passes wins. Runs without raw samples give no evidence, except runs of a metric measured once per run
@@ -45,13 +50,15 @@ namespace gpuperf::analysis {
 struct TailOptions {
   // Effect floors and alpha of the per-run sample test (rule 3): compare's (duration 2%, alpha 0.01).
   Thresholds thresholds = Thresholds::for_compare();
-  std::size_t level_runs = 30;           // rules 1 and 2: the previous segment's newest runs
-  std::size_t sample_runs = 10;          // rule 3: whose raw samples are pooled (compare's --history window)
-  double alpha = 0.005;                  // rule 2, per direction and night under normal noise
-  double night_one_min_effect_pct = 10;  // rule 4
-  double range_margin_pct = 1;           // rule 1 (detect_changes() passes its noisy floor)
-  std::size_t min_history = 3;           // runs the previous segment needs at least
-  std::size_t full_history = 8;          // with fewer, rule 4 holds for every run of a tail
+  std::size_t level_runs = 30;          // rules 1 and 2: the previous segment's newest runs
+  std::size_t sample_runs = 10;         // rule 3: whose raw samples are pooled (compare's --history window)
+  double alpha = 0.005;                 // rule 2, per direction and night under normal noise
+  double night_one_alpha = 0.0005;      // rule 4: rule 2's level for night one, per direction
+  std::size_t visited_runs = 2;         // rule 4: earlier runs this near make a level visited
+  double night_one_min_effect_pct = 0;  // rule 4: an optional fixed floor (percent) on top
+  double range_margin_pct = 1;          // rules 1 and 4 (detect_changes() passes its noisy floor)
+  std::size_t min_history = 3;          // runs the previous segment needs at least
+  std::size_t full_history = 8;         // with fewer, rule 4 holds for every run of a tail
 };
 
 // One usable run of a series: its median and, when loaded, its raw samples and SM clocks.

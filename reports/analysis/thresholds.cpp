@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core/errors.hpp"
+#include "reports/analysis/gate.hpp"
 
 namespace gpuperf::analysis {
 
@@ -20,6 +21,26 @@ void nearly_deterministic(Thresholds& t) {
   t.min_effect_pct["shared_bank_conflicts"] = 25.0;
 }
 
+// The practical floor of the sampled rate counters, each one value per run. Three nightly runs of one build on
+// an H100 (issue 39) moved stall ratios by 2.3-3.9% (stall_not_selected 0.2854 -> 0.2924 warps/issue),
+// issue activity by 2.1%, and a near-zero stall from 9.9e-05 to 5.8e-04 warps/issue (+489%). A stall ratio's
+// few-percent wobble is not a change; a code change that matters moves it by tens of percent and by more than
+// a hundredth of a warp per issue. Throughputs and issue activity are percentages of a peak: 5%.
+void sampled_rates(Thresholds& t) {
+  for (const char* stall : {"stall_long_scoreboard", "stall_math_throttle", "stall_barrier", "stall_not_selected"}) {
+    t.min_effect_pct[stall] = 10.0;
+    t.min_effect_abs[stall] = 0.01;  // warps/issue
+  }
+  for (const char* rate : {"issue_active", "sm_throughput", "memory_throughput", "dram_throughput"}) {
+    t.min_effect_pct[rate] = 5.0;
+    t.min_effect_abs[rate] = 0.5;  // percentage points of the peak
+  }
+  // A recorded program's per-kernel totals, one value per run: GPU time summed over launches, and its share.
+  t.min_effect_pct["gpu_time_total"] = 5.0;
+  t.min_effect_pct["gpu_time_share"] = 5.0;
+  t.min_effect_abs["gpu_time_share"] = 0.5;  // percentage points
+}
+
 }  // namespace
 
 Thresholds Thresholds::for_compare() {
@@ -32,6 +53,7 @@ Thresholds Thresholds::for_compare() {
                       {"gflops", 2.0},          {"achieved_occupancy", 5.0},
                       {"dram_bytes_read", 5.0}, {"dram_bytes_written", 5.0}};
   t.min_effect_abs = {{"dram_bytes_read", 1e6}, {"dram_bytes_written", 1e6}};
+  sampled_rates(t);
   nearly_deterministic(t);
   return t;
 }
@@ -76,9 +98,10 @@ void Thresholds::apply(const std::string& spec) {
   }
   if (name == "*") {
     default_min_effect_pct = pct;
-  } else {
-    min_effect_pct[name] = pct;
+    return;
   }
+  check_metric_name(name, "--threshold '" + spec + "'");  // a typo must not leave the floor at its default
+  min_effect_pct[name] = pct;
 }
 
 }  // namespace gpuperf::analysis

@@ -22,7 +22,8 @@ struct Thresholds {
   double deterministic_tolerance_pct = 0.01;
 
   // Defaults of `gpuperf compare`/`check`: alpha 0.01; duration/gbps/gflops 2%; achieved_occupancy and dram
-  // bytes 5% (dram also 1 MB); shared transactions 2% and bank conflicts 25% (nearly deterministic).
+  // bytes 5% (dram also 1 MB); stall ratios 10% and 0.01 warps/issue; issue activity and the throughputs 5%
+  // and 0.5 points; shared transactions 2% and bank conflicts 25% (nearly deterministic).
   // One run's samples show only within-run noise, hence the effect floor.
   static Thresholds for_compare();
   // Defaults of `gpuperf detect`: alpha 0.005 per tested segment, noisy metrics 1%, the nearly
@@ -38,7 +39,8 @@ struct Thresholds {
   // True when |after - before| is below the metric's absolute floor (min_effect_abs).
   bool below_absolute_floor(const MetricInfo& metric, double before, double after) const;
   // Applies "NAME=PCT" (e.g. "duration=3", "duration=3%", "*=2.5" for the noisy default).
-  // Throws InputError on anything else, naming the spec.
+  // Throws InputError on anything else, naming the spec, and on an unknown metric name (gate.hpp,
+  // check_metric_name()).
   void apply(const std::string& spec);
 };
 

@@ -38,6 +38,9 @@ struct CompareRow {
   double welch_p_value = 1;  // Welch's t-test on the same samples, for reference (the verdict uses U)
   // True when the history rule (compare_history.hpp) turned a slower/faster verdict into ambiguous.
   bool ambiguous_by_history = false;
+  // True when a slower verdict of this row fails the job (gate.hpp: duration, deterministic counters, a
+  // failed kernel, and what --gate adds). A slower row that does not gate is listed, not failed.
+  bool gated = false;
   // The source lines whose counters moved between the two runs' results (line_findings.hpp), heaviest first;
   // empty where either side has no lines or nothing moved.
   std::vector<LineChange> lines;
@@ -69,6 +72,7 @@ struct ChangePoint {
   // Added by the analysis for the writers:
   std::int64_t previous_run_id = 0;  // the last run at the old level
   std::size_t series_index = 0;      // position of the series in the vector given to detect_changes()
+  bool gated = false;                // a regression here fails `detect --fail-on-regression` (gate.hpp)
   // The source lines whose counters moved from the previous run to the run of the change (line_findings.hpp).
   std::vector<LineChange> lines;
 };

@@ -338,8 +338,15 @@ class OneValueCli : public ::testing::Test {
 
 TEST_F(OneValueCli, HalvedOccupancyAndDoubledDramAreFlaggedByCompareAndDetect) {
   ASSERT_EQ(gp({"import", "-"}, one_value_history(true)).code, 0);
+  // Sampled counters moving alone are listed, not failed (the default gate); --gate fails on them.
   auto rows = last_night();
+  EXPECT_EQ(code_, 0);
+  EXPECT_EQ(rows["achieved_occupancy"]["gated"], false);
+  EXPECT_EQ(rows["duration"]["gated"], true);
+  rows = last_night({"--gate", "achieved_occupancy"});
   EXPECT_EQ(code_, 1);
+  EXPECT_EQ(rows["achieved_occupancy"]["gated"], true);
+  EXPECT_EQ(rows["dram_bytes_read"]["gated"], false);
   EXPECT_EQ(rows["duration"]["verdict"], "same");
   EXPECT_EQ(rows["achieved_occupancy"]["verdict"], "slower") << rows["achieved_occupancy"].dump();
   EXPECT_NE(rows["achieved_occupancy"]["note"].get<std::string>().find("outside the last 10 runs' range"),
@@ -372,7 +379,9 @@ TEST_F(OneValueCli, HalvedOccupancyAndDoubledDramAreFlaggedByCompareAndDetect) {
   }
   EXPECT_NEAR(changes["achieved_occupancy"]["change_pct"].get<double>(), -50, 5);
   EXPECT_NEAR(changes["dram_bytes_read"]["change_pct"].get<double>(), 100, 10);
-  EXPECT_EQ(gp({"detect", "--fail-on-regression", "--recent", "1"}).code, 1);
+  EXPECT_EQ(gp({"detect", "--fail-on-regression", "--recent", "1"}).code, 0);  // not gated
+  EXPECT_EQ(gp({"detect", "--fail-on-regression", "--recent", "1", "--gate", "all"}).code, 1);
+  EXPECT_EQ(gp({"detect", "--fail-on-regression", "--recent", "1", "--gate", "dram_bytes_read"}).code, 1);
   // The report lists the occupancy as a finding of its own (no duration change to fold it into).
   const CliResult md = gp({"report", "--format", "md", "--out", dir_.file("site")});
   ASSERT_EQ(md.code, 0) << md.err;
@@ -384,6 +393,7 @@ TEST_F(OneValueCli, HalvedOccupancyAndDoubledDramAreFlaggedByCompareAndDetect) {
     if (line.rfind("| stencil1d/shared | achieved", 0) == 0) finding = line;
   }
   EXPECT_NE(finding.find("counter only"), std::string::npos) << text;
+  EXPECT_NE(finding.find("does not gate"), std::string::npos) << finding;  // achieved occupancy is sampled
   EXPECT_NE(finding.find("unconfirmed (1 run)"), std::string::npos) << finding;
 }
 

@@ -391,7 +391,17 @@ TEST(Compare, OneValueMetricsJudgedAgainstTheHistory) {
             std::string::npos)
       << rep.rows[0].note;
   EXPECT_EQ(rep.rows[1].verdict, Verdict::slower) << rep.rows[1].note;
-  EXPECT_TRUE(rep.regression());
+  // Sampled counters are listed, not gated (gate.hpp): no regression unless the user gates on them.
+  EXPECT_FALSE(rep.rows[0].gated);
+  EXPECT_FALSE(rep.regression());
+  {
+    CompareOptions gated;
+    gated.gate.add("achieved_occupancy");
+    const CompareReport g = compare_runs(base, cand, gated, 0, 0, &history);
+    EXPECT_TRUE(g.rows[0].gated);
+    EXPECT_FALSE(g.rows[1].gated);
+    EXPECT_TRUE(g.regression());
+  }
   // Higher occupancy, fewer bytes: faster.
   rep = with(120, 60e6);
   EXPECT_EQ(rep.rows[0].verdict, Verdict::faster);

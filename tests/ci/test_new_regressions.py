@@ -80,6 +80,20 @@ class NewRegressions(unittest.TestCase):
         self.assertNotIn("| achieved_occupancy |", md)
         self.assertIn("| registers |", md)
 
+    def test_a_counter_that_does_not_gate_is_listed_not_failed(self):
+        stall = change("stall_not_selected", 20, unconfirmed=True, pct=25.0)
+        stall["gated"] = False
+        code, md = run([], [stall])
+        self.assertEqual(code, 0)
+        self.assertIn("No new regressions tonight.", md)
+        self.assertIn("Also new, of metrics that do not gate (listed, not failed; `--gate METRIC` fails on them): "
+                      "memory/coalesced[n=16777216] stall_not_selected +25.0%.", md)
+        # The same change gated (--gate stall_not_selected), or from a detect without the field: it fails.
+        stall["gated"] = True
+        self.assertEqual(run([], [stall])[0], 1)
+        del stall["gated"]
+        self.assertEqual(run([], [stall])[0], 1)
+
     def test_improvements_are_no_alarm_and_bad_input_is_exit_2(self):
         self.assertEqual(run([], [change("duration", 20, kind="improvement", pct=-30.0)])[0], 0)
         with tempfile.NamedTemporaryFile("w", suffix=".json") as bad:

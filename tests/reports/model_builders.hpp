@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/metrics.hpp"
+#include "reports/analysis/gate.hpp"
 #include "reports/report_model.hpp"
 
 namespace gpuperf::reports::testing {
@@ -95,6 +96,7 @@ inline analysis::ChangePoint change(const db::Series& s, std::size_t index, doub
   cp.kind = worse ? analysis::ChangeKind::regression : analysis::ChangeKind::improvement;
   cp.confidence = 0.999;
   cp.hints = std::move(hints);
+  cp.gated = analysis::GateSet{}.gates(cp.metric);  // as detect_changes() sets it
   return cp;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "reports/analysis/gate.hpp"
 #include "reports/escape.hpp"
 #include "reports/verdict_writer.hpp"
 
@@ -34,6 +35,7 @@ CompareRow row(const std::string& name, Params params, const std::string& metric
   r.ci_low_pct = r.change_pct - 1;
   r.ci_high_pct = r.change_pct + 1;
   r.note = note;
+  r.gated = GateSet{}.gates(r.metric);  // as compare_measurement() sets it
   return r;
 }
 
@@ -76,12 +78,13 @@ TEST(Render, CompareTextGolden) {
             "base       aa000000 (#1)  main @ 1194d3c67a  [nightly]  2026-10-23T02:00:00Z  NVIDIA H200\n"
             "candidate  cc000000 (#2)  feature @ 56afdfdc2a  2026-10-24T04:00:00Z  NVIDIA H200\n"
             "\n"
-            "benchmark             metric     base      candidate  change  verdict  note\n"
-            "matmul/tiled[n=1024]  duration   277.5 us  327.5 us   +18.0%  slower   with registers 32 -> 40\n"
-            "matmul/tiled[n=1024]  registers  32        40         +25.0%  slower\n"
-            "copy/old              duration   1 us      -                  missing\n"
+            "benchmark             metric     base      candidate  change  verdict  gates  note\n"
+            "matmul/tiled[n=1024]  duration   277.5 us  327.5 us   +18.0%  slower   yes    with registers 32 -> 40\n"
+            "matmul/tiled[n=1024]  registers  32        40         +25.0%  slower   yes\n"
+            "copy/old              duration   1 us      -                  missing  yes\n"
             "\n"
             "4 rows: 2 slower, 1 missing, 1 same (1 same not listed; --all lists them)\n"
+            "gate: duration, failed or incorrect kernels, deterministic counters\n"
             "REGRESSION\n");
 }
 
@@ -92,15 +95,17 @@ TEST(Render, CompareMarkdownGolden) {
             "Base `1194d3c67a` (main, run aa000000) against candidate `56afdfdc2a` (feature, run cc000000) on "
             "NVIDIA H200.\n"
             "\n"
-            "| benchmark | metric | base | candidate | change | verdict | note |\n"
-            "| --- | --- | ---: | ---: | ---: | --- | --- |\n"
-            "| matmul/tiled\\[n=1024\\] | duration | 277.5 us | 327.5 us | +18.0% | **slower** | with registers 32 "
-            "-> 40 |\n"
-            "| matmul/tiled\\[n=1024\\] | registers | 32 | 40 | +25.0% | **slower** |  |\n"
-            "| copy/coalesced | duration | 160.2 us | 160.3 us | +0.1% | same |  |\n"
-            "| copy/old | duration | 1 us | - |  | missing |  |\n"
+            "| benchmark | metric | base | candidate | change | verdict | gates | note |\n"
+            "| --- | --- | ---: | ---: | ---: | --- | --- | --- |\n"
+            "| matmul/tiled\\[n=1024\\] | duration | 277.5 us | 327.5 us | +18.0% | **slower** | yes | with registers "
+            "32 -> 40 |\n"
+            "| matmul/tiled\\[n=1024\\] | registers | 32 | 40 | +25.0% | **slower** | yes |  |\n"
+            "| copy/coalesced | duration | 160.2 us | 160.3 us | +0.1% | same | yes |  |\n"
+            "| copy/old | duration | 1 us | - |  | missing | yes |  |\n"
             "\n"
-            "4 rows: 2 slower, 1 missing, 1 same.\n");
+            "4 rows: 2 slower, 1 missing, 1 same.\n"
+            "\n"
+            "Gate: duration, failed or incorrect kernels, deterministic counters.\n");
 }
 
 TEST(Render, CompareJson) {
@@ -137,6 +142,7 @@ ChangePoint change(const std::string& name, const std::string& metric, double be
   c.change_pct = (after / before - 1) * 100;
   c.kind = k;
   c.confidence = 0.9995;
+  c.gated = GateSet{}.gates(c.metric);
   return c;
 }
 
@@ -154,24 +160,25 @@ TEST(Render, ChangesTextAndMarkdownGolden) {
       "machine  GPU-1234\n"
       "\n"
       "benchmark                       metric    change  before    after     commit      previous    kind         "
-      "confidence  state\n"
+      "confidence  state                 gates\n"
       "matmul/tiled[tile=16]           duration  +18.0%  278.5 us  328.5 us  795ceee0b6  1194d3c67a  regression   "
-      "0.9995      confirmed\n"
+      "0.9995      confirmed             yes\n"
       "    with: gld_efficiency 100% -> 50%, registers 32 -> 40\n"
       "memory_access/strided[tile=16]  duration  -9.8%   1.106 ms  997.3 us  795ceee0b6  1194d3c67a  improvement  "
-      "0.9995      unconfirmed (2 runs)\n"
+      "0.9995      unconfirmed (2 runs)  yes\n"
       "\n"
       "2 change points: 1 regression, 1 improvement (1 unconfirmed)\n");
   EXPECT_EQ(
       md.str(),
       "### gpuperf detect: 2 change points: 1 regression, 1 improvement (1 unconfirmed)\n"
       "\n"
-      "| benchmark | metric | change | before | after | commit | previous | kind | confidence | state | hints |\n"
-      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+      "| benchmark | metric | change | before | after | commit | previous | kind | confidence | state | gates | hints "
+      "|\n"
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
       "| matmul/tiled\\[tile=16\\] | duration | +18.0% | 278.5 us | 328.5 us | 795ceee0b6 | 1194d3c67a | "
-      "**regression** | 0.9995 | confirmed | gld\\_efficiency 100% -> 50%, registers 32 -> 40 |\n"
+      "**regression** | 0.9995 | confirmed | yes | gld\\_efficiency 100% -> 50%, registers 32 -> 40 |\n"
       "| memory\\_access/strided\\[tile=16\\] | duration | -9.8% | 1.106 ms | 997.3 us | 795ceee0b6 | 1194d3c67a | "
-      "improvement | 0.9995 | unconfirmed (2 runs) |  |\n");
+      "improvement | 0.9995 | unconfirmed (2 runs) | yes |  |\n");
 }
 
 TEST(Render, ChangesJsonNames) {
