@@ -25,6 +25,12 @@ def load_codemodel(build_dir):
     """{target name: (installed?, [names of direct dependencies])} from the newest file-API reply."""
     reply = os.path.join(build_dir, ".cmake", "api", "v1", "reply")
     indexes = sorted(glob.glob(os.path.join(reply, "index-*.json")))
+    if not indexes and os.path.isfile(os.path.join(build_dir, "CMakeCache.txt")):
+        # CMake reads the queries as a run starts, and cmake/install.cmake writes gpuperf's query during the
+        # first configure of a fresh build folder: that run answers none. Configuring the same folder again
+        # (its cache holds every choice, so nothing else changes) writes the reply.
+        subprocess.run(["cmake", build_dir], check=True, stdout=subprocess.DEVNULL)
+        indexes = sorted(glob.glob(os.path.join(reply, "index-*.json")))
     if not indexes:
         raise FileNotFoundError(f"no CMake file-API reply in {reply}: configure the build first")
     with open(indexes[-1]) as f:

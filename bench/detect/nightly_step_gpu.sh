@@ -108,9 +108,11 @@ echo "${finding:-  (none)}"
 echo "Source lines named for $instance:"
 echo "${lines_named:-  (none)}"
 echo
+line_said=""
+[[ -n $expect_line ]] && line_said=" and the line \"$expect_line\""
 if ((ok)); then
-  echo "nightly_step_gpu: OK: landed nights exit 0; the edited night exits 1 and names $expect in the duration's finding${expect_line:+ and the line '$expect_line'}"
+  echo "nightly_step_gpu: OK: landed nights exit 0; the edited night exits 1 and names $expect in the duration's finding$line_said"
   exit 0
 fi
-echo "nightly_step_gpu: FAILED: expected exits 0 0 0 1 (got ${codes[*]}) and $expect in the duration's finding${expect_line:+ and the line '$expect_line'} (logs: $out/logs)"
+echo "nightly_step_gpu: FAILED: expected exits 0 0 0 1 (got ${codes[*]}) and $expect in the duration's finding$line_said (logs: $out/logs)"
 exit 1

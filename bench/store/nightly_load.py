@@ -3,7 +3,7 @@
 
 Each of --runners simulated runners is one machine (its own hostname and GPU uuid). Every night all runners
 start the real nightly job at the same moment, in imported-data mode (no GPU):
-    bash ci/nightly.sh --gpuperf BIN --db DB --import NIGHT_FILE --branch main --night 2027-01-NN --artifacts DIR
+    bash ci/nightly.sh --gpuperf BIN --db DB --import NIGHT_FILE --branch main --night 2026-01-NN --artifacts DIR
 with a realistic suite run per runner and night (bench/store/suite_runs.py: 33 instances, --samples durations
 each with SM clocks, counters; seeded, so every machine writes the same files; a uuid per runner and night,
 a commit per night). One step is planted: from --step-night on, --step-runner's suite/k05 is 30% slower
@@ -62,7 +62,7 @@ exec "{gpuperf}" "$@"
 
 
 def night_date(night):
-    return datetime.date(2027, 1, 1) + datetime.timedelta(days=night - 1)
+    return datetime.date(2026, 1, 1) + datetime.timedelta(days=night - 1)
 
 
 def runner_host(runner):

@@ -20,7 +20,7 @@ def instance_name(i):
 def suite_run(uuid, night, host, rng, samples_per_instance=900):
     """One run shaped like the real suite's: 33 instances, a duration series with SM clocks, counters.
 
-    night picks started_at (2027-01-01 for night 0, 28 days a month) and the commit; host names the machine
+    night picks started_at (2026-01-01 for night 0, 28 days a month) and the commit; host names the machine
     and its GPU (GPU-host)."""
     results = []
     for i in range(INSTANCES):
@@ -31,7 +31,7 @@ def suite_run(uuid, night, host, rng, samples_per_instance=900):
         for name, unit, value in COUNTERS:
             metrics[name] = {"unit": unit, "value": value}
         results.append({"benchmark": instance_name(i), "params": {"n": 1 << 20}, "status": "ok", "metrics": metrics})
-    return {"uuid": uuid, "started_at": f"2027-{1 + night // 28:02d}-{1 + night % 28:02d}T02:00:00Z",
+    return {"uuid": uuid, "started_at": f"2026-{1 + night // 28:02d}-{1 + night % 28:02d}T02:00:00Z",
             "commit": f"{night:040x}", "branch": "main", "status": "ok",
             "machine": {"hostname": host, "gpu_name": "NVIDIA H100 80GB HBM3", "gpu_uuid": f"GPU-{host}", "cc": "9.0",
                         "sm_count": 132},

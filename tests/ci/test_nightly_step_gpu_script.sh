@@ -28,7 +28,7 @@ rc=0
 bash "$repo/bench/detect/nightly_step_gpu.sh" --landed "$gpuperf" --edited "$gpuperf" --out "$work/out3" \
   --import-dir "$work/step" --expect-line 'out[j] = in[j]' >"$work/log3" 2>&1 || rc=$?
 [[ $rc == 1 ]] || { cat "$work/log3"; fail "--expect-line without lines: exit $rc, expected 1"; }
-grep -q "and the line 'out\[j\] = in\[j\]' (logs:" "$work/log3" || { cat "$work/log3"; fail "--expect-line: no reason"; }
+grep -q 'and the line "out\[j\] = in\[j\]" (logs:' "$work/log3" || { cat "$work/log3"; fail "--expect-line: no reason"; }
 
 python3 "$repo/tests/ci/make_nights.py" "$work/flat" 4 9 coalesced
 rc=0

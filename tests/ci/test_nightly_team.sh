@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two runners' nightlies into one history at the same moment, each night (imported-data mode, no GPU):
-# ci-gpu-1 loses coalescing on memory/coalesced on night 10; ci-gpu-2, whose clock is five years ahead (its
-# started_at say 2031), gets memory/strided 25% slower on night 12. Each nightly must report its own
-# machine's step on its night, once, and never the other's. Then: a rerun of a past night reports the same;
+# ci-gpu-1 loses coalescing on memory/coalesced on night 10; ci-gpu-2, whose clock is five years behind (its
+# started_at say 2021; one ahead of the importing machine's is refused), gets memory/strided 25% slower on
+# night 12. Each nightly must report its own machine's step on its night, once, and never the other's. Then: a rerun of a past night reports the same;
 # a double-triggered night stores one run; on a server, the server going away makes the night exit 3, and a
 # rerun once it is back completes the night without duplicates.
 #   test_nightly_team.sh GPUPERF_BIN sqlite|postgres
@@ -34,7 +34,7 @@ fi
 
 nights=12
 python3 "$repo/tests/ci/make_nights.py" "$work/m1" "$nights" 10 coalesced --machine 1
-python3 "$repo/tests/ci/make_nights.py" "$work/m2" "$nights" 12 strided --machine 2 --started-year 2031
+python3 "$repo/tests/ci/make_nights.py" "$work/m2" "$nights" 12 strided --machine 2 --started-year 2021
 
 nightly() { # MACHINE NIGHT [TAG]: the runner's nightly of that night; its exit status in $work/rc-M-N[TAG]
   local m=$1 n=$2 tag=${3:-} rc=0
@@ -125,7 +125,7 @@ echo "a double-triggered night stores one run, and both jobs report the same: ok
 
 if [[ $mode == postgres ]]; then
   # The server goes away before the night: exit 3, nothing half-done; back again, a rerun completes it.
-  python3 "$repo/tests/ci/make_nights.py" "$work/m2" 14 12 strided --machine 2 --started-year 2031
+  python3 "$repo/tests/ci/make_nights.py" "$work/m2" 14 12 strided --machine 2 --started-year 2021
   pg_throwaway crash "$work/pg" >/dev/null
   nightly 2 14 -down
   [[ $(cat "$work/rc-2-14-down") == 3 ]] || { cat "$work/log-2-14-down"; fail "with the server gone the night exited $(cat "$work/rc-2-14-down"), not 3"; }
