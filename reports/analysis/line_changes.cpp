@@ -1,6 +1,7 @@
 #include "reports/analysis/line_changes.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -36,9 +37,24 @@ constexpr CounterView kViews[] = {
      nullptr},
 };
 
-using Key = std::tuple<std::string, std::string>;  // (function, file)
+using Key = std::tuple<std::string, std::string>;  // (function key, file)
 
 }  // namespace
+
+// nvcc names a kernel in an anonymous namespace "_GLOBAL__N__<8 hex>_<n>_<file>_<8 hex>": the first hash
+// changes with the path and the build of the file (a runner's workspace, a patched copy), the rest does not.
+// Lines are matched on the name with that hash blanked, so a rebuilt kernel is still the same kernel.
+std::string function_key(const std::string& function) {
+  static const std::string kAnon = "_GLOBAL__N__";
+  std::string key = function;
+  for (std::size_t at = key.find(kAnon); at != std::string::npos; at = key.find(kAnon, at + kAnon.size())) {
+    std::size_t h = at + kAnon.size();
+    while (h < key.size() && std::isxdigit(static_cast<unsigned char>(key[h])) != 0) key[h++] = 'x';
+  }
+  return key;
+}
+
+namespace {}  // namespace
 
 bool count_moved(double before, double after) {
   return std::fabs(after - before) > 0.5 && relative_moved(before, after);
@@ -52,12 +68,12 @@ std::vector<LineMatch> match_lines(const std::vector<SourceLine>& before, const 
   {
     std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> by_text;
     for (std::size_t i = 0; i < before.size(); ++i) {
-      if (!before[i].text.empty()) by_text[{before[i].function, before[i].text}].push_back(i);
+      if (!before[i].text.empty()) by_text[{function_key(before[i].function), before[i].text}].push_back(i);
     }
     std::map<std::pair<std::string, std::string>, std::size_t> used;
     for (std::size_t j = 0; j < after.size(); ++j) {
       if (after[j].text.empty()) continue;
-      const std::pair<std::string, std::string> k{after[j].function, after[j].text};
+      const std::pair<std::string, std::string> k{function_key(after[j].function), after[j].text};
       auto it = by_text.find(k);
       if (it == by_text.end()) continue;
       std::size_t& n = used[k];
@@ -72,7 +88,7 @@ std::vector<LineMatch> match_lines(const std::vector<SourceLine>& before, const 
     if (partner_of_after[j] < 0) continue;
     const SourceLine& b = before[static_cast<std::size_t>(partner_of_after[j])];
     if (b.line > 0 && after[j].line > 0 && b.file == after[j].file) {
-      shifts[{b.function, b.file}][b.line] = after[j].line - b.line;
+      shifts[{function_key(b.function), b.file}][b.line] = after[j].line - b.line;
     }
   }
   // Unmatched after lines by (function, file, line) and by (function, SASS offset) for lines without line info.
@@ -81,13 +97,13 @@ std::vector<LineMatch> match_lines(const std::vector<SourceLine>& before, const 
   for (std::size_t j = 0; j < after.size(); ++j) {
     if (partner_of_after[j] >= 0) continue;
     if (after[j].line > 0) {
-      open_after.emplace(std::make_tuple(after[j].function, after[j].file, after[j].line), j);
+      open_after.emplace(std::make_tuple(function_key(after[j].function), after[j].file, after[j].line), j);
     } else {
-      open_offset.emplace(std::make_pair(after[j].function, after[j].sass_offset), j);
+      open_offset.emplace(std::make_pair(function_key(after[j].function), after[j].sass_offset), j);
     }
   }
   auto take = [&](std::size_t i, std::int64_t line) {
-    auto it = open_after.find({before[i].function, before[i].file, line});
+    auto it = open_after.find({function_key(before[i].function), before[i].file, line});
     if (it == open_after.end()) return false;
     partner_of_after[it->second] = static_cast<int>(i);
     before_taken[i] = true;
@@ -97,7 +113,7 @@ std::vector<LineMatch> match_lines(const std::vector<SourceLine>& before, const 
   // 2. By number, shifted as the nearest text-matched neighbours (the one above first, then the one below).
   for (std::size_t i = 0; i < before.size(); ++i) {
     if (before_taken[i] || before[i].line <= 0) continue;
-    auto s = shifts.find({before[i].function, before[i].file});
+    auto s = shifts.find({function_key(before[i].function), before[i].file});
     if (s == shifts.end()) continue;
     const auto& m = s->second;
     auto below = m.upper_bound(before[i].line);
@@ -109,7 +125,8 @@ std::vector<LineMatch> match_lines(const std::vector<SourceLine>& before, const 
     if (before_taken[i]) continue;
     if (before[i].line > 0) {
       take(i, before[i].line);
-    } else if (auto it = open_offset.find({before[i].function, before[i].sass_offset}); it != open_offset.end()) {
+    } else if (auto it = open_offset.find({function_key(before[i].function), before[i].sass_offset});
+               it != open_offset.end()) {
       partner_of_after[it->second] = static_cast<int>(i);
       before_taken[i] = true;
       open_offset.erase(it);

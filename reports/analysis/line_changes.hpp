@@ -34,6 +34,10 @@ bool count_moved(double before, double after);
 // The same for a ratio of counts (no absolute half count).
 bool ratio_moved(double before, double after);
 
+// `function` with the hash nvcc gives an anonymous namespace blanked ("_GLOBAL__N__0395d2d5_..." ->
+// "_GLOBAL__N__xxxxxxxx_..."): it differs between builds of one file at other paths; lines match on this key.
+std::string function_key(const std::string& function);
+
 // One pair of the matching; either side may be null (a new or a gone line).
 struct LineMatch {
   const SourceLine* before = nullptr;
