@@ -115,8 +115,9 @@ void add_db_prune_command(CLI::App& db, Context& ctx) {
                   "gpuperf db prune --samples-older-than 180d --dry-run\n"
                   "gpuperf --db postgresql://admin@perf-db/gpuperf db prune --samples-older-than 2026-05-01",
                   exit_codes({{0, "pruned, or (--dry-run) counted"},
-                              {2, "bad usage or input: an age that is not 180d or a date, a cutoff under 30 days ago, "
-                                  "no database at the path"},
+                              {2,
+                               "bad usage or input: an age that is not 180d or a date, a cutoff under 30 days ago, "
+                               "no database at the path"},
                               {3, "the database cannot be written (a role without DELETE on the samples)"}}));
   prune->callback([&ctx, age, dry_run, format] {
     ctx.action = [&ctx, age, dry_run, format] { return do_prune(ctx, *age, *dry_run, *format); };

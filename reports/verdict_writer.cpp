@@ -197,6 +197,21 @@ std::string lines_below(const std::vector<LineChange>& lines) {
 }
 
 // A Markdown list of the findings' moved lines: "- **name** metric: `place` text counters".
+// Which change points carry their instance's moved lines: one per instance and change commit, its
+// duration's when it has one (the finding the lines explain), else its first; the others moved with it.
+std::vector<bool> line_holders(const std::vector<ChangePoint>& changes) {
+  std::map<std::string, std::size_t> holder;
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const auto& c = changes[i];
+    if (c.lines.empty()) continue;
+    auto [it, fresh] = holder.try_emplace(c.instance.display_name() + "@" + c.commit, i);
+    if (!fresh && c.metric.name == "duration" && changes[it->second].metric.name != "duration") it->second = i;
+  }
+  std::vector<bool> holds(changes.size(), false);
+  for (const auto& [key, i] : holder) holds[i] = true;
+  return holds;
+}
+
 void write_md_lines(std::ostream& out,
                     const std::vector<std::pair<std::string, const std::vector<LineChange>*>>& items) {
   bool any = false;
@@ -399,13 +414,12 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     if (!machine_column && !machines.empty()) out << "machine  " << terminal_text(*machines.begin()) << "\n\n";
     if (!cells.empty()) {
       std::vector<std::string> below;
-      std::set<std::string> lines_shown;
-      for (const auto& c : changes) {
+      const std::vector<bool> holds = line_holders(changes);
+      for (std::size_t i = 0; i < changes.size(); ++i) {
+        const auto& c = changes[i];
         std::string hints;
         for (const auto& h : c.hints) hints += (hints.empty() ? "with: " : ", ") + h;
-        // An instance's lines once per change commit, under its first change (duration first).
-        const bool first = !c.lines.empty() && lines_shown.insert(c.instance.display_name() + "@" + c.commit).second;
-        const std::string lines = first ? lines_below(c.lines) : std::string();
+        const std::string lines = holds[i] ? lines_below(c.lines) : std::string();
         below.push_back(hints.empty() ? lines : lines.empty() ? hints : hints + "\n    " + lines);
       }
       write_table(out, header, cells, &below);
@@ -419,9 +433,10 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     std::string align(header.size(), 'l');
     write_md_table(out, header, align, cells);
     std::vector<std::pair<std::string, const std::vector<LineChange>*>> md_lines;
-    std::set<std::string> lines_shown;
-    for (const auto& c : changes) {
-      if (c.lines.empty() || !lines_shown.insert(c.instance.display_name() + "@" + c.commit).second) continue;
+    const std::vector<bool> holds = line_holders(changes);
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+      const auto& c = changes[i];
+      if (!holds[i]) continue;
       md_lines.emplace_back("**" + md(short_names.display_name(c.instance)) + "** " + md(c.metric.name) + " at " +
                                 md(short_commit(c.commit)) + ":",
                             &c.lines);
