@@ -309,9 +309,10 @@ VACUUM ANALYZE;
 
 
 def build_history(engine, plan, work):
-    """gpuperf migrate and one imported run per runner, then the generated nights 2..nights."""
+    """The schema and one imported run per runner, then the generated nights 2..nights."""
     t0 = time.perf_counter()
-    engine.gp("--quiet", "db", "migrate")
+    if engine.kind == "postgresql":
+        engine.gp("--quiet", "db", "migrate")  # a SQLite file is made by the import (migrate refuses a new path)
     seed = night_file(plan, os.path.join(work, f"seed-{engine.kind}-{plan.nights}.json"),
                       [(r, 1) for r in range(1, plan.a.runners + 1)], plan.a.samples)
     engine.gp("--quiet", "import", seed)
