@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "tests/reports/chromium.hpp"
 #include "tests/reports/cli_fixture.hpp"
 
 namespace gpuperf::reports {
@@ -18,36 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace testing;
-
-std::string find_chromium() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "/usr/bin:/bin";
-  for (const char* name : {"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}) {
-    std::size_t start = 0;
-    while (start <= dirs.size()) {
-      const std::size_t end = dirs.find(':', start);
-      const fs::path candidate = fs::path(dirs.substr(start, end - start)) / name;
-      if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
-      if (end == std::string::npos) break;
-      start = end + 1;
-    }
-  }
-  return "";
-}
-
-std::string chromium_command(const std::string& chromium, const fs::path& profile, const std::string& what) {
-  return "timeout 120 " + sh_quote(chromium) +
-         " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
-         " --disable-component-update --disable-sync --disable-extensions --hide-scrollbars"
-         " --enable-logging=stderr --v=0 --user-data-dir=" +
-         sh_quote(profile.string()) + " " + what;
-}
-
-std::size_t count(const std::string& s, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto pos = s.find(needle); pos != std::string::npos; pos = s.find(needle, pos + 1)) ++n;
-  return n;
-}
 
 // The table row of `dom` that contains `needle`, from its "<tr" to its "</tr>", searched from the first
 // kernel's source view on (the variant panels above show the same lines without change flags).
