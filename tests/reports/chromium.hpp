@@ -29,7 +29,8 @@ inline std::string find_chromium() {
 }
 
 // Headless, offline, no profile state: every flag keeps Chromium from reaching out or remembering.
-inline std::string chromium_command(const std::string& chromium, const std::filesystem::path& profile, const std::string& what) {
+inline std::string chromium_command(const std::string& chromium, const std::filesystem::path& profile,
+                                    const std::string& what) {
   using testing::sh_quote;
   return "timeout 120 " + sh_quote(chromium) +
          " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
