@@ -319,4 +319,16 @@ void Transaction::commit() {
   done_ = true;
 }
 
+void copy_text_field(std::string& out, const std::string& s) {
+  for (char ch : s) {
+    switch (ch) {
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: out += ch;
+    }
+  }
+}
+
 }  // namespace gpuperf::db::pg

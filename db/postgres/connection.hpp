@@ -81,6 +81,8 @@ std::string array_literal(const std::vector<std::string>& values);
 std::string array_literal(const std::vector<std::int64_t>& values);
 // A double as COPY's text format and the server read it back exactly.
 std::string round_trip(double v);
+// Appends `s` to `out` as a COPY text-format field (backslash, newline, carriage return and tab escaped).
+void copy_text_field(std::string& out, const std::string& s);
 
 class Connection {
  public:

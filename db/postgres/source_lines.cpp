@@ -38,19 +38,6 @@ CREATE TABLE source_line(
 
 namespace {
 
-// Appends `s` as a COPY text-format field.
-void field(std::string& out, const std::string& s) {
-  for (char ch : s) {
-    switch (ch) {
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: out += ch;
-    }
-  }
-}
-
 std::string counter_columns() {
   std::string out;
   for (const LineCounter& c : kLineCounters) out += std::string(", ") + c.name;
@@ -64,16 +51,16 @@ void SourceLineRows::add(std::int64_t run_id, std::int64_t benchmark_id, const S
   const SourceLines kept = bound_source_lines(source);
   const std::string key = std::to_string(run_id) + '\t' + std::to_string(benchmark_id) + '\t';
   heads_ += key + to_string(kept.status) + '\t';
-  field(heads_, kept.message);
+  copy_text_field(heads_, kept.message);
   heads_ += '\t' + std::to_string(kept.launches) + '\t' + std::to_string(kept.lines_total) + '\n';
   for (std::size_t i = 0; i < kept.lines.size(); ++i) {
     const SourceLine& l = kept.lines[i];
     lines_ += key + std::to_string(i) + '\t';
-    field(lines_, l.file);
+    copy_text_field(lines_, l.file);
     lines_ += '\t' + std::to_string(l.line) + '\t';
-    field(lines_, l.function);
+    copy_text_field(lines_, l.function);
     lines_ += '\t' + std::to_string(l.sass_offset) + '\t';
-    field(lines_, l.text);
+    copy_text_field(lines_, l.text);
     for (const LineCounter& c : kLineCounters) lines_ += '\t' + round_trip(l.*c.member);
     lines_ += '\n';
   }

@@ -35,19 +35,6 @@ void put_double(std::string& out, double v) {
   put64(out, bits);
 }
 
-// Appends `s` as a COPY text-format field.
-void field(std::string& out, const std::string& s) {
-  for (char ch : s) {
-    switch (ch) {
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: out += ch;
-    }
-  }
-}
-
 // Runs stored at once from which the tables' statistics are refreshed right away.
 constexpr std::size_t kAnalyzeAfterRuns = 20;
 
@@ -209,7 +196,7 @@ struct Writer {
       const std::int64_t bench = benchmark(r, newest);
       const std::string bench_text = std::to_string(bench);
       outcomes += run_text + '\t' + bench_text + '\t' + std::to_string(i) + '\t' + to_string(r.status) + '\t';
-      field(outcomes, r.message);
+      copy_text_field(outcomes, r.message);
       outcomes += '\n';
       source_lines.add(run_id, bench, r.source);
       for (std::size_t j = 0; j < r.metrics.size(); ++j) {
@@ -221,7 +208,7 @@ struct Writer {
         const Summary s = m.samples.empty() ? m.summary : summarize(m.samples);
         results += result_id + '\t' + run_text + '\t' + bench_text + '\t' + std::to_string(mid) + '\t' +
                    std::to_string(j) + '\t' + to_string(m.status) + '\t';
-        field(results, m.message);
+        copy_text_field(results, m.message);
         results += '\t' + std::to_string(s.n);
         const double stats[] = {s.median, s.mean, s.min, s.max, s.q1, s.q3, s.stdev};
         for (double v : stats) results += '\t' + (s.n > 0 ? round_trip(v) : std::string("\\N"));

@@ -17,6 +17,7 @@
 #include "db/interchange.hpp"
 #include "db/store.hpp"
 #include "tests/db/fixtures.hpp"
+#include "tests/postgres/pg_database_test.hpp"
 #include "tests/support/pg_cluster.hpp"
 
 namespace gpuperf::testing {
@@ -25,27 +26,10 @@ namespace {
 using db::Access;
 using db::Store;
 
-class PgStore : public ::testing::Test {
- protected:
-  void SetUp() override {
-    GPUPERF_REQUIRE_PG();
-    cluster_ = std::make_unique<PgCluster>();
-    cluster_->create_database("gpuperf");
-  }
-  std::string uri() const { return cluster_->uri("gpuperf"); }
-  std::unique_ptr<PgCluster> cluster_;
-};
+class PgStore : public PgDatabaseTest {};
 
 std::vector<gpuperf::Run> history_runs() {
   return db::read_interchange_file(std::string(GPUPERF_SOURCE_DIR) + "/tests/reports/fixture_history.json");
-}
-
-std::string export_all(const Store& s) {
-  std::vector<std::int64_t> ids;
-  for (const auto& r : s.runs()) ids.push_back(r.id);
-  std::ostringstream out;
-  db::export_runs(s, ids, out);
-  return out.str();
 }
 
 TEST_F(PgStore, AnEmptyDatabaseGetsTheSchemaAndRunsRoundTripAsOnSqlite) {
