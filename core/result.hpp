@@ -124,6 +124,12 @@ struct Run {
   // (-9: SIGKILL). Empty for a benchmark run. Kept apart from `status`, which is about the kernels: a
   // program may exit 1 after every kernel it launched ran fine.
   std::optional<int> exit_status;
+  // A recorded process's place in a distributed job, read from its environment (RANK, LOCAL_RANK and
+  // WORLD_SIZE, as torchrun and most launchers set them). Empty for a benchmark run and for a process that is
+  // not part of one.
+  std::optional<int> rank;
+  std::optional<int> local_rank;
+  std::optional<int> world_size;
   Machine machine;
   std::vector<Result> results;
 };
