@@ -251,6 +251,7 @@ int do_check_record(const Context& ctx, const CheckArgs& a, const analysis::Comp
   program.label = a.measure.label.empty() ? "check" : a.measure.label;
   // The suite's default metrics cost little; a program's cost a replay per profiled launch: only on request.
   program.metrics = a.metrics_given ? a.measure.metrics : "none";
+  program.no_source_lines = a.measure.no_source_lines;
   const Recorded recorded = record_and_store(ctx, program);
   int verdict = kExitOk;
   db::Store store = open_store(ctx, db::Access::read_write);

@@ -74,10 +74,13 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                                "launches after it is spent keep their timing only (each profiled launch holds the "
                                "program in its launch call)"),
                0);
-  if (!metrics) return;
+  if (!metrics) return;  // `check` has its own --metrics and --no-source-lines
   cmd->add_option("--metrics", a.metrics,
                   "Hardware metrics of the first launches of each kernel (kernel replay): none (default), default, "
                   "or a list of gpuperf and Perfworks names");
+  cmd->add_flag("--no-source-lines", a.no_source_lines,
+                "With --metrics: no per-source-line counters (each identity's launch after its profiled ones is "
+                "otherwise instrumented, about 10x its own time)");
 }
 
 int program_exit_code(const Recorded& recorded, const RecordArgs& a) {
@@ -107,6 +110,7 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   options.profile_launches = a.profile_launches;
   options.profile_budget = a.profile_budget;
   options.profile_seconds = a.profile_seconds;
+  options.source_lines = !a.no_source_lines;
   if (!ctx.quiet) {
     options.note = [](const std::string& note) { std::fprintf(stderr, "gpuperf: note: %s\n", note.c_str()); };
   }
@@ -122,6 +126,8 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
                  recording.processes, static_cast<unsigned long long>(recording.totals.launches_seen),
                  static_cast<unsigned long long>(recording.totals.launches_kept), recording.totals.identities);
     if (!recording.profiled.empty()) std::fprintf(stderr, "gpuperf: metrics: %s\n", recording.profiled.c_str());
+    if (!recording.source_lines.empty())
+      std::fprintf(stderr, "gpuperf: source lines: %s\n", recording.source_lines.c_str());
   }
   if (!recording.incomplete.empty() && !recording.runs.empty()) {
     std::fprintf(stderr, "gpuperf: warning: %s (%s); stored as failed and incomplete\n", a.command.front().c_str(),

@@ -79,13 +79,14 @@ const std::array<const char*, kSassCounters>& sass_counter_names() {
   return names;
 }
 
-SourceTextCache::SourceTextCache(std::function<std::vector<std::string>(const std::string&)> read)
-    : read_(read ? std::move(read) : read_lines) {}
+SourceTextCache::SourceTextCache(std::function<std::vector<std::string>(const std::string&)> read,
+                                 std::function<std::string(const std::string&)> shown)
+    : read_(read ? std::move(read) : read_lines), shown_of_(std::move(shown)) {}
 
 std::string SourceTextCache::shown_path(const std::string& path) {
   auto it = shown_.find(path);
   if (it == shown_.end()) {
-    std::string rel = checkout_relative(path);
+    std::string rel = shown_of_ ? shown_of_(path) : checkout_relative(path);
     it = shown_.emplace(path, rel.empty() ? path : rel).first;
   }
   return it->second;

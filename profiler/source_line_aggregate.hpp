@@ -38,8 +38,11 @@ const std::array<const char*, kSassCounters>& sass_counter_names();
 // Reads a source file's lines once per file (the line's text for SourceLine::text).
 class SourceTextCache {
  public:
-  // `read`: the file's lines, or nothing when it cannot be read. Default: the file system.
-  explicit SourceTextCache(std::function<std::vector<std::string>(const std::string& path)> read = {});
+  // `read`: the file's lines, or nothing when it cannot be read. Default: the file system. `shown`: how a
+  // path is named (shown_path); default: relative to its checkout. The injection library of `record` reads no
+  // text and keeps the line table's paths as they are (the recorder reads and names them after the program).
+  explicit SourceTextCache(std::function<std::vector<std::string>(const std::string& path)> read = {},
+                           std::function<std::string(const std::string& path)> shown = {});
   // Line `line` (1-based) of `path`, whitespace trimmed; "" when the file or the line is not there.
   std::string line(const std::string& path, std::int64_t line);
   // How a run names `path`: relative to the root of the git checkout that holds it when the file is here and
@@ -48,6 +51,7 @@ class SourceTextCache {
 
  private:
   std::function<std::vector<std::string>(const std::string&)> read_;
+  std::function<std::string(const std::string&)> shown_of_;
   std::map<std::string, std::vector<std::string>> files_;
   std::map<std::string, std::string> shown_;
 };

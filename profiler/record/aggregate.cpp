@@ -10,8 +10,10 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "core/kernel_kind.hpp"
 #include "core/metrics.hpp"
 #include "profiler/metric_eval.hpp"
+#include "profiler/source_line_aggregate.hpp"
 
 namespace gpuperf::record {
 namespace {
@@ -131,6 +133,8 @@ struct Acc {
   std::uint64_t graph_launches = 0;
   double total_ns = 0;
   std::vector<const std::vector<double>*> profiled;  // values of its profiled launches
+  std::vector<const SourceLaunch*> sources;          // its instrumented launches (source lines)
+  std::string mangled;                               // its kernel's name as CUPTI gave it
 };
 
 // The selected launches (--kernel-regex, --nvtx-include, --launch-skip/--launch-count) accumulated by device
@@ -177,13 +181,16 @@ std::map<std::uint32_t, std::map<std::string, Acc>> accumulate(const std::vector
       if (!r.nvtx_path.empty()) inst.params["nvtx"] = std::string(r.nvtx_path);
       Acc& acc = by_device[r.device][inst.display_name()];
       if (acc.launches == 0) acc.instance = inst;
+      if (acc.launches == 0) acc.mangled = std::string(r.name);
       slot = &acc;
     }
     Acc& acc = *slot;
     // A launch profiled by `--metrics` (kernel replay) comes with no timestamps (start = end = 0 on an H100):
     // it counts as a launch, but has no duration, and its replayed passes would not be the kernel's time.
-    const bool timed = r.start_ns != 0 || r.end_ns != 0;
-    const double ns = static_cast<double>(r.end_ns - r.start_ns);
+    // Nor is an instrumented launch's (source lines: about 10x the kernel's own).
+    const bool timed = (r.start_ns != 0 || r.end_ns != 0) && r.source == nullptr;
+    const double ns = timed ? static_cast<double>(r.end_ns - r.start_ns) : 0.0;
+    if (r.source != nullptr && options.source_lines) acc.sources.push_back(r.source);
     if (timed && acc.samples.size() < options.max_samples) acc.samples.push_back(ns);
     if (options.metrics != nullptr && r.metrics.size() == options.metrics->perfworks.size() && !r.metrics.empty()) {
       acc.profiled.push_back(&r.metrics);
@@ -199,7 +206,14 @@ std::map<std::uint32_t, std::map<std::string, Acc>> accumulate(const std::vector
 
 // One identity's result: its durations, launches, kernel time and share of the device's, and with
 // --metrics one sample per profiled launch of each metric, in the plan's order.
-Result identity_result(const Acc& acc, double device_total_ns, const SelectOptions& options, KernelTotals& totals) {
+// What the processes say of source lines for every identity without an instrumented launch: why none.
+struct LinesUnavailable {
+  Status status = Status::unsupported;
+  std::string why;  // "" when they were collected
+};
+
+Result identity_result(const Acc& acc, double device_total_ns, const SelectOptions& options, KernelTotals& totals,
+                       const LinesUnavailable& lines, SourceTextCache& texts) {
   Result res;
   res.instance = acc.instance;
   Measurement d;
@@ -236,7 +250,40 @@ Result identity_result(const Acc& acc, double device_total_ns, const SelectOptio
       res.metrics.push_back(std::move(m));
     }
   }
+  if (options.source_lines) {
+    NoSourceLaunch none;
+    none.communication = kernel_kind(acc.mangled) == KernelKind::communication;
+    none.graph_only = acc.graph_launches == acc.launches;
+    none.all_profiled = acc.profiled.size() >= acc.launches;
+    none.launches = acc.launches;
+    res.source = identity_source_lines(acc.sources, texts, lines.status, lines.why, none);
+    if (res.source.status == Status::ok) ++totals.identities_with_lines;
+  }
   return res;
+}
+
+// Why identities have no source lines when a process could not collect them: its "S 0" reason, or, from a
+// process that never started them, its errors (another tool holding CUPTI stops metrics and lines alike).
+LinesUnavailable lines_unavailable(const std::vector<ProcessRecord>& processes) {
+  LinesUnavailable out;
+  for (const auto& p : processes) {
+    if (p.source && !p.source->unavailable.empty()) {
+      out.status = p.source->unavailable_status;
+      out.why = p.source->unavailable;
+      return out;
+    }
+  }
+  for (const auto& p : processes) {
+    if (p.source && p.source->started) return out;
+  }
+  for (const auto& p : processes) {
+    if (!p.launches.empty()) {
+      out.why = "the recorded program did not start source lines";
+      for (std::size_t i = 0; i < p.errors.size(); ++i) out.why += (i == 0 ? ": " : "; ") + p.errors[i];
+      return out;
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -254,12 +301,14 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
 
   // Per device, the identities heaviest first.
   std::map<std::uint32_t, std::vector<Result>> out;
+  const LinesUnavailable lines = options.source_lines ? lines_unavailable(processes) : LinesUnavailable{};
+  SourceTextCache texts;  // the line's text from the source on this machine, as `run` reads it
   for (auto& [device, accs] : by_device) {
     std::vector<Acc*> order;
     for (auto& [name, acc] : accs) order.push_back(&acc);
     std::stable_sort(order.begin(), order.end(), [](const Acc* a, const Acc* b) { return a->total_ns > b->total_ns; });
     for (Acc* acc : order) {
-      out[device].push_back(identity_result(*acc, device_total_ns[device], options, totals));
+      out[device].push_back(identity_result(*acc, device_total_ns[device], options, totals, lines, texts));
       ++totals.identities;
     }
   }

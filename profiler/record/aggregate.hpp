@@ -41,6 +41,9 @@ struct SelectOptions {
   // `record --metrics`: the plan the injection library profiled with (its C line lists plan->perfworks).
   // Each identity then gets one Measurement per planned metric, a sample per profiled launch of it.
   const MetricPlan* metrics = nullptr;
+  // `record --metrics` with source lines (source_records.hpp): each identity's Result::source from its
+  // instrumented launch, or why it has none. An instrumented launch counts as a launch but gives no duration.
+  bool source_lines = false;
 };
 
 struct KernelTotals {
@@ -49,6 +52,7 @@ struct KernelTotals {
   std::size_t identities = 0;
   std::size_t identities_with_counters = 0;  // with options.metrics: identities with a profiled launch
   std::size_t identities_graph_only = 0;     // identities every launch of which came from a CUDA graph
+  std::size_t identities_with_lines = 0;     // with options.source_lines: identities whose source lines are ok
 };
 
 // Results per device (CUDA ordinal in the recorded processes): one Result per identity, sorted by GPU time

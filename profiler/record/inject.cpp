@@ -57,6 +57,7 @@
 
 #include "profiler/cupti/activity_api_linked.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
+#include "profiler/record/inject_lines.hpp"
 #include "profiler/record/inject_metrics.hpp"
 #include "profiler/record/inject_shared.hpp"
 #include "profiler/record/signal_finish.hpp"
@@ -458,6 +459,8 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     if (external > 0) account(Work::external, Thread::program, push ? 1 : 0, external);
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     gpuperf::record::inject::on_launch(domain, cbid, static_cast<const CUpti_CallbackData*>(data));
+  } else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    gpuperf::record::inject::on_resource(cbid, data);  // source lines: a module's cubin (inject_lines.hpp)
   }
 }
 

@@ -21,6 +21,7 @@
 #include "profiler/cupti/backend_module.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/cupti/range_backend.hpp"
+#include "profiler/record/inject_lines.hpp"
 #include "profiler/record/inject_shared.hpp"
 
 namespace gpuperf::record::inject {
@@ -267,11 +268,36 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
   return true;
 }
 
+// Source lines (inject_lines.hpp): the first launch after an identity's range-profiled ones (or of one whose
+// context cannot be range-profiled) is instrumented, within the same budgets of launches and time, holding
+// the gate exclusively. False: the launch is not (the caller takes the gate shared).
+bool enter_lines(const CUpti_CallbackData* data, const std::string& key, CUstream stream) {
+  const auto ready_locked = [&] {
+    const auto it = g_state->profiled.find(key);
+    const auto ctx = g_state->contexts.find(data->context);
+    const bool ranged = (it != g_state->profiled.end() && it->second >= g_state->per_identity) ||
+                        (ctx != g_state->contexts.end() && !ctx->second.broken.empty());
+    if (!ranged || !lines_wanted(data, key)) return false;
+    return (g_state->budget == 0 || g_state->spent < g_state->budget) &&
+           (g_state->time_budget_ms == 0 || g_state->spent_ns < g_state->time_budget_ms * 1000000ull);
+  };
+  {
+    std::lock_guard<std::mutex> lock(g_state->mutex);
+    if (!ready_locked()) return false;
+  }
+  if (captured(stream)) return false;
+  pthread_rwlock_wrlock(&g_state->gate);
+  std::lock_guard<std::mutex> lock(g_state->mutex);
+  if (ready_locked() && lines_begin(data, key)) ++g_state->spent;
+  return true;  // the gate is held exclusively either way; leave() lets it go
+}
+
 // The outermost callback of a launch: takes the gate, shared or (to profile it) exclusively, and begins the
 // launch's range. Only single-kernel launches are profiled; cooperative and graph launches only wait, and
 // so does a launch captured into a graph (its replays are traced like any launch).
 void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& info) {
   profilable = profilable && info.known && data->symbolName != nullptr && data->context != nullptr;
+  const bool candidate = profilable;
   std::string key;
   if (profilable) {
     key = identity_key(data, info);
@@ -280,6 +306,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
   }
   if (profilable && captured(info.stream)) profilable = false;
   if (!profilable) {
+    if (candidate && enter_lines(data, key, info.stream)) return;
     pthread_rwlock_rdlock(&g_state->gate);
     return;
   }
@@ -348,6 +375,10 @@ void end_range_locked() {
 
 // The outermost callback's exit: the launch call has returned (kernel replay ran inside it).
 void leave() {
+  if (const std::uint64_t ns = lines_end(); ns > 0) {  // an instrumented launch (source lines)
+    std::lock_guard<std::mutex> lock(g_state->mutex);
+    g_state->spent_ns += ns;
+  }
   if (t_profiling) {
     t_profiling = false;
     std::lock_guard<std::mutex> lock(g_state->mutex);
@@ -452,6 +483,7 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
     write_line(std::string("X hardware metrics are not recorded: cuptiEnableCallback: ") + (s != nullptr ? s : "?"));
     return false;
   }
+  init_lines(subscriber, opened.sass);  // source lines (inject_lines.hpp), with GPUPERF_RECORD_SOURCE_LINES=1
   return true;
 }
 

@@ -201,6 +201,12 @@ void ProcessParser::parse_line(std::string_view line) {
       break;
     }
     case 'X': p_.errors.push_back(rest_after(line, 1)); break;
+    case 'S':
+    case 'L':
+    case 'I':
+    case 'J':
+      if (const std::string why = source_.parse(line); !why.empty()) throw bad(why.c_str());
+      break;
     case 'Z': p_.complete = true; break;
     default: throw bad("unknown record kind");
   }
@@ -225,6 +231,12 @@ ProcessRecord ProcessParser::finish() {
     }
   }
   p_.strings = std::move(strings_);
+  auto source = std::make_shared<const SourceRecords>(source_.finish());
+  for (std::size_t i = 0; i < p_.launches.size() && !source->launches.empty(); ++i) {
+    LaunchRecord& r = p_.launches[i];
+    if (auto s = source->launches.find(r.correlation); s != source->launches.end()) r.source = &s->second;
+  }
+  p_.source = std::move(source);
   return std::move(p_);
 }
 

@@ -22,6 +22,7 @@
 //                                              <thread> program (the program's threads), cupti (CUPTI's
 //                                              worker thread) or gpuperf (the library's flush thread)
 //   X <message>                                the injection library could not record (e.g. another profiler)
+//   S, L, I, J                                 --metrics: source lines of instrumented launches (source_records.hpp)
 //   Z                                          the process ended and everything was flushed (last line)
 //
 // A reader keeps O lines of a <work> or <thread> it does not know and ignores their fields past the fifth, so
@@ -40,6 +41,8 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "profiler/record/source_records.hpp"
 
 namespace gpuperf::record {
 
@@ -61,9 +64,10 @@ struct LaunchRecord {
   std::string_view name;       // mangled
   std::string_view nvtx_path;  // "" outside any NVTX range
   std::uint32_t pid = 0;
-  std::uint32_t graph = 0;       // the CUDA graph whose launch ran it; 0 outside graphs
-  std::vector<double> metrics;   // a profiled launch's values, in ProcessRecord::metric_names order; else empty
-  std::uint64_t profile_ns = 0;  // a profiled launch: the wall time its profiling took (W line); else 0
+  std::uint32_t graph = 0;               // the CUDA graph whose launch ran it; 0 outside graphs
+  std::vector<double> metrics;           // a profiled launch's values, in ProcessRecord::metric_names order; else empty
+  std::uint64_t profile_ns = 0;          // a profiled launch: the wall time its profiling took (W line); else 0
+  const SourceLaunch* source = nullptr;  // an instrumented launch (I line): its source lines; in ProcessRecord::source
 };
 
 // One O line: time the injection library spent in its own code, by what it did and on which thread.
@@ -89,6 +93,7 @@ struct ProcessRecord {
   std::vector<std::string> metric_names;         // the C line
   std::vector<LaunchRecord> launches;            // in file order
   std::shared_ptr<const RecordStrings> strings;  // what the launches' name and nvtx_path view
+  std::shared_ptr<const SourceRecords> source;   // S, L, I, J lines; what the launches' source points into
 };
 
 // Reads one process file as it grows: feed() takes the bytes written since the last call, cut anywhere (a
@@ -113,6 +118,7 @@ class ProcessParser {
   std::unordered_map<std::uint32_t, std::uint64_t> range_of_correlation_;
   std::unordered_map<std::uint32_t, std::vector<double>> metrics_of_correlation_;
   std::unordered_map<std::uint32_t, std::uint64_t> profile_ns_of_correlation_;
+  SourceRecordParser source_;
 };
 
 // Parses a whole process file's text (tests); `what` names it in errors.

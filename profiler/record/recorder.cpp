@@ -112,7 +112,8 @@ std::vector<std::pair<std::string, std::string>> metrics_environment(const Metri
           {"GPUPERF_RECORD_CUPTI_MODULE", module},
           {"GPUPERF_RECORD_PROFILE_LAUNCHES", std::to_string(o.profile_launches)},
           {"GPUPERF_RECORD_PROFILE_BUDGET", std::to_string(o.profile_budget)},
-          {"GPUPERF_RECORD_PROFILE_MS", std::to_string(o.profile_seconds * 1000)}};
+          {"GPUPERF_RECORD_PROFILE_MS", std::to_string(o.profile_seconds * 1000)},
+          {"GPUPERF_RECORD_SOURCE_LINES", o.source_lines ? "1" : "0"}};
 }
 
 std::string seconds_text(double s) {
@@ -248,6 +249,53 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
   return out + profile_time;
 }
 
+std::string describe_source_lines(const std::vector<Run>& runs, const KernelTotals& totals,
+                                  const std::vector<ProcessRecord>& processes) {
+  std::map<std::string, std::size_t> without;  // why -> identities
+  for (const Run& run : runs) {
+    for (const Result& r : run.results) {
+      if (r.source.status != Status::ok) ++without[r.source.message];
+    }
+  }
+  std::string out = "lines for " + std::to_string(totals.identities_with_lines) + " of " +
+                    std::to_string(totals.identities) + " identities";
+  std::size_t left = 0;
+  for (const auto& [why, n] : without) left += n;
+  if (left > 0) {
+    out += "; " + std::to_string(left) + " without:";
+    bool first = true;
+    for (const auto& [why, n] : without) {
+      out += (first ? " " : "; ") + std::to_string(n) + " " + (why.empty() ? "(no reason given)" : why);
+      first = false;
+    }
+  }
+  std::vector<std::uint64_t> ns;
+  std::size_t unfinished = 0;
+  for (const auto& p : processes) {
+    if (!p.source) continue;
+    for (const auto& [corr, l] : p.source->launches) {
+      if (l.ns > 0) ns.push_back(l.ns);  // 0: cut off by the process's end
+    }
+    unfinished += p.source->unfinished;
+  }
+  if (!ns.empty()) {
+    std::sort(ns.begin(), ns.end());
+    std::uint64_t total = 0;
+    for (std::uint64_t v : ns) total += v;
+    const double median = ns.size() % 2 == 1 ? static_cast<double>(ns[ns.size() / 2])
+                                             : 0.5 * static_cast<double>(ns[ns.size() / 2 - 1] + ns[ns.size() / 2]);
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "; %zu instrumented launches took %s, %.1f ms a launch (median), the slowest %.1f ms", ns.size(),
+                  seconds_text(static_cast<double>(total) * 1e-9).c_str(), median * 1e-6,
+                  static_cast<double>(ns.back()) * 1e-6);
+    out += text;
+  }
+  if (unfinished > 0)
+    out += "; " + std::to_string(unfinished) + " instrumented launches were cut off (the process was killed)";
+  return out;
+}
+
 std::string describe_own_work(const std::vector<ProcessRecord>& processes) {
   struct Sum {
     std::uint64_t calls = 0, items = 0, ns = 0;
@@ -325,6 +373,7 @@ Recording record_program(const RecordOptions& o) {
   if (plan) {
     env = metrics_environment(*plan, o);
     select.metrics = &*plan;
+    select.source_lines = o.source_lines;
   }
 
   check_no_other_injection();
@@ -397,6 +446,7 @@ Recording record_program(const RecordOptions& o) {
     run.status = (failed || incomplete) ? Status::failed : Status::ok;
     out.runs.push_back(std::move(run));
   }
+  if (select.source_lines) out.source_lines = describe_source_lines(out.runs, out.totals, processes);
   return out;
 }
 
