@@ -37,7 +37,7 @@ record() {  # NAME ARGS...: one recording, its stderr and JSON kept, its wall ti
   shift
   local start end
   start=$(date +%s%N)
-  "$gpuperf" --db "$db" record --format json "$@" > "$out/$name.json" 2> "$out/$name.log"
+  timeout -s INT 100 "$gpuperf" --db "$db" record --format json "$@" > "$out/$name.json" 2> "$out/$name.log"
   local rc=$?
   end=$(date +%s%N)
   echo "$rc $(((end - start) / 1000000))" > "$out/$name.time"  # ms
@@ -55,6 +55,10 @@ record triton --metrics default --keep-records "$out/records-triton" -- python3 
 echo "compare exit $?" >> "$out/compare.txt"
 "$gpuperf" --db "$db" compare 1 2 --format json > "$out/compare.json" 2>> "$out/compare.txt"
 "$gpuperf" --db "$db" export > "$out/export.json" 2> "$out/export.log" || status=1
+# The library's own lines: per process "S 0 ...", per instrumented launch its status and cost.
+for d in "$out"/records-*; do
+  [[ -d $d ]] && grep -H '^[SIX] ' "$d"/process-*.txt
+done > "$out/source-records.txt" 2>&1
 
 python3 - "$out" <<'EOF'
 import json, os, sys
@@ -98,6 +102,8 @@ for name in ["probe1", "probe32", "probe32-nolines", "triton"]:
                 where = f"{l.get('file')}:{l.get('line')}" if l.get("file") else f"{l.get('function', '')[:40]}+{l.get('sass_offset')}"
                 print(f"    {where}  {l.get('text', '')[:60]!r}  inst {l.get('inst_executed', 0):,.0f}  "
                       f"ld sectors/req (ideal) {per}  st sectors {l.get('global_st_sectors', 0):,.0f}")
+print("\n== S, I and X lines of the kept records")
+print("".join(open(os.path.join(out, "source-records.txt")).readlines()[:30]))
 print("\n== compare 1 2 (stride 1 -> 32)")
 print(open(os.path.join(out, "compare.txt")).read()[-3000:])
 EOF
