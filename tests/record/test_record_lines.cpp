@@ -117,9 +117,10 @@ TEST(RecordLines, InstrumentedLaunchesOfSeveralProcessesAreAveragedPerLine) {
 
 TEST(RecordLines, AnIdentityWithoutAnInstrumentedLaunchSaysWhy) {
   const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency"}, nullptr));
-  // a: launched twice, both range-profiled; b: an NCCL kernel; c: only in graph replays; d: the budget ran out.
+  // alpha: launched twice, both range-profiled; an NCCL kernel; gamma: only in graph replays; delta: the budget
+  // ran out (names that do not demangle: "a" would be `signed char`).
   const std::string text = "P 9 1 0 app\nS 0 ok\nC " + plan.perfworks[0] +
-                           "\nN 1 a\nN 2 ncclDevKernel_AllReduce_Sum_f32_RING_LL\nN 3 c\nN 4 d\n"
+                           "\nN 1 alpha\nN 2 ncclDevKernel_AllReduce_Sum_f32_RING_LL\nN 3 gamma\nN 4 delta\n"
                            "K 0 1 7 1 0 0 64 1 1 128 1 1 1\nK 0 1 7 2 0 0 64 1 1 128 1 1 1\nM 1 100\nM 2 100\n"
                            "K 0 1 7 3 10 20 8 1 1 32 1 1 2\nK 0 1 7 4 30 40 8 1 1 32 1 1 3 5\n"
                            "K 0 1 7 5 50 60 8 1 1 32 1 1 4\nK 0 1 7 6 70 80 8 1 1 32 1 1 4\nZ\n";
@@ -133,12 +134,12 @@ TEST(RecordLines, AnIdentityWithoutAnInstrumentedLaunchSaysWhy) {
   ASSERT_EQ(by_name.size(), 4u);
   for (const auto& [name, s] : by_name) EXPECT_EQ(s.status, Status::skipped) << name;
   EXPECT_EQ(
-      by_name["app/a"].message,
+      by_name["app/alpha"].message,
       "each of its 2 launches was range-profiled (--profile-launches): none was left for its instrumented launch");
   EXPECT_EQ(by_name["app/ncclDevKernel_AllReduce_Sum_f32_RING_LL"].message,
             "a communication kernel: never instrumented (it waits for its peers)");
-  EXPECT_NE(by_name["app/c"].message.find("CUDA graph"), std::string::npos);
-  EXPECT_NE(by_name["app/d"].message.find("budget"), std::string::npos);
+  EXPECT_NE(by_name["app/gamma"].message.find("CUDA graph"), std::string::npos);
+  EXPECT_NE(by_name["app/delta"].message.find("budget"), std::string::npos);
   EXPECT_EQ(totals.identities_with_lines, 0u);
 
   // No SASS metrics here: every identity's lines are unsupported with the library's reason.
