@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Source lines of `gpuperf record --metrics` on a GPU machine, in one go (docs/source-lines.md, "Recorded
 # programs"):
+#   0. the probe under each way of reading an instrumented launch's counters (GPUPERF_RECORD_LINES_FLUSH);
 #   1. tests/record/lines_probe (a coalesced and a strided copy built with -lineinfo, one kernel without it)
 #      recorded with stride 1, then 32, then 32 again with --no-source-lines (wall time without lines);
 #   2. `gpuperf compare` of the first two runs: the strided load's line named, 4 -> 32 sectors per request;
@@ -37,12 +38,24 @@ record() {  # NAME ARGS...: one recording, its stderr and JSON kept, its wall ti
   shift
   local start end
   start=$(date +%s%N)
-  timeout -s INT 100 "$gpuperf" --db "$db" record --format json "$@" > "$out/$name.json" 2> "$out/$name.log"
+  timeout -s INT 60 "$gpuperf" --db "$db" record --format json "$@" > "$out/$name.json" 2> "$out/$name.log"
   local rc=$?
   end=$(date +%s%N)
   echo "$rc $(((end - start) / 1000000))" > "$out/$name.time"  # ms
   [[ $rc == 0 ]] || { echo "step $name: exit $rc (see $name.log)"; status=1; }
 }
+
+# When the instrumented launch's counters are read (GPUPERF_RECORD_LINES_FLUSH, inject_lines.cpp): each way
+# on the strided probe, then the rest with the first that gave every identity its lines.
+best=""
+for mode in next next-thread exit exit-thread; do
+  export GPUPERF_RECORD_LINES_FLUSH=$mode
+  record "mode-$mode" --metrics default --name "lines_mode_$mode" \
+    --keep-records "$out/records-mode-$mode" -- "$probe" 32
+  if [[ -z $best ]] && grep -q 'source lines: lines for 3 of 3' "$out/mode-$mode.log"; then best=$mode; fi
+done
+echo "read mode: ${best:-none gave lines (next used)}" > "$out/mode.txt"
+export GPUPERF_RECORD_LINES_FLUSH=${best:-next}
 
 record probe1 --metrics default --name lines_probe --commit 1111111111111111111111111111111111111111 \
   --keep-records "$out/records-probe1" -- "$probe" 1
@@ -65,12 +78,14 @@ import json, os, sys
 out = sys.argv[1]
 def load(name):
     try:
-        return json.load(open(os.path.join(out, name + ".json")))
+        text = open(os.path.join(out, name + ".json")).read()
+        return json.loads(text[text.index('{"format"'):])  # after what the program printed
     except Exception as e:
         print(f"{name}: no JSON ({e})")
         return None
 print("GPU:", open(os.path.join(out, "gpu.txt")).read().strip())
-for name in ["probe1", "probe32", "probe32-nolines", "triton"]:
+print(open(os.path.join(out, "mode.txt")).read().strip())
+for name in ["mode-next", "mode-next-thread", "mode-exit", "mode-exit-thread", "probe1", "probe32", "probe32-nolines", "triton"]:
     rc, wall = open(os.path.join(out, name + ".time")).read().split()
     print(f"\n== {name}: exit {rc}, wall {int(wall) / 1000:.2f} s")
     for line in open(os.path.join(out, name + ".log")):
@@ -103,7 +118,7 @@ for name in ["probe1", "probe32", "probe32-nolines", "triton"]:
                 print(f"    {where}  {l.get('text', '')[:60]!r}  inst {l.get('inst_executed', 0):,.0f}  "
                       f"ld sectors/req (ideal) {per}  st sectors {l.get('global_st_sectors', 0):,.0f}")
 print("\n== S, I and X lines of the kept records")
-print("".join(open(os.path.join(out, "source-records.txt")).readlines()[:30]))
+print("".join(open(os.path.join(out, "source-records.txt")).readlines()[:60]))
 print("\n== compare 1 2 (stride 1 -> 32)")
 print(open(os.path.join(out, "compare.txt")).read()[-3000:])
 EOF

@@ -2,6 +2,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -11,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -34,6 +36,36 @@ struct Device {
   std::string missing;                  // counters this chip lacks, named in every launch's S line
 };
 
+// When and where an instrumented launch's counters are read (GPUPERF_RECORD_LINES_FLUSH): at its launch
+// call's exit or at the next launch's entry (after the call has returned: CUPTI's own handling of the launch
+// is done), on the launching thread inside the callback or on a thread of ours outside any callback. On an
+// H100 (CUPTI 13.0), read at the exit on the launching thread, every record came back zero though the
+// kernel ran patched (50x its time): bench/record/record_lines_gpu.sh tries each of the four.
+enum class ReadAt { exit, next };
+struct ReadMode {
+  ReadAt at = ReadAt::next;
+  bool helper = false;
+};
+
+ReadMode read_mode() {
+  ReadMode m;
+  const char* v = std::getenv("GPUPERF_RECORD_LINES_FLUSH");
+  const std::string s = v != nullptr ? v : "";
+  if (s.rfind("exit", 0) == 0) m.at = ReadAt::exit;
+  m.helper = s.find("thread") != std::string::npos;
+  return m;
+}
+
+// The instrumented launch whose counters are not read yet (one at a time: it holds the gate exclusively).
+struct Pending {
+  Device* device = nullptr;
+  std::uint32_t correlation = 0;
+  std::uint64_t begin_ns = 0;
+};
+
+thread_local bool t_began = false;  // this thread's launch call is the pending instrumented launch
+std::atomic<bool> g_pending{false};
+
 struct LinesState {
   std::mutex mutex;  // the fields below; taken under inject_metrics' mutex, never the other way round
   const cupti::SassBackendFactory* sass = nullptr;
@@ -41,14 +73,11 @@ struct LinesState {
   std::set<std::string> done;                              // identities instrumented (or tried) here
   std::unordered_map<std::string, std::uint64_t> strings;  // J ids
   std::string off;                                         // set once lines are given up in this process
+  ReadMode mode;
+  Pending pending;
 };
 
 LinesState* g_lines = nullptr;  // never freed: a launch may come during exit
-
-// This thread's instrumented launch, from lines_begin to lines_end.
-thread_local Device* t_device = nullptr;
-thread_local std::uint32_t t_correlation = 0;
-thread_local std::uint64_t t_begin_ns = 0;
 
 std::string driver_error(CUresult r, const char* call) {
   const char* s = nullptr;
@@ -157,6 +186,7 @@ void init_lines(CUpti_SubscriberHandle subscriber, const cupti::SassBackendFacto
     return;
   }
   g_lines->sass = sass;
+  g_lines->mode = read_mode();
   write_line("S 0 ok");
 }
 
@@ -195,7 +225,11 @@ bool lines_begin(const CUpti_CallbackData* data, const std::string& identity) {
     if (const CUresult r = cuCtxSynchronize(); r != CUDA_SUCCESS)
       throw std::runtime_error(driver_error(r, "cuCtxSynchronize"));
     d.backend->enable();
-    t_device = &d;
+    g_lines->pending = Pending{&d, correlation, begin};
+    g_pending = true;
+    t_began = true;
+    // Until its lines are read: a process that ends first leaves this launch failed ("cut off").
+    write_line("S " + std::to_string(correlation) + " failed not read yet");
   } catch (const cupti::BackendError& e) {
     if (is_environment(e.kind())) {
       give_up_locked("unsupported", std::string("CUPTI SASS metrics: ") + one_line(e.what()));
@@ -209,32 +243,52 @@ bool lines_begin(const CUpti_CallbackData* data, const std::string& identity) {
     write_line("I " + std::to_string(correlation) + " " + std::to_string(monotonic_ns() - begin));
     return false;
   }
-  t_correlation = correlation;
-  t_begin_ns = begin;
   return true;
 }
 
-std::uint64_t lines_end() {
-  if (t_device == nullptr) return 0;
-  Device& d = *t_device;
-  t_device = nullptr;
-  std::lock_guard<std::mutex> lock(g_lines->mutex);
-  const std::string corr = std::to_string(t_correlation);
+namespace {
+
+// Reads the pending launch's counters, disables, and writes its lines (g_lines->mutex held, the gate held
+// exclusively by the caller). Returns the wall time since its lines_begin (ns).
+std::uint64_t read_pending_locked() {
+  const Pending p = g_lines->pending;
+  g_lines->pending = Pending{};
+  g_pending = false;
+  if (p.device == nullptr) return 0;
+  Device& d = *p.device;
+  const std::string corr = std::to_string(p.correlation);
   std::vector<cupti::SassValue> values;
-  std::string failure;
-  try {
-    if (const CUresult r = cuCtxSynchronize(); r != CUDA_SUCCESS)
-      throw std::runtime_error(driver_error(r, "cuCtxSynchronize"));
-    values = d.backend->flush();
-  } catch (const std::exception& e) {
-    failure = one_line(e.what());
+  std::string failure, disable_failure;
+  const auto read = [&] {
+    try {
+      // The launch's context, whatever the calling thread's is (a thread of ours has none; the program's
+      // next launch may come from a thread on another context), given back as it was.
+      if (const CUresult r = cuCtxPushCurrent(d.context); r != CUDA_SUCCESS) {
+        throw std::runtime_error(driver_error(r, "cuCtxPushCurrent"));
+      }
+      const CUresult r = cuCtxSynchronize();
+      CUcontext popped = nullptr;
+      cuCtxPopCurrent(&popped);
+      if (r != CUDA_SUCCESS) throw std::runtime_error(driver_error(r, "cuCtxSynchronize"));
+      values = d.backend->flush();
+    } catch (const std::exception& e) {
+      failure = one_line(e.what());
+    }
+    try {
+      d.backend->disable();
+    } catch (const std::exception& e) {
+      disable_failure = std::string("cuptiSassMetricsDisable failed: ") + one_line(e.what());
+    }
+  };
+  if (g_lines->mode.helper) {
+    std::thread(read).join();  // outside any CUPTI callback
+  } else {
+    read();
   }
-  try {
-    d.backend->disable();
-  } catch (const std::exception& e) {
-    // The kernels may stay instrumented: enable no more, so later launches run (and are timed as) the program's code.
-    give_up_locked("failed", std::string("cuptiSassMetricsDisable failed: ") + one_line(e.what()));
-    if (failure.empty()) failure = std::string("cuptiSassMetricsDisable failed: ") + one_line(e.what());
+  if (!disable_failure.empty()) {
+    // The kernels may stay instrumented: enable no more, so later launches run (and are timed as) their own code.
+    give_up_locked("failed", disable_failure);
+    if (failure.empty()) failure = disable_failure;
   }
   if (failure.empty() && values.empty()) failure = "CUPTI returned no SASS records for the instrumented launch";
   if (failure.empty()) {
@@ -245,17 +299,39 @@ std::uint64_t lines_end() {
       return d.backend->locate(crc, f, pc);
     };
     SourceLines lines = aggregate_source_lines(values, d.counter_of, 1, locate, texts);
-    if (!d.missing.empty()) {
-      lines.message += (lines.message.empty() ? "" : "; ") + ("not on " + d.backend->chip_name() + ": " + d.missing);
+    if (lines.lines.empty()) {
+      failure =
+          "CUPTI returned " + std::to_string(values.size()) + " SASS values for the instrumented launch, all zero";
+    } else {
+      if (!d.missing.empty()) {
+        lines.message += (lines.message.empty() ? "" : "; ") + ("not on " + d.backend->chip_name() + ": " + d.missing);
+      }
+      write_lines_locked(p.correlation, lines);
+      write_line("S " + corr + " ok " + one_line(lines.message));
     }
-    write_lines_locked(t_correlation, lines);
-    write_line("S " + corr + " ok " + one_line(lines.message));
-  } else {
-    write_line("S " + corr + " failed " + failure);
   }
-  const std::uint64_t ns = monotonic_ns() - t_begin_ns;
+  if (!failure.empty()) write_line("S " + corr + " failed " + failure);
+  const std::uint64_t ns = monotonic_ns() - p.begin_ns;
   write_line("I " + corr + " " + std::to_string(ns));
   return ns;
+}
+
+}  // namespace
+
+std::uint64_t lines_end() {
+  if (!t_began) return 0;
+  t_began = false;
+  std::lock_guard<std::mutex> lock(g_lines->mutex);
+  if (g_lines->mode.at == ReadAt::next) return 0;  // read at the next launch's entry (lines_settle)
+  return read_pending_locked();
+}
+
+bool lines_pending() { return g_pending.load(std::memory_order_acquire); }
+
+std::uint64_t lines_settle() {
+  if (g_lines == nullptr) return 0;
+  std::lock_guard<std::mutex> lock(g_lines->mutex);
+  return read_pending_locked();
 }
 
 }  // namespace gpuperf::record::inject

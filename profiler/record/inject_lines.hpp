@@ -52,7 +52,12 @@ bool lines_begin(const CUpti_CallbackData* data, const std::string& identity);
 
 // The launch's API exit on the same thread: waits, flushes, disables, writes its J, L, S and I lines.
 // Returns the wall time the instrumented launch held the program (ns, from lines_begin), or 0 when this
-// thread began none.
+// thread began none or its counters are read at the next launch (GPUPERF_RECORD_LINES_FLUSH, the .cpp).
 std::uint64_t lines_end();
+
+// Whether an instrumented launch's counters wait to be read; then the next launch's entry, holding the gate
+// exclusively, calls lines_settle(), which reads them and returns the wall time as lines_end() does.
+bool lines_pending();
+std::uint64_t lines_settle();
 
 }  // namespace gpuperf::record::inject

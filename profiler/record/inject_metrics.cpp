@@ -296,6 +296,15 @@ bool enter_lines(const CUpti_CallbackData* data, const std::string& key, CUstrea
 // launch's range. Only single-kernel launches are profiled; cooperative and graph launches only wait, and
 // so does a launch captured into a graph (its replays are traced like any launch).
 void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& info) {
+  if (lines_pending()) {  // an instrumented launch's counters, read once its call has returned (inject_lines.hpp)
+    pthread_rwlock_wrlock(&g_state->gate);
+    const std::uint64_t ns = lines_settle();
+    {
+      std::lock_guard<std::mutex> lock(g_state->mutex);
+      g_state->spent_ns += ns;
+    }
+    pthread_rwlock_unlock(&g_state->gate);
+  }
   profilable = profilable && info.known && data->symbolName != nullptr && data->context != nullptr;
   const bool candidate = profilable;
   std::string key;

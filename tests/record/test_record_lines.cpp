@@ -186,6 +186,14 @@ TEST(RecordLines, AFailedOrCutOffInstrumentedLaunchIsFailedWithItsReason) {
   EXPECT_EQ(k.source.status, Status::failed);
   EXPECT_TRUE(k.source.lines.empty());
   EXPECT_NE(k.source.message.find("cut off"), std::string::npos);
+
+  // Its counters were to be read at the next launch, and the process ended first: only the provisional S line.
+  const std::string unread =
+      "P 9 1 0 app\nS 0 ok\nN 1 a\nK 0 1 7 2 30 4000 8 1 1 32 1 1 1\nS 2 failed not read yet\nZ\n";
+  const Result u = aggregate_launches({parse_process_text(unread, "f")}, "app", o, totals).at(0).at(0);
+  EXPECT_EQ(u.source.status, Status::failed);
+  EXPECT_NE(u.source.message.find("cut off"), std::string::npos);
+  EXPECT_TRUE(u.find("duration")->samples.empty());  // it ran instrumented: no sample
 }
 
 TEST(RecordLines, MalformedSourceRecordsNameTheFileAndLine) {
