@@ -48,7 +48,7 @@ record() {  # NAME ARGS...: one recording, its stderr and JSON kept, its wall ti
 # When the instrumented launch's counters are read (GPUPERF_RECORD_LINES_FLUSH, inject_lines.cpp): each way
 # on the strided probe, then the rest with the first that gave every identity its lines.
 best=""
-for mode in next next-thread exit exit-thread; do
+for mode in next next-quiet next-thread next-thread-quiet exit exit-thread; do
   export GPUPERF_RECORD_LINES_FLUSH=$mode
   record "mode-$mode" --metrics default --name "lines_mode_$mode" \
     --keep-records "$out/records-mode-$mode" -- "$probe" 32
@@ -85,7 +85,8 @@ def load(name):
         return None
 print("GPU:", open(os.path.join(out, "gpu.txt")).read().strip())
 print(open(os.path.join(out, "mode.txt")).read().strip())
-for name in ["mode-next", "mode-next-thread", "mode-exit", "mode-exit-thread", "probe1", "probe32", "probe32-nolines", "triton"]:
+modes = ["next", "next-quiet", "next-thread", "next-thread-quiet", "exit", "exit-thread"]
+for name in ["mode-" + m for m in modes] + ["probe1", "probe32", "probe32-nolines", "triton"]:
     rc, wall = open(os.path.join(out, name + ".time")).read().split()
     print(f"\n== {name}: exit {rc}, wall {int(wall) / 1000:.2f} s")
     for line in open(os.path.join(out, name + ".log")):

@@ -223,6 +223,10 @@ void write_line(const std::string& line) {
   write_line_locked(line);
 }
 std::uint64_t current_range_id() { return t_ranges == nullptr || t_ranges->ids.empty() ? 0 : t_ranges->ids.back(); }
+void set_kernel_tracing(bool on) {
+  const auto kinds = std::array{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL};
+  (void)(on ? activity().enable(kinds) : activity().disable(kinds));
+}
 }  // namespace gpuperf::record::inject
 
 namespace {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <memory>
@@ -40,11 +41,14 @@ struct Device {
 // call's exit or at the next launch's entry (after the call has returned: CUPTI's own handling of the launch
 // is done), on the launching thread inside the callback or on a thread of ours outside any callback. On an
 // H100 (CUPTI 13.0), read at the exit on the launching thread, every record came back zero though the
-// kernel ran patched (50x its time): bench/record/record_lines_gpu.sh tries each of the four.
+// kernel ran patched (50x its time): bench/record/record_lines_gpu.sh tries each way. "quiet" also pauses
+// kernel tracing while the launch is instrumented (run's pass runs with it off); its I line then names the
+// launch's identity, as no K line does. Default: next, on the launching thread, tracing on.
 enum class ReadAt { exit, next };
 struct ReadMode {
   ReadAt at = ReadAt::next;
   bool helper = false;
+  bool quiet = false;  // kernel tracing paused while the launch is instrumented (its I line names its identity)
 };
 
 ReadMode read_mode() {
@@ -53,6 +57,7 @@ ReadMode read_mode() {
   const std::string s = v != nullptr ? v : "";
   if (s.rfind("exit", 0) == 0) m.at = ReadAt::exit;
   m.helper = s.find("thread") != std::string::npos;
+  m.quiet = s.find("quiet") != std::string::npos;
   return m;
 }
 
@@ -61,6 +66,7 @@ struct Pending {
   Device* device = nullptr;
   std::uint32_t correlation = 0;
   std::uint64_t begin_ns = 0;
+  std::string identity;  // quiet: "<device> <grid> <block> <range id> <function J id>" for its I line
 };
 
 thread_local bool t_began = false;  // this thread's launch call is the pending instrumented launch
@@ -225,7 +231,14 @@ bool lines_begin(const CUpti_CallbackData* data, const std::string& identity) {
     if (const CUresult r = cuCtxSynchronize(); r != CUDA_SUCCESS)
       throw std::runtime_error(driver_error(r, "cuCtxSynchronize"));
     d.backend->enable();
-    g_lines->pending = Pending{&d, correlation, begin};
+    g_lines->pending = Pending{&d, correlation, begin, ""};
+    if (g_lines->mode.quiet) {
+      // The identity key is "<symbol> <gx> <gy> <gz> <bx> <by> <bz> <range id>" (inject_metrics.cpp).
+      const std::string dims = identity.substr(std::strlen(data->symbolName));  // " <gx> ... <range id>"
+      g_lines->pending.identity =
+          std::to_string(device) + dims + " " + std::to_string(string_id_locked(data->symbolName));
+      set_kernel_tracing(false);
+    }
     g_pending = true;
     t_began = true;
     // Until its lines are read: a process that ends first leaves this launch failed ("cut off").
@@ -285,6 +298,7 @@ std::uint64_t read_pending_locked() {
   } else {
     read();
   }
+  if (!p.identity.empty()) set_kernel_tracing(true);
   if (!disable_failure.empty()) {
     // The kernels may stay instrumented: enable no more, so later launches run (and are timed as) their own code.
     give_up_locked("failed", disable_failure);
@@ -312,7 +326,7 @@ std::uint64_t read_pending_locked() {
   }
   if (!failure.empty()) write_line("S " + corr + " failed " + failure);
   const std::uint64_t ns = monotonic_ns() - p.begin_ns;
-  write_line("I " + corr + " " + std::to_string(ns));
+  write_line("I " + corr + " " + std::to_string(ns) + (p.identity.empty() ? "" : " " + p.identity));
   return ns;
 }
 

@@ -42,4 +42,7 @@ void write_line(const std::string& line);
 // The id (its R line) of the NVTX range path the calling thread is in; 0 outside any range or with --no-nvtx.
 std::uint64_t current_range_id();
 
+// Pauses (false) and resumes (true) the tracing of kernels (source lines' "quiet" way, inject_lines.cpp).
+void set_kernel_tracing(bool on);
+
 }  // namespace gpuperf::record::inject

@@ -214,6 +214,27 @@ void ProcessParser::parse_line(std::string_view line) {
 
 ProcessRecord ProcessParser::finish() {
   partial_.clear();  // a killed process's half-written last line
+  SourceRecords source_records = source_.finish();
+  // A launch instrumented while kernel tracing was paused has no K line: its I line names it.
+  std::unordered_map<std::uint32_t, bool> traced;
+  if (!source_records.launches.empty()) {
+    for (const LaunchRecord& r : p_.launches) traced[r.correlation] = true;
+  }
+  for (const auto& [corr, s] : source_records.launches) {
+    if (!s.identity || traced.count(corr) != 0) continue;
+    LaunchRecord r;
+    r.device = s.identity->device;
+    r.correlation = corr;
+    for (int i = 0; i < 3; ++i) {
+      r.grid[i] = s.identity->grid[i];
+      r.block[i] = s.identity->block[i];
+    }
+    const std::uint64_t id = strings_->names.empty() ? 1 : strings_->names.rbegin()->first + 1;
+    strings_->names[id] = s.identity->function;
+    p_.launches.push_back(r);
+    name_ids_.push_back(id);
+    range_of_correlation_.try_emplace(corr, s.identity->range);
+  }
   const auto& names = strings_->names;
   const auto& ranges = strings_->ranges;
   for (std::size_t i = 0; i < p_.launches.size(); ++i) {
@@ -231,7 +252,7 @@ ProcessRecord ProcessParser::finish() {
     }
   }
   p_.strings = std::move(strings_);
-  auto source = std::make_shared<const SourceRecords>(source_.finish());
+  auto source = std::make_shared<const SourceRecords>(std::move(source_records));
   for (std::size_t i = 0; i < p_.launches.size() && !source->launches.empty(); ++i) {
     LaunchRecord& r = p_.launches[i];
     if (auto s = source->launches.find(r.correlation); s != source->launches.end()) r.source = &s->second;

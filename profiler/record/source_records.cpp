@@ -145,7 +145,22 @@ std::string SourceRecordParser::parse(std::string_view line) {
     case 'I': {
       std::uint32_t corr = 0;
       std::uint64_t ns = 0;
-      if (!(w.next(corr) && w.next(ns) && w.at_end()) || corr == 0) return "malformed instrumented launch line";
+      if (!(w.next(corr) && w.next(ns)) || corr == 0) return "malformed instrumented launch line";
+      std::optional<LaunchIdentity> identity;
+      if (!w.at_end()) {
+        LaunchIdentity id;
+        std::uint64_t function = 0;
+        if (!(w.next(id.device) && w.next(id.grid[0]) && w.next(id.grid[1]) && w.next(id.grid[2]) &&
+              w.next(id.block[0]) && w.next(id.block[1]) && w.next(id.block[2]) && w.next(id.range) &&
+              w.next(function) && w.at_end())) {
+          return "malformed instrumented launch line";
+        }
+        const auto f = strings_.find(function);
+        if (f == strings_.end())
+          return "instrumented launch names function id " + std::to_string(function) + " before a J line";
+        id.function = f->second;
+        identity = std::move(id);
+      }
       SourceLaunch s;
       if (auto it = pending_.find(corr); it != pending_.end()) {
         s = std::move(it->second);
@@ -155,6 +170,7 @@ std::string SourceRecordParser::parse(std::string_view line) {
         s.message = "the instrumented launch wrote no lines";
       }
       s.ns = ns;
+      s.identity = std::move(identity);
       out_.launches[corr] = std::move(s);
       return "";
     }

@@ -13,13 +13,16 @@
 //                                            in SourceLine's order, inst_executed ... local_sectors, per launch
 //   S <correlation> ok|failed|unsupported <message>   how that launch's collection went (the message may be
 //                                            empty; "f: no line info ...: per SASS offset", metrics the chip lacks)
-//   I <correlation> <ns>                     the launch was instrumented; its collection held the program <ns>
+//   I <correlation> <ns> [<device> <gx> <gy> <gz> <bx> <by> <bz> <range id> <function id>]
+//                                            the launch was instrumented; its collection held the program <ns>;
+//                                            with its identity when kernel tracing was paused for it (no K line)
 //                                            (written last: L and S lines without their I line are a killed
 //                                            process's half-written launch: failed, its lines dropped)
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -33,8 +36,18 @@ class SourceTextCache;
 
 namespace gpuperf::record {
 
+// An instrumented launch that no K line names (kernel tracing was paused for it): what its I line says.
+struct LaunchIdentity {
+  std::uint32_t device = 0;
+  std::uint32_t grid[3] = {1, 1, 1};
+  std::uint32_t block[3] = {1, 1, 1};
+  std::uint64_t range = 0;  // its R id; 0 outside NVTX ranges
+  std::string function;     // mangled, as CUPTI names the kernel
+};
+
 // One instrumented launch: its lines (file as the line table names it; text empty) and how it went.
 struct SourceLaunch {
+  std::optional<LaunchIdentity> identity;
   std::uint64_t ns = 0;  // wall time its collection held the program: sync, instrumented run, flush, disable
   Status status = Status::ok;
   std::string message;

@@ -196,6 +196,28 @@ TEST(RecordLines, AFailedOrCutOffInstrumentedLaunchIsFailedWithItsReason) {
   EXPECT_TRUE(u.find("duration")->samples.empty());  // it ran instrumented: no sample
 }
 
+TEST(RecordLines, ALaunchInstrumentedWithKernelTracingPausedIsNamedByItsILine) {
+  // No K line for correlation 7: its I line carries device, grid, block, NVTX range and function.
+  const std::string text =
+      "P 9 1 0 app\nS 0 ok\nR 1 step\nN 1 _Z4copyPfPKfi\nK 0 1 7 5 100 300 64 1 1 128 1 1 1\nE 5 1\n"
+      "J 1 _Z4copyPfPKfi\nL 7 1 0 0 16 8 256 0 0 0 0 0 0 0 0 0\nS 7 ok\nI 7 900000 0 64 1 1 128 1 1 1 1\nZ\n";
+  const ProcessRecord p = parse_process_text(text, "f");
+  ASSERT_EQ(p.launches.size(), 2u);
+  EXPECT_EQ(p.launches[1].name, "_Z4copyPfPKfi");
+  EXPECT_EQ(p.launches[1].nvtx_path, "step");
+  SelectOptions o;
+  o.source_lines = true;
+  KernelTotals totals;
+  const auto results = aggregate_launches({p}, "app", o, totals).at(0);
+  ASSERT_EQ(results.size(), 1u);  // one identity: the traced launch and the instrumented one
+  EXPECT_DOUBLE_EQ(results[0].find("launches")->samples.at(0), 2.0);
+  EXPECT_EQ(results[0].find("duration")->samples, (std::vector<double>{200}));
+  EXPECT_EQ(results[0].source.status, Status::ok);
+  EXPECT_DOUBLE_EQ(results[0].source.lines.at(0).inst_executed, 8);
+  EXPECT_THROW(parse_process_text("P 9 1 0 app\nI 7 9 0 64 1 1 128 1 1 1 4\n", "f"), InputError);  // no J 4
+  EXPECT_THROW(parse_process_text("P 9 1 0 app\nJ 4 k\nI 7 9 0 64 1\n", "f"), InputError);
+}
+
 TEST(RecordLines, MalformedSourceRecordsNameTheFileAndLine) {
   const std::string head = "P 9 1 0 app\nJ 1 kern\n";
   auto error_of = [&](const std::string& line) {
