@@ -65,8 +65,9 @@ ReadMode read_mode() {
 struct Pending {
   Device* device = nullptr;
   std::uint32_t correlation = 0;
-  std::uint64_t begin_ns = 0;
-  std::string identity;  // quiet: "<device> <grid> <block> <range id> <function J id>" for its I line
+  std::uint64_t begin_ns = 0;  // when lines_begin began
+  std::uint64_t held_ns = 0;   // read at the next launch: what lines_begin held the program (sync, enable)
+  std::string identity;        // quiet: "<device> <grid> <block> <range id> <function J id>" for its I line
 };
 
 thread_local bool t_began = false;  // this thread's launch call is the pending instrumented launch
@@ -231,7 +232,7 @@ bool lines_begin(const CUpti_CallbackData* data, const std::string& identity) {
     if (const CUresult r = cuCtxSynchronize(); r != CUDA_SUCCESS)
       throw std::runtime_error(driver_error(r, "cuCtxSynchronize"));
     d.backend->enable();
-    g_lines->pending = Pending{&d, correlation, begin, ""};
+    g_lines->pending = Pending{&d, correlation, begin, 0, ""};
     if (g_lines->mode.quiet) {
       // The identity key is "<symbol> <gx> <gy> <gz> <bx> <by> <bz> <range id>" (inject_metrics.cpp).
       const std::string dims = identity.substr(std::strlen(data->symbolName));  // " <gx> ... <range id>"
@@ -239,6 +240,7 @@ bool lines_begin(const CUpti_CallbackData* data, const std::string& identity) {
           std::to_string(device) + dims + " " + std::to_string(string_id_locked(data->symbolName));
       set_kernel_tracing(false);
     }
+    g_lines->pending.held_ns = monotonic_ns() - begin;
     g_pending = true;
     t_began = true;
     // Until its lines are read: a process that ends first leaves this launch failed ("cut off").
@@ -268,6 +270,7 @@ std::uint64_t read_pending_locked() {
   g_lines->pending = Pending{};
   g_pending = false;
   if (p.device == nullptr) return 0;
+  const std::uint64_t read_begin = monotonic_ns();
   Device& d = *p.device;
   const std::string corr = std::to_string(p.correlation);
   std::vector<cupti::SassValue> values;
@@ -325,7 +328,9 @@ std::uint64_t read_pending_locked() {
     }
   }
   if (!failure.empty()) write_line("S " + corr + " failed " + failure);
-  const std::uint64_t ns = monotonic_ns() - p.begin_ns;
+  // The program's own time between the launch call's exit and the next launch is not the lines' cost.
+  const std::uint64_t ns =
+      g_lines->mode.at == ReadAt::exit ? monotonic_ns() - p.begin_ns : p.held_ns + (monotonic_ns() - read_begin);
   write_line("I " + corr + " " + std::to_string(ns) + (p.identity.empty() ? "" : " " + p.identity));
   return ns;
 }
