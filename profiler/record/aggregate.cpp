@@ -204,14 +204,14 @@ std::map<std::uint32_t, std::map<std::string, Acc>> accumulate(const std::vector
   return by_device;
 }
 
-// One identity's result: its durations, launches, kernel time and share of the device's, and with
-// --metrics one sample per profiled launch of each metric, in the plan's order.
 // What the processes say of source lines for every identity without an instrumented launch: why none.
 struct LinesUnavailable {
   Status status = Status::unsupported;
   std::string why;  // "" when they were collected
 };
 
+// One identity's result: its durations, launches, kernel time and share of the device's, with --metrics one
+// sample per profiled launch of each metric, in the plan's order, and with source lines its Result::source.
 Result identity_result(const Acc& acc, double device_total_ns, const SelectOptions& options, KernelTotals& totals,
                        const LinesUnavailable& lines, SourceTextCache& texts) {
   Result res;
