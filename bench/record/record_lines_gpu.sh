@@ -38,7 +38,7 @@ record() {  # NAME ARGS...: one recording, its stderr and JSON kept, its wall ti
   shift
   local start end
   start=$(date +%s%N)
-  timeout -s INT 60 "$gpuperf" --db "$db" record --format json "$@" > "$out/$name.json" 2> "$out/$name.log"
+  timeout -s INT -k 10 45 "$gpuperf" --db "$db" record --format json "$@" > "$out/$name.json" 2> "$out/$name.log"
   local rc=$?
   end=$(date +%s%N)
   echo "$rc $(((end - start) / 1000000))" > "$out/$name.time"  # ms
@@ -46,13 +46,16 @@ record() {  # NAME ARGS...: one recording, its stderr and JSON kept, its wall ti
 }
 
 # When the instrumented launch's counters are read (GPUPERF_RECORD_LINES_FLUSH, inject_lines.cpp): each way
-# on the strided probe, then the rest with the first that gave every identity its lines.
+# on the strided probe until one gives every identity its lines, then the rest with it.
 best=""
 for mode in next next-quiet next-thread next-thread-quiet exit exit-thread; do
   export GPUPERF_RECORD_LINES_FLUSH=$mode
   record "mode-$mode" --metrics default --name "lines_mode_$mode" \
     --keep-records "$out/records-mode-$mode" -- "$probe" 32
-  if [[ -z $best ]] && grep -q 'source lines: lines for 3 of 3' "$out/mode-$mode.log"; then best=$mode; fi
+  if grep -q 'source lines: lines for 3 of 3' "$out/mode-$mode.log"; then
+    best=$mode
+    break  # the later ways (a thread of ours, reading inside the exit callback) are riskier
+  fi
 done
 echo "read mode: ${best:-none gave lines (next used)}" > "$out/mode.txt"
 export GPUPERF_RECORD_LINES_FLUSH=${best:-next}
@@ -87,6 +90,8 @@ print("GPU:", open(os.path.join(out, "gpu.txt")).read().strip())
 print(open(os.path.join(out, "mode.txt")).read().strip())
 modes = ["next", "next-quiet", "next-thread", "next-thread-quiet", "exit", "exit-thread"]
 for name in ["mode-" + m for m in modes] + ["probe1", "probe32", "probe32-nolines", "triton"]:
+    if not os.path.exists(os.path.join(out, name + ".time")):
+        continue
     rc, wall = open(os.path.join(out, name + ".time")).read().split()
     print(f"\n== {name}: exit {rc}, wall {int(wall) / 1000:.2f} s")
     for line in open(os.path.join(out, name + ".log")):
