@@ -87,7 +87,8 @@ def load(name):
         print(f"{name}: no JSON ({e})")
         return None
 print("GPU:", open(os.path.join(out, "gpu.txt")).read().strip())
-print(open(os.path.join(out, "mode.txt")).read().strip())
+if os.path.exists(os.path.join(out, "mode.txt")):
+    print(open(os.path.join(out, "mode.txt")).read().strip())
 modes = ["next", "next-quiet", "next-thread", "next-thread-quiet", "exit", "exit-thread"]
 for name in ["mode-" + m for m in modes] + ["probe1", "probe32", "probe32-nolines", "triton"]:
     if not os.path.exists(os.path.join(out, name + ".time")):
