@@ -47,7 +47,10 @@ struct KernelTotals {
   std::uint64_t launches_seen = 0;  // every launch in the record files
   std::uint64_t launches_kept = 0;  // after the selection
   std::size_t identities = 0;
-  std::size_t identities_with_counters = 0;  // with options.metrics: identities with a profiled launch
+  std::size_t identities_with_counters = 0;  // with options.metrics: identities with every counter profiled
+  // with options.metrics: identities whose profiled launches collected some of the metric groups, not all
+  // (profiler/record/pass_groups.hpp); their missing metrics are skipped, saying so
+  std::size_t identities_partial_counters = 0;
   std::size_t identities_graph_only = 0;     // identities every launch of which came from a CUDA graph
 };
 

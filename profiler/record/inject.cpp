@@ -648,6 +648,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     }
   }
   std::atexit(finish);
+  // Runs before finish (atexit's order): a profiler session kept enabled is ended at a normal exit only (a fatal
+  // signal's flush must not wait on CUPTI's profiler).
+  std::atexit(gpuperf::record::inject::end_metrics_session);
   // A fork() without exec (DataLoader workers, multiprocessing): the child inherits the file and CUPTI's
   // buffers but neither CUPTI's threads nor ours; it writes nothing (an exec'd program injects anew).
   pthread_atfork(nullptr, nullptr, [] { state().forked_child = true; });

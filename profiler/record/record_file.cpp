@@ -1,5 +1,7 @@
 #include "profiler/record/record_file.hpp"
 
+#include <cmath>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -171,6 +173,39 @@ void ProcessParser::parse_line(std::string_view line) {
       metrics_of_correlation_[corr] = std::move(values);
       break;
     }
+    case 'H': {  // a group of the C line's metrics, by index, that a Q line's launch collected
+      std::size_t group = 0, index = 0;
+      if (!f.next(group)) throw bad("malformed metric group line");
+      std::vector<std::size_t> indices;
+      while (f.next(index)) {
+        if (index >= p_.metric_names.size()) throw bad("metric group names a metric the C line does not have");
+        indices.push_back(index);
+      }
+      if (!f.at_end() || indices.empty() || group != p_.metric_groups.size()) {
+        throw bad("malformed metric group line (groups are numbered 0, 1, ... in order, each with its metrics)");
+      }
+      p_.metric_groups.push_back(std::move(indices));
+      break;
+    }
+    case 'Q': {  // one profiled launch's values of one metric group: the others are absent, not zero
+      std::uint32_t corr = 0;
+      std::size_t group = 0;
+      if (!(f.next(corr) && f.next(group))) throw bad("malformed group metrics line");
+      if (group >= p_.metric_groups.size()) throw bad("group metrics line of a group no H line defined");
+      const std::vector<std::size_t>& indices = p_.metric_groups[group];
+      std::vector<double> values(p_.metric_names.size(), std::nan(""));
+      std::vector<bool> present(p_.metric_names.size(), false);
+      std::size_t k = 0;
+      double v = 0;
+      while (k < indices.size() && f.next(v)) {
+        values[indices[k]] = v;
+        present[indices[k++]] = true;
+      }
+      if (k != indices.size() || !f.at_end()) throw bad("group metric values do not match the H line");
+      metrics_of_correlation_[corr] = std::move(values);
+      present_of_correlation_[corr] = std::move(present);
+      break;
+    }
     case 'D': {
       std::uint64_t n = 0;
       if (!f.next(n)) throw bad("malformed dropped-records line");
@@ -218,6 +253,8 @@ ProcessRecord ProcessParser::finish() {
     r.name = n->second;
     r.pid = p_.pid;
     if (auto m = metrics_of_correlation_.find(r.correlation); m != metrics_of_correlation_.end()) r.metrics = m->second;
+    if (auto m = present_of_correlation_.find(r.correlation); m != present_of_correlation_.end())
+      r.metrics_present = m->second;
     if (auto w = profile_ns_of_correlation_.find(r.correlation); w != profile_ns_of_correlation_.end())
       r.profile_ns = w->second;
     if (auto c = range_of_correlation_.find(r.correlation); c != range_of_correlation_.end()) {

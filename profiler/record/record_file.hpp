@@ -9,6 +9,10 @@
 //   E <correlation> <range id>                 the launch with this correlation ran inside that range path
 //   C <perfworks name>...                      the hardware metrics profiled (`record --metrics`), in order
 //   M <correlation> <value>...                 one profiled launch's values, in the C line's order
+//   H <group> <index>...                       --metrics split into groups (numbered 0, 1, ...): the C line's
+//                                              metrics (by 0-based index) that group holds
+//   Q <correlation> <group> <value>...         one profiled launch's values of one group, in its H line's order;
+//                                              an identity's launches together make its counters
 //   D <count>                                  activity records CUPTI dropped (buffers full)
 //   F <unix time ns>                           the records above reached the file then (after every buffer)
 //   B <budget>                                 --metrics: the budget of profiled launches was spent
@@ -63,6 +67,9 @@ struct LaunchRecord {
   std::uint32_t pid = 0;
   std::uint32_t graph = 0;       // the CUDA graph whose launch ran it; 0 outside graphs
   std::vector<double> metrics;   // a profiled launch's values, in ProcessRecord::metric_names order; else empty
+  // A launch that collected one metric group (Q line): which of `metrics` it has (the others are NaN, absent);
+  // empty for a launch with every metric (M line) or none.
+  std::vector<bool> metrics_present;
   std::uint64_t profile_ns = 0;  // a profiled launch: the wall time its profiling took (W line); else 0
 };
 
@@ -87,6 +94,7 @@ struct ProcessRecord {
   std::uint64_t dropped = 0;                     // CUPTI's dropped records
   std::vector<std::string> errors;               // X lines
   std::vector<std::string> metric_names;         // the C line
+  std::vector<std::vector<std::size_t>> metric_groups;  // H lines: indices into metric_names, per group
   std::vector<LaunchRecord> launches;            // in file order
   std::shared_ptr<const RecordStrings> strings;  // what the launches' name and nvtx_path view
 };
@@ -112,6 +120,7 @@ class ProcessParser {
   std::vector<std::uint64_t> name_ids_;  // of p_.launches, resolved by finish()
   std::unordered_map<std::uint32_t, std::uint64_t> range_of_correlation_;
   std::unordered_map<std::uint32_t, std::vector<double>> metrics_of_correlation_;
+  std::unordered_map<std::uint32_t, std::vector<bool>> present_of_correlation_;
   std::unordered_map<std::uint32_t, std::uint64_t> profile_ns_of_correlation_;
 };
 
