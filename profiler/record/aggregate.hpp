@@ -51,7 +51,7 @@ struct KernelTotals {
   // with options.metrics: identities whose profiled launches collected some of the metric groups, not all
   // (profiler/record/pass_groups.hpp); their missing metrics are skipped, saying so
   std::size_t identities_partial_counters = 0;
-  std::size_t identities_graph_only = 0;     // identities every launch of which came from a CUDA graph
+  std::size_t identities_graph_only = 0;  // identities every launch of which came from a CUDA graph
 };
 
 // Results per device (CUDA ordinal in the recorded processes): one Result per identity, sorted by GPU time

@@ -144,9 +144,8 @@ void add_groups(cupti::RangeProfilerBackend& backend) {
   if (g_state->groups.empty()) {
     std::unique_ptr<cupti::RangeProfilerBackend> host;
     if (g_state->split > 1) host = g_state->factory->open_host(backend.chip_name());
-    g_state->groups = split_passes(g_state->metrics, g_state->split, [&](const std::vector<std::string>& m) {
-      return host->add_configuration(m);
-    });
+    g_state->groups = split_passes(g_state->metrics, g_state->split,
+                                   [&](const std::vector<std::string>& m) { return host->add_configuration(m); });
     if (g_state->groups.size() > 1) {
       for (std::size_t g = 0; g < g_state->groups.size(); ++g) {
         std::string line = "H " + std::to_string(g);
@@ -322,8 +321,8 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     pthread_rwlock_rdlock(&g_state->gate);
     if (g_state->session.kept()) {  // no profiled launch runs now: the gate is shared
       std::lock_guard<std::mutex> lock(g_state->mutex);
-      std::string error;
-      g_state->session.on_launch(false, in_capture, &error);
+      std::string error;  // kept since the check above, maybe: ask about the capture again
+      g_state->session.on_launch(false, in_capture || (info.known && captured(info.stream)), &error);
       if (!error.empty()) write_line("X hardware metrics: ending the profiler's session failed: " + error);
     }
     return;
@@ -331,11 +330,16 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
   pthread_rwlock_wrlock(&g_state->gate);
   const std::uint64_t begin = monotonic_ns();  // the profiling's cost, not the wait for other launches
   std::lock_guard<std::mutex> lock(g_state->mutex);
-  if (!wanted_locked(data, key)) return;  // another thread profiled its last launch while this one waited
+  // Not profiled after all: the launch runs as any other, so a kept session ends before it.
+  const auto unprofiled = [] {
+    const std::string error = g_state->session.end(SessionEnd::other_launch);
+    if (!error.empty()) write_line("X hardware metrics: ending the profiler's session failed: " + error);
+  };
+  if (!wanted_locked(data, key)) return unprofiled();  // another thread profiled its last launch meanwhile
   Context* c = nullptr;
   try {
     c = &context_for(data->context);
-    if (!c->broken.empty()) return;
+    if (!c->broken.empty()) return unprofiled();
     mark(kSetup);
     t_busy = true;
     flush_l2(*c);
@@ -474,8 +478,8 @@ void end_metrics_session() {
   const std::string error = g_state->session.end(SessionEnd::process_exit);
   if (!error.empty()) write_line("X hardware metrics: ending the profiler's session failed: " + error);
   if (g_trace) {
-    std::fprintf(stderr, "gpuperf-profile sessions: %llu begun, %llu restarted; ended by", (unsigned long long)g_state->session.begins(),
-                 (unsigned long long)g_state->session.restarts());
+    std::fprintf(stderr, "gpuperf-profile sessions: %llu begun, %llu restarted; ended by",
+                 (unsigned long long)g_state->session.begins(), (unsigned long long)g_state->session.restarts());
     for (int w = 0; w < static_cast<int>(SessionEnd::kEnds); ++w) {
       std::fprintf(stderr, " %s %llu", to_string(static_cast<SessionEnd>(w)),
                    (unsigned long long)g_state->session.ends(static_cast<SessionEnd>(w)));

@@ -67,10 +67,11 @@ struct LaunchRecord {
   std::uint32_t pid = 0;
   std::uint32_t graph = 0;       // the CUDA graph whose launch ran it; 0 outside graphs
   std::vector<double> metrics;   // a profiled launch's values, in ProcessRecord::metric_names order; else empty
+  std::uint64_t profile_ns = 0;  // a profiled launch: the wall time its profiling took (W line); else 0
+
   // A launch that collected one metric group (Q line): which of `metrics` it has (the others are NaN, absent);
   // empty for a launch with every metric (M line) or none.
   std::vector<bool> metrics_present;
-  std::uint64_t profile_ns = 0;  // a profiled launch: the wall time its profiling took (W line); else 0
 };
 
 // One O line: time the injection library spent in its own code, by what it did and on which thread.
@@ -94,9 +95,11 @@ struct ProcessRecord {
   std::uint64_t dropped = 0;                     // CUPTI's dropped records
   std::vector<std::string> errors;               // X lines
   std::vector<std::string> metric_names;         // the C line
-  std::vector<std::vector<std::size_t>> metric_groups;  // H lines: indices into metric_names, per group
   std::vector<LaunchRecord> launches;            // in file order
   std::shared_ptr<const RecordStrings> strings;  // what the launches' name and nvtx_path view
+
+  // H lines: per metric group, indices into metric_names
+  std::vector<std::vector<std::size_t>> metric_groups;
 };
 
 // Reads one process file as it grows: feed() takes the bytes written since the last call, cut anywhere (a
@@ -120,7 +123,8 @@ class ProcessParser {
   std::vector<std::uint64_t> name_ids_;  // of p_.launches, resolved by finish()
   std::unordered_map<std::uint32_t, std::uint64_t> range_of_correlation_;
   std::unordered_map<std::uint32_t, std::vector<double>> metrics_of_correlation_;
-  std::unordered_map<std::uint32_t, std::vector<bool>> present_of_correlation_;
+
+  std::unordered_map<std::uint32_t, std::vector<bool>> present_of_correlation_;  // Q lines' groups
   std::unordered_map<std::uint32_t, std::uint64_t> profile_ns_of_correlation_;
 };
 

@@ -19,17 +19,21 @@ inline constexpr CUpti_CallbackId kRuntimeCaptureBegins[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030};
 inline constexpr CUpti_CallbackId kDriverCaptureBegins[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,          CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,       CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph,   CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz};
-inline constexpr CUpti_CallbackId kDriverContextEnds[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy,                  CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease,     CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset,       CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2};
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,        CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,     CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz};
+inline constexpr CUpti_CallbackId kDriverContextEnds[] = {CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy,
+                                                          CUPTI_DRIVER_TRACE_CBID_cuCtxDestroy_v2,
+                                                          CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease,
+                                                          CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxRelease_v2,
+                                                          CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset,
+                                                          CUPTI_DRIVER_TRACE_CBID_cuDevicePrimaryCtxReset_v2};
 
 // Why a callback ends the kept session, or false when it is not one of the calls above.
 inline bool session_event(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, SessionEnd& why) {
-  const auto in = [cbid](const auto& list) { return std::find(std::begin(list), std::end(list), cbid) != std::end(list); };
+  const auto in = [cbid](const auto& list) {
+    return std::find(std::begin(list), std::end(list), cbid) != std::end(list);
+  };
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && in(kRuntimeCaptureBegins)) {
     why = SessionEnd::capture_begin;
     return true;

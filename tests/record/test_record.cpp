@@ -4,9 +4,11 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "core/errors.hpp"
 #include "profiler/metric_catalog.hpp"
@@ -529,6 +531,85 @@ TEST(Aggregate, IdentitiesWithCountersAndThoseOnlyGraphsRanAreCounted) {
   EXPECT_EQ(totals.identities, 3u);
   EXPECT_EQ(totals.identities_with_counters, 2u);
   EXPECT_EQ(totals.identities_graph_only, 1u);
+}
+
+// --metrics split over an identity's profiled launches: each Q line holds one group's values (its H line names
+// them), and the identity's counters combine its launches.
+TEST(Aggregate, GroupLinesCombinePerIdentityAndAPartialIdentitySaysSo) {
+  const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency", "dram_bytes_read"}, nullptr));
+  ASSERT_EQ(plan.perfworks.size(), 2u);
+  // Identity 1 (kernel a, 64x1x1): two profiled launches, one of each group: complete. Identity 2 (kernel a,
+  // 32x1x1): one profiled launch, group 0 only: partial. Identity 3 (kernel b): an M line (every metric).
+  const std::string text = "P 9 1 0 app\nN 1 a\nN 2 b\nC " + plan.perfworks[0] + " " + plan.perfworks[1] +
+                           "\nH 0 0\nH 1 1\n"
+                           "K 0 1 7 1 0 0 64 1 1 128 1 1 1\nK 0 1 7 2 0 0 64 1 1 128 1 1 1\n"
+                           "K 0 1 7 3 0 0 32 1 1 128 1 1 1\nK 0 1 7 4 0 0 8 1 1 32 1 1 2\n"
+                           "Q 1 0 75\nQ 2 1 4096\nQ 3 0 50\nM 4 25 1024\nZ\n";
+  const ProcessRecord p = parse_process_text(text, "f");
+  ASSERT_EQ(p.metric_groups.size(), 2u);
+  EXPECT_EQ(p.launches[0].metrics_present, (std::vector<bool>{true, false}));
+  EXPECT_TRUE(std::isnan(p.launches[0].metrics[1]));
+  EXPECT_TRUE(p.launches[3].metrics_present.empty());  // an M line: every metric
+  SelectOptions o;
+  o.metrics = &plan;
+  KernelTotals totals;
+  const auto out = aggregate_launches({p}, "app", o, totals);
+  EXPECT_EQ(totals.identities, 3u);
+  EXPECT_EQ(totals.identities_with_counters, 2u);
+  EXPECT_EQ(totals.identities_partial_counters, 1u);
+  std::map<std::string, const Result*> by_grid;
+  for (const Result& r : out.at(0)) by_grid[r.instance.name + " " + r.instance.params.at("grid")] = &r;
+  const Result& whole = *by_grid.at("app/a 64x1x1");
+  EXPECT_EQ(whole.find("gld_efficiency")->samples, (std::vector<double>{75}));
+  EXPECT_EQ(whole.find("dram_bytes_read")->samples, (std::vector<double>{4096}));
+  const Result& partial = *by_grid.at("app/a 32x1x1");
+  EXPECT_EQ(partial.find("gld_efficiency")->status, Status::ok);
+  EXPECT_EQ(partial.find("gld_efficiency")->samples, (std::vector<double>{50}));
+  const Measurement* missing = partial.find("dram_bytes_read");
+  ASSERT_NE(missing, nullptr);
+  EXPECT_EQ(missing->status, Status::skipped);  // absent, never a made-up value
+  EXPECT_TRUE(missing->samples.empty());
+  EXPECT_NE(missing->message.find("partial counters"), std::string::npos) << missing->message;
+  EXPECT_NE(missing->message.find("1 of 2 counters"), std::string::npos) << missing->message;
+  const Result& m = *by_grid.at("app/b 8x1x1");
+  EXPECT_EQ(m.find("dram_bytes_read")->samples, (std::vector<double>{1024}));
+}
+
+TEST(Aggregate, EveryCompleteRoundOfGroupsIsOneSample) {
+  const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency", "dram_bytes_read"}, nullptr));
+  // Five launches of one identity over two groups: rounds 0 and 1 are complete, the fifth (group 0) is left over.
+  const std::string text = "P 9 1 0 app\nN 1 a\nC " + plan.perfworks[0] + " " + plan.perfworks[1] +
+                           "\nH 0 0\nH 1 1\n"
+                           "K 0 1 7 1 0 0 1 1 1 1 1 1 1\nK 0 1 7 2 0 0 1 1 1 1 1 1 1\nK 0 1 7 3 0 0 1 1 1 1 1 1 1\n"
+                           "K 0 1 7 4 0 0 1 1 1 1 1 1 1\nK 0 1 7 5 0 0 1 1 1 1 1 1 1\n"
+                           "Q 1 0 10\nQ 2 1 100\nQ 3 0 20\nQ 4 1 200\nQ 5 0 30\nZ\n";
+  SelectOptions o;
+  o.metrics = &plan;
+  KernelTotals totals;
+  const auto out = aggregate_launches({parse_process_text(text, "f")}, "app", o, totals);
+  EXPECT_EQ(totals.identities_with_counters, 1u);
+  EXPECT_EQ(totals.identities_partial_counters, 0u);
+  EXPECT_EQ(out.at(0).at(0).find("gld_efficiency")->samples, (std::vector<double>{10, 20}));
+  EXPECT_EQ(out.at(0).at(0).find("dram_bytes_read")->samples, (std::vector<double>{100, 200}));
+}
+
+TEST(RecordFile, MalformedGroupLinesAreRefusedWithTheirLine) {
+  const std::string head = "P 9 1 0 app\nC x y\n";
+  const auto error = [&](const std::string& rest) {
+    try {
+      parse_process_text(head + rest, "f");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("H 0 2\n").find("f:3: metric group names a metric the C line does not have"), std::string::npos);
+  EXPECT_NE(error("H 1 0\n").find("f:3: malformed metric group line"), std::string::npos);  // not numbered in order
+  EXPECT_NE(error("H 0\n").find("f:3: malformed metric group line"), std::string::npos);    // no metric
+  EXPECT_NE(error("Q 1 0 5\n").find("f:3: group metrics line of a group no H line defined"), std::string::npos);
+  EXPECT_NE(error("H 0 0 1\nQ 1 0 5\n").find("f:4: group metric values do not match the H line"), std::string::npos);
+  EXPECT_NE(error("H 0 0\nQ 1 0 5 6\n").find("f:4: group metric values do not match the H line"), std::string::npos);
+  EXPECT_EQ(error("H 0 0 1\nQ 1 0 5 6\nZ\n"), "no error");
 }
 
 }  // namespace
