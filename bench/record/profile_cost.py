@@ -22,11 +22,14 @@ wall recorded / plain (s). Exit 0 when every recorded run exited as its plain ru
 import argparse
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
 import time
 
+# The library as it was before (a session begun and ended per profiled launch, every metric in each).
+BEFORE = {"GPUPERF_RECORD_PROFILE_KEEP": "0", "GPUPERF_RECORD_PROFILE_GROUPS": "1"}
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
 
@@ -88,17 +91,16 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--deadline", type=float, default=0, help="start no program after S seconds")
     ap.add_argument("--from-log", help="print the table of a finished --out folder")
+    ap.add_argument("--run-timeout", type=float, default=None, help="kill a program after S seconds")
     a = ap.parse_args()
     py = sys.executable
     cells = [
         ("gpt2", [py, os.path.join(PROGRAMS, "transformers_gpt2.py")], {}, [("now", {})]),
-        ("torch-train", [py, os.path.join(PROGRAMS, "torch_train.py")], {}, [("now", {})]),
+        ("cpp-graph", [a.probe or "record_probe", "graph", "500"], {}, [("now", {}), ("per-launch", BEFORE)]),
         ("jax-jit", [py, os.path.join(PROGRAMS, "jax_jit.py")], {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
          [("now", {})]),
-        ("cpp-graph", [a.probe or "record_probe", "graph", "500"], {}, [("now", {}), ("per-launch", {
-            "GPUPERF_RECORD_PROFILE_KEEP": "0", "GPUPERF_RECORD_PROFILE_GROUPS": "1"})]),
-        ("cpp-4-threads", [a.probe or "record_probe", "threads", "4"], {}, [("now", {}), ("per-launch", {
-            "GPUPERF_RECORD_PROFILE_KEEP": "0", "GPUPERF_RECORD_PROFILE_GROUPS": "1"})]),
+        ("torch-train", [py, os.path.join(PROGRAMS, "torch_train.py")], {}, [("now", {})]),
+        ("cpp-4-threads", [a.probe or "record_probe", "threads", "4"], {}, [("now", {}), ("per-launch", BEFORE)]),
     ]
     only = set(x for x in a.only.split(",") if x)
     out = a.from_log or a.out
@@ -113,7 +115,7 @@ def main():
             if a.deadline and time.monotonic() - begun > a.deadline:
                 print(f"profile_cost: {name}: skipped, past --deadline", file=sys.stderr)
                 continue
-            run(cmd, dict(os.environ, **env), plain_log)
+            run(cmd, dict(os.environ, **env), plain_log, a.run_timeout)
         for setting, extra in settings:
             log = os.path.join(out, f"{name}-{setting}.log")
             if not a.from_log:
@@ -121,7 +123,7 @@ def main():
                     continue
                 db = os.path.join(out, f"{name}-{setting}.db")
                 full = [a.gpuperf, "--db", db, "record", "--metrics", "default", "--", *cmd]
-                run(full, dict(os.environ, **env, **extra, GPUPERF_RECORD_PROFILE_TRACE="1"), log)
+                run(full, dict(os.environ, **env, **extra, GPUPERF_RECORD_PROFILE_TRACE="1"), log, a.run_timeout)
             rows.append(summarize(f"{name} {setting}", log, plain_log))
     head = ["cell", "exit", "profiled", "median ms", "p95 ms", "first ms", "sessions begun / restarted",
             "counters", "wall s recorded / plain"]
@@ -136,11 +138,22 @@ def main():
     return 0 if all(r["same_exit"] for r in rows) else 1
 
 
-def run(cmd, env, log):
+def run(cmd, env, log, timeout=None):
+    """Runs one program, its output and wall time into `log`; past `timeout` s its process group is killed
+    (exit -9 in the log), so a hang costs one cell, not the call."""
     t = time.monotonic()
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        rc = -9
+        out += f"\n# killed after {timeout} s\n"
     with open(log, "w") as f:
-        f.write(p.stdout + p.stderr + f"\n# wall {time.monotonic() - t:.3f} exit {p.returncode}\n")
+        f.write(out + f"\n# wall {time.monotonic() - t:.3f} exit {rc}\n")
 
 
 if __name__ == "__main__":

@@ -538,9 +538,9 @@ TEST(Aggregate, IdentitiesWithCountersAndThoseOnlyGraphsRanAreCounted) {
 TEST(Aggregate, GroupLinesCombinePerIdentityAndAPartialIdentitySaysSo) {
   const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency", "dram_bytes_read"}, nullptr));
   ASSERT_EQ(plan.perfworks.size(), 2u);
-  // Identity 1 (kernel a, 64x1x1): two profiled launches, one of each group: complete. Identity 2 (kernel a,
-  // 32x1x1): one profiled launch, group 0 only: partial. Identity 3 (kernel b): an M line (every metric).
-  const std::string text = "P 9 1 0 app\nN 1 a\nN 2 b\nC " + plan.perfworks[0] + " " + plan.perfworks[1] +
+  // Identity 1 (kern_a, 64x1x1): two profiled launches, one of each group: complete. Identity 2 (kern_a,
+  // 32x1x1): one profiled launch, group 0 only: partial. Identity 3 (kern_b): an M line (every metric).
+  const std::string text = "P 9 1 0 app\nN 1 kern_a\nN 2 kern_b\nC " + plan.perfworks[0] + " " + plan.perfworks[1] +
                            "\nH 0 0\nH 1 1\n"
                            "K 0 1 7 1 0 0 64 1 1 128 1 1 1\nK 0 1 7 2 0 0 64 1 1 128 1 1 1\n"
                            "K 0 1 7 3 0 0 32 1 1 128 1 1 1\nK 0 1 7 4 0 0 8 1 1 32 1 1 2\n"
@@ -558,11 +558,12 @@ TEST(Aggregate, GroupLinesCombinePerIdentityAndAPartialIdentitySaysSo) {
   EXPECT_EQ(totals.identities_with_counters, 2u);
   EXPECT_EQ(totals.identities_partial_counters, 1u);
   std::map<std::string, const Result*> by_grid;
-  for (const Result& r : out.at(0)) by_grid[r.instance.name + " " + r.instance.params.at("grid")] = &r;
-  const Result& whole = *by_grid.at("app/a 64x1x1");
+  for (const Result& r : out.at(0))
+    by_grid[r.instance.name + " " + std::get<std::string>(r.instance.params.at("grid"))] = &r;
+  const Result& whole = *by_grid.at("app/kern_a 64x1x1");
   EXPECT_EQ(whole.find("gld_efficiency")->samples, (std::vector<double>{75}));
   EXPECT_EQ(whole.find("dram_bytes_read")->samples, (std::vector<double>{4096}));
-  const Result& partial = *by_grid.at("app/a 32x1x1");
+  const Result& partial = *by_grid.at("app/kern_a 32x1x1");
   EXPECT_EQ(partial.find("gld_efficiency")->status, Status::ok);
   EXPECT_EQ(partial.find("gld_efficiency")->samples, (std::vector<double>{50}));
   const Measurement* missing = partial.find("dram_bytes_read");
@@ -571,14 +572,14 @@ TEST(Aggregate, GroupLinesCombinePerIdentityAndAPartialIdentitySaysSo) {
   EXPECT_TRUE(missing->samples.empty());
   EXPECT_NE(missing->message.find("partial counters"), std::string::npos) << missing->message;
   EXPECT_NE(missing->message.find("1 of 2 counters"), std::string::npos) << missing->message;
-  const Result& m = *by_grid.at("app/b 8x1x1");
+  const Result& m = *by_grid.at("app/kern_b 8x1x1");
   EXPECT_EQ(m.find("dram_bytes_read")->samples, (std::vector<double>{1024}));
 }
 
 TEST(Aggregate, EveryCompleteRoundOfGroupsIsOneSample) {
   const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency", "dram_bytes_read"}, nullptr));
   // Five launches of one identity over two groups: rounds 0 and 1 are complete, the fifth (group 0) is left over.
-  const std::string text = "P 9 1 0 app\nN 1 a\nC " + plan.perfworks[0] + " " + plan.perfworks[1] +
+  const std::string text = "P 9 1 0 app\nN 1 kern_a\nC " + plan.perfworks[0] + " " + plan.perfworks[1] +
                            "\nH 0 0\nH 1 1\n"
                            "K 0 1 7 1 0 0 1 1 1 1 1 1 1\nK 0 1 7 2 0 0 1 1 1 1 1 1 1\nK 0 1 7 3 0 0 1 1 1 1 1 1 1\n"
                            "K 0 1 7 4 0 0 1 1 1 1 1 1 1\nK 0 1 7 5 0 0 1 1 1 1 1 1 1\n"
