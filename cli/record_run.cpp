@@ -74,6 +74,11 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                                "launches after it is spent keep their timing only (each profiled launch holds the "
                                "program in its launch call)"),
                0);
+  count_option(cmd->add_option("--profile-groups", a.profile_groups,
+                               "With --metrics: split the metrics into at most N groups, one per profiled launch of "
+                               "an identity in turn, whose counters combine its launches (default 0: as many as "
+                               "--profile-launches; 1: every metric in every profiled launch)"),
+               0);
   if (!metrics) return;
   cmd->add_option("--metrics", a.metrics,
                   "Hardware metrics of the first launches of each kernel (kernel replay): none (default), default, "
@@ -107,6 +112,7 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   options.profile_launches = a.profile_launches;
   options.profile_budget = a.profile_budget;
   options.profile_seconds = a.profile_seconds;
+  options.profile_groups = a.profile_groups;
   if (!ctx.quiet) {
     options.note = [](const std::string& note) { std::fprintf(stderr, "gpuperf: note: %s\n", note.c_str()); };
   }

@@ -31,6 +31,7 @@ struct RecordArgs {
   std::uint64_t profile_launches = 3;   // launches profiled per identity (the first ones)
   std::uint64_t profile_budget = 1000;  // profiled launches per process at most (0: no limit)
   std::uint64_t profile_seconds = 60;   // seconds of profiling per process at most (0: no limit)
+  std::uint64_t profile_groups = 0;     // metric groups over an identity's profiled launches (0: one a launch)
 };
 
 // The selection and identity options (--name, --kernel-regex, --nvtx-include, --launch-skip, --launch-count,

@@ -11,7 +11,7 @@ Programs: the transformers GPT-2 (bench/record/programs/transformers_gpt2.py), t
 probe (`record_probe graph 500`) and the C++ 4-thread probe. Each runs plain once, then recorded with
 `--metrics default` as the library does by default (the session kept enabled between profiled launches, the
 metric set split into groups over an identity's profiled launches), and the probes also as before
-("per launch": GPUPERF_RECORD_PROFILE_KEEP=0 GPUPERF_RECORD_PROFILE_GROUPS=1), on the same machine. One at a
+("per-launch": GPUPERF_RECORD_PROFILE_KEEP=0 and --profile-groups 1), on the same machine. One at a
 time: profiling serialises the GPU, and a second program would change both wall times.
 
 Columns: exit (the recorded run's, and the plain run's), profiled (launches with a trace line), per launch
@@ -29,12 +29,14 @@ import sys
 import time
 
 # The library as it was before (a session begun and ended per profiled launch, every metric in each).
-BEFORE = {"GPUPERF_RECORD_PROFILE_KEEP": "0", "GPUPERF_RECORD_PROFILE_GROUPS": "1"}
+BEFORE = ({"GPUPERF_RECORD_PROFILE_KEEP": "0"}, ["--profile-groups", "1"])
+NOW = ({}, [])
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
 
 TRACE = re.compile(r"^gpuperf-profile (.*): ((?:[a-z_0-9]+ -?[0-9.]+ ?)+)ms(?: \(group (\d+), (\w+)\))?$", re.M)
-SESSIONS = re.compile(r"^gpuperf-profile sessions: (\d+) begun, (\d+) restarted; ended by(.*)$", re.M)
+SESSIONS = re.compile(
+    r"^gpuperf-profile sessions: (?:([0-9.]+) ms ending kept ones; )?(\d+) begun, (\d+) restarted; ended by(.*)$", re.M)
 COUNTERS = re.compile(r"counters for (\d+) of (\d+) identities")
 PARTIAL = re.compile(r"and partial counters for (\d+)")
 
@@ -76,8 +78,9 @@ def summarize(tag, log, plain_log):
         "median": statistics.median(rest) if rest else float("nan"),
         "p95": pct(rest, 0.95),
         "first": first,
-        "sessions": f"{sess.group(1)} / {sess.group(2)}" if sess else "-",
-        "ends": sess.group(3).strip() if sess else "",
+        "sessions": f"{sess.group(2)} / {sess.group(3)}" if sess else "-",
+        "ends": (sess.group(4).strip() + (f"; {sess.group(1)} ms ending kept sessions" if sess.group(1) else ""))
+        if sess else "",
         "counters": (f"{c[0]}/{c[1]}" + (f" (+{partial[-1]} partial)" if partial else "")) if c else "-",
         "wall": f"{float(wall[-1][0]):.1f} / {float(pwall[-1][0]):.1f}" if wall and pwall else "-",
     }
@@ -95,12 +98,12 @@ def main():
     a = ap.parse_args()
     py = sys.executable
     cells = [
-        ("gpt2", [py, os.path.join(PROGRAMS, "transformers_gpt2.py")], {}, [("now", {})]),
-        ("cpp-graph", [a.probe or "record_probe", "graph", "500"], {}, [("now", {}), ("per-launch", BEFORE)]),
+        ("gpt2", [py, os.path.join(PROGRAMS, "transformers_gpt2.py")], {}, [("now", NOW)]),
+        ("cpp-graph", [a.probe or "record_probe", "graph", "500"], {}, [("now", NOW), ("per-launch", BEFORE)]),
         ("jax-jit", [py, os.path.join(PROGRAMS, "jax_jit.py")], {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
-         [("now", {})]),
-        ("torch-train", [py, os.path.join(PROGRAMS, "torch_train.py")], {}, [("now", {})]),
-        ("cpp-4-threads", [a.probe or "record_probe", "threads", "4"], {}, [("now", {}), ("per-launch", BEFORE)]),
+         [("now", NOW)]),
+        ("torch-train", [py, os.path.join(PROGRAMS, "torch_train.py")], {}, [("now", NOW)]),
+        ("cpp-4-threads", [a.probe or "record_probe", "threads", "4"], {}, [("now", NOW), ("per-launch", BEFORE)]),
     ]
     only = set(x for x in a.only.split(",") if x)
     out = a.from_log or a.out
@@ -111,18 +114,20 @@ def main():
         if only and name not in only:
             continue
         plain_log = os.path.join(out, f"{name}-plain.log")
+        if a.from_log and not os.path.exists(plain_log):
+            continue
         if not a.from_log:
             if a.deadline and time.monotonic() - begun > a.deadline:
                 print(f"profile_cost: {name}: skipped, past --deadline", file=sys.stderr)
                 continue
             run(cmd, dict(os.environ, **env), plain_log, a.run_timeout)
-        for setting, extra in settings:
+        for setting, (extra, args) in settings:
             log = os.path.join(out, f"{name}-{setting}.log")
             if not a.from_log:
                 if a.deadline and time.monotonic() - begun > a.deadline:
                     continue
                 db = os.path.join(out, f"{name}-{setting}.db")
-                full = [a.gpuperf, "--db", db, "record", "--metrics", "default", "--", *cmd]
+                full = [a.gpuperf, "--db", db, "record", "--metrics", "default", *args, "--", *cmd]
                 run(full, dict(os.environ, **env, **extra, GPUPERF_RECORD_PROFILE_TRACE="1"), log, a.run_timeout)
             rows.append(summarize(f"{name} {setting}", log, plain_log))
     head = ["cell", "exit", "profiled", "median ms", "p95 ms", "first ms", "sessions begun / restarted",

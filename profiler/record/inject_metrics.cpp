@@ -105,6 +105,7 @@ struct State {
   // (GPUPERF_RECORD_PROFILE_GROUPS; default --profile-launches; 1: every launch collects every metric).
   std::size_t split = 0;
   std::vector<std::vector<std::size_t>> groups;
+  std::uint64_t end_ns = 0;  // spent ending kept sessions (in spent_ns too; told by the trace)
 };
 
 State* g_state = nullptr;
@@ -306,6 +307,24 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
 // The outermost callback of a launch: takes the gate, shared or (to profile it) exclusively, and begins the
 // launch's range. Only single-kernel launches are profiled; cooperative and graph launches only wait, and
 // so does a launch captured into a graph (its replays are traced like any launch).
+// Ends the kept session before a launch that runs unprofiled (`why` other_launch: not when the launch goes into a
+// capture), a capture's beginning, a context's end or the exit (g_state->mutex held). Its time is profiling's
+// (--profile-seconds), as the disable in each profiled launch was before sessions were kept.
+void end_session_locked(SessionEnd why, bool in_capture) {
+  if (!g_state->session.kept()) return;
+  const std::uint64_t t0 = monotonic_ns();
+  std::string error;
+  if (why == SessionEnd::other_launch) {
+    g_state->session.on_launch(false, in_capture, &error);
+  } else {
+    error = g_state->session.end(why);
+  }
+  const std::uint64_t ns = monotonic_ns() - t0;
+  g_state->spent_ns += ns;
+  g_state->end_ns += ns;
+  if (!error.empty()) write_line("X hardware metrics: ending the profiler's session failed: " + error);
+}
+
 void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& info) {
   profilable = profilable && info.known && data->symbolName != nullptr && data->context != nullptr;
   std::string key;
@@ -321,9 +340,8 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     pthread_rwlock_rdlock(&g_state->gate);
     if (g_state->session.kept()) {  // no profiled launch runs now: the gate is shared
       std::lock_guard<std::mutex> lock(g_state->mutex);
-      std::string error;  // kept since the check above, maybe: ask about the capture again
-      g_state->session.on_launch(false, in_capture || (info.known && captured(info.stream)), &error);
-      if (!error.empty()) write_line("X hardware metrics: ending the profiler's session failed: " + error);
+      // Kept since the check above, maybe: ask about the capture again.
+      end_session_locked(SessionEnd::other_launch, in_capture || (info.known && captured(info.stream)));
     }
     return;
   }
@@ -331,10 +349,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
   const std::uint64_t begin = monotonic_ns();  // the profiling's cost, not the wait for other launches
   std::lock_guard<std::mutex> lock(g_state->mutex);
   // Not profiled after all: the launch runs as any other, so a kept session ends before it.
-  const auto unprofiled = [] {
-    const std::string error = g_state->session.end(SessionEnd::other_launch);
-    if (!error.empty()) write_line("X hardware metrics: ending the profiler's session failed: " + error);
-  };
+  const auto unprofiled = [] { end_session_locked(SessionEnd::other_launch, false); };
   if (!wanted_locked(data, key)) return unprofiled();  // another thread profiled its last launch meanwhile
   Context* c = nullptr;
   try {
@@ -452,7 +467,8 @@ void configure_session_env() {
   g_state->session.set_keep(keep == nullptr || *keep != '0');
   g_state->split = static_cast<std::size_t>(std::min<unsigned long long>(g_state->per_identity, 8));
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_GROUPS"); n != nullptr && *n != '\0') {
-    g_state->split = static_cast<std::size_t>(std::strtoull(n, nullptr, 10));
+    const unsigned long long groups = std::strtoull(n, nullptr, 10);  // 0: the default
+    if (groups > 0) g_state->split = static_cast<std::size_t>(groups);
   }
 }
 
@@ -462,8 +478,7 @@ void end_kept_session(SessionEnd why) {
   pthread_rwlock_rdlock(&g_state->gate);
   {
     std::lock_guard<std::mutex> lock(g_state->mutex);
-    const std::string error = g_state->session.end(why);
-    if (!error.empty()) write_line("X hardware metrics: ending the profiler's session failed: " + error);
+    end_session_locked(why, false);
   }
   pthread_rwlock_unlock(&g_state->gate);
 }
@@ -475,11 +490,11 @@ bool is_own_kernel(const char* name) { return name != nullptr && std::strcmp(nam
 void end_metrics_session() {
   if (g_state == nullptr) return;
   std::lock_guard<std::mutex> lock(g_state->mutex);  // a launch in flight has an open session, not a kept one
-  const std::string error = g_state->session.end(SessionEnd::process_exit);
-  if (!error.empty()) write_line("X hardware metrics: ending the profiler's session failed: " + error);
+  end_session_locked(SessionEnd::process_exit, false);
   if (g_trace) {
-    std::fprintf(stderr, "gpuperf-profile sessions: %llu begun, %llu restarted; ended by",
-                 (unsigned long long)g_state->session.begins(), (unsigned long long)g_state->session.restarts());
+    std::fprintf(stderr, "gpuperf-profile sessions: %.1f ms ending kept ones; %llu begun, %llu restarted; ended by",
+                 static_cast<double>(g_state->end_ns) * 1e-6, (unsigned long long)g_state->session.begins(),
+                 (unsigned long long)g_state->session.restarts());
     for (int w = 0; w < static_cast<int>(SessionEnd::kEnds); ++w) {
       std::fprintf(stderr, " %s %llu", to_string(static_cast<SessionEnd>(w)),
                    (unsigned long long)g_state->session.ends(static_cast<SessionEnd>(w)));

@@ -112,7 +112,8 @@ std::vector<std::pair<std::string, std::string>> metrics_environment(const Metri
           {"GPUPERF_RECORD_CUPTI_MODULE", module},
           {"GPUPERF_RECORD_PROFILE_LAUNCHES", std::to_string(o.profile_launches)},
           {"GPUPERF_RECORD_PROFILE_BUDGET", std::to_string(o.profile_budget)},
-          {"GPUPERF_RECORD_PROFILE_MS", std::to_string(o.profile_seconds * 1000)}};
+          {"GPUPERF_RECORD_PROFILE_MS", std::to_string(o.profile_seconds * 1000)},
+          {"GPUPERF_RECORD_PROFILE_GROUPS", std::to_string(o.profile_groups)}};
 }
 
 std::string seconds_text(double s) {

@@ -34,6 +34,8 @@ struct RecordOptions {
   std::uint64_t profile_launches = 3;   // launches profiled per identity (the first ones)
   std::uint64_t profile_budget = 1000;  // profiled launches per process at most (0: no limit)
   std::uint64_t profile_seconds = 60;   // seconds of profiling per process at most (0: no limit)
+  std::uint64_t profile_groups = 0;     // metric groups over an identity's profiled launches (0: as many as
+                                        // profile_launches, at most 8; 1: every metric in each)
   // Told, as it happens, what is left out before the program runs (metrics a program's kernels cannot give).
   std::function<void(const std::string&)> note;
 };
