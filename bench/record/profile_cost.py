@@ -38,7 +38,8 @@ TRACE = re.compile(r"^gpuperf-profile (.*): ((?:[a-z_0-9]+ -?[0-9.]+ ?)+)ms(?: \
 SESSIONS = re.compile(
     r"^gpuperf-profile sessions: (?:([0-9.]+) ms ending kept ones; )?(\d+) begun, (\d+) restarted; ended by(.*)$", re.M)
 COUNTERS = re.compile(r"counters for (\d+) of (\d+) identities")
-PARTIAL = re.compile(r"and partial counters for (\d+)")
+OLD_PARTIAL = re.compile(r"and partial counters for (\d+)")
+PARTIAL = re.compile(r"identities \([^)]*\), (\d+) of them partial")
 
 
 def launch_costs(text):
@@ -69,7 +70,9 @@ def summarize(tag, log, plain_log):
     wall = re.findall(r"^# wall ([0-9.]+) exit (-?\d+)$", text, re.M)
     pwall = re.findall(r"^# wall ([0-9.]+) exit (-?\d+)$", plain, re.M)
     c = counters[-1] if counters else None
-    partial = PARTIAL.findall(text)
+    partial = PARTIAL.findall(text) or OLD_PARTIAL.findall(text)
+    if c and not PARTIAL.findall(text) and partial:  # the first build's summary counted partial ones apart
+        c = (str(int(c[0]) + int(partial[-1])), c[1])
     return {
         "cell": tag,
         "exit": f"{wall[-1][1] if wall else '?'} / {pwall[-1][1] if pwall else '?'}",
@@ -81,7 +84,7 @@ def summarize(tag, log, plain_log):
         "sessions": f"{sess.group(2)} / {sess.group(3)}" if sess else "-",
         "ends": (sess.group(4).strip() + (f"; {sess.group(1)} ms ending kept sessions" if sess.group(1) else ""))
         if sess else "",
-        "counters": (f"{c[0]}/{c[1]}" + (f" (+{partial[-1]} partial)" if partial else "")) if c else "-",
+        "counters": (f"{c[0]}/{c[1]}" + (f" ({partial[-1]} partial)" if partial else "")) if c else "-",
         "wall": f"{float(wall[-1][0]):.1f} / {float(pwall[-1][0]):.1f}" if wall and pwall else "-",
     }
 

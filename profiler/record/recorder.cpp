@@ -219,15 +219,15 @@ std::string incomplete_message(const Flushed& flushed, int exit_status) {
 
 std::string describe_profiled(const KernelTotals& totals, const std::vector<ProcessRecord>& processes,
                               std::uint64_t per_identity) {
-  std::string out = "counters for " + std::to_string(totals.identities_with_counters) + " of " +
-                    std::to_string(totals.identities) + " identities (the first " + std::to_string(per_identity) +
-                    " launches of each are profiled)";
+  // Partial ones count as identities with counters (what they collected is stored), and are told apart.
+  const std::size_t with = totals.identities_with_counters + totals.identities_partial_counters;
+  std::string out = "counters for " + std::to_string(with) + " of " + std::to_string(totals.identities) +
+                    " identities (the first " + std::to_string(per_identity) + " launches of each are profiled)";
   if (totals.identities_partial_counters > 0)  // each profiled launch collects one group of the metrics
-    out += ", and partial counters for " + std::to_string(totals.identities_partial_counters) +
-           " (their profiled launches did not cover every metric group)";
+    out += ", " + std::to_string(totals.identities_partial_counters) +
+           " of them partial (their profiled launches did not cover every metric group)";
   const std::string profile_time = describe_profile_time(processes);
-  const std::size_t left = totals.identities - std::min(totals.identities, totals.identities_with_counters +
-                                                                               totals.identities_partial_counters);
+  const std::size_t left = totals.identities - std::min(totals.identities, with);
   std::uint64_t budget = 0, time_budget_ms = 0;
   for (const auto& p : processes) {
     budget = std::max(budget, p.profile_budget_spent);

@@ -131,6 +131,18 @@ TEST(RecorderEnds, TheMetricsSummarySaysWhatIsLeftUnprofiledAndWhy) {
   EXPECT_NE(s.find("the budget of 200 profiled launches was spent"), std::string::npos) << s;
 }
 
+TEST(RecorderEnds, PartialCountersCountAsCountersAndAreToldApart) {
+  KernelTotals t;
+  t.identities = 10;
+  t.identities_with_counters = 6;
+  t.identities_partial_counters = 3;
+  const std::string s = describe_profiled(t, {process("P 1 0 5 x\nT 60000\nZ\n")}, 3);
+  EXPECT_NE(s.find("counters for 9 of 10 identities (the first 3 launches of each are profiled), 3 of them partial "
+                   "(their profiled launches did not cover every metric group); 1 left unprofiled: the time budget"),
+            std::string::npos)
+      << s;
+}
+
 TEST(RecorderEnds, TheMetricsSummarySaysWhatProfilingTookAndTheTimeBudget) {
   KernelTotals t;
   t.identities = 3;
