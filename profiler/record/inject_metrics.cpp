@@ -21,6 +21,7 @@
 #include "profiler/cupti/backend_module.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/cupti/range_backend.hpp"
+#include "profiler/record/inject_guard.hpp"
 #include "profiler/record/inject_shared.hpp"
 
 namespace gpuperf::record::inject {
@@ -246,6 +247,7 @@ bool single_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 // Whether the launch's identity still has launches to profile, within the budget, on a context where
 // profiling has not failed (g_state->mutex held). Says once when the budget is spent.
 bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
+  if (profiling_stopped()) return false;  // the watchdog gave a launch up (inject_guard.hpp)
   const auto ctx = g_state->contexts.find(data->context);
   if (ctx != g_state->contexts.end() && !ctx->second.broken.empty()) return false;
   const auto it = g_state->profiled.find(key);
@@ -271,7 +273,8 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
 // launch's range. Only single-kernel launches are profiled; cooperative and graph launches only wait, and
 // so does a launch captured into a graph (its replays are traced like any launch).
 void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& info) {
-  profilable = profilable && info.known && data->symbolName != nullptr && data->context != nullptr;
+  // Communication kernels (never profiled) and a process whose profiling was given up: the gate, shared.
+  profilable = launch_may_be_profiled(profilable, info.known, data->symbolName) && data->context != nullptr;
   std::string key;
   if (profilable) {
     key = identity_key(data, info);
@@ -292,6 +295,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     c = &context_for(data->context);
     if (!c->broken.empty()) return;
     mark(kSetup);
+    guard_begin(data->correlationId, key);  // watched, and the periodic flush keeps off CUPTI, until guard_end
     t_busy = true;
     flush_l2(*c);
     t_busy = false;
@@ -304,6 +308,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     mark(kBegin);
   } catch (const std::exception& e) {
     t_busy = false;
+    guard_end();
     if (c != nullptr) c->broken = e.what();
     if (c != nullptr) c->backend.reset();
     write_line(std::string("X hardware metrics are not recorded on this context: ") + e.what());
@@ -352,6 +357,7 @@ void leave() {
     t_profiling = false;
     std::lock_guard<std::mutex> lock(g_state->mutex);
     end_range_locked();
+    guard_end();
     // The wall time this launch's profiling held the program: its L2 flush, the replay inside the launch call
     // (passes, memory saved and restored) and the evaluation.
     const std::uint64_t ns = monotonic_ns() - t_profile_begin_ns;
@@ -434,6 +440,7 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
     g_state->time_budget_ms = std::strtoull(n, nullptr, 10);
   }
   write_line(header);
+  init_guard();
   // Callbacks for the launch APIs alone (every other API call runs without one): single-kernel launches
   // are profiled, the others pass the gate.
   CUptiResult r = CUPTI_SUCCESS;
