@@ -201,8 +201,11 @@ def main():
     only = set(filter(None, args.only.split(",")))
     if only:
         programs = [p for p in programs if p[0] in only]
-    missing = {m: not have(m) for m in {"torch", "cupy", "jax", "triton", "transformers"}}
-    missing["2 GPUs"] = any(p[0] == "torch-ddp" for p in programs) and gpu_count() < 2
+    # Only what the chosen programs need is looked for (importing torch or jax takes seconds).
+    needed = {m for p in programs for m in p[2]}
+    missing = {m: not have(m) for m in needed - {"2 GPUs"}}
+    if "2 GPUs" in needed:
+        missing["2 GPUs"] = gpu_count() < 2
     metric_runs_n = args.runs if args.runs_metrics < 0 else args.runs_metrics
 
     def run_killed(full):
