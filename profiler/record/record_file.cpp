@@ -250,12 +250,17 @@ ProcessRecord ProcessParser::finish() {
     }
   }
   // A launch the watchdog gave up: whatever it wrote when it returned late is not kept (record_file.hpp).
-  for (const GivenUp& g : p_.given_up) {
-    for (LaunchRecord& r : p_.launches) {
-      if (r.correlation != g.correlation) continue;
+  std::unordered_map<std::uint32_t, bool> given_up;
+  for (const GivenUp& g : p_.given_up) given_up[g.correlation] = true;
+  for (LaunchRecord& r : p_.launches) {
+    if (given_up.count(r.correlation) != 0) {
       r.metrics.clear();
       r.profile_ns = 0;
+      continue;
     }
+    // No timestamps and not profiled (a profiled launch always has its W line): the record of a kernel that
+    // was still running when a forced flush handed it over.
+    if (r.start_ns == 0 && r.end_ns == 0 && profile_ns_of_correlation_.count(r.correlation) == 0) r.unfinished = true;
   }
   p_.strings = std::move(strings_);
   return std::move(p_);

@@ -33,9 +33,10 @@
 // A reader keeps O lines of a <work> or <thread> it does not know and ignores their fields past the fifth, so
 // the library may account more than this reader knows of.
 //
-// A K line whose end is 0 and start is not is a kernel that had not finished when its record was flushed
-// (forced, at the end of a program killed while that kernel ran, e.g. one that hangs): a launch without a
-// duration, `unfinished`.
+// A K line whose end is 0 is a kernel that had not finished when its record was flushed (forced, at the end
+// of a program killed while that kernel ran, e.g. one that hangs): a launch without a duration, `unfinished`.
+// One with start and end 0 is that too, unless a W line names its correlation (kernel replay hands a
+// profiled launch back without timestamps) or a G line does.
 //
 // A file without Z belongs to a process that died before flushing (a signal, _exit): what it holds was
 // seen, the rest was lost. The library writes its buffers every second or so (inject.cpp), so such a file

@@ -502,7 +502,7 @@ TEST(Aggregate, AProfiledLaunchCountsButGivesNoDuration) {
   const std::string text =
       "P 9 1 0 app\nN 1 alpha_kernel\nN 2 beta_kernel\nK 0 1 7 1 0 0 64 1 1 128 1 1 1\nK 0 1 7 2 100 300 64 1 1 128 1 "
       "1 1\n"
-      "K 0 1 7 3 0 0 8 1 1 32 1 1 2\nZ\n";
+      "K 0 1 7 3 0 0 8 1 1 32 1 1 2\nW 1 300000000\nW 3 300000000\nZ\n";  // their profiling times
   KernelTotals totals;
   const auto out = aggregate_launches({parse_process_text(text, "f")}, "app", SelectOptions{}, totals);
   const std::vector<Result>& d0 = out.at(0);
@@ -512,6 +512,8 @@ TEST(Aggregate, AProfiledLaunchCountsButGivesNoDuration) {
   EXPECT_DOUBLE_EQ(d0[0].find("launches")->samples.at(0), 2.0);
   EXPECT_DOUBLE_EQ(d0[0].find("gpu_time_total")->samples.at(0), 200.0);
   EXPECT_EQ(d0[1].find("duration")->status, Status::skipped);  // its one launch was profiled
+  EXPECT_NE(d0[1].find("duration")->message.find("was profiled"), std::string::npos);
+  EXPECT_EQ(totals.launches_unfinished, 0u);
   EXPECT_DOUBLE_EQ(d0[1].find("launches")->samples.at(0), 1.0);
 }
 
@@ -571,8 +573,13 @@ TEST(RecordFile, AGivenUpLaunchKeepsNoValuesAndAnUnfinishedKernelNoDuration) {
   EXPECT_EQ(p.launches[0].profile_ns, 200000000u);
   EXPECT_TRUE(p.launches[1].metrics.empty());
   EXPECT_EQ(p.launches[1].profile_ns, 0u);
+  EXPECT_FALSE(p.launches[0].unfinished);  // profiled: no timestamps, but its W line
+  EXPECT_FALSE(p.launches[1].unfinished);  // given up
   EXPECT_FALSE(p.launches[2].unfinished);
   EXPECT_TRUE(p.launches[3].unfinished);
+  // A running kernel's record may also come with no timestamp at all: without a W line it is unfinished.
+  const ProcessRecord plain = parse_process_text("P 9 1 0 app\nN 1 k\nK 0 1 7 4 0 0 1 1 1 32 1 1 1\nZ\n", "f");
+  EXPECT_TRUE(plain.launches.at(0).unfinished);
   // An end before a start that is not 0 is still malformed.
   EXPECT_THROW(parse_process_text("P 9 1 0 app\nN 1 k\nK 0 1 7 4 500 400 1 1 1 32 1 1 1\n", "f"), InputError);
 
