@@ -210,7 +210,7 @@ TEST(RecorderRank, EachGpusRunTakesTheRankOfTheProcessesThatLaunchedOnIt) {
   const std::vector<ProcessRecord> job = {
       process("P 10 1 5 python3\nA 0 0 2\nN 1 k\nK 0 1 7 1 10 20 1 1 1 32 1 1 1\nZ\n"),
       process("P 11 1 5 python3\nA 1 1 2\nN 1 k\nK 1 1 7 1 10 20 1 1 1 32 1 1 1\nZ\n")};
-  Run r0, r1, none;
+  gpuperf::Run r0, r1, none;
   fill_rank(r0, job, 0);
   fill_rank(r1, job, 1);
   EXPECT_EQ(r0.rank, 0);
@@ -225,10 +225,10 @@ TEST(RecorderRank, EachGpusRunTakesTheRankOfTheProcessesThatLaunchedOnIt) {
   const std::vector<ProcessRecord> shared = {
       process("P 10 1 5 a\nA 0 0 2\nN 1 k\nK 0 1 7 1 10 20 1 1 1 32 1 1 1\nZ\n"),
       process("P 11 1 5 b\nA 1 1 2\nN 1 k\nK 0 1 7 1 10 20 1 1 1 32 1 1 1\nZ\n")};
-  Run both;
+  gpuperf::Run both;
   fill_rank(both, shared, 0);
   EXPECT_FALSE(both.rank.has_value() || both.local_rank.has_value() || both.world_size.has_value());
-  Run plain;
+  gpuperf::Run plain;
   fill_rank(plain, {process("P 10 1 5 a\nN 1 k\nK 0 1 7 1 10 20 1 1 1 32 1 1 1\nZ\n")}, 0);
   EXPECT_FALSE(plain.rank.has_value());
 }
