@@ -533,7 +533,6 @@ TEST(Aggregate, IdentitiesWithCountersAndThoseOnlyGraphsRanAreCounted) {
   EXPECT_EQ(totals.identities_graph_only, 1u);
 }
 
-
 TEST(RecordFile, TheRankLineGivesTheProcessesPlaceInItsJob) {
   const ProcessRecord p = parse_process_text("P 9 1 0 app\nA 3 1 4\nZ\n", "f");
   EXPECT_EQ(p.rank, 3);
@@ -604,11 +603,12 @@ TEST(Aggregate, CommunicationIdentitiesAreCountedAsNeverProfiled) {
   const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency"}, nullptr));
   // NCCL's kernel and the program's own peer_exchange (named by --communication-kernel) have no counters;
   // gemm has; add has none for another reason (the budget).
-  const std::string text = "P 9 1 0 app\nN 1 _Z4gemmPf\nN 2 ncclDevKernel_AllReduce_Sum_f32_RING_LL\n"
-                           "N 3 _Z13peer_exchangePf\nN 4 _Z3addPf\nC " +
-                           plan.perfworks[0] +
-                           "\nK 0 1 7 1 10 20 8 1 1 128 1 1 1\nM 1 100\nK 0 1 7 2 30 40 2 1 1 64 1 1 2\n"
-                           "K 0 1 7 3 50 60 2 1 1 64 1 1 3\nK 0 1 7 4 70 80 2 1 1 64 1 1 4\nB 1\nZ\n";
+  const std::string text =
+      "P 9 1 0 app\nN 1 _Z4gemmPf\nN 2 ncclDevKernel_AllReduce_Sum_f32_RING_LL\n"
+      "N 3 _Z13peer_exchangePf\nN 4 _Z3addPf\nC " +
+      plan.perfworks[0] +
+      "\nK 0 1 7 1 10 20 8 1 1 128 1 1 1\nM 1 100\nK 0 1 7 2 30 40 2 1 1 64 1 1 2\n"
+      "K 0 1 7 3 50 60 2 1 1 64 1 1 3\nK 0 1 7 4 70 80 2 1 1 64 1 1 4\nB 1\nZ\n";
   const std::vector<ProcessRecord> processes{parse_process_text(text, "f")};
   SelectOptions o;
   o.metrics = &plan;

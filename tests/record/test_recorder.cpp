@@ -184,7 +184,6 @@ TEST(RecorderEnds, PeriodicFlushIsCuptisAndKeepsTheLongestCall) {
       std::string::npos);
 }
 
-
 TEST(RecorderEnds, TheMetricsSummaryCountsCommunicationKernelsAndTheWatchdog) {
   KernelTotals t;
   t.identities = 10;
@@ -196,8 +195,8 @@ TEST(RecorderEnds, TheMetricsSummaryCountsCommunicationKernelsAndTheWatchdog) {
             std::string::npos)
       << s;
   t.identities_communication = 1;
-  const std::string g = describe_profiled(
-      t, {process("P 42 0 5 x\nG 812 30004 _ZN2at6native4gemmEPf 8 1 1 128 1 1 0\nZ\n")}, 3);
+  const std::string g =
+      describe_profiled(t, {process("P 42 0 5 x\nG 812 30004 _ZN2at6native4gemmEPf 8 1 1 128 1 1 0\nZ\n")}, 3);
   EXPECT_NE(g.find("3 left unprofiled: 1 are communication kernels"), std::string::npos) << g;
   EXPECT_NE(g.find("profiling was given up after 30.00 s in launch 812 of gemm 8x1x1 128x1x1 (process 42; "
                    "--profile-watchdog-ms): nothing was profiled after it"),
