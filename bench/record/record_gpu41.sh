@@ -82,7 +82,7 @@ hang_case() { # NAME HOW(term|kill) SECONDS [record options...]
   t0=$(date +%s.%N)
   if [[ $how == term ]]; then
     # timeout sends SIGTERM to gpuperf, which passes it on to the program; a hard bound behind it.
-    timeout -k 5 $((secs + 40)) timeout -s TERM "$secs" \
+    timeout -k 5 $((secs + 40)) timeout --preserve-status -s TERM "$secs" \
       "$gpuperf" --db "$db" record --keep-records "$records" "$@" -- "$probe" hang 50 >"$log" 2>&1
     rc=$?
   else
@@ -107,7 +107,8 @@ if [[ $part == all || $part == hang ]]; then
   say "   lost to SIGKILL unless a periodic flush ran between them); exit status -15 / -9; never 'nothing recorded'"
   hang_case hang-sigterm term 10
   hang_case hang-sigkill kill 10
-  say "   --metrics with a 3 s watchdog: a G line naming wait_forever, 'profiling was given up', the run stored"
+  say "   --metrics, 3 s watchdog: spin<4> 50 with counters, a G line naming wait_forever, 'profiling was given up',"
+  say "   the run stored (the 10 after the pause may be lost: the flush skips CUPTI while the replay hangs)"
   hang_case hang-metrics-watchdog term 12 --metrics default --profile-watchdog-ms 3000
 fi
 
