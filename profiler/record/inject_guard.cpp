@@ -54,6 +54,14 @@ bool launch_may_be_profiled(bool single_kernel, bool known, const char* symbol) 
   return c == LaunchClass::candidate;
 }
 
+bool communication_launch(const char* symbol) {
+  if (g_communication == nullptr || symbol == nullptr) return false;
+  if (symbol == t_last_symbol) return t_last_communication;
+  t_last_symbol = symbol;
+  t_last_communication = classify_launch(true, true, symbol, *g_communication, false) == LaunchClass::communication;
+  return t_last_communication;
+}
+
 bool profiling_stopped() { return g_watchdog != nullptr && g_watchdog->stopped(); }
 
 void guard_begin(std::uint32_t correlation, const std::string& identity) {

@@ -17,6 +17,9 @@ void init_guard();
 // same one for every launch of a function).
 bool launch_may_be_profiled(bool single_kernel, bool known, const char* symbol);
 
+// Whether the kernel is a communication kernel (cached like launch_may_be_profiled).
+bool communication_launch(const char* symbol);
+
 // Profiling was given up in this process (a launch outlived the watchdog's bound).
 bool profiling_stopped();
 

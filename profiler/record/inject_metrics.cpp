@@ -21,6 +21,7 @@
 #include "profiler/cupti/backend_module.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/cupti/range_backend.hpp"
+#include "profiler/record/inject_comm.hpp"
 #include "profiler/record/inject_guard.hpp"
 #include "profiler/record/inject_shared.hpp"
 
@@ -105,7 +106,10 @@ thread_local int t_depth = 0;           // launch callbacks open on this thread 
 thread_local bool t_profiling = false;  // this thread's launch is being profiled (it holds the gate exclusively)
 thread_local Context* t_context = nullptr;
 thread_local std::uint32_t t_correlation = 0;
-thread_local std::uint64_t t_profile_begin_ns = 0;  // when this thread's profiled launch took the gate
+thread_local std::uint64_t t_profile_begin_ns = 0;       // when this thread's profiled launch took the gate
+thread_local CUstream t_communication_stream = nullptr;  // this thread's communication launch, to mark its end
+thread_local CUcontext t_communication_context = nullptr;
+thread_local bool t_communication = false;
 
 // GPUPERF_RECORD_PROFILE_TRACE=1: each profiled launch's phases on stderr, to see where its time goes.
 bool g_trace = false;
@@ -275,6 +279,9 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
 void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& info) {
   // Communication kernels (never profiled) and a process whose profiling was given up: the gate, shared.
   profilable = launch_may_be_profiled(profilable, info.known, data->symbolName) && data->context != nullptr;
+  t_communication = info.known && communication_launch(data->symbolName);  // an event after it (inject_comm.hpp)
+  t_communication_stream = info.stream;
+  t_communication_context = data->context;
   std::string key;
   if (profilable) {
     key = identity_key(data, info);
@@ -295,7 +302,12 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     c = &context_for(data->context);
     if (!c->broken.empty()) return;
     mark(kSetup);
-    guard_begin(data->correlationId, key);  // watched, and the periodic flush keeps off CUPTI, until guard_end
+    guard_begin(data->correlationId, key);     // watched, and the periodic flush keeps off CUPTI, until guard_end
+    if (!communication_idle(data->context)) {  // a collective still running: do not synchronize on it
+      guard_end();
+      write_line("V " + std::to_string(data->correlationId) + " " + std::to_string(communication_wait_ms()));
+      return;
+    }
     t_busy = true;
     flush_l2(*c);
     t_busy = false;
@@ -376,6 +388,10 @@ void leave() {
       std::fprintf(stderr, "%s ms\n", line.c_str());
     }
   }
+  if (t_communication) {
+    t_communication = false;
+    communication_launched(t_communication_context, t_communication_stream);
+  }
   pthread_rwlock_unlock(&g_state->gate);
 }
 
@@ -441,6 +457,7 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   }
   write_line(header);
   init_guard();
+  init_communication_wait();
   // Callbacks for the launch APIs alone (every other API call runs without one): single-kernel launches
   // are profiled, the others pass the gate.
   CUptiResult r = CUPTI_SUCCESS;

@@ -211,6 +211,12 @@ void ProcessParser::parse_line(std::string_view line) {
       if (!f.at_end()) throw bad("malformed rank line");
       break;
     }
+    case 'V': {
+      std::uint32_t corr = 0;
+      if (!(f.next(corr) && f.next(p_.communication_wait_ms) && f.at_end())) throw bad("malformed communication line");
+      ++p_.communication_busy;
+      break;
+    }
     case 'G': {
       GivenUp g;
       if (!(f.next(g.correlation) && f.next(g.ms))) throw bad("malformed watchdog line");

@@ -104,6 +104,8 @@ struct ProcessRecord {
   std::uint64_t profile_time_budget_ms = 0;         // --metrics: the time budget of a T line, 0 when not spent
   std::optional<int> rank, local_rank, world_size;  // the A line (RANK, LOCAL_RANK, WORLD_SIZE)
   std::vector<GivenUp> given_up;                    // G lines (at most one from this library)
+  std::uint64_t communication_busy = 0;             // V lines: launches not profiled, a collective still running
+  std::uint64_t communication_wait_ms = 0;          // the bound they waited (their ms)
   std::vector<OwnWork> own_work;                    // O lines (none from a killed process or an older library)
   bool complete = false;                            // ended with Z
   std::uint64_t dropped = 0;                        // CUPTI's dropped records

@@ -263,8 +263,11 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
   const std::string profile_time = describe_profile_time(processes);
   const std::size_t left = totals.identities - std::min(totals.identities, totals.identities_with_counters);
   std::uint64_t budget = 0, time_budget_ms = 0;
-  std::string given_up;  // the watchdog's first give-up
+  std::string given_up;                 // the watchdog's first give-up
+  std::uint64_t busy = 0, busy_ms = 0;  // launches not profiled: a communication kernel still running
   for (const auto& p : processes) {
+    busy += p.communication_busy;
+    busy_ms = std::max(busy_ms, p.communication_wait_ms);
     budget = std::max(budget, p.profile_budget_spent);
     time_budget_ms = std::max(time_budget_ms, p.profile_time_budget_ms);
     if (given_up.empty() && !p.given_up.empty()) {
@@ -274,7 +277,13 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
                  std::to_string(p.pid) + "; --profile-watchdog-ms): nothing was profiled after it";
     }
   }
+  const std::string waited = busy == 0 ? ""
+                                       : std::to_string(busy) +
+                                             " launch(es) were not profiled because a communication kernel was still " +
+                                             "running after " + seconds_text(static_cast<double>(busy_ms) * 1e-3) +
+                                             " (GPUPERF_RECORD_COMMUNICATION_WAIT_MS)";
   if (left == 0) {
+    if (!waited.empty()) out += "; " + waited;
     if (!given_up.empty()) out += "; " + given_up;
     if (time_budget_ms > 0)
       out += "; the time budget of " + seconds_text(static_cast<double>(time_budget_ms) * 1e-3) +
@@ -287,6 +296,7 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
                   " are communication kernels (never profiled: a replay would wait for peers that have left the "
                   "collective)");
   if (!given_up.empty()) why.push_back(given_up);
+  if (!waited.empty()) why.push_back(waited);
   if (totals.identities_graph_only > 0)
     why.push_back(std::to_string(totals.identities_graph_only) +
                   " ran only in CUDA graph replays (launches captured into a graph are not profiled)");

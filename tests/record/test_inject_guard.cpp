@@ -6,13 +6,16 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "profiler/cupti/activity_api.hpp"
+#include "profiler/record/communication_wait.hpp"
 #include "profiler/record/flush_guard.hpp"
 #include "profiler/record/inject_guard.hpp"
 #include "profiler/record/inject_watchdog.hpp"
@@ -235,6 +238,95 @@ TEST(FlushGuard, AProfiledLaunchWaitsForAFlushAlreadyInsideCupti) {
   EXPECT_LT(Clock::now() - t0, std::chrono::milliseconds(500));
   end_profiled_launch();
   stuck.join();
+}
+
+// ---- a profiled launch against the program's communication kernels in flight, with fake events ----
+
+// Fake events: a stream's kernels "finish" when the test says so; an event is done when every launch recorded
+// before it on its stream has finished.
+struct FakeStreams {
+  std::mutex mutex;
+  std::map<void*, int> launched, finished;        // per stream
+  std::map<void*, std::pair<void*, int>> events;  // event -> (stream, launches before it)
+  int created = 0;
+  CommunicationInFlight::Ops ops() {
+    return {[this](void* stream, void* event) -> void* {
+              std::lock_guard<std::mutex> lock(mutex);
+              if (event == nullptr) event = reinterpret_cast<void*>(static_cast<std::uintptr_t>(0x1000 + ++created));
+              events[event] = {stream, launched[stream]};
+              return event;
+            },
+            [this](void* event) {
+              std::lock_guard<std::mutex> lock(mutex);
+              const auto& [stream, before] = events.at(event);
+              return finished[stream] >= before ? 1 : 0;
+            }};
+  }
+  void launch(void* stream) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++launched[stream];
+  }
+  void finish_all(void* stream) {
+    std::lock_guard<std::mutex> lock(mutex);
+    finished[stream] = launched[stream];
+  }
+};
+
+TEST(CommunicationWait, AProfiledLaunchWaitsForCollectivesInFlightButOnlySoLong) {
+  FakeStreams cuda;
+  CommunicationInFlight in_flight(cuda.ops());
+  void* ctx = reinterpret_cast<void*>(0x10);
+  void* other_ctx = reinterpret_cast<void*>(0x20);
+  void* nccl_stream = reinterpret_cast<void*>(0x1);
+  void* side_stream = reinterpret_cast<void*>(0x2);
+  EXPECT_TRUE(in_flight.wait_idle(ctx, 0));  // nothing launched
+
+  // Two collectives on one stream (one event, re-recorded), one on another stream, one on another context.
+  for (void* s : {nccl_stream, nccl_stream, side_stream}) {
+    cuda.launch(s);
+    in_flight.launched(ctx, s);
+  }
+  cuda.launch(nccl_stream);
+  in_flight.launched(other_ctx, nccl_stream);
+  EXPECT_EQ(cuda.created, 3);  // one event per (context, stream)
+
+  // Still running: the wait ends at its bound, false (the launch is left unprofiled, the program goes on).
+  auto t0 = Clock::now();
+  EXPECT_FALSE(in_flight.wait_idle(ctx, 100));
+  EXPECT_GE(Clock::now() - t0, std::chrono::milliseconds(100));
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+
+  // They finish while it waits: true as soon as the last one does.
+  std::thread peer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    cuda.finish_all(side_stream);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    cuda.finish_all(nccl_stream);
+  });
+  t0 = Clock::now();
+  EXPECT_TRUE(in_flight.wait_idle(ctx, 5000));
+  EXPECT_GE(Clock::now() - t0, std::chrono::milliseconds(150));
+  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  peer.join();
+  // The other context's collective (also on "nccl_stream" there) counted for itself alone: finished with it.
+  EXPECT_TRUE(in_flight.wait_idle(other_ctx, 0));
+
+  // A new collective: busy again until it finishes.
+  cuda.launch(nccl_stream);
+  in_flight.launched(ctx, nccl_stream);
+  EXPECT_FALSE(in_flight.wait_idle(ctx, 0));
+  cuda.finish_all(nccl_stream);
+  EXPECT_TRUE(in_flight.wait_idle(ctx, 0));
+}
+
+TEST(CommunicationWait, AnEventCudaRefusesOrCannotAnswerNeverStopsProfiling) {
+  CommunicationInFlight refused({[](void*, void*) -> void* { return nullptr; }, [](void*) { return 0; }});
+  refused.launched(reinterpret_cast<void*>(0x10), nullptr);
+  EXPECT_TRUE(refused.wait_idle(reinterpret_cast<void*>(0x10), 0));
+  static int dummy = 0;
+  CommunicationInFlight broken({[](void*, void*) -> void* { return &dummy; }, [](void*) { return -1; }});
+  broken.launched(reinterpret_cast<void*>(0x10), nullptr);
+  EXPECT_TRUE(broken.wait_idle(reinterpret_cast<void*>(0x10), 0));
 }
 
 }  // namespace

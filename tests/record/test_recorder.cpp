@@ -204,6 +204,22 @@ TEST(RecorderEnds, TheMetricsSummaryCountsCommunicationKernelsAndTheWatchdog) {
       << g;
 }
 
+TEST(RecorderEnds, LaunchesLeftUnprofiledWhileACollectiveRanAreCounted) {
+  KernelTotals t;
+  t.identities = 4;
+  t.identities_with_counters = 3;
+  const std::string s =
+      describe_profiled(t, {process("P 1 0 5 x\nV 17 10000\nZ\n"), process("P 2 0 5 x\nV 4 10000\nV 9 10000\nZ\n")}, 3);
+  EXPECT_NE(s.find("1 left unprofiled: 3 launch(es) were not profiled because a communication kernel was still "
+                   "running after 10.00 s (GPUPERF_RECORD_COMMUNICATION_WAIT_MS)"),
+            std::string::npos)
+      << s;
+  t.identities_with_counters = 4;  // their identities got counters from later launches: still said
+  EXPECT_NE(describe_profiled(t, {process("P 1 0 5 x\nV 17 10000\nZ\n")}, 3).find("1 launch(es) were not profiled"),
+            std::string::npos);
+  EXPECT_THROW(process("P 1 0 5 x\nV 17\n"), InputError);
+}
+
 TEST(RecorderRank, EachGpusRunTakesTheRankOfTheProcessesThatLaunchedOnIt) {
   // torchrun's two ranks, one GPU each, and the launcher (no CUDA, no file).
   const std::vector<ProcessRecord> job = {
