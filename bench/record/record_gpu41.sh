@@ -12,7 +12,8 @@
 #
 #   bench/record/record_gpu41.sh [--part all|hang|ddp|gpt2] [--gpuperf BIN] [--probe BIN] [--out DIR]
 #
-# Defaults: the build carried in build/ (build/cli/gpuperf, build/tests/record/record_probe), --out $OUT.
+# Defaults: the build carried in build/ (build/cli/gpuperf, build/profiler/libgpuperf_inject.so and
+# libgpuperf_cupti.so, build/tests/record/record_probe), --out $OUT.
 # `all` fits about 9 minutes by giving the two matrix cells deadlines (DDP_DEADLINE, GPT2_DEADLINE seconds):
 # the table says how many runs finished by then; `--part ddp` alone has 500 s for its 20 + 20 runs. The logs
 # go into DIR/gpu41-logs.tgz, the summary (printed last) into DIR/gpu41-summary.txt.
@@ -35,6 +36,17 @@ done
 case $part in all | hang | ddp | gpt2) ;; *) echo "record_gpu41.sh: --part all, hang, ddp or gpt2" >&2; exit 2 ;; esac
 [[ -x $gpuperf && -x $probe && -n $out ]] || { echo "record_gpu41.sh: need --gpuperf, --probe and --out (or \$OUT)" >&2; exit 2; }
 gpuperf=$(realpath "$gpuperf") probe=$(realpath "$probe")
+# A build carried to another machine: its compiled-in build-tree paths do not exist there; point gpuperf at the
+# injection library and the CUPTI back end next to it in the same build tree.
+lib_dir=$(dirname "$gpuperf")/../profiler
+if [[ -z ${GPUPERF_INJECT_LIBRARY:-} && -f $lib_dir/libgpuperf_inject.so ]]; then
+  GPUPERF_INJECT_LIBRARY=$(realpath "$lib_dir/libgpuperf_inject.so")
+  export GPUPERF_INJECT_LIBRARY
+fi
+if [[ -z ${GPUPERF_CUPTI_MODULE:-} && -f $lib_dir/libgpuperf_cupti.so ]]; then
+  GPUPERF_CUPTI_MODULE=$(realpath "$lib_dir/libgpuperf_cupti.so")
+  export GPUPERF_CUPTI_MODULE
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d /tmp/gpu41.XXXXXX)
