@@ -3,10 +3,8 @@
     torchrun --nproc_per_node 2 torch_ddp.py [--steps N] [--count]
 
 Each rank prints `rank R launches N communication M` last: with --count, the kernel executions
-torch.profiler saw on that rank from before the process group's start to after the last barrier (N: every
-kernel, M: NCCL's; only destroying the process group comes after), the counts `gpuperf record` must match per
-rank; without it, `launches -1 communication -1` (no count of its own). (Counted from the model's
-construction on, the barrier's kernels fell outside: 886 against the 890 `record` stored.)
+torch.profiler saw on that rank from the model's construction on (N: every kernel, M: NCCL's), the counts
+`gpuperf record` must match per rank; without it, `launches -1 communication -1` (no count of its own).
 bench/record/record_matrix.py runs it under torchrun.
 """
 import argparse
@@ -21,11 +19,6 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--steps", type=int, default=40)
 parser.add_argument("--count", action="store_true")
 args = parser.parse_args()
-
-if args.count:  # every kernel of the rank but those of destroy_process_group
-    from torch.profiler import profile, ProfilerActivity
-    prof = profile(activities=[ProfilerActivity.CUDA])
-    prof.__enter__()
 
 local_rank = int(os.environ["LOCAL_RANK"])
 torch.cuda.set_device(local_rank)
@@ -48,20 +41,22 @@ def work():
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
+    dist.barrier()  # inside the counted region: the barrier is an all-reduce kernel of its own
     torch.cuda.synchronize()
     return loss
 
 
-loss = work()
-dist.barrier()
-torch.cuda.synchronize()
-counts = (-1, -1)
 if args.count:
-    prof.__exit__(None, None, None)
+    from torch.profiler import profile, ProfilerActivity
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        loss = work()
     kernels = [e for e in prof.events()
                if e.device_type == torch.autograd.DeviceType.CUDA and not e.name.startswith(("Memcpy", "Memset"))]
     nccl = [e for e in kernels if "nccl" in e.name]
     counts = (len(kernels), len(nccl))
+else:
+    loss = work()
+    counts = (-1, -1)
 print(f"loss {loss.item():.4f}")
 print(f"rank {rank} launches {counts[0]} communication {counts[1]}", flush=True)
 dist.destroy_process_group()
