@@ -302,12 +302,11 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     c = &context_for(data->context);
     if (!c->broken.empty()) return;
     mark(kSetup);
-    guard_begin(data->correlationId, key);     // watched, and the periodic flush keeps off CUPTI, until guard_end
     if (!communication_idle(data->context)) {  // a collective still running: do not synchronize on it
-      guard_end();
       write_line("V " + std::to_string(data->correlationId) + " " + std::to_string(communication_wait_ms()));
       return;
     }
+    guard_begin(data->correlationId, key);  // watched, and the periodic flush keeps off CUPTI, until guard_end
     t_busy = true;
     flush_l2(*c);
     t_busy = false;
