@@ -116,10 +116,14 @@ def gpu_count():
     return sum(1 for line in p.stdout.splitlines() if line.startswith("GPU ")) if p and p.returncode == 0 else 0
 
 
+RUNNING = set()  # the process groups of runs still going (run_bounded), for kill_running at a deadline
+
+
 def run_bounded(cmd, timeout):
     """subprocess.run with the whole process group killed at `timeout` s (0: none): returns (CompletedProcess,
     hung). A recorded torchrun is gpuperf, torchrun and its ranks: all of them go."""
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    RUNNING.add(p.pid)
     try:
         out, err = p.communicate(timeout=timeout if timeout > 0 else None)
         return subprocess.CompletedProcess(cmd, p.returncode, out, err), False
@@ -130,6 +134,18 @@ def run_bounded(cmd, timeout):
             pass
         out, err = p.communicate()
         return subprocess.CompletedProcess(cmd, p.returncode, out, err + f"\n# killed at --run-timeout {timeout} s\n"), True
+    finally:
+        RUNNING.discard(p.pid)
+
+
+def kill_running():
+    """Kills the process group of every run still going (left at --deadline): they would hold the GPUs (and
+    their counters) into whatever runs next."""
+    for pid in list(RUNNING):
+        try:
+            os.killpg(pid, 9)
+        except ProcessLookupError:
+            pass
 
 
 def executable(option, given):
@@ -374,7 +390,7 @@ def main():
             rows.append((name, setting, judge(finished, plain_codes, how, kernel, reference, args.period)))
             if setting != "record":
                 costs.append((name, setting, finished, plain_wall))
-    # Runs still going at the deadline are left to the machine; the table is printed now.
+    # Runs still going at the deadline are killed once the table is printed (kill_running).
     pool.shutdown(wait=args.deadline <= 0, cancel_futures=True)
     serial.shutdown(wait=args.deadline <= 0, cancel_futures=True)
 
@@ -393,7 +409,8 @@ def main():
         print(line)
     print(f"\nrecord_matrix: {len(rows)} cells, {bad} problem(s), {time.time() - started:.0f} s; logs in {out}",
           flush=True)
-    os._exit(1 if bad else 0)  # without waiting for runs left at the deadline
+    kill_running()
+    os._exit(1 if bad else 0)  # without waiting for runs left at the deadline (killed above)
 
 
 def describe_costs(costs):

@@ -124,6 +124,25 @@ class DistributedCells(unittest.TestCase):
             self.assertEqual(p.stdout, "done\n")
 
 
+    def test_runs_left_at_the_deadline_are_killed_with_their_children(self):
+        import threading
+        with tempfile.TemporaryDirectory() as d:
+            marker = os.path.join(d, "grandchild-lived")
+            t = threading.Thread(target=record_matrix.run_bounded,
+                                 args=(["sh", "-c", f"(sleep 2; touch {marker}) & sleep 30"], 0))
+            t.start()
+            give_up = time.time() + 5
+            while not record_matrix.RUNNING and time.time() < give_up:
+                time.sleep(0.05)
+            self.assertEqual(len(record_matrix.RUNNING), 1)
+            record_matrix.kill_running()
+            t.join(5)
+            self.assertFalse(t.is_alive())
+            self.assertEqual(record_matrix.RUNNING, set())
+            time.sleep(2.5)
+            self.assertFalse(os.path.exists(marker))
+
+
 class ProfilingCost(unittest.TestCase):
     def test_w_lines_give_the_cost_per_launch_without_those_given_up(self):
         with tempfile.TemporaryDirectory() as d:
