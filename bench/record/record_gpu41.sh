@@ -54,7 +54,7 @@ summary="$out/gpu41-summary.txt"
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }
 started=$(date +%s)
-if [[ $part == all ]]; then ddp_deadline=${DDP_DEADLINE:-290} gpt2_deadline=${GPT2_DEADLINE:-150}; else
+if [[ $part == all ]]; then ddp_deadline=${DDP_DEADLINE:-260} gpt2_deadline=${GPT2_DEADLINE:-140}; else
   ddp_deadline=${DDP_DEADLINE:-500} gpt2_deadline=${GPT2_DEADLINE:-480}
 fi
 nvidia-smi -L | tee "$work/gpus.txt"
