@@ -61,11 +61,11 @@ nvidia-smi -L | tee "$work/gpus.txt"
 git -C "$repo" log --oneline -1 2>/dev/null | tee -a "$work/gpus.txt"
 
 # What a recorded hang stored: exit status, launches per kernel, the record's own lines about it.
-stored() { # DB LOG RECORDS
+stored() { # DB LOG RECORDS EXPECTED_EXIT_STATUS NEEDS_G(0|1)
   local db=$1 log=$2 records=$3
-  python3 - "$gpuperf" "$db" "$log" "$records" <<'PY'
+  python3 - "$gpuperf" "$db" "$log" "$records" "$4" "$5" <<'PY'
 import json, os, re, subprocess, sys
-gpuperf, db, log, records = sys.argv[1:]
+gpuperf, db, log, records, want_exit, want_g = sys.argv[1:]
 text = open(log, errors="replace").read()
 runs = []
 if os.path.exists(db):
@@ -74,7 +74,8 @@ if os.path.exists(db):
 kept = {}
 for r in runs:
     for res in r["results"]:
-        kept[res["benchmark"].split("/", 1)[1]] = int(res["metrics"]["launches"]["value"])
+        name = res["benchmark"].split("/", 1)[1].replace("(anonymous namespace)::", "")
+        kept[name] = kept.get(name, 0) + int(res["metrics"]["launches"]["value"])
 g = [l.strip() for d, _, fs in os.walk(records) for f in fs for l in open(os.path.join(d, f), errors="replace")
      if l.startswith("G ")] if os.path.isdir(records) else []
 exits = sorted({r.get("exit_status") for r in runs})
@@ -84,12 +85,17 @@ for pat in (r"incomplete: [^\n]*", r"had not finished[^\n]*", r"profiling was gi
     m = re.search(pat, text)
     if m:
         print("  record: " + m.group(0)[:220])
+# The verdict: one run stored, the program's end as sent, the 50 launches before the pause kept, and for the
+# watchdog case its G line.
+ok = len(runs) == 1 and exits == [int(want_exit)] and kept.get("spin<4>", 0) >= 50 and (want_g == "0" or bool(g))
+print(f"  {'ok  ' if ok else 'FAIL'} kept what was flushed before the hang")
 PY
 }
 
-hang_case() { # NAME HOW(term|kill) SECONDS [record options...]
-  local name=$1 how=$2 secs=$3
-  shift 3
+hang_case() { # NAME HOW(term|kill) SECONDS NEEDS_G(0|1) [record options...]
+  local name=$1 how=$2 secs=$3 want_g=$4 want_exit=-15
+  shift 4
+  [[ $how == kill ]] && want_exit=-9
   local db="$work/$name.db" log="$work/$name.log" records="$work/$name-records" t0 rc
   t0=$(date +%s.%N)
   if [[ $how == term ]]; then
@@ -110,18 +116,18 @@ hang_case() { # NAME HOW(term|kill) SECONDS [record options...]
     rc=$?
   fi
   say "$name: record exit $rc after $(python3 -c "import time;print(f'{time.time()-$t0:.1f}')") s (killed at ${secs} s)"
-  stored "$db" "$log" "$records" | tee -a "$summary"
+  stored "$db" "$log" "$records" "$want_exit" "$want_g" | tee -a "$summary"
 }
 
 if [[ $part == all || $part == hang ]]; then
   say "== (a) a program that hangs in its own kernel, killed after 10 s =="
   say "   expected: spin<4> 50 (the 10 after the pause and the hanging wait_forever: kept by SIGTERM's last flush,"
   say "   lost to SIGKILL unless a periodic flush ran between them); exit status -15 / -9; never 'nothing recorded'"
-  hang_case hang-sigterm term 10
-  hang_case hang-sigkill kill 10
+  hang_case hang-sigterm term 10 0
+  hang_case hang-sigkill kill 10 0
   say "   --metrics, 3 s watchdog: spin<4> 50 with counters, a G line naming wait_forever, 'profiling was given up',"
   say "   the run stored (the 10 after the pause may be lost: the flush skips CUPTI while the replay hangs)"
-  hang_case hang-metrics-watchdog term 12 --metrics default --profile-watchdog-ms 3000
+  hang_case hang-metrics-watchdog term 12 1 --metrics default --profile-watchdog-ms 3000
 fi
 
 matrix() { # NAME DEADLINE args...
