@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "core/kernel_kind.hpp"
 #include "core/metrics.hpp"
 #include "profiler/metric_eval.hpp"
 
@@ -131,6 +132,8 @@ struct Acc {
   std::vector<double> samples;
   std::uint64_t launches = 0;
   std::uint64_t graph_launches = 0;
+  std::uint64_t unfinished = 0;  // launches still running when the program ended (no duration)
+  std::string_view mangled;      // its kernel's name as the injection library classified it
   double total_ns = 0;
   std::vector<const LaunchRecord*> profiled;  // its profiled launches (all metrics, or one group each)
 };
@@ -178,20 +181,28 @@ std::map<std::uint32_t, std::map<std::string, Acc>> accumulate(const std::vector
       inst.params["block"] = dims(r.block);
       if (!r.nvtx_path.empty()) inst.params["nvtx"] = std::string(r.nvtx_path);
       Acc& acc = by_device[r.device][inst.display_name()];
-      if (acc.launches == 0) acc.instance = inst;
+      if (acc.launches == 0) {
+        acc.instance = inst;
+        acc.mangled = r.name;
+      }
       slot = &acc;
     }
     Acc& acc = *slot;
     // A launch profiled by `--metrics` (kernel replay) comes with no timestamps (start = end = 0 on an H100):
     // it counts as a launch, but has no duration, and its replayed passes would not be the kernel's time.
-    const bool timed = r.start_ns != 0 || r.end_ns != 0;
-    const double ns = static_cast<double>(r.end_ns - r.start_ns);
+    // A launch still running when its record was flushed (unfinished) counts too, without a duration.
+    const bool timed = !r.unfinished && (r.start_ns != 0 || r.end_ns != 0);
+    const double ns = timed ? static_cast<double>(r.end_ns - r.start_ns) : 0.0;
     if (timed && acc.samples.size() < options.max_samples) acc.samples.push_back(ns);
     if (options.metrics != nullptr && r.metrics.size() == options.metrics->perfworks.size() && !r.metrics.empty()) {
       acc.profiled.push_back(&r);
     }
     ++acc.launches;
     if (r.graph != 0) ++acc.graph_launches;
+    if (r.unfinished) {
+      ++acc.unfinished;
+      ++totals.launches_unfinished;
+    }
     acc.total_ns += ns;
     device_total_ns[r.device] += ns;
     ++totals.launches_kept;
@@ -272,7 +283,9 @@ Result identity_result(const Acc& acc, double device_total_ns, const SelectOptio
   d.summary = summarize(d.samples);
   if (d.samples.empty()) {
     d.status = Status::skipped;
-    d.message = "every launch of it was profiled (--metrics), and a profiled launch has no duration";
+    d.message = acc.unfinished == acc.launches
+                    ? "it had not finished when the program ended (its launch was still running)"
+                    : "every launch of it was profiled (--metrics), and a profiled launch has no duration";
   }
   res.metrics.push_back(std::move(d));
   res.metrics.push_back(single_value("launches", static_cast<double>(acc.launches)));
@@ -280,6 +293,10 @@ Result identity_result(const Acc& acc, double device_total_ns, const SelectOptio
   const double total = device_total_ns;
   res.metrics.push_back(single_value("gpu_time_share", total > 0 ? 100.0 * acc.total_ns / total : 0.0));
   if (acc.graph_launches == acc.launches) ++totals.identities_graph_only;
+  if (options.metrics != nullptr && acc.profiled.empty() &&
+      kernel_kind(acc.mangled, options.communication_kernels) == KernelKind::communication) {
+    ++totals.identities_communication;  // never profiled by the injection library (launch_policy.hpp)
+  }
   if (options.metrics != nullptr && !acc.profiled.empty()) {
     const CombinedCounters combined = combine_counters(acc.profiled, options.metrics->perfworks.size());
     if (combined.partial) {

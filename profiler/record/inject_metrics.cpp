@@ -21,6 +21,8 @@
 #include "profiler/cupti/backend_module.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/cupti/range_backend.hpp"
+#include "profiler/record/inject_comm.hpp"
+#include "profiler/record/inject_guard.hpp"
 #include "profiler/record/inject_shared.hpp"
 #include "profiler/record/pass_groups.hpp"
 #include "profiler/record/profile_session.hpp"
@@ -115,9 +117,12 @@ thread_local int t_depth = 0;           // launch callbacks open on this thread 
 thread_local bool t_profiling = false;  // this thread's launch is being profiled (it holds the gate exclusively)
 thread_local Context* t_context = nullptr;
 thread_local std::uint32_t t_correlation = 0;
-thread_local std::uint64_t t_profile_begin_ns = 0;  // when this thread's profiled launch took the gate
-thread_local std::size_t t_group = 0;               // the metric group it collects
-thread_local bool t_restarted = false;              // its session was the kept one, restarted
+thread_local std::uint64_t t_profile_begin_ns = 0;       // when this thread's profiled launch took the gate
+thread_local CUstream t_communication_stream = nullptr;  // this thread's communication launch, to mark its end
+thread_local CUcontext t_communication_context = nullptr;
+thread_local bool t_communication = false;
+thread_local std::size_t t_group = 0;   // the metric group this thread's profiled launch collects
+thread_local bool t_restarted = false;  // its session was the kept one, restarted
 
 // GPUPERF_RECORD_PROFILE_TRACE=1: each profiled launch's phases on stderr, to see where its time goes.
 bool g_trace = false;
@@ -283,6 +288,7 @@ bool single_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 // Whether the launch's identity still has launches to profile, within the budget, on a context where
 // profiling has not failed (g_state->mutex held). Says once when the budget is spent.
 bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
+  if (profiling_stopped()) return false;  // the watchdog gave a launch up (inject_guard.hpp)
   const auto ctx = g_state->contexts.find(data->context);
   if (ctx != g_state->contexts.end() && !ctx->second.broken.empty()) return false;
   const auto it = g_state->profiled.find(key);
@@ -326,7 +332,11 @@ void end_session_locked(SessionEnd why, bool in_capture) {
 }
 
 void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& info) {
-  profilable = profilable && info.known && data->symbolName != nullptr && data->context != nullptr;
+  // Communication kernels (never profiled) and a process whose profiling was given up: the gate, shared.
+  profilable = launch_may_be_profiled(profilable, info.known, data->symbolName) && data->context != nullptr;
+  t_communication = info.known && communication_launch(data->symbolName);  // an event after it (inject_comm.hpp)
+  t_communication_stream = info.stream;
+  t_communication_context = data->context;
   std::string key;
   if (profilable) {
     key = identity_key(data, info);
@@ -356,6 +366,11 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     c = &context_for(data->context);
     if (!c->broken.empty()) return unprofiled();
     mark(kSetup);
+    if (!communication_idle(data->context)) {  // a collective still running: do not synchronize on it
+      write_line("V " + std::to_string(data->correlationId) + " " + std::to_string(communication_wait_ms()));
+      return unprofiled();
+    }
+    guard_begin(data->correlationId, key);  // watched, and the periodic flush keeps off CUPTI, until guard_end
     t_busy = true;
     flush_l2(*c);
     t_busy = false;
@@ -369,6 +384,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     mark(kBegin);
   } catch (const std::exception& e) {
     t_busy = false;
+    guard_end();
     if (c != nullptr) c->broken = e.what();
     if (c != nullptr && c->backend) g_state->session.forget(c->backend.get());
     if (c != nullptr) c->backend.reset();
@@ -423,6 +439,7 @@ void leave() {
     t_profiling = false;
     std::lock_guard<std::mutex> lock(g_state->mutex);
     end_range_locked();
+    guard_end();
     // The wall time this launch's profiling held the program: its L2 flush, the replay inside the launch call
     // (passes, memory saved and restored) and the evaluation.
     const std::uint64_t ns = monotonic_ns() - t_profile_begin_ns;
@@ -440,6 +457,10 @@ void leave() {
       }
       std::fprintf(stderr, "%s ms (group %zu, %s)\n", line.c_str(), t_group, t_restarted ? "restarted" : "begun");
     }
+  }
+  if (t_communication) {
+    t_communication = false;
+    communication_launched(t_communication_context, t_communication_stream);
   }
   pthread_rwlock_unlock(&g_state->gate);
 }
@@ -545,6 +566,8 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   }
   configure_session_env();
   write_line(header);
+  init_guard();
+  init_communication_wait();
   // Callbacks for the launch APIs alone (every other API call runs without one): single-kernel launches
   // are profiled, the others pass the gate.
   CUptiResult r = CUPTI_SUCCESS;

@@ -146,7 +146,11 @@ void ProcessParser::parse_line(std::string_view line) {
         throw bad("malformed kernel line");
       }
       if (!f.at_end() && !(f.next(r.graph) && f.at_end())) throw bad("malformed kernel line");
-      if (r.end_ns < r.start_ns) throw bad("kernel ends before it starts");
+      if (r.end_ns == 0 && r.start_ns != 0) {
+        r.unfinished = true;  // still running when a forced flush handed its record over
+      } else if (r.end_ns < r.start_ns) {
+        throw bad("kernel ends before it starts");
+      }
       p_.launches.push_back(r);
       name_ids_.push_back(name_id);
       break;
@@ -228,6 +232,33 @@ void ProcessParser::parse_line(std::string_view line) {
       profile_ns_of_correlation_[corr] = ns;
       break;
     }
+    case 'A': {
+      std::optional<int>* fields[] = {&p_.rank, &p_.local_rank, &p_.world_size};
+      for (std::optional<int>* field : fields) {
+        std::string word;
+        int v = 0;
+        if (!f.next_word(word)) throw bad("malformed rank line");
+        if (word == "-") continue;
+        const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+        if (ec != std::errc() || end != word.data() + word.size() || v < 0) throw bad("malformed rank line");
+        *field = v;
+      }
+      if (!f.at_end()) throw bad("malformed rank line");
+      break;
+    }
+    case 'V': {
+      std::uint32_t corr = 0;
+      if (!(f.next(corr) && f.next(p_.communication_wait_ms) && f.at_end())) throw bad("malformed communication line");
+      ++p_.communication_busy;
+      break;
+    }
+    case 'G': {
+      GivenUp g;
+      if (!(f.next(g.correlation) && f.next(g.ms))) throw bad("malformed watchdog line");
+      g.identity = rest_after(line, 3);
+      p_.given_up.push_back(std::move(g));
+      break;
+    }
     case 'O': {  // fields past the fifth are a newer library's: ignored
       OwnWork w;
       if (!(f.next_word(w.work) && f.next_word(w.thread) && f.next(w.calls) && f.next(w.items) && f.next(w.ns)))
@@ -260,6 +291,19 @@ ProcessRecord ProcessParser::finish() {
     if (auto c = range_of_correlation_.find(r.correlation); c != range_of_correlation_.end()) {
       if (auto rg = ranges.find(c->second); rg != ranges.end()) r.nvtx_path = rg->second;
     }
+  }
+  // A launch the watchdog gave up: whatever it wrote when it returned late is not kept (record_file.hpp).
+  std::unordered_map<std::uint32_t, bool> given_up;
+  for (const GivenUp& g : p_.given_up) given_up[g.correlation] = true;
+  for (LaunchRecord& r : p_.launches) {
+    if (given_up.count(r.correlation) != 0) {
+      r.metrics.clear();
+      r.profile_ns = 0;
+      continue;
+    }
+    // No timestamps and not profiled (a profiled launch always has its W line): the record of a kernel that
+    // was still running when a forced flush handed it over.
+    if (r.start_ns == 0 && r.end_ns == 0 && profile_ns_of_correlation_.count(r.correlation) == 0) r.unfinished = true;
   }
   p_.strings = std::move(strings_);
   return std::move(p_);
