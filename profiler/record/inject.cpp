@@ -233,6 +233,10 @@ void set_kernel_tracing(bool on) {
   const auto kinds = std::array{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL};
   (void)(on ? activity().enable(kinds) : activity().disable(kinds));
 }
+void flush_records_after_exclusive_launch() {
+  if (state().forked_child || paused(kPartFlush)) return;
+  (void)activity().flush(true);  // after finish() has begun, a no-op (ActivityApi rule 3)
+}
 }  // namespace gpuperf::record::inject
 
 namespace {

@@ -43,7 +43,9 @@ struct Device {
 // H100 (CUPTI 13.0), read at the exit on the launching thread, every record came back zero though the
 // kernel ran patched (50x its time): bench/record/record_lines_gpu.sh tries each way. "quiet" also pauses
 // kernel tracing while the launch is instrumented (run's pass runs with it off); its I line then names the
-// launch's identity, as no K line does. Default: next, on the launching thread, tracing on.
+// launch's identity, as no K line does. Default (unset): next-quiet, the first way that gave counts on the H100
+// (2026-11-27: `next` gave all zeros again; `next-quiet` gave lines whose warp instructions sum to the
+// kernel's `instructions` for the probe's three kernels and Triton's add_kernel).
 enum class ReadAt { exit, next };
 struct ReadMode {
   ReadAt at = ReadAt::next;
@@ -54,7 +56,7 @@ struct ReadMode {
 ReadMode read_mode() {
   ReadMode m;
   const char* v = std::getenv("GPUPERF_RECORD_LINES_FLUSH");
-  const std::string s = v != nullptr ? v : "";
+  const std::string s = v != nullptr && *v != '\0' ? v : "next-quiet";
   if (s.rfind("exit", 0) == 0) m.at = ReadAt::exit;
   m.helper = s.find("thread") != std::string::npos;
   m.quiet = s.find("quiet") != std::string::npos;

@@ -368,6 +368,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     {
       std::lock_guard<std::mutex> lock(g_state->mutex);
       g_state->spent_ns += ns;
+      if (g_state->contexts.size() <= 1) flush_records_after_exclusive_launch();  // inject_shared.hpp
     }
     pthread_rwlock_unlock(&g_state->gate);
   }
@@ -484,6 +485,7 @@ void leave() {
     t_profiling = false;
     std::lock_guard<std::mutex> lock(g_state->mutex);
     end_range_locked();
+    if (g_state->contexts.size() == 1) flush_records_after_exclusive_launch();  // inject_shared.hpp
     guard_end();
     // The wall time this launch's profiling held the program: its L2 flush, the replay inside the launch call
     // (passes, memory saved and restored) and the evaluation.

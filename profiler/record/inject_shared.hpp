@@ -48,4 +48,14 @@ std::uint64_t current_range_id();
 // Pauses (false) and resumes (true) the tracing of kernels (source lines' "quiet" way, inject_lines.cpp).
 void set_kernel_tracing(bool on);
 
+// A forced flush of CUPTI's activity buffers, right after a replayed (--metrics) or instrumented (source lines)
+// launch, on its thread, which still holds the launch gate exclusively: the context was synchronized before
+// that launch and nothing else was launched since, so every record in the buffers is complete but that
+// launch's own, which CUPTI never completes (no timestamps under kernel replay; tracing paused around an
+// instrumented launch) and which holds its whole buffer back from every periodic (non-forced) flush. Without
+// it, a --metrics program killed while hanging kept nothing: no buffer had reached its file (H100,
+// bench/record/record_gpu41.sh's hang-metrics case). Not with several contexts in the process (another GPU's
+// kernels may be running: their records would be handed over unfinished).
+void flush_records_after_exclusive_launch();
+
 }  // namespace gpuperf::record::inject

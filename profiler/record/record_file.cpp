@@ -336,7 +336,10 @@ ProcessRecord ProcessParser::finish() {
   auto source = std::make_shared<const SourceRecords>(std::move(source_records));
   for (std::size_t i = 0; i < p_.launches.size() && !source->launches.empty(); ++i) {
     LaunchRecord& r = p_.launches[i];
-    if (auto s = source->launches.find(r.correlation); s != source->launches.end()) r.source = &s->second;
+    if (auto s = source->launches.find(r.correlation); s != source->launches.end()) {
+      r.source = &s->second;
+      r.unfinished = false;  // tracing paused around it ("quiet"): no end time, and no duration wanted from it
+    }
   }
   p_.source = std::move(source);
   return std::move(p_);

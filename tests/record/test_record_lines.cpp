@@ -218,6 +218,25 @@ TEST(RecordLines, ALaunchInstrumentedWithKernelTracingPausedIsNamedByItsILine) {
   EXPECT_THROW(parse_process_text("P 9 1 0 app\nJ 4 k\nI 7 9 0 64 1\n", "f"), InputError);
 }
 
+TEST(RecordLines, AnInstrumentedLaunchWhoseRecordHasNoEndIsNotAnUnfinishedKernel) {
+  // Tracing paused while it ran ("quiet"): CUPTI hands over its K line with a start and no end. It is the
+  // instrumented launch (its I line), not a kernel still running at the end: no warning, no duration.
+  const std::string text =
+      "P 9 1 0 app\nS 0 ok\nN 1 _Z4copyPfPKfi\nK 0 1 7 5 100 300 64 1 1 128 1 1 1\n"
+      "K 0 1 7 7 400 0 64 1 1 128 1 1 1\nJ 1 _Z4copyPfPKfi\nL 7 1 0 0 16 8 256 0 0 0 0 0 0 0 0 0\nS 7 ok\n"
+      "I 7 900000\nZ\n";
+  const ProcessRecord p = parse_process_text(text, "f");
+  ASSERT_EQ(p.launches.size(), 2u);
+  EXPECT_FALSE(p.launches[1].unfinished);
+  SelectOptions o;
+  o.source_lines = true;
+  KernelTotals totals;
+  const auto results = aggregate_launches({p}, "app", o, totals).at(0);
+  EXPECT_EQ(totals.launches_unfinished, 0u);
+  EXPECT_EQ(results.at(0).find("duration")->samples, (std::vector<double>{200}));
+  EXPECT_EQ(results.at(0).source.status, Status::ok);
+}
+
 TEST(RecordLines, MalformedSourceRecordsNameTheFileAndLine) {
   const std::string head = "P 9 1 0 app\nJ 1 kern\n";
   auto error_of = [&](const std::string& line) {
