@@ -6,10 +6,10 @@
 #include "reports/cross_machine.hpp"
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
-#include "reports/kind_split_text.hpp"
 #include "reports/html_assets.hpp"
 #include "reports/html_charts.hpp"
 #include "reports/html_source.hpp"
+#include "reports/kind_split_text.hpp"
 #include "reports/line_text.hpp"
 #include "reports/writers.hpp"
 

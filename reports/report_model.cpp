@@ -1,8 +1,8 @@
 #include "reports/report_model.hpp"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>

@@ -84,8 +84,7 @@ std::string recorded_columns(int version) {
          (version >= 4 ? ", r.rank, r.local_rank, r.world_size" : ", NULL::integer, NULL::integer, NULL::integer");
 }
 
-PgEngine::PgEngine(Connection conn, Access access, int opened_version, int readable_version,
-                   const OpenOptions& options)
+PgEngine::PgEngine(Connection conn, Access access, int opened_version, int readable_version, const OpenOptions& options)
     : conn_(std::move(conn)),
       access_(access),
       opened_version_(opened_version),

@@ -55,7 +55,7 @@ struct CompareReport {
   // Two recorded runs of which either has communication kernels: each side's GPU time by kind
   // (kind_split.hpp). Informative: it never gates (the kernels' own rows do, by the gate's rules).
   std::optional<KindSplitChange> kinds;
-  bool regression() const;       // any row is_regression()
+  bool regression() const;  // any row is_regression()
 };
 
 // Compares one metric of one instance; either side may be null (new/missing). `base_status` and

@@ -13,8 +13,8 @@ std::string_view recorded_kernel_name(std::string_view benchmark_name) {
 }
 
 void add_kernel(KindSplit& split, std::string_view benchmark_name, double gpu_time_ns, double launches) {
-  KindTotals& t =
-      kernel_kind(recorded_kernel_name(benchmark_name)) == KernelKind::communication ? split.communication : split.compute;
+  KindTotals& t = kernel_kind(recorded_kernel_name(benchmark_name)) == KernelKind::communication ? split.communication
+                                                                                                 : split.compute;
   t.gpu_time_ns += gpu_time_ns;
   t.launches += launches;
   ++t.kernels;

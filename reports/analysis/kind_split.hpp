@@ -16,9 +16,9 @@ namespace gpuperf::analysis {
 
 // One kind's part of a run's kernel time.
 struct KindTotals {
-  double gpu_time_ns = 0;    // the sum of its kernels' gpu_time_total, ns
-  double launches = 0;       // the sum of its kernels' launches
-  std::size_t kernels = 0;   // kernel identities (results) of this kind
+  double gpu_time_ns = 0;   // the sum of its kernels' gpu_time_total, ns
+  double launches = 0;      // the sum of its kernels' launches
+  std::size_t kernels = 0;  // kernel identities (results) of this kind
 };
 
 struct KindSplit {

@@ -87,7 +87,6 @@ TEST_F(MergeTest, ABadSourceWritesNothing) {
   EXPECT_FALSE(exists("new.db"));
 }
 
-
 // A recorded distributed job's ranks (schema 4) go through import, merge, runs and export unchanged, and
 // compare of two ranks shows how each one's GPU time splits between compute and communication kernels.
 TEST_F(MergeTest, CarriesARecordedRanksPlaceInItsJob) {
@@ -107,8 +106,7 @@ TEST_F(MergeTest, CarriesARecordedRanksPlaceInItsJob) {
   EXPECT_EQ(runs[4]["rank"], 1);
   EXPECT_EQ(runs[4]["local_rank"], 1);
   EXPECT_EQ(runs[4]["world_size"], 2);
-  EXPECT_EQ(gp({"--db", "all.db", "export", "--run", run_uuid(8)}).out,
-            db::to_interchange({job[1]}));
+  EXPECT_EQ(gp({"--db", "all.db", "export", "--run", run_uuid(8)}).out, db::to_interchange({job[1]}));
 
   // Rank 1 against rank 0 of the same step: its communication took four times as long.
   CliResult text = gp({"--db", "all.db", "compare", run_uuid(7), run_uuid(8)});

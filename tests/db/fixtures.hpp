@@ -151,7 +151,8 @@ inline Run make_ranked_run(const std::string& uuid, const std::string& started_a
   nccl.metrics.push_back(duration({comm_ns / 84, comm_ns / 84}));
   nccl.metrics.push_back(single_value(MetricInfo{"launches", "count", false, true}, 84));
   nccl.metrics.push_back(single_value(MetricInfo{"gpu_time_total", "ns", false, false}, comm_ns));
-  nccl.metrics.push_back(single_value(MetricInfo{"gpu_time_share", "%", false, false}, 100 * comm_ns / (10000 + comm_ns)));
+  nccl.metrics.push_back(
+      single_value(MetricInfo{"gpu_time_share", "%", false, false}, 100 * comm_ns / (10000 + comm_ns)));
   run.results.push_back(nccl);
   return run;
 }

@@ -185,8 +185,7 @@ TEST(Ranks, AnImportedFileWithAnImpossibleRankIsRefusedNamingTheField) {
   EXPECT_EQ(error_with(R"("rank": 2, "world_size": 2,)"),
             "runs.json: runs[0].rank: rank 2 is not below world_size 2 (ranks count from 0 to world_size - 1)");
   EXPECT_EQ(error_with(R"("rank": -1,)"), "runs.json: runs[0].rank: expected 0 or more (ranks count from 0), got -1");
-  EXPECT_EQ(error_with(R"("world_size": 0,)"),
-            "runs.json: runs[0].world_size: expected 1 or more processes, got 0");
+  EXPECT_EQ(error_with(R"("world_size": 0,)"), "runs.json: runs[0].world_size: expected 1 or more processes, got 0");
   EXPECT_EQ(error_with(R"("rank": 0, "local_rank": 2, "world_size": 2,)"),
             "runs.json: runs[0].local_rank: local_rank 2 is not below world_size 2 (a host runs at most world_size "
             "processes of the job)");
