@@ -1,5 +1,6 @@
 #include "reports/kind_split_text.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 

@@ -71,7 +71,7 @@ TEST(KindSplit, OnlyTheKernelNameIsClassifiedNotTheProgram) {
 }
 
 TEST(KindSplit, ABenchmarkRunOrAnEmptyRunHasNoSplit) {
-  Run bench;
+  gpuperf::Run bench;
   Result r;
   r.instance.name = "matmul/tiled";
   r.metrics.push_back(value("duration", "ns", false, 1000));
@@ -84,13 +84,13 @@ TEST(KindSplit, ABenchmarkRunOrAnEmptyRunHasNoSplit) {
 }
 
 TEST(KindSplit, ACompareOfTwoRanksRunsShowsBothKindsChange) {
-  const Run before = rank_run(0, 78.1e6), after = rank_run(0, 109.34e6);
+  const gpuperf::Run before = rank_run(0, 78.1e6), after = rank_run(0, 109.34e6);
   const auto c = kind_split_change(before, after);
   ASSERT_TRUE(c.has_value());
   EXPECT_NEAR(*c->change_pct(KernelKind::communication), 40.0, 1e-9);
   EXPECT_NEAR(*c->change_pct(KernelKind::compute), 0.0, 1e-9);
   // A program that did not communicate before: the kind is new, no percentage.
-  Run alone = rank_run(0, 0);
+  gpuperf::Run alone = rank_run(0, 0);
   alone.results.erase(alone.results.begin() + 1);
   const auto gained = kind_split_change(alone, after);
   ASSERT_TRUE(gained.has_value());
@@ -105,17 +105,17 @@ TEST(KindSplit, ACompareOfTwoRanksRunsShowsBothKindsChange) {
 }
 
 TEST(KindSplitText, RecordsSummaryLineOnePerRankWithCommunication) {
-  const Run r0 = rank_run(0, 78.1e6);
+  const gpuperf::Run r0 = rank_run(0, 78.1e6);
   EXPECT_EQ(reports::kind_split_line(r0, kind_split(r0)),
             "rank 0/2 (NVIDIA H100 80GB HBM3, GPU-4fc4ff4a): compute 812.3 ms (91.2%), communication 78.1 ms (8.8%) "
             "in 84 launches");
-  Run lone = r0;
+  gpuperf::Run lone = r0;
   lone.rank.reset();
   lone.world_size.reset();
   lone.machine.gpu_uuid.clear();
   EXPECT_EQ(reports::kind_split_line(lone, kind_split(lone)),
             "NVIDIA H100 80GB HBM3, node-1: compute 812.3 ms (91.2%), communication 78.1 ms (8.8%) in 84 launches");
-  Run quiet = r0;
+  gpuperf::Run quiet = r0;
   quiet.results.erase(quiet.results.begin() + 1);
   EXPECT_EQ(reports::kind_split_line(quiet, kind_split(quiet)), "");  // no communication kernel: no line
 }
