@@ -14,7 +14,8 @@ using namespace testing;
 
 const BenchmarkInstance kGemm = instance("train/ampere_sgemm_128x64_tn", {{"grid", std::string("64,1,1")}});
 const BenchmarkInstance kNccl =
-    instance("train/ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", {{"grid", std::string("2,1,1")}});
+    instance("train/ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+             {{"grid", std::string("2,1,1")}});
 
 // Two nights of rank `rank` of 2 on its own GPU: 800 ms of GEMM each night, `comm_ms` of all-reduce (84 launches).
 void add_rank(ReportInput& in, const db::MachineRow& m, int rank, std::vector<double> comm_ms, bool with_nccl = true) {
@@ -76,10 +77,12 @@ TEST(ReportRanks, MarkdownAndHtmlHaveOneRowPerRank) {
   const std::string md = render_markdown(model);
   EXPECT_NE(md.find("GPU time by rank, compute and communication kernels"), std::string::npos) << md;
   const std::size_t r0 = md.find(
-      "| train | rank 0/2 | node GPU-4fc4ff4a \xC2\xB7 NVIDIA H200 | `c1001abcde` | 800 ms (91.1%) | 78.1 ms (8.9%) | 84 "
+      "| train | rank 0/2 | node GPU-4fc4ff4a \xC2\xB7 NVIDIA H200 | `c1001abcde` | 800 ms (91.1%) | 78.1 ms (8.9%) | "
+      "84 "
       "| +0.0% |");
-  const std::size_t r1 = md.find("| train | rank 1/2 | node GPU-9d07c1e2 \xC2\xB7 NVIDIA H200 | `c1001abcde` | 800 ms "
-                                 "(87.7%) | 112 ms (12.3%) | 84 | +40.0% |");
+  const std::size_t r1 = md.find(
+      "| train | rank 1/2 | node GPU-9d07c1e2 \xC2\xB7 NVIDIA H200 | `c1001abcde` | 800 ms "
+      "(87.7%) | 112 ms (12.3%) | 84 | +40.0% |");
   ASSERT_NE(r0, std::string::npos) << md;
   ASSERT_NE(r1, std::string::npos) << md;
   EXPECT_LT(r0, r1);
