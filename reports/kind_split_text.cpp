@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "reports/analysis/detect.hpp"
 #include "reports/format.hpp"
 
 namespace gpuperf::reports {
@@ -23,11 +24,17 @@ std::string change_cell(const analysis::KindSplitChange& c, KernelKind kind) {
   return c.candidate.of(kind).gpu_time_ns > 0 ? "new" : "";
 }
 
+// A kind's cell in compare's tables: their values are ASCII ("10 us", as analysis::format_value writes the
+// kernel rows above it), so the text table's columns line up by bytes.
+std::string compare_cell(const analysis::KindSplit& split, KernelKind kind) {
+  return analysis::format_value(split.of(kind).gpu_time_ns, "ns") + " (" + share_text(split.share_pct(kind)) + ")";
+}
+
 // The rows both compare tables show: kind, base, candidate, change.
 std::vector<std::vector<std::string>> change_rows(const analysis::KindSplitChange& c) {
   std::vector<std::vector<std::string>> rows;
   for (KernelKind k : kKinds) {
-    rows.push_back({to_string(k), kind_cell(c.base, k), kind_cell(c.candidate, k), change_cell(c, k)});
+    rows.push_back({to_string(k), compare_cell(c.base, k), compare_cell(c.candidate, k), change_cell(c, k)});
   }
   return rows;
 }

@@ -111,7 +111,7 @@ TEST_F(MergeTest, CarriesARecordedRanksPlaceInItsJob) {
   // Rank 1 against rank 0 of the same step: its communication took four times as long.
   CliResult text = gp({"--db", "all.db", "compare", run_uuid(7), run_uuid(8)});
   EXPECT_CLI(text, 0, "GPU time by kernel kind (compute or communication; informative, does not gate):");
-  EXPECT_NE(text.out.find("  communication  1 µs (9.1%)     4 µs (28.6%)      +300%"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  communication  1 us (9.1%)    4 us (28.6%)   +300%"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("rank 1/2"), std::string::npos) << text.out;
   CliResult js = gp({"--db", "all.db", "compare", run_uuid(7), run_uuid(8), "--format", "json"});
   ASSERT_EQ(js.code, 0) << js.err;
