@@ -276,7 +276,8 @@ std::unique_ptr<Engine> open_postgres(const std::string& location, Access access
                                                            "writes, such as `gpuperf import`, makes it one)")));
     }
     // A reader reads schema 2 as it is (its reads of a run skip the source-line tables of schema 3 where they
-    // are missing); older schemas need the admin's `db migrate` (their reads would name missing columns).
+    // are missing, and select NULL for schema 4's rank columns); older schemas need the admin's `db migrate`
+    // (their reads would name missing columns).
     constexpr int kOldestReadable = 2;
     if (state.version < kOldestReadable) {
       throw InputError("PostgreSQL database '" + c.shown() + "' has schema version " + std::to_string(state.version) +
