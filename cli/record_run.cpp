@@ -74,6 +74,19 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                                "launches after it is spent keep their timing only (each profiled launch holds the "
                                "program in its launch call)"),
                0);
+  count_option(cmd->add_option("--profile-watchdog-ms", a.profile_watchdog_ms,
+                               "With --metrics: a profiled launch not finished after this many ms is given up, "
+                               "and no later launch of the process is profiled (default 30000, 0: never)"),
+               0);
+  cmd->add_option("--communication-kernel", a.communication_kernels,
+                  "A substring of the names of the program's own kernels that wait on other processes or GPUs "
+                  "(repeatable): never profiled, like NCCL's, NVSHMEM's and the other built-in ones")
+      ->allow_extra_args(false);
+  count_option(cmd->add_option("--profile-groups", a.profile_groups,
+                               "With --metrics: split the metrics into at most N groups, one per profiled launch of "
+                               "an identity in turn, whose counters combine its launches (default 0: as many as "
+                               "--profile-launches; 1: every metric in every profiled launch)"),
+               0);
   if (!metrics) return;
   cmd->add_option("--metrics", a.metrics,
                   "Hardware metrics of the first launches of each kernel (kernel replay): none (default), default, "
@@ -107,6 +120,9 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   options.profile_launches = a.profile_launches;
   options.profile_budget = a.profile_budget;
   options.profile_seconds = a.profile_seconds;
+  options.profile_watchdog_ms = a.profile_watchdog_ms;
+  options.communication_kernels = a.communication_kernels;
+  options.profile_groups = a.profile_groups;
   if (!ctx.quiet) {
     options.note = [](const std::string& note) { std::fprintf(stderr, "gpuperf: note: %s\n", note.c_str()); };
   }
@@ -138,7 +154,12 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   out.runs = std::move(recording.runs);
   db::Store store = open_store(ctx, db::Access::read_write);
   out.run_ids = store_runs(ctx, store, out.runs, [&](const Run& run) {
-    return ", program " + recording.program + ", " + std::to_string(run.results.size()) + " kernels";
+    std::string rank;  // the process's place in a distributed job (RANK, LOCAL_RANK, WORLD_SIZE)
+    if (run.rank) rank = ", rank " + std::to_string(*run.rank);
+    if (run.rank && run.world_size) rank += " of " + std::to_string(*run.world_size);
+    if (run.local_rank)
+      rank += (run.rank ? " (local rank " : ", local rank ") + std::to_string(*run.local_rank) + (run.rank ? ")" : "");
+    return ", program " + recording.program + rank + ", " + std::to_string(run.results.size()) + " kernels";
   });
   if (!ctx.quiet) {
     // gpuperf's own share of the wall time (bench/record/record_overhead.py reads this line).

@@ -27,10 +27,13 @@ struct RecordArgs {
   bool allow_empty = false;
   bool no_nvtx = false;
   std::string keep_records;
-  std::string metrics = "none";         // none, default or a list: hardware metrics of profiled launches
-  std::uint64_t profile_launches = 3;   // launches profiled per identity (the first ones)
-  std::uint64_t profile_budget = 1000;  // profiled launches per process at most (0: no limit)
-  std::uint64_t profile_seconds = 60;   // seconds of profiling per process at most (0: no limit)
+  std::string metrics = "none";                    // none, default or a list: hardware metrics of profiled launches
+  std::uint64_t profile_launches = 3;              // launches profiled per identity (the first ones)
+  std::uint64_t profile_budget = 1000;             // profiled launches per process at most (0: no limit)
+  std::uint64_t profile_seconds = 60;              // seconds of profiling per process at most (0: no limit)
+  std::uint64_t profile_watchdog_ms = 30000;       // a profiled launch longer than this is given up (0: never)
+  std::vector<std::string> communication_kernels;  // --communication-kernel, repeatable
+  std::uint64_t profile_groups = 0;  // metric groups over an identity's profiled launches (0: one a launch)
 };
 
 // The selection and identity options (--name, --kernel-regex, --nvtx-include, --launch-skip, --launch-count,

@@ -119,6 +119,11 @@ class RangeProfilerBackend {
   virtual std::vector<RangeValues> evaluate() = 0;
   // Disables the range profiler (kernels run unpatched again). Safe to call when no session is open.
   virtual void end_session() = 0;
+  // Begins a session like begin_session on a range profiler left enabled by the last one (whose passes were
+  // decoded and evaluated, and which end_session did not close): a fresh counter-data image and SetConfig,
+  // without the disable and enable (on an H100: 0.2 ms instead of 150 ms). False, having done nothing, when no
+  // session is open (the caller then calls begin_session).
+  virtual bool restart_session(std::size_t configuration, SessionReplay replay, std::size_t max_ranges) = 0;
 };
 
 // How the collector asks the module for a back end. The module exports
@@ -135,7 +140,7 @@ class BackendFactory {
   virtual std::unique_ptr<RangeProfilerBackend> open_device(int device, void* cu_context) const = 0;
 };
 
-inline constexpr int kBackendAbiVersion = 1;
+inline constexpr int kBackendAbiVersion = 2;  // 2: restart_session
 inline constexpr const char* kBackendFactorySymbol = "gpuperf_cupti_backend_factory";
 
 }  // namespace gpuperf::cupti

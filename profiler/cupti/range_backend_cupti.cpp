@@ -159,13 +159,27 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
                          "configuration " + std::to_string(configuration) + " was never added");
     }
     end_session();
-    active_ = configuration;
-    const Configuration& cfg = configs_[active_];
     auto enable = params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
     enable.ctx = ctx_;
     GPUPERF_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
     range_profiler_ = enable.pRangeProfilerObject;
+    configure_session(configuration, replay, max_ranges);
+  }
 
+  bool restart_session(std::size_t configuration, SessionReplay replay, std::size_t max_ranges) override {
+    if (range_profiler_ == nullptr) return false;
+    if (configuration >= configs_.size()) {
+      throw BackendError(FailureKind::other, "restart_session", 0,
+                         "configuration " + std::to_string(configuration) + " was never added");
+    }
+    configure_session(configuration, replay, max_ranges);
+    return true;
+  }
+
+  // A counter-data image for `max_ranges` ranges and the configuration set on the enabled range profiler.
+  void configure_session(std::size_t configuration, SessionReplay replay, std::size_t max_ranges) {
+    active_ = configuration;
+    const Configuration& cfg = configs_[active_];
     auto names = c_strings(cfg.metrics);
     auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(
         CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);

@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <regex>
 #include <string_view>
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "core/kernel_kind.hpp"
 #include "core/metrics.hpp"
 #include "profiler/metric_eval.hpp"
 
@@ -129,8 +132,10 @@ struct Acc {
   std::vector<double> samples;
   std::uint64_t launches = 0;
   std::uint64_t graph_launches = 0;
+  std::uint64_t unfinished = 0;  // launches still running when the program ended (no duration)
+  std::string_view mangled;      // its kernel's name as the injection library classified it
   double total_ns = 0;
-  std::vector<const std::vector<double>*> profiled;  // values of its profiled launches
+  std::vector<const LaunchRecord*> profiled;  // its profiled launches (all metrics, or one group each)
 };
 
 // The selected launches (--kernel-regex, --nvtx-include, --launch-skip/--launch-count) accumulated by device
@@ -176,25 +181,95 @@ std::map<std::uint32_t, std::map<std::string, Acc>> accumulate(const std::vector
       inst.params["block"] = dims(r.block);
       if (!r.nvtx_path.empty()) inst.params["nvtx"] = std::string(r.nvtx_path);
       Acc& acc = by_device[r.device][inst.display_name()];
-      if (acc.launches == 0) acc.instance = inst;
+      if (acc.launches == 0) {
+        acc.instance = inst;
+        acc.mangled = r.name;
+      }
       slot = &acc;
     }
     Acc& acc = *slot;
     // A launch profiled by `--metrics` (kernel replay) comes with no timestamps (start = end = 0 on an H100):
     // it counts as a launch, but has no duration, and its replayed passes would not be the kernel's time.
-    const bool timed = r.start_ns != 0 || r.end_ns != 0;
-    const double ns = static_cast<double>(r.end_ns - r.start_ns);
+    // A launch still running when its record was flushed (unfinished) counts too, without a duration.
+    const bool timed = !r.unfinished && (r.start_ns != 0 || r.end_ns != 0);
+    const double ns = timed ? static_cast<double>(r.end_ns - r.start_ns) : 0.0;
     if (timed && acc.samples.size() < options.max_samples) acc.samples.push_back(ns);
     if (options.metrics != nullptr && r.metrics.size() == options.metrics->perfworks.size() && !r.metrics.empty()) {
-      acc.profiled.push_back(&r.metrics);
+      acc.profiled.push_back(&r);
     }
     ++acc.launches;
     if (r.graph != 0) ++acc.graph_launches;
+    if (r.unfinished) {
+      ++acc.unfinished;
+      ++totals.launches_unfinished;
+    }
     acc.total_ns += ns;
     device_total_ns[r.device] += ns;
     ++totals.launches_kept;
   }
   return by_device;
+}
+
+// An identity's counters from its profiled launches: each launch has every metric (an M line) or one group of
+// them (a Q line, the others absent), and launches of one identity run the same kernel on the same shape, so
+// its counters are combined across them. Round r takes each metric's r-th value in launch order; each complete
+// round is one sample of every metric. With no complete round (the identity ran fewer profiled launches than
+// there are groups, or a budget ended first), one round of what was collected, the rest absent (`missing`).
+struct CombinedCounters {
+  std::vector<std::vector<double>> rounds;
+  bool partial = false;
+  std::vector<bool> missing;  // per metric of the C line, when partial
+  std::size_t collected = 0;  // metrics collected at least once
+};
+
+CombinedCounters combine_counters(const std::vector<const LaunchRecord*>& launches, std::size_t metrics) {
+  std::vector<std::vector<double>> per_metric(metrics);  // values in launch order
+  for (const LaunchRecord* r : launches) {
+    for (std::size_t j = 0; j < metrics; ++j) {
+      if (r->metrics_present.empty() || r->metrics_present[j]) per_metric[j].push_back(r->metrics[j]);
+    }
+  }
+  CombinedCounters out;
+  std::size_t complete = std::numeric_limits<std::size_t>::max();
+  for (const auto& v : per_metric) {
+    complete = std::min(complete, v.size());
+    out.collected += v.empty() ? 0 : 1;
+  }
+  if (complete > 0) {
+    for (std::size_t k = 0; k < complete; ++k) {
+      std::vector<double> round(metrics);
+      for (std::size_t j = 0; j < metrics; ++j) round[j] = per_metric[j][k];
+      out.rounds.push_back(std::move(round));
+    }
+    return out;
+  }
+  out.partial = true;
+  out.missing.assign(metrics, false);
+  std::vector<double> round(metrics, std::nan(""));
+  for (std::size_t j = 0; j < metrics; ++j) {
+    if (per_metric[j].empty()) {
+      out.missing[j] = true;
+    } else {
+      round[j] = per_metric[j][0];
+    }
+  }
+  out.rounds.push_back(std::move(round));
+  return out;
+}
+
+// A partial identity's measurements that need a counter none of its launches collected: skipped, saying why
+// (never a value made up from the counters that were collected).
+void mark_missing(const MetricPlan& plan, const CombinedCounters& c, std::vector<Measurement>& measurements) {
+  for (std::size_t i = 0; i < measurements.size() && i < plan.terms.size(); ++i) {
+    const auto& terms = plan.terms[i];
+    if (std::none_of(terms.begin(), terms.end(), [&](std::size_t t) { return t < c.missing.size() && c.missing[t]; }))
+      continue;
+    measurements[i] = failed_measurement(
+        measurements[i].metric, Status::skipped,
+        "partial counters: each profiled launch collects one group of the metrics, and this identity's " +
+            std::string("profiled launches collected ") + std::to_string(c.collected) + " of " +
+            std::to_string(c.missing.size()) + " counters, not this one's (too few launches, or a budget ran out)");
+  }
 }
 
 // One identity's result: its durations, launches, kernel time and share of the device's, and with
@@ -208,7 +283,9 @@ Result identity_result(const Acc& acc, double device_total_ns, const SelectOptio
   d.summary = summarize(d.samples);
   if (d.samples.empty()) {
     d.status = Status::skipped;
-    d.message = "every launch of it was profiled (--metrics), and a profiled launch has no duration";
+    d.message = acc.unfinished == acc.launches
+                    ? "it had not finished when the program ended (its launch was still running)"
+                    : "every launch of it was profiled (--metrics), and a profiled launch has no duration";
   }
   res.metrics.push_back(std::move(d));
   res.metrics.push_back(single_value("launches", static_cast<double>(acc.launches)));
@@ -216,11 +293,20 @@ Result identity_result(const Acc& acc, double device_total_ns, const SelectOptio
   const double total = device_total_ns;
   res.metrics.push_back(single_value("gpu_time_share", total > 0 ? 100.0 * acc.total_ns / total : 0.0));
   if (acc.graph_launches == acc.launches) ++totals.identities_graph_only;
+  if (options.metrics != nullptr && acc.profiled.empty() &&
+      kernel_kind(acc.mangled, options.communication_kernels) == KernelKind::communication) {
+    ++totals.identities_communication;  // never profiled by the injection library (launch_policy.hpp)
+  }
   if (options.metrics != nullptr && !acc.profiled.empty()) {
-    ++totals.identities_with_counters;
+    const CombinedCounters combined = combine_counters(acc.profiled, options.metrics->perfworks.size());
+    if (combined.partial) {
+      ++totals.identities_partial_counters;
+    } else {
+      ++totals.identities_with_counters;
+    }
     std::vector<Measurement> merged;
-    for (const std::vector<double>* values : acc.profiled) {
-      auto per_launch = evaluate_target(*options.metrics, values, Status::ok, "", nullptr, "");
+    for (const std::vector<double>& values : combined.rounds) {
+      auto per_launch = evaluate_target(*options.metrics, &values, Status::ok, "", nullptr, "");
       if (merged.empty()) {
         merged = std::move(per_launch);
         continue;
@@ -231,6 +317,7 @@ Result identity_result(const Acc& acc, double device_total_ns, const SelectOptio
         }
       }
     }
+    if (combined.partial) mark_missing(*options.metrics, combined, merged);
     for (auto& m : merged) {
       if (m.status == Status::ok) m.summary = summarize(m.samples);
       res.metrics.push_back(std::move(m));

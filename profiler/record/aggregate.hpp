@@ -41,14 +41,23 @@ struct SelectOptions {
   // `record --metrics`: the plan the injection library profiled with (its C line lists plan->perfworks).
   // Each identity then gets one Measurement per planned metric, a sample per profiled launch of it.
   const MetricPlan* metrics = nullptr;
+  // `record --communication-kernel`: the user's substrings naming communication kernels, besides the built-in
+  // ones (core/kernel_kind.hpp); with `metrics`, such identities are counted as left unprofiled for that.
+  std::vector<std::string> communication_kernels;
 };
 
 struct KernelTotals {
   std::uint64_t launches_seen = 0;  // every launch in the record files
   std::uint64_t launches_kept = 0;  // after the selection
   std::size_t identities = 0;
-  std::size_t identities_with_counters = 0;  // with options.metrics: identities with a profiled launch
+  std::size_t identities_with_counters = 0;  // with options.metrics: identities with every counter profiled
   std::size_t identities_graph_only = 0;     // identities every launch of which came from a CUDA graph
+  std::size_t identities_communication = 0;  // with options.metrics: communication identities (never profiled)
+  std::uint64_t launches_unfinished = 0;     // kept launches still running when the program ended
+
+  // with options.metrics: identities whose profiled launches collected some of the metric groups, not all
+  // (profiler/record/pass_groups.hpp); their missing metrics are skipped, saying so
+  std::size_t identities_partial_counters = 0;
 };
 
 // Results per device (CUDA ordinal in the recorded processes): one Result per identity, sorted by GPU time

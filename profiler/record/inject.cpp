@@ -57,6 +57,7 @@
 
 #include "profiler/cupti/activity_api_linked.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
+#include "profiler/record/flush_guard.hpp"
 #include "profiler/record/inject_metrics.hpp"
 #include "profiler/record/inject_shared.hpp"
 #include "profiler/record/signal_finish.hpp"
@@ -220,6 +221,11 @@ namespace gpuperf::record::inject {
 void write_line(const std::string& line) {
   std::lock_guard<std::mutex> lock(state().mutex);
   write_line_locked(line);
+}
+void write_line_and_flush(const std::string& line) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  write_line_locked(line);
+  if (state().out != nullptr && !state().finished) std::fflush(state().out);
 }
 std::uint64_t current_range_id() { return t_ranges == nullptr || t_ranges->ids.empty() ? 0 : t_ranges->ids.back(); }
 }  // namespace gpuperf::record::inject
@@ -528,15 +534,38 @@ unsigned flush_period_ms() {
 }
 
 // One periodic flush on the flush thread (cuptiActivityFlushAll, not forced); false when CUPTI refused it.
+// Skipped, without calling CUPTI, while a profiled launch is in progress (flush_guard.hpp): the flush never
+// waits on the profiler, so it goes on, and serves a fatal signal's last flush, even when a replay hangs.
 bool timed_periodic_flush() {
   const Account& written = g_own[static_cast<int>(Work::write)][static_cast<int>(Thread::gpuperf)];
   const std::uint64_t written_before = written.ns.load(std::memory_order_relaxed);
   const std::uint64_t begin = monotonic_ns();
-  const bool ok = activity().flush(false) == CUPTI_SUCCESS;
+  const gpuperf::record::PeriodicFlush outcome = gpuperf::record::periodic_flush(activity());
+  if (outcome == gpuperf::record::PeriodicFlush::skipped) return true;
   const std::uint64_t all = monotonic_ns() - begin;
   const std::uint64_t writing = written.ns.load(std::memory_order_relaxed) - written_before;
   account_flush(all - std::min(all, writing));
-  return ok;
+  return outcome == gpuperf::record::PeriodicFlush::flushed;
+}
+
+// "A <rank> <local rank> <world size>" from RANK, LOCAL_RANK and WORLD_SIZE (torchrun, mpirun's wrappers,
+// Slurm launchers set them), "-" for one unset or not a number; no line when none is set.
+std::string rank_line() {
+  bool any = false;
+  std::string line = "A";
+  for (const char* name : {"RANK", "LOCAL_RANK", "WORLD_SIZE"}) {
+    const char* v = std::getenv(name);
+    long n = -1;
+    if (v != nullptr && *v != '\0') {
+      char* end = nullptr;
+      errno = 0;
+      n = std::strtol(v, &end, 10);
+      if (errno != 0 || *end != '\0' || n < 0 || n > 1000000000L) n = -1;
+    }
+    any = any || n >= 0;
+    line += n >= 0 ? " " + std::to_string(n) : std::string(" -");
+  }
+  return any ? line : "";
 }
 
 // The flush thread: a detached thread that every period hands CUPTI's completed buffers to the RecordWriter,
@@ -594,6 +623,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     write_line_locked("P " + std::to_string(getpid()) + " " + std::to_string(getppid()) + " " +
                       std::to_string(static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec) + " " +
                       (n > 0 ? std::string(exe) : std::string(argv0 != nullptr ? argv0 : "?")));
+    if (const std::string rank = rank_line(); !rank.empty()) write_line_locked(rank);
     std::fflush(state().out);
   }
   // NVTX reaches CUPTI only through NVTX_INJECTION64_PATH, read at the program's first NVTX call: point it
@@ -648,6 +678,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     }
   }
   std::atexit(finish);
+  // Runs before finish (atexit's order): a profiler session kept enabled is ended at a normal exit only (a fatal
+  // signal's flush must not wait on CUPTI's profiler).
+  std::atexit(gpuperf::record::inject::end_metrics_session);
   // A fork() without exec (DataLoader workers, multiprocessing): the child inherits the file and CUPTI's
   // buffers but neither CUPTI's threads nor ours; it writes nothing (an exec'd program injects anew).
   pthread_atfork(nullptr, nullptr, [] { state().forked_child = true; });

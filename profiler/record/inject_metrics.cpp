@@ -21,7 +21,12 @@
 #include "profiler/cupti/backend_module.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/cupti/range_backend.hpp"
+#include "profiler/record/inject_comm.hpp"
+#include "profiler/record/inject_guard.hpp"
 #include "profiler/record/inject_shared.hpp"
+#include "profiler/record/pass_groups.hpp"
+#include "profiler/record/profile_session.hpp"
+#include "profiler/record/session_events.hpp"
 
 namespace gpuperf::record::inject {
 namespace {
@@ -95,6 +100,14 @@ struct State {
   bool told_time_budget = false;
   std::map<std::string, unsigned long long> profiled;  // identity key -> launches profiled so far
   std::map<CUcontext, Context> contexts;
+  // The session kept enabled between profiled launches (profile_session.hpp; GPUPERF_RECORD_PROFILE_KEEP=0: off).
+  KeptSession session;
+  // The metric set's groups, one a profiled launch of an identity in turn (pass_groups.hpp): planned at the
+  // first context, each a configuration of every context's back end. `split` groups at most
+  // (GPUPERF_RECORD_PROFILE_GROUPS; default --profile-launches; 1: every launch collects every metric).
+  std::size_t split = 0;
+  std::vector<std::vector<std::size_t>> groups;
+  std::uint64_t end_ns = 0;  // spent ending kept sessions (in spent_ns too; told by the trace)
 };
 
 State* g_state = nullptr;
@@ -104,7 +117,12 @@ thread_local int t_depth = 0;           // launch callbacks open on this thread 
 thread_local bool t_profiling = false;  // this thread's launch is being profiled (it holds the gate exclusively)
 thread_local Context* t_context = nullptr;
 thread_local std::uint32_t t_correlation = 0;
-thread_local std::uint64_t t_profile_begin_ns = 0;  // when this thread's profiled launch took the gate
+thread_local std::uint64_t t_profile_begin_ns = 0;       // when this thread's profiled launch took the gate
+thread_local CUstream t_communication_stream = nullptr;  // this thread's communication launch, to mark its end
+thread_local CUcontext t_communication_context = nullptr;
+thread_local bool t_communication = false;
+thread_local std::size_t t_group = 0;   // the metric group this thread's profiled launch collects
+thread_local bool t_restarted = false;  // its session was the kept one, restarted
 
 // GPUPERF_RECORD_PROFILE_TRACE=1: each profiled launch's phases on stderr, to see where its time goes.
 bool g_trace = false;
@@ -125,13 +143,37 @@ void check(CUresult r, const char* call) {
   if (r != CUDA_SUCCESS) throw std::runtime_error(driver_error(r, call));
 }
 
+// Adds one configuration per metric group to a context's back end; plans the groups at the first context, by
+// the passes CUPTI counts on a host-only back end of the same chip, and writes "H <group> <C-line index>..."
+// for each when there are several (then a profiled launch writes a Q line of its group's values, not an M).
+void add_groups(cupti::RangeProfilerBackend& backend) {
+  if (g_state->groups.empty()) {
+    std::unique_ptr<cupti::RangeProfilerBackend> host;
+    if (g_state->split > 1) host = g_state->factory->open_host(backend.chip_name());
+    g_state->groups = split_passes(g_state->metrics, g_state->split,
+                                   [&](const std::vector<std::string>& m) { return host->add_configuration(m); });
+    if (g_state->groups.size() > 1) {
+      for (std::size_t g = 0; g < g_state->groups.size(); ++g) {
+        std::string line = "H " + std::to_string(g);
+        for (std::size_t i : g_state->groups[g]) line += " " + std::to_string(i);
+        write_line(line);
+      }
+    }
+  }
+  for (const auto& group : g_state->groups) {
+    std::vector<std::string> names;
+    for (std::size_t i : group) names.push_back(g_state->metrics[i]);
+    backend.add_configuration(names);
+  }
+}
+
 Context& context_for(CUcontext ctx) {
   Context& c = g_state->contexts[ctx];
   if (c.backend || !c.broken.empty()) return c;
   std::uint32_t device = 0;
   if (cuptiGetDeviceId(ctx, &device) != CUPTI_SUCCESS) throw std::runtime_error("cuptiGetDeviceId failed");
   c.backend = g_state->factory->open_device(static_cast<int>(device), ctx);
-  c.backend->add_configuration(g_state->metrics);
+  add_groups(*c.backend);
   check(cuModuleLoadData(&c.module, kFlushPtx), "cuModuleLoadData (L2 flush)");
   check(cuModuleGetFunction(&c.flush, c.module, kFlushName), "cuModuleGetFunction (L2 flush)");
   CUdevice dev = 0;
@@ -246,6 +288,7 @@ bool single_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 // Whether the launch's identity still has launches to profile, within the budget, on a context where
 // profiling has not failed (g_state->mutex held). Says once when the budget is spent.
 bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
+  if (profiling_stopped()) return false;  // the watchdog gave a launch up (inject_guard.hpp)
   const auto ctx = g_state->contexts.find(data->context);
   if (ctx != g_state->contexts.end() && !ctx->second.broken.empty()) return false;
   const auto it = g_state->profiled.find(key);
@@ -270,41 +313,80 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
 // The outermost callback of a launch: takes the gate, shared or (to profile it) exclusively, and begins the
 // launch's range. Only single-kernel launches are profiled; cooperative and graph launches only wait, and
 // so does a launch captured into a graph (its replays are traced like any launch).
+// Ends the kept session before a launch that runs unprofiled (`why` other_launch: not when the launch goes into a
+// capture), a capture's beginning, a context's end or the exit (g_state->mutex held). Its time is profiling's
+// (--profile-seconds), as the disable in each profiled launch was before sessions were kept.
+void end_session_locked(SessionEnd why, bool in_capture) {
+  if (!g_state->session.kept()) return;
+  const std::uint64_t t0 = monotonic_ns();
+  std::string error;
+  if (why == SessionEnd::other_launch) {
+    g_state->session.on_launch(false, in_capture, &error);
+  } else {
+    error = g_state->session.end(why);
+  }
+  const std::uint64_t ns = monotonic_ns() - t0;
+  g_state->spent_ns += ns;
+  g_state->end_ns += ns;
+  if (!error.empty()) write_line("X hardware metrics: ending the profiler's session failed: " + error);
+}
+
 void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& info) {
-  profilable = profilable && info.known && data->symbolName != nullptr && data->context != nullptr;
+  // Communication kernels (never profiled) and a process whose profiling was given up: the gate, shared.
+  profilable = launch_may_be_profiled(profilable, info.known, data->symbolName) && data->context != nullptr;
+  t_communication = info.known && communication_launch(data->symbolName);  // an event after it (inject_comm.hpp)
+  t_communication_stream = info.stream;
+  t_communication_context = data->context;
   std::string key;
   if (profilable) {
     key = identity_key(data, info);
     std::lock_guard<std::mutex> lock(g_state->mutex);
     profilable = wanted_locked(data, key);
   }
-  if (profilable && captured(info.stream)) profilable = false;
+  // Captured: never profiled, and a kept session is left alone (ending it inside the capture would break it).
+  const bool in_capture = (profilable || g_state->session.kept()) && info.known && captured(info.stream);
+  if (in_capture) profilable = false;
   if (!profilable) {
     pthread_rwlock_rdlock(&g_state->gate);
+    if (g_state->session.kept()) {  // no profiled launch runs now: the gate is shared
+      std::lock_guard<std::mutex> lock(g_state->mutex);
+      // Kept since the check above, maybe: ask about the capture again.
+      end_session_locked(SessionEnd::other_launch, in_capture || (info.known && captured(info.stream)));
+    }
     return;
   }
   pthread_rwlock_wrlock(&g_state->gate);
   const std::uint64_t begin = monotonic_ns();  // the profiling's cost, not the wait for other launches
   std::lock_guard<std::mutex> lock(g_state->mutex);
-  if (!wanted_locked(data, key)) return;  // another thread profiled its last launch while this one waited
+  // Not profiled after all: the launch runs as any other, so a kept session ends before it.
+  const auto unprofiled = [] { end_session_locked(SessionEnd::other_launch, false); };
+  if (!wanted_locked(data, key)) return unprofiled();  // another thread profiled its last launch meanwhile
   Context* c = nullptr;
   try {
     c = &context_for(data->context);
-    if (!c->broken.empty()) return;
+    if (!c->broken.empty()) return unprofiled();
     mark(kSetup);
+    if (!communication_idle(data->context)) {  // a collective still running: do not synchronize on it
+      write_line("V " + std::to_string(data->correlationId) + " " + std::to_string(communication_wait_ms()));
+      return unprofiled();
+    }
+    guard_begin(data->correlationId, key);  // watched, and the periodic flush keeps off CUPTI, until guard_end
     t_busy = true;
     flush_l2(*c);
     t_busy = false;
     mark(kFlushL2);
-    // One auto range around this launch; kernel replay runs every pass inside the launch call. A session of
-    // its own (150 ms to begin on an H100): one kept enabled between profiled launches crashed JAX inside
-    // CUPTI, and one ended at the next launch broke stream captures (docs/record-ends.md).
-    c->backend->begin_session(0, cupti::SessionReplay::kernel, 1);
+    // One auto range around this launch; kernel replay runs every pass of its group inside the launch call.
+    // The session kept enabled since the last profiled launch is restarted (0.2 ms against 150 ms to begin one
+    // on an H100); profile_session.hpp has the rules that end it.
+    t_group = g_state->profiled[key] % g_state->groups.size();
+    t_restarted = g_state->session.open(data->context, *c->backend, t_group);
     c->backend->start_pass();
     mark(kBegin);
   } catch (const std::exception& e) {
     t_busy = false;
+    guard_end();
     if (c != nullptr) c->broken = e.what();
+    if (c != nullptr && c->backend) g_state->session.forget(c->backend.get());
     if (c != nullptr) c->backend.reset();
     write_line(std::string("X hardware metrics are not recorded on this context: ") + e.what());
     return;
@@ -329,15 +411,20 @@ void end_range_locked() {
     mark(kDecode);
     const auto ranges = c.backend->evaluate();
     mark(kEvaluate);
-    c.backend->end_session();
+    g_state->session.done();  // kept enabled for the next profiled launch
     mark(kEnd);
     if (ranges.size() != 1) throw std::runtime_error("CUPTI returned " + std::to_string(ranges.size()) + " ranges");
     std::ostringstream line;
     line.precision(17);
-    line << "M " << t_correlation;
+    if (g_state->groups.size() > 1) {
+      line << "Q " << t_correlation << ' ' << t_group;  // the values of its group's metrics (H line)
+    } else {
+      line << "M " << t_correlation;
+    }
     for (double v : ranges[0].values) line << ' ' << v;
     write_line(line.str());
   } catch (const std::exception& e) {
+    g_state->session.forget(c.backend.get());
     try {
       c.backend->end_session();
     } catch (const std::exception&) {  // the failure being reported is the one that matters
@@ -352,6 +439,7 @@ void leave() {
     t_profiling = false;
     std::lock_guard<std::mutex> lock(g_state->mutex);
     end_range_locked();
+    guard_end();
     // The wall time this launch's profiling held the program: its L2 flush, the replay inside the launch call
     // (passes, memory saved and restored) and the evaluation.
     const std::uint64_t ns = monotonic_ns() - t_profile_begin_ns;
@@ -367,8 +455,12 @@ void leave() {
         line += part;
         last = t_phase_end[p];
       }
-      std::fprintf(stderr, "%s ms\n", line.c_str());
+      std::fprintf(stderr, "%s ms (group %zu, %s)\n", line.c_str(), t_group, t_restarted ? "restarted" : "begun");
     }
+  }
+  if (t_communication) {
+    t_communication = false;
+    communication_launched(t_communication_context, t_communication_stream);
   }
   pthread_rwlock_unlock(&g_state->gate);
 }
@@ -389,9 +481,48 @@ void mark(Phase p) {
   if (g_trace) t_phase_end[p] = monotonic_ns();
 }
 
+// GPUPERF_RECORD_PROFILE_KEEP=0 ends each session after its launch; GPUPERF_RECORD_PROFILE_GROUPS=N splits the
+// metric set into N groups at most (default: the launches profiled per identity, at most 8).
+void configure_session_env() {
+  const char* keep = std::getenv("GPUPERF_RECORD_PROFILE_KEEP");
+  g_state->session.set_keep(keep == nullptr || *keep != '0');
+  g_state->split = static_cast<std::size_t>(std::min<unsigned long long>(g_state->per_identity, 8));
+  if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_GROUPS"); n != nullptr && *n != '\0') {
+    const unsigned long long groups = std::strtoull(n, nullptr, 10);  // 0: the default
+    if (groups > 0) g_state->split = static_cast<std::size_t>(groups);
+  }
+}
+
+// A capture begins or a context goes: waits for a profiled launch in flight (the gate), then ends the session.
+void end_kept_session(SessionEnd why) {
+  if (!g_state->session.kept()) return;
+  pthread_rwlock_rdlock(&g_state->gate);
+  {
+    std::lock_guard<std::mutex> lock(g_state->mutex);
+    end_session_locked(why, false);
+  }
+  pthread_rwlock_unlock(&g_state->gate);
+}
+
 }  // namespace
 
 bool is_own_kernel(const char* name) { return name != nullptr && std::strcmp(name, kFlushName) == 0; }
+
+void end_metrics_session() {
+  if (g_state == nullptr) return;
+  std::lock_guard<std::mutex> lock(g_state->mutex);  // a launch in flight has an open session, not a kept one
+  end_session_locked(SessionEnd::process_exit, false);
+  if (g_trace) {
+    std::fprintf(stderr, "gpuperf-profile sessions: %.1f ms ending kept ones; %llu begun, %llu restarted; ended by",
+                 static_cast<double>(g_state->end_ns) * 1e-6, (unsigned long long)g_state->session.begins(),
+                 (unsigned long long)g_state->session.restarts());
+    for (int w = 0; w < static_cast<int>(SessionEnd::kEnds); ++w) {
+      std::fprintf(stderr, " %s %llu", to_string(static_cast<SessionEnd>(w)),
+                   (unsigned long long)g_state->session.ends(static_cast<SessionEnd>(w)));
+    }
+    std::fprintf(stderr, "\n");
+  }
+}
 
 bool init_metrics(CUpti_SubscriberHandle subscriber) {
   const char* metrics = std::getenv("GPUPERF_RECORD_METRICS");
@@ -433,7 +564,10 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_MS"); n != nullptr && *n != '\0') {
     g_state->time_budget_ms = std::strtoull(n, nullptr, 10);
   }
+  configure_session_env();
   write_line(header);
+  init_guard();
+  init_communication_wait();
   // Callbacks for the launch APIs alone (every other API call runs without one): single-kernel launches
   // are profiled, the others pass the gate.
   CUptiResult r = CUPTI_SUCCESS;
@@ -446,6 +580,9 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverKernelLaunches);
   enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeOtherLaunches);
   enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverOtherLaunches);
+  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeCaptureBegins);  // end a kept session (session_events.hpp)
+  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverCaptureBegins);
+  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverContextEnds);
   if (r != CUPTI_SUCCESS) {
     const char* s = nullptr;
     cuptiGetResultString(r, &s);
@@ -456,8 +593,12 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
 }
 
 void on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  // Only the launch APIs are enabled (init_metrics).
+  // Only the launch APIs and the calls of session_events.hpp are enabled (init_metrics).
   if (g_state == nullptr || t_busy) return;
+  if (SessionEnd why; session_event(domain, cbid, why)) {
+    if (data->callbackSite == CUPTI_API_ENTER) end_kept_session(why);
+    return;
+  }
   if (data->callbackSite == CUPTI_API_ENTER) {
     if (t_depth++ == 0) {
       const bool single = single_kernel_launch(domain, cbid);

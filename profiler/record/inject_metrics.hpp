@@ -20,6 +20,10 @@ bool init_metrics(CUpti_SubscriberHandle subscriber);
 // The launch API callbacks (runtime and driver domains).
 void on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data);
 
+// Ends the range profiler's session kept enabled since the last profiled launch (at the process's exit, before
+// the last flush); with GPUPERF_RECORD_PROFILE_TRACE=1 prints how sessions began and ended.
+void end_metrics_session();
+
 // Whether a kernel record is the library's own L2 flush (left out of the record file).
 bool is_own_kernel(const char* name);
 

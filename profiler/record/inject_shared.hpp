@@ -39,6 +39,9 @@ constexpr bool is_nvtx_pop(CUpti_CallbackId cbid) {
 // Appends one line to this process's record file (thread-safe; dropped once the file is finished).
 void write_line(const std::string& line);
 
+// The same, then the file's buffer is handed to the kernel (fflush): what a later SIGKILL cannot take back.
+void write_line_and_flush(const std::string& line);
+
 // The id (its R line) of the NVTX range path the calling thread is in; 0 outside any range or with --no-nvtx.
 std::uint64_t current_range_id();
 

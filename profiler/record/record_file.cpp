@@ -1,5 +1,7 @@
 #include "profiler/record/record_file.hpp"
 
+#include <cmath>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -144,7 +146,11 @@ void ProcessParser::parse_line(std::string_view line) {
         throw bad("malformed kernel line");
       }
       if (!f.at_end() && !(f.next(r.graph) && f.at_end())) throw bad("malformed kernel line");
-      if (r.end_ns < r.start_ns) throw bad("kernel ends before it starts");
+      if (r.end_ns == 0 && r.start_ns != 0) {
+        r.unfinished = true;  // still running when a forced flush handed its record over
+      } else if (r.end_ns < r.start_ns) {
+        throw bad("kernel ends before it starts");
+      }
       p_.launches.push_back(r);
       name_ids_.push_back(name_id);
       break;
@@ -171,6 +177,39 @@ void ProcessParser::parse_line(std::string_view line) {
       metrics_of_correlation_[corr] = std::move(values);
       break;
     }
+    case 'H': {  // a group of the C line's metrics, by index, that a Q line's launch collected
+      std::size_t group = 0, index = 0;
+      if (!f.next(group)) throw bad("malformed metric group line");
+      std::vector<std::size_t> indices;
+      while (f.next(index)) {
+        if (index >= p_.metric_names.size()) throw bad("metric group names a metric the C line does not have");
+        indices.push_back(index);
+      }
+      if (!f.at_end() || indices.empty() || group != p_.metric_groups.size()) {
+        throw bad("malformed metric group line (groups are numbered 0, 1, ... in order, each with its metrics)");
+      }
+      p_.metric_groups.push_back(std::move(indices));
+      break;
+    }
+    case 'Q': {  // one profiled launch's values of one metric group: the others are absent, not zero
+      std::uint32_t corr = 0;
+      std::size_t group = 0;
+      if (!(f.next(corr) && f.next(group))) throw bad("malformed group metrics line");
+      if (group >= p_.metric_groups.size()) throw bad("group metrics line of a group no H line defined");
+      const std::vector<std::size_t>& indices = p_.metric_groups[group];
+      std::vector<double> values(p_.metric_names.size(), std::nan(""));
+      std::vector<bool> present(p_.metric_names.size(), false);
+      std::size_t k = 0;
+      double v = 0;
+      while (k < indices.size() && f.next(v)) {
+        values[indices[k]] = v;
+        present[indices[k++]] = true;
+      }
+      if (k != indices.size() || !f.at_end()) throw bad("group metric values do not match the H line");
+      metrics_of_correlation_[corr] = std::move(values);
+      present_of_correlation_[corr] = std::move(present);
+      break;
+    }
     case 'D': {
       std::uint64_t n = 0;
       if (!f.next(n)) throw bad("malformed dropped-records line");
@@ -191,6 +230,33 @@ void ProcessParser::parse_line(std::string_view line) {
       std::uint64_t ns = 0;
       if (!(f.next(corr) && f.next(ns))) throw bad("malformed profile time line");
       profile_ns_of_correlation_[corr] = ns;
+      break;
+    }
+    case 'A': {
+      std::optional<int>* fields[] = {&p_.rank, &p_.local_rank, &p_.world_size};
+      for (std::optional<int>* field : fields) {
+        std::string word;
+        int v = 0;
+        if (!f.next_word(word)) throw bad("malformed rank line");
+        if (word == "-") continue;
+        const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+        if (ec != std::errc() || end != word.data() + word.size() || v < 0) throw bad("malformed rank line");
+        *field = v;
+      }
+      if (!f.at_end()) throw bad("malformed rank line");
+      break;
+    }
+    case 'V': {
+      std::uint32_t corr = 0;
+      if (!(f.next(corr) && f.next(p_.communication_wait_ms) && f.at_end())) throw bad("malformed communication line");
+      ++p_.communication_busy;
+      break;
+    }
+    case 'G': {
+      GivenUp g;
+      if (!(f.next(g.correlation) && f.next(g.ms))) throw bad("malformed watchdog line");
+      g.identity = rest_after(line, 3);
+      p_.given_up.push_back(std::move(g));
       break;
     }
     case 'O': {  // fields past the fifth are a newer library's: ignored
@@ -218,11 +284,26 @@ ProcessRecord ProcessParser::finish() {
     r.name = n->second;
     r.pid = p_.pid;
     if (auto m = metrics_of_correlation_.find(r.correlation); m != metrics_of_correlation_.end()) r.metrics = m->second;
+    if (auto m = present_of_correlation_.find(r.correlation); m != present_of_correlation_.end())
+      r.metrics_present = m->second;
     if (auto w = profile_ns_of_correlation_.find(r.correlation); w != profile_ns_of_correlation_.end())
       r.profile_ns = w->second;
     if (auto c = range_of_correlation_.find(r.correlation); c != range_of_correlation_.end()) {
       if (auto rg = ranges.find(c->second); rg != ranges.end()) r.nvtx_path = rg->second;
     }
+  }
+  // A launch the watchdog gave up: whatever it wrote when it returned late is not kept (record_file.hpp).
+  std::unordered_map<std::uint32_t, bool> given_up;
+  for (const GivenUp& g : p_.given_up) given_up[g.correlation] = true;
+  for (LaunchRecord& r : p_.launches) {
+    if (given_up.count(r.correlation) != 0) {
+      r.metrics.clear();
+      r.profile_ns = 0;
+      continue;
+    }
+    // No timestamps and not profiled (a profiled launch always has its W line): the record of a kernel that
+    // was still running when a forced flush handed it over.
+    if (r.start_ns == 0 && r.end_ns == 0 && profile_ns_of_correlation_.count(r.correlation) == 0) r.unfinished = true;
   }
   p_.strings = std::move(strings_);
   return std::move(p_);

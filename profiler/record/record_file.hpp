@@ -9,11 +9,21 @@
 //   E <correlation> <range id>                 the launch with this correlation ran inside that range path
 //   C <perfworks name>...                      the hardware metrics profiled (`record --metrics`), in order
 //   M <correlation> <value>...                 one profiled launch's values, in the C line's order
+//   H <group> <index>...                       --metrics split into groups (numbered 0, 1, ...): the C line's
+//                                              metrics (by 0-based index) that group holds
+//   Q <correlation> <group> <value>...         one profiled launch's values of one group, in its H line's order;
+//                                              an identity's launches together make its counters
 //   D <count>                                  activity records CUPTI dropped (buffers full)
 //   F <unix time ns>                           the records above reached the file then (after every buffer)
 //   B <budget>                                 --metrics: the budget of profiled launches was spent
 //   T <budget ms>                              --metrics: the time budget of profiling was spent
 //   W <correlation> <ns>                       --metrics: the wall time profiling that launch took (its call)
+//   A <rank> <local rank> <world size>         the process's RANK, LOCAL_RANK, WORLD_SIZE ("-": unset), when
+//                                              any is set (after P)
+//   G <correlation> <ms> <identity>            --metrics: the watchdog gave that profiled launch up after ms
+//                                              (identity: mangled name, grid, block, NVTX range id); nothing
+//                                              was profiled after it, and M and W lines of that correlation
+//                                              (written if the launch returned late) are dropped
 //   O <work> <thread> <calls> <items> <ns>     the library's own time, written at the end (before Z): <work>
 //                                              nvtx (callbacks; items: pushes), write (buffers written;
 //                                              items: records), request (buffers handed to CUPTI; items: 0),
@@ -27,6 +37,11 @@
 // A reader keeps O lines of a <work> or <thread> it does not know and ignores their fields past the fifth, so
 // the library may account more than this reader knows of.
 //
+// A K line whose end is 0 is a kernel that had not finished when its record was flushed (forced, at the end
+// of a program killed while that kernel ran, e.g. one that hangs): a launch without a duration, `unfinished`.
+// One with start and end 0 is that too, unless a W line names its correlation (kernel replay hands a
+// profiled launch back without timestamps) or a G line does.
+//
 // A file without Z belongs to a process that died before flushing (a signal, _exit): what it holds was
 // seen, the rest was lost. The library writes its buffers every second or so (inject.cpp), so such a file
 // holds the launches up to its last F line. Plain C++ (no CUDA): the parser and the aggregation are unit-tested with
@@ -36,6 +51,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -64,6 +80,18 @@ struct LaunchRecord {
   std::uint32_t graph = 0;       // the CUDA graph whose launch ran it; 0 outside graphs
   std::vector<double> metrics;   // a profiled launch's values, in ProcessRecord::metric_names order; else empty
   std::uint64_t profile_ns = 0;  // a profiled launch: the wall time its profiling took (W line); else 0
+  bool unfinished = false;       // it had not finished when its record was flushed (end 0): no duration
+
+  // A launch that collected one metric group (Q line): which of `metrics` it has (the others are NaN, absent);
+  // empty for a launch with every metric (M line) or none.
+  std::vector<bool> metrics_present;
+};
+
+// A G line: a profiled launch the watchdog gave up.
+struct GivenUp {
+  std::uint32_t correlation = 0;
+  std::uint64_t ms = 0;
+  std::string identity;  // "<mangled name> <gx> <gy> <gz> <bx> <by> <bz> <NVTX range id>"
 };
 
 // One O line: time the injection library spent in its own code, by what it did and on which thread.
@@ -78,17 +106,24 @@ struct OwnWork {
 struct ProcessRecord {
   std::uint32_t pid = 0, ppid = 0;
   std::string argv0;
-  std::uint64_t started_ns = 0;                  // unix time the process began recording (P line)
-  std::uint64_t last_flush_ns = 0;               // unix time of its last F line; 0: none
-  std::uint64_t profile_budget_spent = 0;        // --metrics: the budget of a B line, 0 when not spent
-  std::uint64_t profile_time_budget_ms = 0;      // --metrics: the time budget of a T line, 0 when not spent
-  std::vector<OwnWork> own_work;                 // O lines (none from a killed process or an older library)
-  bool complete = false;                         // ended with Z
-  std::uint64_t dropped = 0;                     // CUPTI's dropped records
-  std::vector<std::string> errors;               // X lines
-  std::vector<std::string> metric_names;         // the C line
-  std::vector<LaunchRecord> launches;            // in file order
-  std::shared_ptr<const RecordStrings> strings;  // what the launches' name and nvtx_path view
+  std::uint64_t started_ns = 0;                     // unix time the process began recording (P line)
+  std::uint64_t last_flush_ns = 0;                  // unix time of its last F line; 0: none
+  std::uint64_t profile_budget_spent = 0;           // --metrics: the budget of a B line, 0 when not spent
+  std::uint64_t profile_time_budget_ms = 0;         // --metrics: the time budget of a T line, 0 when not spent
+  std::optional<int> rank, local_rank, world_size;  // the A line (RANK, LOCAL_RANK, WORLD_SIZE)
+  std::vector<GivenUp> given_up;                    // G lines (at most one from this library)
+  std::uint64_t communication_busy = 0;             // V lines: launches not profiled, a collective still running
+  std::uint64_t communication_wait_ms = 0;          // the bound they waited (their ms)
+  std::vector<OwnWork> own_work;                    // O lines (none from a killed process or an older library)
+  bool complete = false;                            // ended with Z
+  std::uint64_t dropped = 0;                        // CUPTI's dropped records
+  std::vector<std::string> errors;                  // X lines
+  std::vector<std::string> metric_names;            // the C line
+  std::vector<LaunchRecord> launches;               // in file order
+  std::shared_ptr<const RecordStrings> strings;     // what the launches' name and nvtx_path view
+
+  // H lines: per metric group, indices into metric_names
+  std::vector<std::vector<std::size_t>> metric_groups;
 };
 
 // Reads one process file as it grows: feed() takes the bytes written since the last call, cut anywhere (a
@@ -112,6 +147,8 @@ class ProcessParser {
   std::vector<std::uint64_t> name_ids_;  // of p_.launches, resolved by finish()
   std::unordered_map<std::uint32_t, std::uint64_t> range_of_correlation_;
   std::unordered_map<std::uint32_t, std::vector<double>> metrics_of_correlation_;
+
+  std::unordered_map<std::uint32_t, std::vector<bool>> present_of_correlation_;  // Q lines' groups
   std::unordered_map<std::uint32_t, std::uint64_t> profile_ns_of_correlation_;
 };
 

@@ -18,6 +18,7 @@
 #include "profiler/gpu/nvml.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
+#include "profiler/record/launch_policy.hpp"
 #include "profiler/record/program_name.hpp"
 #include "profiler/record/record_file.hpp"
 
@@ -94,6 +95,12 @@ std::optional<MetricPlan> plan_record_metrics(const RecordOptions& o, bool tell)
 void check_before_metrics(const RecordOptions& o) {
   if (o.command.empty()) throw InputError("no program given: -- APP [ARGS...]");
   if (o.select.max_samples == 0) throw InputError("--max-samples must be at least 1");
+  for (const std::string& c : o.communication_kernels) {
+    // One a line in the library's variable: a substring may hold anything but a line break.
+    if (c.empty() || c.find('\n') != std::string::npos)
+      throw InputError("--communication-kernel '" + c +
+                       "': expected a non-empty substring of a kernel name on one line");
+  }
   resolve_program(o.command.front());
   KernelTotals none;
   aggregate_launches({}, family(o), o.select, none);  // bad regexes fail here
@@ -112,13 +119,29 @@ std::vector<std::pair<std::string, std::string>> metrics_environment(const Metri
           {"GPUPERF_RECORD_CUPTI_MODULE", module},
           {"GPUPERF_RECORD_PROFILE_LAUNCHES", std::to_string(o.profile_launches)},
           {"GPUPERF_RECORD_PROFILE_BUDGET", std::to_string(o.profile_budget)},
-          {"GPUPERF_RECORD_PROFILE_MS", std::to_string(o.profile_seconds * 1000)}};
+          {"GPUPERF_RECORD_PROFILE_MS", std::to_string(o.profile_seconds * 1000)},
+          {"GPUPERF_RECORD_PROFILE_WATCHDOG_MS", std::to_string(o.profile_watchdog_ms)},
+          {"GPUPERF_RECORD_COMMUNICATION_KERNELS", communication_kernels_value(o.communication_kernels)},
+          {"GPUPERF_RECORD_PROFILE_GROUPS", std::to_string(o.profile_groups)}};
 }
 
 std::string seconds_text(double s) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2f s", s);
   return text;
+}
+
+// A G line's identity for people: "<mangled> gx gy gz bx by bz range" -> "gemm 8x1x1 128x1x1".
+std::string given_up_identity(const std::string& identity) {
+  const std::size_t space = identity.find(' ');
+  std::string out = kernel_name(identity.substr(0, space), KernelNaming::function);
+  unsigned v[7] = {0, 0, 0, 0, 0, 0, 0};
+  if (space != std::string::npos && std::sscanf(identity.c_str() + space, "%u %u %u %u %u %u %u", &v[0], &v[1], &v[2],
+                                                &v[3], &v[4], &v[5], &v[6]) >= 6) {
+    out += " " + std::to_string(v[0]) + "x" + std::to_string(v[1]) + "x" + std::to_string(v[2]) + " " +
+           std::to_string(v[3]) + "x" + std::to_string(v[4]) + "x" + std::to_string(v[5]);
+  }
+  return out;
 }
 
 // What the record files say went wrong: unreadable records, processes that did not flush, dropped records.
@@ -135,6 +158,23 @@ std::vector<std::string> record_warnings(const std::vector<ProcessRecord>& proce
                     (flushed ? ", flushed up to " + seconds_text(flushed_s) + " after it started; later ones are lost"
                              : "; nothing was flushed before it ended"));
     }
+    for (const auto& g : p.given_up) {
+      out.push_back("process " + std::to_string(p.pid) + ": profiling of launch " + std::to_string(g.correlation) +
+                    " (" + given_up_identity(g.identity) + ") was given up after " +
+                    seconds_text(static_cast<double>(g.ms) * 1e-3) +
+                    " (--profile-watchdog-ms); no launch after it was profiled");
+    }
+    std::uint64_t unfinished = 0;
+    std::string last;
+    for (const auto& l : p.launches) {
+      if (!l.unfinished) continue;
+      ++unfinished;
+      last = kernel_name(std::string(l.name), KernelNaming::function);
+    }
+    if (unfinished > 0)
+      out.push_back("process " + std::to_string(p.pid) + ": " + std::to_string(unfinished) +
+                    " launch(es) had not finished when it ended (the last of them " + last +
+                    "): stored as launches without a duration");
     dropped += p.dropped;
   }
   if (dropped > 0) out.push_back("CUPTI dropped " + std::to_string(dropped) + " kernel records (buffers full)");
@@ -218,23 +258,50 @@ std::string incomplete_message(const Flushed& flushed, int exit_status) {
 
 std::string describe_profiled(const KernelTotals& totals, const std::vector<ProcessRecord>& processes,
                               std::uint64_t per_identity) {
-  std::string out = "counters for " + std::to_string(totals.identities_with_counters) + " of " +
-                    std::to_string(totals.identities) + " identities (the first " + std::to_string(per_identity) +
-                    " launches of each are profiled)";
+  // Partial ones count as identities with counters (what they collected is stored), and are told apart.
+  const std::size_t with = totals.identities_with_counters + totals.identities_partial_counters;
+  std::string out = "counters for " + std::to_string(with) + " of " + std::to_string(totals.identities) +
+                    " identities (the first " + std::to_string(per_identity) + " launches of each are profiled)";
+  if (totals.identities_partial_counters > 0)  // each profiled launch collects one group of the metrics
+    out += ", " + std::to_string(totals.identities_partial_counters) +
+           " of them partial (their profiled launches did not cover every metric group)";
   const std::string profile_time = describe_profile_time(processes);
-  const std::size_t left = totals.identities - std::min(totals.identities, totals.identities_with_counters);
+  const std::size_t left = totals.identities - std::min(totals.identities, with);
   std::uint64_t budget = 0, time_budget_ms = 0;
+  std::string given_up;                 // the watchdog's first give-up
+  std::uint64_t busy = 0, busy_ms = 0;  // launches not profiled: a communication kernel still running
   for (const auto& p : processes) {
+    busy += p.communication_busy;
+    busy_ms = std::max(busy_ms, p.communication_wait_ms);
     budget = std::max(budget, p.profile_budget_spent);
     time_budget_ms = std::max(time_budget_ms, p.profile_time_budget_ms);
+    if (given_up.empty() && !p.given_up.empty()) {
+      const GivenUp& g = p.given_up.front();
+      given_up = "profiling was given up after " + seconds_text(static_cast<double>(g.ms) * 1e-3) + " in launch " +
+                 std::to_string(g.correlation) + " of " + given_up_identity(g.identity) + " (process " +
+                 std::to_string(p.pid) + "; --profile-watchdog-ms): nothing was profiled after it";
+    }
   }
+  const std::string waited = busy == 0 ? ""
+                                       : std::to_string(busy) +
+                                             " launch(es) were not profiled because a communication kernel was still " +
+                                             "running after " + seconds_text(static_cast<double>(busy_ms) * 1e-3) +
+                                             " (GPUPERF_RECORD_COMMUNICATION_WAIT_MS)";
   if (left == 0) {
+    if (!waited.empty()) out += "; " + waited;
+    if (!given_up.empty()) out += "; " + given_up;
     if (time_budget_ms > 0)
       out += "; the time budget of " + seconds_text(static_cast<double>(time_budget_ms) * 1e-3) +
              " of profiling was spent";
     return out + profile_time;
   }
   std::vector<std::string> why;
+  if (totals.identities_communication > 0)
+    why.push_back(std::to_string(totals.identities_communication) +
+                  " are communication kernels (never profiled: a replay would wait for peers that have left the "
+                  "collective)");
+  if (!given_up.empty()) why.push_back(given_up);
+  if (!waited.empty()) why.push_back(waited);
   if (totals.identities_graph_only > 0)
     why.push_back(std::to_string(totals.identities_graph_only) +
                   " ran only in CUDA graph replays (launches captured into a graph are not profiled)");
@@ -246,6 +313,28 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
   out += "; " + std::to_string(left) + " left unprofiled";
   for (std::size_t i = 0; i < why.size(); ++i) out += (i == 0 ? ": " : "; ") + why[i];
   return out + profile_time;
+}
+
+void fill_rank(Run& run, const std::vector<ProcessRecord>& processes, std::uint32_t device) {
+  bool first = true, agree = true;
+  std::optional<int> rank, local_rank, world_size;
+  for (const auto& p : processes) {
+    const bool on_device = std::any_of(p.launches.begin(), p.launches.end(),
+                                       [device](const LaunchRecord& l) { return l.device == device; });
+    if (!on_device) continue;
+    if (first) {
+      rank = p.rank;
+      local_rank = p.local_rank;
+      world_size = p.world_size;
+      first = false;
+    } else if (p.rank != rank || p.local_rank != local_rank || p.world_size != world_size) {
+      agree = false;  // two ranks' processes on one GPU: the run is theirs together, of no one rank
+    }
+  }
+  if (!agree) return;
+  run.rank = rank;
+  run.local_rank = local_rank;
+  run.world_size = world_size;
 }
 
 std::string describe_own_work(const std::vector<ProcessRecord>& processes) {
@@ -320,6 +409,7 @@ Recording record_program(const RecordOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   check_before_metrics(o);  // exit 2 before anything runs
   SelectOptions select = o.select;
+  select.communication_kernels = o.communication_kernels;
   std::vector<std::pair<std::string, std::string>> env;
   const std::optional<MetricPlan> plan = plan_record_metrics(o, true);
   if (plan) {
@@ -389,6 +479,7 @@ Recording record_program(const RecordOptions& o) {
     run.command = command_line(o.command);
     run.exit_status = out.end.exit_status;
     run.results = std::move(results);
+    fill_rank(run, processes, device);
     // An incomplete run keeps the kernels' own statuses; each result says that its launch counts and totals
     // stop at the last flush (the schema has no run-level note, and the results are what those numbers are).
     if (incomplete) {

@@ -34,6 +34,13 @@ struct RecordOptions {
   std::uint64_t profile_launches = 3;   // launches profiled per identity (the first ones)
   std::uint64_t profile_budget = 1000;  // profiled launches per process at most (0: no limit)
   std::uint64_t profile_seconds = 60;   // seconds of profiling per process at most (0: no limit)
+  // A profiled launch not finished after this many ms is given up, and nothing more is profiled (0: never).
+  std::uint64_t profile_watchdog_ms = 30000;
+  // Substrings naming the program's own communication kernels (never profiled), besides NCCL's and the other
+  // built-in ones (core/kernel_kind.hpp); --communication-kernel, repeatable.
+  std::vector<std::string> communication_kernels;
+  std::uint64_t profile_groups = 0;  // metric groups over an identity's profiled launches (0: as many as
+                                     // profile_launches, at most 8; 1: every metric in each)
   // Told, as it happens, what is left out before the program runs (metrics a program's kernels cannot give).
   std::function<void(const std::string&)> note;
 };
@@ -58,11 +65,18 @@ std::string incomplete_message(const Flushed& flushed, int exit_status);
 
 // With --metrics: which identities have counters and why the others have none, one sentence: "counters for
 // 33 of 35 identities (the first 3 launches of each); 2 left unprofiled: 2 ran only in CUDA graph replays".
+// Communication kernels are one such reason ("2 are communication kernels, never profiled"), and so is the
+// watchdog ("profiling was given up after 30.00 s in launch 812 of gemm 8x1x1 128x1x1 (process 4242): nothing
+// was profiled after it").
 // With profiling wall times (W lines) it adds how long profiling held the program in its launch calls and
 // the identity that took longest: "; profiling took 12.40 s in 96 launches, the slowest identity
 // gemm_kernel [step/fwd] 256x1x1 128x1x1: 3 launches, 1.32 s"; with a T line, that the time budget was spent.
 std::string describe_profiled(const KernelTotals& totals, const std::vector<ProcessRecord>& processes,
                               std::uint64_t per_identity);
+
+// The rank of the processes that launched on `device` (their A lines): set where they all agree, else
+// empty; one run is stored per GPU, so a job's ranks (one GPU each) get a run each with its rank.
+void fill_rank(Run& run, const std::vector<ProcessRecord>& processes, std::uint32_t device);
 
 // The injection library's own time inside the program (its O lines, summed over processes), one sentence:
 // "inside the program: 0.412 ms on its threads (0.400 ms in 600 NVTX callbacks, 0.012 ms in 3 buffer

@@ -151,6 +151,16 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
     }
     return out;
   }
+  bool restart_session(std::size_t configuration, cupti::SessionReplay replay, std::size_t max_ranges) override {
+    if (!open_) return false;
+    log_->events.push_back("restart:" + std::to_string(configuration) + ":" + std::to_string(max_ranges));
+    maybe_fail("restart_session");
+    active_ = configuration;
+    replay_ = replay;
+    pass_ = 0;
+    ranges_.clear();
+    return true;
+  }
   void end_session() override {
     if (!open_) return;
     open_ = false;

@@ -12,6 +12,8 @@
 //   record_probe exit-running N                      N kernels of ~20 ms queued, then exit() without waiting
 //   record_probe steady SECONDS                      ~50 us kernels back to back, "launched N T" as it goes
 //   record_probe graph REPLAYS                       a captured 3-kernel graph replayed, direct launches around
+//   record_probe hang N                              N kernels, a pause past the flush period, 10 more, then a
+//                                                    kernel that never ends (the program hangs until killed)
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
@@ -64,6 +66,13 @@ __global__ void stage(const float* in, float* out) {
 }
 
 }  // namespace
+
+// Waits for a flag nobody sets: the kernel of a program that hangs on the GPU (a deadlocked collective, a
+// bug), for `record_probe hang`.
+extern "C" __global__ void wait_forever(const volatile int* flag) {
+  while (*flag == 0) {
+  }
+}
 
 extern "C" __global__ void add_one(float* out, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -358,6 +367,36 @@ int graph(int replays) {
   return 0;
 }
 
+// A program that hangs in its own kernel: N kernels (synchronized, then a pause of 2.5 s, so that the
+// library's periodic flush has written them), 10 more, then a kernel that never ends and a synchronize that
+// never returns. Prints "pid P", "launched N" after each group and "hanging" before it waits; what `gpuperf
+// record` keeps of it when it is killed (SIGTERM, SIGKILL) is bench/record/record_gpu41.sh's check: the first
+// N always, the 10 and the hanging launch (no end time) when the last flush could run.
+int hang(int n) {
+  float* out = nullptr;
+  int* flag = nullptr;
+  check(cudaMalloc(&out, 132 * 256 * sizeof(float)), "cudaMalloc");
+  check(cudaMalloc(&flag, sizeof(int)), "cudaMalloc");
+  check(cudaMemset(flag, 0, sizeof(int)), "cudaMemset");
+  std::printf("pid %d\n", static_cast<int>(getpid()));
+  std::fflush(stdout);
+  for (int i = 0; i < n; ++i) spin<4><<<132, 256>>>(out, 2500);
+  check(cudaGetLastError(), "launch");
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  std::printf("launched %d\n", n);
+  std::fflush(stdout);
+  usleep(2500 * 1000);
+  for (int i = 0; i < 10; ++i) spin<4><<<132, 256>>>(out, 2500);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  std::printf("launched %d\n", n + 10);
+  wait_forever<<<1, 32>>>(flag);
+  check(cudaGetLastError(), "launch");
+  std::printf("hanging\n");
+  std::fflush(stdout);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");  // never returns
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -381,10 +420,11 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "exit-running") == 0) return exit_running(std::atoi(argv[2]));
   if (argc == 3 && std::strcmp(argv[1], "steady") == 0) return steady(std::atof(argv[2]));
   if (argc == 3 && std::strcmp(argv[1], "graph") == 0) return graph(std::atoi(argv[2]));
+  if (argc == 3 && std::strcmp(argv[1], "hang") == 0) return hang(std::atoi(argv[2]));
   std::fprintf(
       stderr,
       "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N [REPEATS [ab]] "
       "| multigpu "
-      "FILE | nocuda | threads N | exit-running N | steady SECONDS | graph REPLAYS\n");
+      "FILE | nocuda | threads N | exit-running N | steady SECONDS | graph REPLAYS | hang N\n");
   return 2;
 }

@@ -4,9 +4,11 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "core/errors.hpp"
 #include "profiler/metric_catalog.hpp"
@@ -502,7 +504,7 @@ TEST(Aggregate, AProfiledLaunchCountsButGivesNoDuration) {
   const std::string text =
       "P 9 1 0 app\nN 1 alpha_kernel\nN 2 beta_kernel\nK 0 1 7 1 0 0 64 1 1 128 1 1 1\nK 0 1 7 2 100 300 64 1 1 128 1 "
       "1 1\n"
-      "K 0 1 7 3 0 0 8 1 1 32 1 1 2\nZ\n";
+      "K 0 1 7 3 0 0 8 1 1 32 1 1 2\nW 1 300000000\nW 3 300000000\nZ\n";  // their profiling times
   KernelTotals totals;
   const auto out = aggregate_launches({parse_process_text(text, "f")}, "app", SelectOptions{}, totals);
   const std::vector<Result>& d0 = out.at(0);
@@ -512,6 +514,8 @@ TEST(Aggregate, AProfiledLaunchCountsButGivesNoDuration) {
   EXPECT_DOUBLE_EQ(d0[0].find("launches")->samples.at(0), 2.0);
   EXPECT_DOUBLE_EQ(d0[0].find("gpu_time_total")->samples.at(0), 200.0);
   EXPECT_EQ(d0[1].find("duration")->status, Status::skipped);  // its one launch was profiled
+  EXPECT_NE(d0[1].find("duration")->message.find("was profiled"), std::string::npos);
+  EXPECT_EQ(totals.launches_unfinished, 0u);
   EXPECT_DOUBLE_EQ(d0[1].find("launches")->samples.at(0), 1.0);
 }
 
@@ -529,6 +533,178 @@ TEST(Aggregate, IdentitiesWithCountersAndThoseOnlyGraphsRanAreCounted) {
   EXPECT_EQ(totals.identities, 3u);
   EXPECT_EQ(totals.identities_with_counters, 2u);
   EXPECT_EQ(totals.identities_graph_only, 1u);
+}
+
+TEST(RecordFile, TheRankLineGivesTheProcessesPlaceInItsJob) {
+  const ProcessRecord p = parse_process_text("P 9 1 0 app\nA 3 1 4\nZ\n", "f");
+  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(p.local_rank, 1);
+  EXPECT_EQ(p.world_size, 4);
+  const ProcessRecord partial = parse_process_text("P 9 1 0 app\nA - 0 -\nZ\n", "f");
+  EXPECT_FALSE(partial.rank.has_value());
+  EXPECT_EQ(partial.local_rank, 0);
+  EXPECT_FALSE(partial.world_size.has_value());
+  const ProcessRecord none = parse_process_text("P 9 1 0 app\nZ\n", "f");
+  EXPECT_FALSE(none.rank.has_value() || none.local_rank.has_value() || none.world_size.has_value());
+  for (const char* bad : {"A 1 2\n", "A 1 2 3 4\n", "A x 0 1\n", "A -1 0 1\n", "A 1.5 0 1\n"}) {
+    try {
+      parse_process_text(std::string("P 9 1 0 app\n") + bad, "process-9.txt");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("process-9.txt:2: malformed rank line"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(RecordFile, AGivenUpLaunchKeepsNoValuesAndAnUnfinishedKernelNoDuration) {
+  const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency"}, nullptr));
+  // Launch 2 was given up by the watchdog after 30 s and returned later (its M and W lines came after G);
+  // launch 4 was still running when the killed program's last flush ran (end 0).
+  const std::string text = "P 9 1 0 app\nN 1 _Z4gemmPf\nN 2 wait_forever\nC " + plan.perfworks[0] +
+                           "\nK 0 1 7 1 0 0 8 1 1 128 1 1 1\nM 1 100\nW 1 200000000\n"
+                           "G 2 30001 _Z4gemmPf 8 1 1 128 1 1 0\nK 0 1 7 2 0 0 8 1 1 128 1 1 1\nM 2 50\nW 2 "
+                           "31000000000\nK 0 1 7 3 10 20 8 1 1 128 1 1 1\nK 0 1 7 4 500 0 1 1 1 32 1 1 2\n";
+  const ProcessRecord p = parse_process_text(text, "f");
+  ASSERT_EQ(p.given_up.size(), 1u);
+  EXPECT_EQ(p.given_up[0].correlation, 2u);
+  EXPECT_EQ(p.given_up[0].ms, 30001u);
+  EXPECT_EQ(p.given_up[0].identity, "_Z4gemmPf 8 1 1 128 1 1 0");
+  ASSERT_EQ(p.launches.size(), 4u);
+  EXPECT_EQ(p.launches[0].metrics, (std::vector<double>{100}));
+  EXPECT_EQ(p.launches[0].profile_ns, 200000000u);
+  EXPECT_TRUE(p.launches[1].metrics.empty());
+  EXPECT_EQ(p.launches[1].profile_ns, 0u);
+  EXPECT_FALSE(p.launches[0].unfinished);  // profiled: no timestamps, but its W line
+  EXPECT_FALSE(p.launches[1].unfinished);  // given up
+  EXPECT_FALSE(p.launches[2].unfinished);
+  EXPECT_TRUE(p.launches[3].unfinished);
+  // A running kernel's record may also come with no timestamp at all: without a W line it is unfinished.
+  const ProcessRecord plain = parse_process_text("P 9 1 0 app\nN 1 k\nK 0 1 7 4 0 0 1 1 1 32 1 1 1\nZ\n", "f");
+  EXPECT_TRUE(plain.launches.at(0).unfinished);
+  // An end before a start that is not 0 is still malformed.
+  EXPECT_THROW(parse_process_text("P 9 1 0 app\nN 1 k\nK 0 1 7 4 500 400 1 1 1 32 1 1 1\n", "f"), InputError);
+
+  SelectOptions o;
+  o.metrics = &plan;
+  KernelTotals totals;
+  const auto out = aggregate_launches({p}, "app", o, totals);
+  EXPECT_EQ(totals.identities_with_counters, 1u);  // gemm, from launch 1 alone
+  EXPECT_EQ(totals.launches_unfinished, 1u);
+  const Result* hung = nullptr;
+  for (const Result& r : out.at(0)) {
+    if (r.instance.name == "app/wait_forever") hung = &r;
+  }
+  ASSERT_NE(hung, nullptr);
+  EXPECT_DOUBLE_EQ(hung->find("launches")->samples.at(0), 1.0);
+  EXPECT_EQ(hung->find("duration")->status, Status::skipped);
+  EXPECT_NE(hung->find("duration")->message.find("had not finished"), std::string::npos);
+  EXPECT_DOUBLE_EQ(hung->find("gpu_time_total")->samples.at(0), 0.0);
+}
+
+TEST(Aggregate, CommunicationIdentitiesAreCountedAsNeverProfiled) {
+  const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency"}, nullptr));
+  // NCCL's kernel and the program's own peer_exchange (named by --communication-kernel) have no counters;
+  // gemm has; add has none for another reason (the budget).
+  const std::string text =
+      "P 9 1 0 app\nN 1 _Z4gemmPf\nN 2 ncclDevKernel_AllReduce_Sum_f32_RING_LL\n"
+      "N 3 _Z13peer_exchangePf\nN 4 _Z3addPf\nC " +
+      plan.perfworks[0] +
+      "\nK 0 1 7 1 10 20 8 1 1 128 1 1 1\nM 1 100\nK 0 1 7 2 30 40 2 1 1 64 1 1 2\n"
+      "K 0 1 7 3 50 60 2 1 1 64 1 1 3\nK 0 1 7 4 70 80 2 1 1 64 1 1 4\nB 1\nZ\n";
+  const std::vector<ProcessRecord> processes{parse_process_text(text, "f")};
+  SelectOptions o;
+  o.metrics = &plan;
+  KernelTotals totals;
+  aggregate_launches(processes, "app", o, totals);
+  EXPECT_EQ(totals.identities, 4u);
+  EXPECT_EQ(totals.identities_with_counters, 1u);
+  EXPECT_EQ(totals.identities_communication, 1u);  // NCCL's alone: peer_exchange was not named
+  o.communication_kernels = {"peer_exchange"};
+  aggregate_launches(processes, "app", o, totals);
+  EXPECT_EQ(totals.identities_communication, 2u);
+  o.metrics = nullptr;  // without --metrics nothing is said of profiling
+  aggregate_launches(processes, "app", o, totals);
+  EXPECT_EQ(totals.identities_communication, 0u);
+}
+
+// --metrics split over an identity's profiled launches: each Q line holds one group's values (its H line names
+// them), and the identity's counters combine its launches.
+TEST(Aggregate, GroupLinesCombinePerIdentityAndAPartialIdentitySaysSo) {
+  const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency", "dram_bytes_read"}, nullptr));
+  ASSERT_EQ(plan.perfworks.size(), 2u);
+  // Identity 1 (kern_a, 64x1x1): two profiled launches, one of each group: complete. Identity 2 (kern_a,
+  // 32x1x1): one profiled launch, group 0 only: partial. Identity 3 (kern_b): an M line (every metric).
+  const std::string text = "P 9 1 0 app\nN 1 kern_a\nN 2 kern_b\nC " + plan.perfworks[0] + " " + plan.perfworks[1] +
+                           "\nH 0 0\nH 1 1\n"
+                           "K 0 1 7 1 0 0 64 1 1 128 1 1 1\nK 0 1 7 2 0 0 64 1 1 128 1 1 1\n"
+                           "K 0 1 7 3 0 0 32 1 1 128 1 1 1\nK 0 1 7 4 0 0 8 1 1 32 1 1 2\n"
+                           "Q 1 0 75\nQ 2 1 4096\nQ 3 0 50\nM 4 25 1024\nZ\n";
+  const ProcessRecord p = parse_process_text(text, "f");
+  ASSERT_EQ(p.metric_groups.size(), 2u);
+  EXPECT_EQ(p.launches[0].metrics_present, (std::vector<bool>{true, false}));
+  EXPECT_TRUE(std::isnan(p.launches[0].metrics[1]));
+  EXPECT_TRUE(p.launches[3].metrics_present.empty());  // an M line: every metric
+  SelectOptions o;
+  o.metrics = &plan;
+  KernelTotals totals;
+  const auto out = aggregate_launches({p}, "app", o, totals);
+  EXPECT_EQ(totals.identities, 3u);
+  EXPECT_EQ(totals.identities_with_counters, 2u);
+  EXPECT_EQ(totals.identities_partial_counters, 1u);
+  std::map<std::string, const Result*> by_grid;
+  for (const Result& r : out.at(0))
+    by_grid[r.instance.name + " " + std::get<std::string>(r.instance.params.at("grid"))] = &r;
+  const Result& whole = *by_grid.at("app/kern_a 64x1x1");
+  EXPECT_EQ(whole.find("gld_efficiency")->samples, (std::vector<double>{75}));
+  EXPECT_EQ(whole.find("dram_bytes_read")->samples, (std::vector<double>{4096}));
+  const Result& partial = *by_grid.at("app/kern_a 32x1x1");
+  EXPECT_EQ(partial.find("gld_efficiency")->status, Status::ok);
+  EXPECT_EQ(partial.find("gld_efficiency")->samples, (std::vector<double>{50}));
+  const Measurement* missing = partial.find("dram_bytes_read");
+  ASSERT_NE(missing, nullptr);
+  EXPECT_EQ(missing->status, Status::skipped);  // absent, never a made-up value
+  EXPECT_TRUE(missing->samples.empty());
+  EXPECT_NE(missing->message.find("partial counters"), std::string::npos) << missing->message;
+  EXPECT_NE(missing->message.find("1 of 2 counters"), std::string::npos) << missing->message;
+  const Result& m = *by_grid.at("app/kern_b 8x1x1");
+  EXPECT_EQ(m.find("dram_bytes_read")->samples, (std::vector<double>{1024}));
+}
+
+TEST(Aggregate, EveryCompleteRoundOfGroupsIsOneSample) {
+  const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency", "dram_bytes_read"}, nullptr));
+  // Five launches of one identity over two groups: rounds 0 and 1 are complete, the fifth (group 0) is left over.
+  const std::string text = "P 9 1 0 app\nN 1 kern_a\nC " + plan.perfworks[0] + " " + plan.perfworks[1] +
+                           "\nH 0 0\nH 1 1\n"
+                           "K 0 1 7 1 0 0 1 1 1 1 1 1 1\nK 0 1 7 2 0 0 1 1 1 1 1 1 1\nK 0 1 7 3 0 0 1 1 1 1 1 1 1\n"
+                           "K 0 1 7 4 0 0 1 1 1 1 1 1 1\nK 0 1 7 5 0 0 1 1 1 1 1 1 1\n"
+                           "Q 1 0 10\nQ 2 1 100\nQ 3 0 20\nQ 4 1 200\nQ 5 0 30\nZ\n";
+  SelectOptions o;
+  o.metrics = &plan;
+  KernelTotals totals;
+  const auto out = aggregate_launches({parse_process_text(text, "f")}, "app", o, totals);
+  EXPECT_EQ(totals.identities_with_counters, 1u);
+  EXPECT_EQ(totals.identities_partial_counters, 0u);
+  EXPECT_EQ(out.at(0).at(0).find("gld_efficiency")->samples, (std::vector<double>{10, 20}));
+  EXPECT_EQ(out.at(0).at(0).find("dram_bytes_read")->samples, (std::vector<double>{100, 200}));
+}
+
+TEST(RecordFile, MalformedGroupLinesAreRefusedWithTheirLine) {
+  const std::string head = "P 9 1 0 app\nC x y\n";
+  const auto error = [&](const std::string& rest) {
+    try {
+      parse_process_text(head + rest, "f");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("H 0 2\n").find("f:3: metric group names a metric the C line does not have"), std::string::npos);
+  EXPECT_NE(error("H 1 0\n").find("f:3: malformed metric group line"), std::string::npos);  // not numbered in order
+  EXPECT_NE(error("H 0\n").find("f:3: malformed metric group line"), std::string::npos);    // no metric
+  EXPECT_NE(error("Q 1 0 5\n").find("f:3: group metrics line of a group no H line defined"), std::string::npos);
+  EXPECT_NE(error("H 0 0 1\nQ 1 0 5\n").find("f:4: group metric values do not match the H line"), std::string::npos);
+  EXPECT_NE(error("H 0 0\nQ 1 0 5 6\n").find("f:4: group metric values do not match the H line"), std::string::npos);
+  EXPECT_EQ(error("H 0 0 1\nQ 1 0 5 6\nZ\n"), "no error");
 }
 
 }  // namespace

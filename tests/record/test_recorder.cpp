@@ -131,6 +131,18 @@ TEST(RecorderEnds, TheMetricsSummarySaysWhatIsLeftUnprofiledAndWhy) {
   EXPECT_NE(s.find("the budget of 200 profiled launches was spent"), std::string::npos) << s;
 }
 
+TEST(RecorderEnds, PartialCountersCountAsCountersAndAreToldApart) {
+  KernelTotals t;
+  t.identities = 10;
+  t.identities_with_counters = 6;
+  t.identities_partial_counters = 3;
+  const std::string s = describe_profiled(t, {process("P 1 0 5 x\nT 60000\nZ\n")}, 3);
+  EXPECT_NE(s.find("counters for 9 of 10 identities (the first 3 launches of each are profiled), 3 of them partial "
+                   "(their profiled launches did not cover every metric group); 1 left unprofiled: the time budget"),
+            std::string::npos)
+      << s;
+}
+
 TEST(RecorderEnds, TheMetricsSummarySaysWhatProfilingTookAndTheTimeBudget) {
   KernelTotals t;
   t.identities = 3;
@@ -182,6 +194,80 @@ TEST(RecorderEnds, PeriodicFlushIsCuptisAndKeepsTheLongestCall) {
   EXPECT_NE(
       describe_own_work({process("P 1 0 5 x\nO flush gpuperf 1 10 10\nZ\n")}).find("periodic flush took 0.000 ms in 1"),
       std::string::npos);
+}
+
+TEST(RecorderEnds, TheMetricsSummaryCountsCommunicationKernelsAndTheWatchdog) {
+  KernelTotals t;
+  t.identities = 10;
+  t.identities_with_counters = 7;
+  t.identities_communication = 3;
+  const std::string s = describe_profiled(t, {process("P 1 0 5 x\nZ\n")}, 3);
+  EXPECT_NE(s.find("3 left unprofiled: 3 are communication kernels (never profiled: a replay would wait for peers "
+                   "that have left the collective)"),
+            std::string::npos)
+      << s;
+  t.identities_communication = 1;
+  const std::string g =
+      describe_profiled(t, {process("P 42 0 5 x\nG 812 30004 _ZN2at6native4gemmEPf 8 1 1 128 1 1 0\nZ\n")}, 3);
+  EXPECT_NE(g.find("3 left unprofiled: 1 are communication kernels"), std::string::npos) << g;
+  EXPECT_NE(g.find("profiling was given up after 30.00 s in launch 812 of gemm 8x1x1 128x1x1 (process 42; "
+                   "--profile-watchdog-ms): nothing was profiled after it"),
+            std::string::npos)
+      << g;
+}
+
+TEST(RecorderEnds, LaunchesLeftUnprofiledWhileACollectiveRanAreCounted) {
+  KernelTotals t;
+  t.identities = 4;
+  t.identities_with_counters = 3;
+  const std::string s =
+      describe_profiled(t, {process("P 1 0 5 x\nV 17 10000\nZ\n"), process("P 2 0 5 x\nV 4 10000\nV 9 10000\nZ\n")}, 3);
+  EXPECT_NE(s.find("1 left unprofiled: 3 launch(es) were not profiled because a communication kernel was still "
+                   "running after 10.00 s (GPUPERF_RECORD_COMMUNICATION_WAIT_MS)"),
+            std::string::npos)
+      << s;
+  t.identities_with_counters = 4;  // their identities got counters from later launches: still said
+  EXPECT_NE(describe_profiled(t, {process("P 1 0 5 x\nV 17 10000\nZ\n")}, 3).find("1 launch(es) were not profiled"),
+            std::string::npos);
+  EXPECT_THROW(process("P 1 0 5 x\nV 17\n"), InputError);
+}
+
+TEST(RecorderRank, EachGpusRunTakesTheRankOfTheProcessesThatLaunchedOnIt) {
+  // torchrun's two ranks, one GPU each, and the launcher (no CUDA, no file).
+  const std::vector<ProcessRecord> job = {
+      process("P 10 1 5 python3\nA 0 0 2\nN 1 k\nK 0 1 7 1 10 20 1 1 1 32 1 1 1\nZ\n"),
+      process("P 11 1 5 python3\nA 1 1 2\nN 1 k\nK 1 1 7 1 10 20 1 1 1 32 1 1 1\nZ\n")};
+  gpuperf::Run r0, r1, none;
+  fill_rank(r0, job, 0);
+  fill_rank(r1, job, 1);
+  EXPECT_EQ(r0.rank, 0);
+  EXPECT_EQ(r0.local_rank, 0);
+  EXPECT_EQ(r0.world_size, 2);
+  EXPECT_EQ(r1.rank, 1);
+  EXPECT_EQ(r1.local_rank, 1);
+  EXPECT_EQ(r1.world_size, 2);
+  fill_rank(none, job, 2);  // no process launched there
+  EXPECT_FALSE(none.rank.has_value());
+  // Two ranks' processes on one GPU: the run is of neither; a process of no job leaves the run without one.
+  const std::vector<ProcessRecord> shared = {
+      process("P 10 1 5 a\nA 0 0 2\nN 1 k\nK 0 1 7 1 10 20 1 1 1 32 1 1 1\nZ\n"),
+      process("P 11 1 5 b\nA 1 1 2\nN 1 k\nK 0 1 7 1 10 20 1 1 1 32 1 1 1\nZ\n")};
+  gpuperf::Run both;
+  fill_rank(both, shared, 0);
+  EXPECT_FALSE(both.rank.has_value() || both.local_rank.has_value() || both.world_size.has_value());
+  gpuperf::Run plain;
+  fill_rank(plain, {process("P 10 1 5 a\nN 1 k\nK 0 1 7 1 10 20 1 1 1 32 1 1 1\nZ\n")}, 0);
+  EXPECT_FALSE(plain.rank.has_value());
+}
+
+TEST(Recorder, ACommunicationKernelSubstringMustBeOneLine) {
+  RecordOptions o = options_for({"true"});
+  o.communication_kernels = {"my_allreduce", "peer<float, 4>"};
+  EXPECT_NO_THROW(check_record_options(o));
+  o.communication_kernels = {"a\nb"};
+  EXPECT_NE(input_error([&] { check_record_options(o); }).find("--communication-kernel 'a\nb'"), std::string::npos);
+  o.communication_kernels = {""};
+  EXPECT_NE(input_error([&] { check_record_options(o); }).find("expected a non-empty substring"), std::string::npos);
 }
 
 }  // namespace

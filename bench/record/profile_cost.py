@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""What `gpuperf record --metrics default` costs a program: per profiled launch (median and p95 of the wall time
+the injection library's trace gives each one, GPUPERF_RECORD_PROFILE_TRACE=1), the identities that got
+counters, and the wall time against a plain run of the same program.
+
+    bench/record/profile_cost.py --gpuperf BIN --probe BIN [--out DIR] [--only NAME,...] [--deadline S]
+    bench/record/profile_cost.py --from-log DIR        (the table again from a finished --out folder)
+
+Programs: the transformers GPT-2 (bench/record/programs/transformers_gpt2.py), the PyTorch training loop, JAX
+`jit` (XLA_PYTHON_CLIENT_PREALLOCATE=false: kernel replay saves the memory a kernel can reach), the C++ CUDA graph
+probe (`record_probe graph 500`) and the C++ 4-thread probe. Each runs plain once, then recorded with
+`--metrics default` as the library does by default (the session kept enabled between profiled launches, the
+metric set split into groups over an identity's profiled launches), and the probes also as before
+("per-launch": GPUPERF_RECORD_PROFILE_KEEP=0 and --profile-groups 1), on the same machine. One at a
+time: profiling serialises the GPU, and a second program would change both wall times.
+
+Columns: exit (the recorded run's, and the plain run's), profiled (launches with a trace line), per launch
+median / p95 (ms; "first" is the first profiled launch of the process, with the context's set-up, left out of
+both), sessions (begun / restarted), counters (the summary's "counters for X of Y identities", with partial ones),
+wall recorded / plain (s). Exit 0 when every recorded run exited as its plain run did.
+"""
+import argparse
+import os
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+# The library as it was before (a session begun and ended per profiled launch, every metric in each).
+BEFORE = ({"GPUPERF_RECORD_PROFILE_KEEP": "0"}, ["--profile-groups", "1"])
+NOW = ({}, [])
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROGRAMS = os.path.join(HERE, "programs")
+
+TRACE = re.compile(r"^gpuperf-profile (.*): ((?:[a-z_0-9]+ -?[0-9.]+ ?)+)ms(?: \(group (\d+), (\w+)\))?$", re.M)
+SESSIONS = re.compile(
+    r"^gpuperf-profile sessions: (?:([0-9.]+) ms ending kept ones; )?(\d+) begun, (\d+) restarted; ended by(.*)$", re.M)
+COUNTERS = re.compile(r"counters for (\d+) of (\d+) identities")
+OLD_PARTIAL = re.compile(r"and partial counters for (\d+)")
+PARTIAL = re.compile(r"identities \([^)]*\), (\d+) of them partial")
+
+
+def launch_costs(text):
+    """Per traced launch: (total ms, setup ms, group, restarted)."""
+    out = []
+    for m in TRACE.finditer(text):
+        parts = m.group(2).split()
+        phases = {parts[i]: float(parts[i + 1]) for i in range(0, len(parts) - 1, 2)}
+        out.append((sum(phases.values()), phases.get("setup", 0.0), m.group(3), m.group(4)))
+    return out
+
+
+def pct(values, q):
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def summarize(tag, log, plain_log):
+    text = open(log).read() if os.path.exists(log) else ""
+    plain = open(plain_log).read() if os.path.exists(plain_log) else ""
+    costs = launch_costs(text)
+    rest = [c[0] for c in costs[1:]]
+    first = costs[0][0] if costs else float("nan")
+    sess = SESSIONS.search(text)
+    counters = COUNTERS.findall(text)
+    wall = re.findall(r"^# wall ([0-9.]+) exit (-?\d+)$", text, re.M)
+    pwall = re.findall(r"^# wall ([0-9.]+) exit (-?\d+)$", plain, re.M)
+    c = counters[-1] if counters else None
+    partial = PARTIAL.findall(text) or OLD_PARTIAL.findall(text)
+    if c and not PARTIAL.findall(text) and partial:  # the first build's summary counted partial ones apart
+        c = (str(int(c[0]) + int(partial[-1])), c[1])
+    return {
+        "cell": tag,
+        "exit": f"{wall[-1][1] if wall else '?'} / {pwall[-1][1] if pwall else '?'}",
+        "same_exit": bool(wall and pwall and wall[-1][1] == pwall[-1][1]),
+        "profiled": len(costs),
+        "median": statistics.median(rest) if rest else float("nan"),
+        "p95": pct(rest, 0.95),
+        "first": first,
+        "sessions": f"{sess.group(2)} / {sess.group(3)}" if sess else "-",
+        "ends": (sess.group(4).strip() + (f"; {sess.group(1)} ms ending kept sessions" if sess.group(1) else ""))
+        if sess else "",
+        "counters": (f"{c[0]}/{c[1]}" + (f" ({partial[-1]} partial)" if partial else "")) if c else "-",
+        "wall": f"{float(wall[-1][0]):.1f} / {float(pwall[-1][0]):.1f}" if wall and pwall else "-",
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpuperf")
+    ap.add_argument("--probe")
+    ap.add_argument("--out", default="out/profile-cost")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--deadline", type=float, default=0, help="start no program after S seconds")
+    ap.add_argument("--from-log", help="print the table of a finished --out folder")
+    ap.add_argument("--run-timeout", type=float, default=None, help="kill a program after S seconds")
+    a = ap.parse_args()
+    py = sys.executable
+    cells = [
+        ("gpt2", [py, os.path.join(PROGRAMS, "transformers_gpt2.py")], {}, [("now", NOW)]),
+        ("cpp-graph", [a.probe or "record_probe", "graph", "500"], {}, [("now", NOW), ("per-launch", BEFORE)]),
+        ("jax-jit", [py, os.path.join(PROGRAMS, "jax_jit.py")], {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
+         [("now", NOW)]),
+        ("torch-train", [py, os.path.join(PROGRAMS, "torch_train.py")], {}, [("now", NOW)]),
+        ("cpp-4-threads", [a.probe or "record_probe", "threads", "4"], {}, [("now", NOW), ("per-launch", BEFORE)]),
+    ]
+    only = set(x for x in a.only.split(",") if x)
+    out = a.from_log or a.out
+    os.makedirs(out, exist_ok=True)
+    rows = []
+    begun = time.monotonic()
+    for name, cmd, env, settings in cells:
+        if only and name not in only:
+            continue
+        plain_log = os.path.join(out, f"{name}-plain.log")
+        if a.from_log and not os.path.exists(plain_log):
+            continue
+        if not a.from_log:
+            if a.deadline and time.monotonic() - begun > a.deadline:
+                print(f"profile_cost: {name}: skipped, past --deadline", file=sys.stderr)
+                continue
+            run(cmd, dict(os.environ, **env), plain_log, a.run_timeout)
+        for setting, (extra, args) in settings:
+            log = os.path.join(out, f"{name}-{setting}.log")
+            if not a.from_log:
+                if a.deadline and time.monotonic() - begun > a.deadline:
+                    continue
+                db = os.path.join(out, f"{name}-{setting}.db")
+                full = [a.gpuperf, "--db", db, "record", "--metrics", "default", *args, "--", *cmd]
+                run(full, dict(os.environ, **env, **extra, GPUPERF_RECORD_PROFILE_TRACE="1"), log, a.run_timeout)
+            rows.append(summarize(f"{name} {setting}", log, plain_log))
+    head = ["cell", "exit", "profiled", "median ms", "p95 ms", "first ms", "sessions begun / restarted",
+            "counters", "wall s recorded / plain"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in rows:
+        print(f"| {r['cell']} | {r['exit']} | {r['profiled']} | {r['median']:.1f} | {r['p95']:.1f} | {r['first']:.1f} | "
+              f"{r['sessions']} | {r['counters']} | {r['wall']} |")
+    for r in rows:
+        if r["ends"]:
+            print(f"{r['cell']}: sessions ended by {r['ends']}")
+    return 0 if all(r["same_exit"] for r in rows) else 1
+
+
+def run(cmd, env, log, timeout=None):
+    """Runs one program, its output and wall time into `log`; past `timeout` s its process group is killed
+    (exit -9 in the log), so a hang costs one cell, not the call."""
+    t = time.monotonic()
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        rc = -9
+        out += f"\n# killed after {timeout} s\n"
+    with open(log, "w") as f:
+        f.write(out + f"\n# wall {time.monotonic() - t:.3f} exit {rc}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

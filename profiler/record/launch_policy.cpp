@@ -1,0 +1,42 @@
+#include "profiler/record/launch_policy.hpp"
+
+#include "core/kernel_kind.hpp"
+
+namespace gpuperf::record {
+
+LaunchClass classify_launch(bool single_kernel, bool known, const char* symbol, const std::vector<std::string>& extra,
+                            bool stopped) {
+  // Communication first: a cooperative launch of NCCL's kernel is communication too, and saying so is what
+  // `record` counts; it is never profiled either way.
+  if (symbol != nullptr && kernel_kind(symbol, extra) == KernelKind::communication) return LaunchClass::communication;
+  if (stopped) return LaunchClass::stopped;
+  if (!single_kernel || !known || symbol == nullptr) return LaunchClass::other;
+  return LaunchClass::candidate;
+}
+
+std::vector<std::string> parse_communication_kernels(const char* text) {
+  std::vector<std::string> out;
+  if (text == nullptr) return out;
+  std::string line;
+  for (const char* p = text;; ++p) {
+    if (*p == '\n' || *p == '\0') {
+      if (!line.empty()) out.push_back(line);
+      line.clear();
+      if (*p == '\0') break;
+    } else {
+      line += *p;
+    }
+  }
+  return out;
+}
+
+std::string communication_kernels_value(const std::vector<std::string>& substrings) {
+  std::string out;
+  for (const std::string& s : substrings) {
+    if (s.empty()) continue;
+    out += (out.empty() ? "" : "\n") + s;
+  }
+  return out;
+}
+
+}  // namespace gpuperf::record

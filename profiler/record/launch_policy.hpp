@@ -1,0 +1,37 @@
+// Which launches `record --metrics` may profile, as far as the launch itself tells (inject_metrics.cpp asks
+// this first, then its budgets). Plain C++ without CUDA, so the decision is unit-tested on a machine without a
+// GPU (tests/record/test_inject_policy.cpp).
+//
+// A communication kernel (NCCL's, NVSHMEM's, ... core/kernel_kind.hpp, and the program's own named with
+// `record --communication-kernel SUBSTRING`) is never profiled: kernel replay runs a launch several times,
+// and each run of a collective waits for peers that ran it once (the replay spins forever: the hang of a DDP
+// program under --metrics, docs/record-ends.md). Such a launch only passes the launch gate (shared), like any
+// unprofiled one: never serialized against the profiler's own work, never synchronized on, never replayed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpuperf::record {
+
+enum class LaunchClass {
+  candidate,      // may be profiled, if its identity still wants launches within the budgets
+  communication,  // a communication kernel: never profiled
+  other,          // a cooperative or graph launch, or one whose kernel or shape CUPTI does not give
+  stopped,        // profiling was given up in this process (the watchdog): no launch is profiled any more
+};
+
+// `single_kernel`: the launch API launches one kernel (cudaLaunchKernel, cuLaunchKernel, ...); `symbol`: its
+// mangled name (null when CUPTI gives none); `known`: its grid and block were read; `extra`: the user's
+// communication substrings; `stopped`: the watchdog gave profiling up.
+LaunchClass classify_launch(bool single_kernel, bool known, const char* symbol, const std::vector<std::string>& extra,
+                            bool stopped);
+
+// The substrings of GPUPERF_RECORD_COMMUNICATION_KERNELS: one a line (kernel names hold commas and spaces);
+// empty lines are dropped. nullptr: none.
+std::vector<std::string> parse_communication_kernels(const char* text);
+
+// The variable's value for `substrings` (`record` sets it): joined with '\n'.
+std::string communication_kernels_value(const std::vector<std::string>& substrings);
+
+}  // namespace gpuperf::record

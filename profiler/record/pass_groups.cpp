@@ -1,0 +1,30 @@
+#include "profiler/record/pass_groups.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace gpuperf::record::inject {
+
+std::vector<std::vector<std::size_t>> split_passes(const std::vector<std::string>& metrics, std::size_t groups,
+                                                   const PassCount& passes) {
+  std::vector<std::size_t> all(metrics.size());
+  std::iota(all.begin(), all.end(), 0);
+  if (groups <= 1 || metrics.size() < 2 || passes(metrics) <= 1) return {all};
+  std::vector<std::size_t> weight(metrics.size());
+  for (std::size_t i = 0; i < metrics.size(); ++i) weight[i] = std::max<std::size_t>(1, passes({metrics[i]}));
+  std::vector<std::size_t> order = all;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
+  std::vector<std::vector<std::size_t>> out(std::min(groups, metrics.size()));
+  std::vector<std::size_t> load(out.size(), 0);
+  for (std::size_t i : order) {
+    const std::size_t g = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    out[g].push_back(i);
+    load[g] += weight[i];
+  }
+  for (auto& g : out) std::sort(g.begin(), g.end());
+  out.erase(std::remove_if(out.begin(), out.end(), [](const auto& g) { return g.empty(); }), out.end());
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.front() < b.front(); });
+  return out;
+}
+
+}  // namespace gpuperf::record::inject

@@ -1,0 +1,203 @@
+// record --metrics: the range profiler's session kept enabled between profiled launches and the rules that end
+// it (profiler/record/profile_session.hpp), and the metric set's split into groups (pass_groups.hpp), with a
+// fake back end that logs every session call. No GPU.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "profiler/record/pass_groups.hpp"
+#include "profiler/record/profile_session.hpp"
+
+namespace gpuperf::record::inject {
+namespace {
+
+// The calls KeptSession makes, as CUPTI's range profiler would take them: begin enables (and ends an open
+// session first, as the CUPTI back end does), restart needs an enabled profiler.
+class LoggingBackend final : public cupti::RangeProfilerBackend {
+ public:
+  explicit LoggingBackend(std::vector<std::string>* log) : log_(log) {}
+  bool fail_restart = false;
+  bool enabled = false;
+  std::string chip_name() const override { return "GH100"; }
+  std::vector<std::string> base_metrics(cupti::MetricKind) override { return {}; }
+  std::vector<std::string> sub_metrics(cupti::MetricKind, const std::string&) override { return {}; }
+  std::optional<cupti::MetricProperties> metric_properties(const std::string&) override { return std::nullopt; }
+  std::size_t add_configuration(const std::vector<std::string>&) override { return 1; }
+  void begin_session(std::size_t configuration, cupti::SessionReplay, std::size_t) override {
+    end_session();
+    enabled = true;
+    log_->push_back("begin:" + std::to_string(configuration));
+  }
+  bool restart_session(std::size_t configuration, cupti::SessionReplay, std::size_t) override {
+    if (!enabled) return false;
+    if (fail_restart) throw std::runtime_error("cuptiRangeProfilerSetConfig failed");
+    log_->push_back("restart:" + std::to_string(configuration));
+    return true;
+  }
+  void start_pass() override {}
+  void push_range(const std::string&) override {}
+  void pop_range() override {}
+  bool end_pass() override { return true; }
+  std::size_t decode() override { return 0; }
+  std::vector<cupti::RangeValues> evaluate() override { return {}; }
+  void end_session() override {
+    if (!enabled) return;
+    enabled = false;
+    log_->push_back("end");
+  }
+
+ private:
+  std::vector<std::string>* log_;
+};
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : " ") + s;
+  return out;
+}
+
+// One profiled launch as inject_metrics.cpp runs it: the entry's decision, the session, the passes, done().
+void profile(KeptSession& s, const void* ctx, LoggingBackend& b, std::size_t group) {
+  ASSERT_EQ(s.on_launch(true, false), LaunchAction::profile);
+  s.open(ctx, b, group);
+  s.done();
+}
+
+TEST(KeptSession, ConsecutiveProfiledLaunchesRestartTheSessionBegunOnce) {
+  std::vector<std::string> log;
+  LoggingBackend b(&log);
+  KeptSession s;
+  int ctx = 0;
+  profile(s, &ctx, b, 0);
+  profile(s, &ctx, b, 1);
+  profile(s, &ctx, b, 2);
+  EXPECT_EQ(joined(log), "begin:0 restart:1 restart:2");
+  EXPECT_TRUE(s.kept());
+  EXPECT_TRUE(b.enabled);  // kept enabled after the last one, until something ends it
+  EXPECT_EQ(s.begins(), 1u);
+  EXPECT_EQ(s.restarts(), 2u);
+}
+
+TEST(KeptSession, ALaunchThatIsNotProfiledEndsTheKeptSessionBeforeItRuns) {
+  std::vector<std::string> log;
+  LoggingBackend b(&log);
+  KeptSession s;
+  int ctx = 0;
+  profile(s, &ctx, b, 0);
+  EXPECT_EQ(s.on_launch(false, false), LaunchAction::pass);
+  EXPECT_FALSE(b.enabled);  // disabled in the entry callback: the kernel never runs under an enabled profiler
+  EXPECT_FALSE(s.kept());
+  EXPECT_EQ(s.ends(SessionEnd::other_launch), 1u);
+  EXPECT_EQ(s.on_launch(false, false), LaunchAction::pass);  // nothing kept: nothing to end
+  profile(s, &ctx, b, 1);                                    // the next profiled launch begins anew
+  EXPECT_EQ(joined(log), "begin:0 end begin:1");
+}
+
+TEST(KeptSession, ACaptureBeginEndsItAndCapturedLaunchesAreNeverProfiledNorEndIt) {
+  std::vector<std::string> log;
+  LoggingBackend b(&log);
+  KeptSession s;
+  int ctx = 0;
+  profile(s, &ctx, b, 0);
+  // A launch into a stream being captured, with the session still kept (a capture this library did not see
+  // begin): not profiled, wanted or not, and the profiler is not touched inside the capture.
+  EXPECT_EQ(s.on_launch(true, true), LaunchAction::pass);
+  EXPECT_EQ(s.on_launch(false, true), LaunchAction::pass);
+  EXPECT_TRUE(s.kept());
+  EXPECT_EQ(joined(log), "begin:0");
+  // The capture's beginning ends it.
+  EXPECT_EQ(s.end(SessionEnd::capture_begin), "");
+  EXPECT_FALSE(b.enabled);
+  EXPECT_EQ(s.ends(SessionEnd::capture_begin), 1u);
+  // Launches captured after that find nothing to end: the profiler stays disabled through the capture.
+  EXPECT_EQ(s.on_launch(true, true), LaunchAction::pass);
+  EXPECT_EQ(joined(log), "begin:0 end");
+}
+
+TEST(KeptSession, ContextDestructionAndExitEndItOnce) {
+  std::vector<std::string> log;
+  LoggingBackend b(&log);
+  KeptSession s;
+  int ctx = 0;
+  profile(s, &ctx, b, 0);
+  EXPECT_EQ(s.end(SessionEnd::context_destroy), "");
+  EXPECT_EQ(s.end(SessionEnd::process_exit), "");  // nothing left
+  EXPECT_EQ(s.ends(SessionEnd::context_destroy), 1u);
+  EXPECT_EQ(s.ends(SessionEnd::process_exit), 0u);
+  profile(s, &ctx, b, 0);
+  EXPECT_EQ(s.end(SessionEnd::process_exit), "");
+  EXPECT_EQ(joined(log), "begin:0 end begin:0 end");
+}
+
+TEST(KeptSession, AnotherContextsProfiledLaunchEndsTheKeptOneFirst) {
+  std::vector<std::string> log_a, log_b;
+  LoggingBackend a(&log_a), b(&log_b);
+  KeptSession s;
+  int ctx_a = 0, ctx_b = 0;
+  profile(s, &ctx_a, a, 0);
+  profile(s, &ctx_b, b, 0);
+  EXPECT_EQ(joined(log_a), "begin:0 end");
+  EXPECT_EQ(joined(log_b), "begin:0");
+  EXPECT_EQ(s.ends(SessionEnd::another_context), 1u);
+}
+
+TEST(KeptSession, KeepingOffEndsEachSessionAfterItsLaunch) {
+  std::vector<std::string> log;
+  LoggingBackend b(&log);
+  KeptSession s(false);
+  int ctx = 0;
+  profile(s, &ctx, b, 0);
+  EXPECT_FALSE(s.kept());
+  profile(s, &ctx, b, 1);
+  EXPECT_EQ(joined(log), "begin:0 end begin:1 end");
+}
+
+TEST(KeptSession, AFailedRestartEndsTheSessionAndTheNextLaunchBegins) {
+  std::vector<std::string> log;
+  LoggingBackend b(&log);
+  KeptSession s;
+  int ctx = 0;
+  profile(s, &ctx, b, 0);
+  b.fail_restart = true;
+  EXPECT_THROW(s.open(&ctx, b, 1), std::runtime_error);
+  EXPECT_FALSE(s.kept());
+  EXPECT_FALSE(b.enabled);
+  b.fail_restart = false;
+  profile(s, &ctx, b, 1);
+  EXPECT_EQ(joined(log), "begin:0 end begin:1");
+}
+
+// Passes as CUPTI would count them here: each metric's own, added up (no packing).
+PassCount adding(const std::map<std::string, std::size_t>& own) {
+  return [own](const std::vector<std::string>& m) {
+    std::size_t n = 0;
+    for (const auto& x : m) n += own.at(x);
+    return n;
+  };
+}
+
+TEST(SplitPasses, TheHeaviestMetricsGoFirstEachIntoTheLightestGroup) {
+  // The default set's shape on GH100: sm__throughput 8 passes, the memory throughput 5, the rest 1 each.
+  const std::vector<std::string> m = {"a", "sm", "b", "mem", "c", "d"};
+  const auto groups = split_passes(m, 3, adding({{"a", 1}, {"sm", 8}, {"b", 1}, {"mem", 5}, {"c", 1}, {"d", 1}}));
+  // LPT: sm -> g0 (8), mem -> g1 (5), a, b, c, d -> g2 (1, 2, 3, 4); groups ordered by first index.
+  EXPECT_EQ(groups, (std::vector<std::vector<std::size_t>>{{0, 2, 4, 5}, {1}, {3}}));
+}
+
+TEST(SplitPasses, OneGroupWhenThereIsNothingToGain) {
+  const std::vector<std::string> m = {"a", "b", "c"};
+  const std::vector<std::vector<std::size_t>> all = {{0, 1, 2}};
+  EXPECT_EQ(split_passes(m, 1, adding({{"a", 2}, {"b", 2}, {"c", 2}})), all);      // one group asked for
+  EXPECT_EQ(split_passes(m, 3, [](const auto&) { return std::size_t{1}; }), all);  // the set needs one pass
+  EXPECT_EQ(split_passes({"a"}, 3, adding({{"a", 4}})), (std::vector<std::vector<std::size_t>>{{0}}));
+  // More groups than metrics: one metric a group, none empty.
+  EXPECT_EQ(split_passes({"a", "b"}, 5, adding({{"a", 2}, {"b", 3}})),
+            (std::vector<std::vector<std::size_t>>{{0}, {1}}));
+}
+
+}  // namespace
+}  // namespace gpuperf::record::inject
