@@ -12,22 +12,24 @@ std::string_view recorded_kernel_name(std::string_view benchmark_name) {
   return slash == std::string_view::npos ? benchmark_name : benchmark_name.substr(slash + 1);
 }
 
-void add_kernel(KindSplit& split, std::string_view benchmark_name, double gpu_time_ns, double launches) {
-  KindTotals& t = kernel_kind(recorded_kernel_name(benchmark_name)) == KernelKind::communication ? split.communication
-                                                                                                 : split.compute;
+void add_kernel(KindSplit& split, std::string_view benchmark_name, double gpu_time_ns, double launches,
+                const std::vector<std::string>& extra) {
+  KindTotals& t = kernel_kind(recorded_kernel_name(benchmark_name), extra) == KernelKind::communication
+                      ? split.communication
+                      : split.compute;
   t.gpu_time_ns += gpu_time_ns;
   t.launches += launches;
   ++t.kernels;
 }
 
-KindSplit kind_split(const Run& run) {
+KindSplit kind_split(const Run& run, const std::vector<std::string>& extra) {
   KindSplit split;
   for (const Result& r : run.results) {
     const Measurement* total = r.find("gpu_time_total");
     if (total == nullptr || total->summary.n == 0) continue;
     const Measurement* launches = r.find("launches");
     add_kernel(split, r.instance.name, total->summary.median,
-               launches != nullptr && launches->summary.n > 0 ? launches->summary.median : 0.0);
+               launches != nullptr && launches->summary.n > 0 ? launches->summary.median : 0.0, extra);
   }
   return split;
 }

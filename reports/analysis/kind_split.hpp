@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/kernel_kind.hpp"
 #include "core/result.hpp"
@@ -38,13 +39,17 @@ struct KindSplit {
 // making every one of its kernels communication.
 std::string_view recorded_kernel_name(std::string_view benchmark_name);
 
-// Adds one kernel identity (a result named `benchmark_name`) with its GPU time (ns) and launches to `split`.
-void add_kernel(KindSplit& split, std::string_view benchmark_name, double gpu_time_ns, double launches);
+// Adds one kernel identity (a result named `benchmark_name`) with its GPU time (ns) and launches to `split`;
+// `extra`: the user's own communication-kernel name patterns (`record --communication-kernel`), besides the
+// built-in ones.
+void add_kernel(KindSplit& split, std::string_view benchmark_name, double gpu_time_ns, double launches,
+                const std::vector<std::string>& extra = {});
 
 // The split of a recorded run: every result with a gpu_time_total value, by the kind of its kernel name (its
 // launches from the "launches" metric, 0 where missing). Empty (no kernels) for a benchmark run, whose results
-// have no gpu_time_total.
-KindSplit kind_split(const Run& run);
+// have no gpu_time_total. `extra` as for add_kernel: `record` passes its --communication-kernel patterns; the
+// reports and compare, which have none stored, classify by the built-in patterns.
+KindSplit kind_split(const Run& run, const std::vector<std::string>& extra = {});
 
 // A split's change from a base run to a candidate run (`gpuperf compare` of two recorded runs).
 struct KindSplitChange {

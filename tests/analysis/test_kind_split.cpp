@@ -68,6 +68,10 @@ TEST(KindSplit, OnlyTheKernelNameIsClassifiedNotTheProgram) {
   add_kernel(s, "nccl_tests/ncclKernel_AllGather_RING_LL_Sum_int8_t", 5, 2);
   EXPECT_DOUBLE_EQ(s.compute.gpu_time_ns, 10);
   EXPECT_DOUBLE_EQ(s.communication.gpu_time_ns, 5);
+  // record --communication-kernel: a program's own kernel that waits on its peers.
+  gpuperf::Run run = rank_run(0, 78.1e6);
+  EXPECT_DOUBLE_EQ(kind_split(run, {"vectorized_elementwise"}).communication.gpu_time_ns, 78.1e6 + 112.3e6);
+  EXPECT_DOUBLE_EQ(kind_split(run, {""}).communication.gpu_time_ns, 78.1e6);  // an empty pattern names nothing
 }
 
 TEST(KindSplit, ABenchmarkRunOrAnEmptyRunHasNoSplit) {
