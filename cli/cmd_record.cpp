@@ -12,6 +12,8 @@
 #include "cli/option_kinds.hpp"
 #include "cli/record_run.hpp"
 #include "db/interchange.hpp"
+#include "reports/analysis/kind_split.hpp"
+#include "reports/kind_split_text.hpp"
 
 namespace gpuperf::cli {
 namespace {
@@ -28,6 +30,13 @@ int do_record(const Context& ctx, const RecordCommandArgs& a) {
   } else {
     for (const Run& r : recorded.runs) {
       std::cout << "== " << r.machine.gpu_name << " (" << r.machine.gpu_uuid << ") ==\n" << format_top_kernels(r, 15);
+    }
+    // Each rank's GPU time split between compute and communication kernels (the built-in patterns and
+    // --communication-kernel's), one line a run that has any communication kernel (a program on one GPU that
+    // talks to nobody gets none).
+    for (const Run& r : recorded.runs) {
+      const std::string line = reports::kind_split_line(r, analysis::kind_split(r, a.record.communication_kernels));
+      if (!line.empty()) std::cout << line << "\n";
     }
   }
   std::cout.flush();

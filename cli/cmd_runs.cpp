@@ -78,11 +78,14 @@ void print_table(std::vector<std::vector<std::string>> rows) {
   }
 }
 
-// "node1 (NVIDIA H200, GPU-4fc4ff4a)": the fingerprint's start tells apart the GPUs of one host.
+// "node1 (NVIDIA H200, GPU-4fc4ff4a)": the fingerprint's start tells apart the GPUs of one host. A recorded
+// process of a distributed job adds its rank: "node1 (NVIDIA H200, GPU-4fc4ff4a) rank 1/2".
 std::string machine_cell(const db::RunInfo& r) {
   std::string cell = r.hostname + " (" + r.gpu_name;
   if (r.fingerprint.rfind("GPU-", 0) == 0) cell += ", " + r.fingerprint.substr(0, 12);
-  return cell + ")";
+  cell += ")";
+  if (r.rank) cell += " rank " + std::to_string(*r.rank) + (r.world_size ? "/" + std::to_string(*r.world_size) : "");
+  return cell;
 }
 
 // "./train --epochs 2 --name 'run 1' [exit 1]": the command cut to kCommandWidth characters (the full line is
@@ -134,6 +137,9 @@ int do_list(const Context& ctx, const RunsArgs& a) {
       // A recorded run's program (`gpuperf record`); benchmark runs list as they always did.
       if (!r.command.empty()) out.back()["command"] = r.command;
       if (r.exit_status) out.back()["exit_status"] = *r.exit_status;
+      if (r.rank) out.back()["rank"] = *r.rank;
+      if (r.local_rank) out.back()["local_rank"] = *r.local_rank;
+      if (r.world_size) out.back()["world_size"] = *r.world_size;
     }
     std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return kExitOk;

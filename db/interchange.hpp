@@ -12,6 +12,10 @@
 // and written only when set, so they need no new version: files of benchmark runs are unchanged, and an
 // older gpuperf ignores them as it ignores any unknown field.
 //
+// A recorded process of a distributed job adds "rank", "local_rank" and "world_size" (integers, from RANK,
+// LOCAL_RANK and WORLD_SIZE) on the same terms. Reading checks them together: 0 <= rank < world_size,
+// 0 <= local_rank < world_size, world_size >= 1, each where given.
+//
 // A result whose source-line pass ran adds "source" (its per-line counters; db/interchange_source.hpp), on the
 // same terms: optional, written only when there is something to say, validated whole on reading.
 #pragma once

@@ -22,6 +22,7 @@
 #include "db/interchange.hpp"
 #include "db/interchange_source.hpp"
 #include "db/json_text.hpp"
+#include "db/run_rules.hpp"
 #include "db/timestamp.hpp"
 
 namespace gpuperf::db {
@@ -118,6 +119,26 @@ class Reader {
                                 v.get<std::int64_t>() <= std::numeric_limits<int>::max();
     if (!fits) fail(path, "expected an integer (the exit code, or minus the signal number), got " + describe(v));
     return static_cast<int>(v.get<std::int64_t>());
+  }
+  // Run::rank, local_rank, world_size: integers; their ranges are checked together (rank_fields).
+  int rank_field(const json& v, const std::string& path, const char* what) const {
+    const bool fits = v.is_number_unsigned()
+                          ? v.get<std::uint64_t>() <= std::numeric_limits<int>::max()
+                          : v.is_number_integer() && v.get<std::int64_t>() >= std::numeric_limits<int>::min() &&
+                                v.get<std::int64_t>() <= std::numeric_limits<int>::max();
+    if (!fits) fail(path, std::string("expected an integer (") + what + "), got " + describe(v));
+    return static_cast<int>(v.get<std::int64_t>());
+  }
+  // A recorded process's place in a distributed job: each field optional, a rank below the world size.
+  void rank_fields(const json& v, Run& r, const std::string& path) const {
+    if (const json* x = optional(v, "rank")) r.rank = rank_field(*x, at_key(path, "rank"), "the process's RANK");
+    if (const json* x = optional(v, "local_rank")) {
+      r.local_rank = rank_field(*x, at_key(path, "local_rank"), "the process's LOCAL_RANK");
+    }
+    if (const json* x = optional(v, "world_size")) {
+      r.world_size = rank_field(*x, at_key(path, "world_size"), "the job's WORLD_SIZE");
+    }
+    if (const auto problem = rank_problem(r)) fail(at_key(path, problem->field), problem->what);
   }
   Status status(const json& v, const std::string& path) const {
     std::string s = string(v, path);
@@ -335,6 +356,7 @@ class Reader {
     r.exclude_reason = string_field(v, "exclude_reason", path, false);
     r.command = string_field(v, "command", path, false);
     if (const json* e = optional(v, "exit_status")) r.exit_status = exit_status(*e, at_key(path, "exit_status"));
+    rank_fields(v, r, path);
     r.machine = machine(require(v, "machine", path), at_key(path, "machine"));
     const std::string rp = at_key(path, "results");
     const json& results = array(require(v, "results", path), rp);

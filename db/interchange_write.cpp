@@ -60,6 +60,10 @@ ojson run_to_json(const Run& run) {
   // A recorded run's program; absent for benchmark runs, whose files stay as they were before record.
   if (!run.command.empty()) j["command"] = run.command;
   if (run.exit_status) j["exit_status"] = *run.exit_status;
+  // A recorded process's place in a distributed job; absent for everything else, as command is.
+  if (run.rank) j["rank"] = *run.rank;
+  if (run.local_rank) j["local_rank"] = *run.local_rank;
+  if (run.world_size) j["world_size"] = *run.world_size;
   const Machine& m = run.machine;
   j["machine"] = ojson{{"hostname", m.hostname}, {"gpu_name", m.gpu_name}, {"gpu_uuid", m.gpu_uuid}, {"cc", m.cc},
                        {"sm_count", m.sm_count}, {"driver", m.driver},     {"cuda", m.cuda}};

@@ -11,6 +11,30 @@
 
 namespace gpuperf::db {
 
+std::optional<RankProblem> rank_problem(const Run& run) {
+  if (run.rank && *run.rank < 0) {
+    return RankProblem{"rank", "expected 0 or more (ranks count from 0), got " + std::to_string(*run.rank)};
+  }
+  if (run.local_rank && *run.local_rank < 0) {
+    return RankProblem{"local_rank",
+                       "expected 0 or more (local ranks count from 0), got " + std::to_string(*run.local_rank)};
+  }
+  if (run.world_size && *run.world_size < 1) {
+    return RankProblem{"world_size", "expected 1 or more processes, got " + std::to_string(*run.world_size)};
+  }
+  if (!run.world_size) return std::nullopt;
+  const std::string size = std::to_string(*run.world_size);
+  if (run.rank && *run.rank >= *run.world_size) {
+    return RankProblem{"rank", "rank " + std::to_string(*run.rank) + " is not below world_size " + size +
+                                   " (ranks count from 0 to world_size - 1)"};
+  }
+  if (run.local_rank && *run.local_rank >= *run.world_size) {
+    return RankProblem{"local_rank", "local_rank " + std::to_string(*run.local_rank) + " is not below world_size " +
+                                         size + " (a host runs at most world_size processes of the job)"};
+  }
+  return std::nullopt;
+}
+
 void validate_run(const Run& run) {
   const std::string where = "run " + (run.uuid.empty() ? std::string("(no uuid)") : run.uuid);
   if (run.uuid.empty()) throw InputError("a run needs a uuid");
@@ -22,6 +46,7 @@ void validate_run(const Run& run) {
     throw InputError(where + ": finished_at '" + run.finished_at + "' is not an ISO 8601 UTC time");
   }
   if (run.machine.fingerprint() == "/") throw InputError(where + ": the machine has no hostname, GPU name or UUID");
+  if (const auto problem = rank_problem(run)) throw InputError(where + ": " + problem->field + ": " + problem->what);
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& r : run.results) {
     const std::string inst = where + ", " + r.instance.display_name();

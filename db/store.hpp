@@ -82,6 +82,8 @@ struct RunInfo {
   std::int64_t instance_count = 0;  // benchmark instances in the run
   std::string command;              // a recorded run's command line; empty for a benchmark run
   std::optional<int> exit_status;   // a recorded program's exit code (< 0: minus the signal); else empty
+  // A recorded process's place in a distributed job (Run::rank, local_rank, world_size); else empty.
+  std::optional<int> rank, local_rank, world_size;
 };
 
 struct RunFilter {
@@ -176,7 +178,7 @@ struct InsertOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   // The oldest schema a read-only open reads as it is, without migrating (a copied CI artifact, a file
   // without write permission, a `merge` source): every read names only the columns that version has.
   // Older files are refused with "run `gpuperf db migrate` first".

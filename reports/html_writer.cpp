@@ -9,6 +9,7 @@
 #include "reports/html_assets.hpp"
 #include "reports/html_charts.hpp"
 #include "reports/html_source.hpp"
+#include "reports/kind_split_text.hpp"
 #include "reports/line_text.hpp"
 #include "reports/writers.hpp"
 
@@ -166,6 +167,11 @@ std::string programs(const MachineReport& m) {
     o += "<h4>" + esc(p.program) + "</h4>\n<p>" + std::to_string(p.kernels.size()) + " kernels, " +
          esc(format_value(p.kernel_time_ns, "ns")) + " of kernel time at " + esc(run.commit.substr(0, 10)) + " (" +
          esc(format_date(run.started_at)) + ").</p>\n";
+    if (p.split.has_communication()) {
+      o += "<p>Compute " + esc(kind_cell(p.split, KernelKind::compute)) + ", communication " +
+           esc(kind_cell(p.split, KernelKind::communication)) +
+           (run.rank ? " on " + esc(rank_text(run.rank, run.world_size)) : std::string()) + ".</p>\n";
+    }
     o += "<table class=\"programs\"><thead><tr><th>Kernel</th><th>Launches</th><th>Median</th><th>Share</th>"
          "<th>Since the run before</th></tr></thead><tbody>\n";
     for (std::size_t k = 0; k < p.kernels.size() && k < 25; ++k) {
@@ -177,6 +183,27 @@ std::string programs(const MachineReport& m) {
     o += "</tbody></table>\n";
   }
   return o;
+}
+
+// GPU time by rank: per recorded program with communication kernels, each GPU's compute and communication
+// time at its newest run (report_model.hpp, RankSplitCells).
+std::string ranks(const ReportModel& model) {
+  const auto panels = panels_with_communication(model);
+  if (panels.empty()) return "";
+  std::string o =
+      "<h2>GPU time by rank</h2>\n<p class=\"legend-note\">Each recorded program with communication kernels "
+      "(NCCL and the like): its GPU time per rank at the newest run, split between compute and communication "
+      "kernels.</p>\n<table class=\"ranks\"><thead><tr><th>Program</th><th>Rank</th><th>GPU</th><th>Commit</th>"
+      "<th class=\"num\">Compute</th><th class=\"num\">Communication</th><th class=\"num\">Communication "
+      "launches</th><th class=\"num\">Communication since the run before</th></tr></thead><tbody>\n";
+  for (const auto& [m, p] : panels) {
+    const RankSplitCells c = rank_split_cells(*m, *p);
+    o += "<tr><td class=\"name\">" + esc(c.program) + "</td><td>" + esc(c.rank) + "</td><td>" + esc(c.gpu) +
+         "</td><td><code>" + esc(c.commit) + "</code></td><td class=\"num\">" + esc(c.compute) +
+         "</td><td class=\"num\">" + esc(c.communication) + "</td><td class=\"num\">" + esc(c.launches) +
+         "</td><td class=\"num\">" + esc(c.since) + "</td></tr>\n";
+  }
+  return o + "</tbody></table>\n";
 }
 
 std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
@@ -313,6 +340,7 @@ std::string render_html(const ReportModel& model) {
     }
     body += "</tbody></table>\n" + across_machines(model);
   }
+  body += ranks(model);
   for (std::size_t mi = 0; mi < model.machines.size(); ++mi) {
     const auto& m = model.machines[mi];
     body += "<section class=\"machine\" id=\"m" + std::to_string(mi) + "\"><h2>" + esc(m.title()) + "</h2>\n";

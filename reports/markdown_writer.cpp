@@ -232,6 +232,7 @@ struct Writer {
     for (const auto& m : model.machines) total += m.programs.size();
     if (total == 0) return;
     out += "### Recorded programs\n\n";
+    ranks();
     for (const auto& m : model.machines) {
       for (const auto& p : m.programs) {
         const RunRef& run = m.runs[p.run];
@@ -253,6 +254,26 @@ struct Writer {
         out += table.finish(opt.html_link) + "\n";
       }
     }
+  }
+
+  // GPU time by rank: per recorded program with communication kernels, each GPU's (rank's) compute and
+  // communication time at its newest run, and how its communication moved since the run before.
+  void ranks() {
+    const auto panels = panels_with_communication(model);
+    if (panels.empty()) return;
+    out += "GPU time by rank, compute and communication kernels (communication: NCCL and the like):\n\n";
+    Table table(
+        "| Program | Rank | GPU | Commit | Compute | Communication | Communication launches | Communication since "
+        "the run before |\n|---|---|---|---|--:|--:|--:|--:|\n",
+        panels.size());
+    for (const auto& [m, p] : panels) {
+      const RankSplitCells c = rank_split_cells(*m, *p);
+      const std::string r = "| " + md(c.program) + " | " + md(c.rank) + " | " + md(c.gpu) + " | " +
+                            md_commit(c.commit) + " | " + md(c.compute) + " | " + md(c.communication) + " | " +
+                            md(c.launches) + " | " + md(c.since) + " |\n";
+      if (!table.add(r, budget())) break;
+    }
+    out += table.finish(opt.html_link) + "\n";
   }
 
   // Speed of light (core/bound.hpp): each kernel's bound at the newest run that measured it, so a reader sees

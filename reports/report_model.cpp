@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -13,6 +14,7 @@
 #include "reports/analysis/detect.hpp"
 #include "reports/family_pairs.hpp"
 #include "reports/format.hpp"
+#include "reports/kind_split_text.hpp"
 
 namespace gpuperf::reports {
 
@@ -167,11 +169,19 @@ void add_findings(MachineReport& m, std::vector<ChangeRow>& rows) {
 }
 
 // The x axis: every run that left a point in one of this machine's series, in run order; and each run's index.
-std::unordered_map<std::int64_t, std::size_t> run_axis(MachineReport& m, const std::vector<db::Series*>& series) {
+std::unordered_map<std::int64_t, std::size_t> run_axis(MachineReport& m, const std::vector<db::Series*>& series,
+                                                       const std::vector<db::RunInfo>& runs) {
+  std::unordered_map<std::int64_t, const db::RunInfo*> info;
+  for (const auto& r : runs) info.emplace(r.id, &r);
   std::unordered_map<std::int64_t, RunRef> by_id;
   for (const db::Series* s : series) {
     for (const auto& p : s->points) {
-      by_id.try_emplace(p.run_id, RunRef{p.run_id, p.run_uuid, p.commit, p.branch, p.started_at});
+      auto [it, fresh] = by_id.try_emplace(p.run_id, RunRef{p.run_id, p.run_uuid, p.commit, p.branch, p.started_at});
+      if (!fresh) continue;
+      if (auto i = info.find(p.run_id); i != info.end()) {
+        it->second.rank = i->second->rank;
+        it->second.world_size = i->second->world_size;
+      }
     }
   }
   for (auto& [id, ref] : by_id) m.runs.push_back(ref);
@@ -274,7 +284,7 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
   } else if (!series.empty()) {
     m.fingerprint = series.front()->key.fingerprint;
   }
-  const std::unordered_map<std::int64_t, std::size_t> run_index = run_axis(m, series);
+  const std::unordered_map<std::int64_t, std::size_t> run_index = run_axis(m, series, runs);
 
   // The summary's latest run: the newest of the window's runs on this machine.
   for (const auto& r : runs) {
@@ -394,7 +404,23 @@ std::vector<ProgramPanel> build_program_panels(const std::vector<InstanceTrends>
         }
       }
       p.kernel_time_ns += at("gpu_time_total", p.run).value_or(0.0);
+      if (const auto total = at("gpu_time_total", p.run)) {
+        analysis::add_kernel(p.split, instances[i].instance.name, *total, k.launches.value_or(0.0));
+      }
       p.kernels.push_back(k);
+    }
+    // The run before, where it recorded the program: its kernels, whether or not they still run.
+    if (p.run > 0) {
+      analysis::KindSplit before;
+      for (std::size_t i : indices) {
+        const TrendSeries* total = instances[i].find("gpu_time_total");
+        const Summary* v = total != nullptr ? total->at(p.run - 1) : nullptr;
+        if (v == nullptr) continue;
+        const TrendSeries* launches = instances[i].find("launches");
+        const Summary* n = launches != nullptr ? launches->at(p.run - 1) : nullptr;
+        analysis::add_kernel(before, instances[i].instance.name, v->median, n != nullptr ? n->median : 0.0);
+      }
+      if (before.compute.kernels + before.communication.kernels > 0) p.split_before = before;
     }
     std::stable_sort(p.kernels.begin(), p.kernels.end(),
                      [](const ProgramKernel& a, const ProgramKernel& b) { return *a.share_pct > *b.share_pct; });
@@ -410,6 +436,48 @@ ProgramKernelCells program_kernel_cells(const ProgramKernel& k) {
   if (k.share_pct) c.share = format_value(*k.share_pct, "%");
   if (k.change_pct) c.since = format_change_pct(*k.change_pct);
   if (k.is_new) c.since = "new";
+  return c;
+}
+
+}  // namespace gpuperf::reports
+
+namespace gpuperf::reports {
+
+std::vector<std::pair<const MachineReport*, const ProgramPanel*>> panels_with_communication(const ReportModel& model) {
+  std::vector<std::pair<const MachineReport*, const ProgramPanel*>> out;
+  for (const auto& m : model.machines) {
+    for (const auto& p : m.programs) {
+      if (p.split.has_communication()) out.emplace_back(&m, &p);
+    }
+  }
+  const auto rank_of = [](const std::pair<const MachineReport*, const ProgramPanel*>& x) {
+    const auto& r = x.first->runs[x.second->run].rank;
+    return r ? static_cast<long long>(*r) : std::numeric_limits<long long>::max();
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+    return std::make_pair(a.second->program, rank_of(a)) < std::make_pair(b.second->program, rank_of(b));
+  });
+  return out;
+}
+
+RankSplitCells rank_split_cells(const MachineReport& m, const ProgramPanel& p) {
+  const RunRef& run = m.runs[p.run];
+  RankSplitCells c;
+  c.program = p.program;
+  c.rank = run.rank ? rank_text(run.rank, run.world_size) : "-";
+  c.gpu = m.title();
+  c.commit = short_commit(run.commit);
+  c.compute = kind_cell(p.split, KernelKind::compute);
+  c.communication = kind_cell(p.split, KernelKind::communication);
+  c.launches = format_value(p.split.communication.launches, "count");
+  if (p.split_before) {
+    const analysis::KindSplitChange change{*p.split_before, p.split};
+    if (const auto pct = change.change_pct(KernelKind::communication)) {
+      c.since = format_change_pct(*pct);
+    } else {
+      c.since = "new";
+    }
+  }
   return c;
 }
 

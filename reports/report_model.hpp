@@ -18,6 +18,7 @@
 
 #include "core/bound.hpp"
 #include "db/store.hpp"
+#include "reports/analysis/kind_split.hpp"
 #include "reports/analysis/types.hpp"
 #include "reports/source_view.hpp"
 
@@ -39,6 +40,7 @@ struct ReportQuery {
 struct RunRef {
   std::int64_t run_id = 0;
   std::string uuid, commit, branch, started_at;
+  std::optional<int> rank, world_size;  // a recorded process of a distributed job (Run::rank), from the window's runs
 };
 
 struct TrendPoint {
@@ -116,6 +118,10 @@ struct ProgramPanel {
   std::size_t run = 0;                 // index into MachineReport::runs: the newest run with this program
   std::vector<ProgramKernel> kernels;  // the kernels at `run`, by gpu_time_share, largest first
   double kernel_time_ns = 0;           // the program's kernel time at `run` (sum of gpu_time_total)
+  // Its GPU time by kernel kind at `run` (analysis/kind_split.hpp), and at the run before when that run
+  // recorded the program too: the writers show the split where there is communication.
+  analysis::KindSplit split;
+  std::optional<analysis::KindSplit> split_before;
 };
 
 // A finding as the report lists it: a change point, with the other metrics of the same instance that moved
@@ -179,6 +185,16 @@ struct ProgramKernelCells {
   std::string launches, median, share, since;
 };
 ProgramKernelCells program_kernel_cells(const ProgramKernel& k);
+
+// One row of the reports' table of GPU time by rank (unescaped cells): a recorded program's panel on one GPU
+// whose kernels include communication kernels, at the panel's run. `since`: the change of the communication
+// time against the run before ("+40.0%", "new", or "" without such a run).
+struct RankSplitCells {
+  std::string program, rank, gpu, commit, compute, communication, launches, since;
+};
+// The panels with communication, by program, then rank (panels without a rank last), then machine.
+std::vector<std::pair<const MachineReport*, const ProgramPanel*>> panels_with_communication(const ReportModel& model);
+RankSplitCells rank_split_cells(const MachineReport& m, const ProgramPanel& p);
 
 // The speed of light of `instance` at the newest run where both sm_throughput and memory_throughput have a
 // point (dram_throughput when it has one there too); none without such a run.

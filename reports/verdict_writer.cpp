@@ -13,6 +13,7 @@
 #include "core/short_name.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/escape.hpp"
+#include "reports/kind_split_text.hpp"
 #include "reports/line_text.hpp"
 
 namespace gpuperf::reports {
@@ -106,6 +107,7 @@ std::string side_line(const RunSide& s) {
   if (!s.label.empty()) out += "  [" + s.label + "]";
   out += "  " + s.started_at;
   if (!s.gpu_name.empty()) out += "  " + s.gpu_name;
+  if (s.rank) out += "  " + rank_text(s.rank, s.world_size);
   return terminal_text(out);
 }
 
@@ -147,8 +149,13 @@ std::string summary_line(const CompareReport& report) {
 }
 
 json side_json(const RunSide& s) {
-  return json{{"run", s.uuid},    {"run_id", s.run_id},         {"commit", s.commit},       {"branch", s.branch},
-              {"label", s.label}, {"started_at", s.started_at}, {"machine", s.fingerprint}, {"gpu_name", s.gpu_name}};
+  json j{{"run", s.uuid},    {"run_id", s.run_id},         {"commit", s.commit},       {"branch", s.branch},
+         {"label", s.label}, {"started_at", s.started_at}, {"machine", s.fingerprint}, {"gpu_name", s.gpu_name}};
+  // A recorded process of a distributed job; absent otherwise, as in the interchange format.
+  if (s.rank) j["rank"] = *s.rank;
+  if (s.local_rank) j["local_rank"] = *s.local_rank;
+  if (s.world_size) j["world_size"] = *s.world_size;
+  return j;
 }
 
 json row_json(const CompareRow& r, const CompareReport& report) {
@@ -266,6 +273,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     j["ambiguous_by_history"] = ambiguous_by_history(report.rows);
     j["rows"] = json::array();
     for (const auto& r : report.rows) j["rows"].push_back(row_json(r, report));
+    if (report.kinds) j["kinds"] = kind_split_change_json(*report.kinds);
     out << j.dump(2) << '\n';
     return;
   }
@@ -305,6 +313,10 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
       write_table(out, header, cells, &below);
       out << '\n';
     }
+    if (report.kinds) {
+      write_kind_split_text(out, *report.kinds);
+      out << '\n';
+    }
     out << summary_line(report);
     if (hidden > 0) out << " (" << hidden << " same not listed; --all lists them)";
     out << "\ngate: " << report.gate.describe() << '\n' << (regression ? "REGRESSION" : "no regression") << '\n';
@@ -314,8 +326,9 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   // "`abc1234567` (main, run 4d67a681)"; a run measured outside git has no commit or branch to show.
   const auto side = [](const RunSide& r) {
     std::string where = r.branch.empty() ? "" : md(r.branch) + ", ";
+    const std::string rank = r.rank ? ", " + rank_text(r.rank, r.world_size) : std::string();
     return (r.commit.empty() ? std::string("no commit") : "`" + md(short_commit(r.commit)) + "`") + " (" + where +
-           "run " + md(short_uuid(r.uuid)) + ")";
+           "run " + md(short_uuid(r.uuid)) + rank + ")";
   };
   out << "Base " << side(report.base) << " against candidate " << side(report.candidate);
   if (!report.candidate.gpu_name.empty()) out << " on " << md(report.candidate.gpu_name);
@@ -323,6 +336,10 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   if (!cells.empty()) {
     write_md_table(out, header, "llrrrlll", cells);
     write_md_lines(out, md_lines);
+    out << '\n';
+  }
+  if (report.kinds) {
+    write_kind_split_md(out, *report.kinds);
     out << '\n';
   }
   out << summary_line(report);

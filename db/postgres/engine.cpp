@@ -79,10 +79,16 @@ int migrate_as_owner(const Connection& c, int version) {
 
 }  // namespace
 
-PgEngine::PgEngine(Connection conn, Access access, int opened_version, const OpenOptions& options)
+std::string recorded_columns(int version) {
+  return std::string("r.command, r.exit_status") +
+         (version >= 4 ? ", r.rank, r.local_rank, r.world_size" : ", NULL::integer, NULL::integer, NULL::integer");
+}
+
+PgEngine::PgEngine(Connection conn, Access access, int opened_version, int readable_version, const OpenOptions& options)
     : conn_(std::move(conn)),
       access_(access),
       opened_version_(opened_version),
+      readable_version_(readable_version),
       busy_timeout_(options.busy_timeout.value_or(default_busy_timeout())) {}
 
 int PgEngine::schema_version() const { return schema::read_state(conn_).version; }
@@ -270,7 +276,8 @@ std::unique_ptr<Engine> open_postgres(const std::string& location, Access access
                                                            "writes, such as `gpuperf import`, makes it one)")));
     }
     // A reader reads schema 2 as it is (its reads of a run skip the source-line tables of schema 3 where they
-    // are missing); older schemas need the admin's `db migrate` (their reads would name missing columns).
+    // are missing, and select NULL for schema 4's rank columns); older schemas need the admin's `db migrate`
+    // (their reads would name missing columns).
     constexpr int kOldestReadable = 2;
     if (state.version < kOldestReadable) {
       throw InputError("PostgreSQL database '" + c.shown() + "' has schema version " + std::to_string(state.version) +
@@ -281,7 +288,8 @@ std::unique_ptr<Engine> open_postgres(const std::string& location, Access access
     if (state.version < latest_schema_version()) opened = pg::migrate_as_owner(c, state.version);
     pg::check_writer(c);
   }
-  return std::make_unique<pg::PgEngine>(std::move(c), access, opened, options);
+  const int readable = access == Access::read_write ? latest_schema_version() : state.version;
+  return std::make_unique<pg::PgEngine>(std::move(c), access, opened, readable, options);
 }
 
 }  // namespace gpuperf::db

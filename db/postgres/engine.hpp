@@ -2,6 +2,7 @@
 // header: nothing outside db/postgres/ includes it.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "db/engine.hpp"
@@ -11,7 +12,9 @@ namespace gpuperf::db::pg {
 
 class PgEngine final : public Engine {
  public:
-  PgEngine(Connection conn, Access access, int opened_version, const OpenOptions& options);
+  // `readable_version`: the schema the reads may name (the latest after a read-write open, which migrated;
+  // the database's own for a read-only one).
+  PgEngine(Connection conn, Access access, int opened_version, int readable_version, const OpenOptions& options);
 
   int schema_version() const override;
   int opened_version() const override { return opened_version_; }
@@ -40,7 +43,25 @@ class PgEngine final : public Engine {
   Connection conn_;
   Access access_;
   int opened_version_ = 0;
+  int readable_version_ = 0;
   std::chrono::milliseconds busy_timeout_;
 };
+
+// A run's recorded-program columns as a database of schema `version` has them, for a SELECT of run r:
+// "r.command, r.exit_status, r.rank, r.local_rank, r.world_size", with NULL for the rank fields before
+// schema 4 (a reader of a database its admin has not migrated yet).
+std::string recorded_columns(int version);
+// Reads the five columns of recorded_columns() at `first` of row `row` into a Run or a RunInfo.
+template <class RunLike>
+void read_recorded(const Result& r, int row, int first, RunLike& out) {
+  const auto optional_int = [&](int column) {
+    return r.is_null(row, column) ? std::optional<int>() : std::optional<int>(static_cast<int>(r.int64(row, column)));
+  };
+  out.command = r.is_null(row, first) ? std::string() : r.text(row, first);
+  out.exit_status = optional_int(first + 1);
+  out.rank = optional_int(first + 2);
+  out.local_rank = optional_int(first + 3);
+  out.world_size = optional_int(first + 4);
+}
 
 }  // namespace gpuperf::db::pg

@@ -11,13 +11,14 @@ namespace gpuperf::db::pg {
 namespace {
 
 // "SELECT <RunInfo's columns in read_run_info's order> FROM run r JOIN machine m ...", for a WHERE to follow.
-constexpr const char* kSelectRunInfo =
-    "SELECT r.id, r.uuid, r.machine_id, m.fingerprint, "
-    "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, "
-    "m.gpu_name, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, "
-    "r.status, r.excluded, r.exclude_reason, "
-    "(SELECT count(*) FROM outcome o WHERE o.run_id = r.id), r.command, r.exit_status "
-    "FROM run r JOIN machine m ON m.id = r.machine_id ";
+std::string select_run_info(int version) {
+  return "SELECT r.id, r.uuid, r.machine_id, m.fingerprint, "
+         "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, "
+         "m.gpu_name, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, "
+         "r.status, r.excluded, r.exclude_reason, "
+         "(SELECT count(*) FROM outcome o WHERE o.run_id = r.id), " +
+         recorded_columns(version) + " FROM run r JOIN machine m ON m.id = r.machine_id ";
+}
 
 std::vector<RunInfo> read_run_infos(const Result& r) {
   std::vector<RunInfo> out;
@@ -39,8 +40,7 @@ std::vector<RunInfo> read_run_infos(const Result& r) {
     x.excluded = r.boolean(i, 13);
     x.exclude_reason = r.text(i, 14);
     x.instance_count = r.int64(i, 15);
-    x.command = r.text(i, 16);
-    if (!r.is_null(i, 17)) x.exit_status = static_cast<int>(r.int64(i, 17));
+    read_recorded(r, i, 16, x);
     out.push_back(std::move(x));
   }
   return out;
@@ -89,7 +89,7 @@ std::vector<RunInfo> PgEngine::runs(const RunFilter& f) const {
   } else {
     p.add_null();
   }
-  Result r = conn_.exec(std::string(kSelectRunInfo) +
+  Result r = conn_.exec(select_run_info(readable_version_) +
                             "WHERE ($1::text IS NULL OR r.branch = $1) AND ($2::bigint IS NULL OR r.machine_id = $2) "
                             "AND ($3::text IS NULL OR r.started_at >= $3) AND ($4::boolean OR NOT r.excluded) "
                             "ORDER BY r.started_at DESC, r.id DESC LIMIT $5::bigint",
@@ -100,7 +100,7 @@ std::vector<RunInfo> PgEngine::runs(const RunFilter& f) const {
 }
 
 std::vector<RunInfo> PgEngine::runs_matching(RunKey key, const std::string& value) const {
-  const std::string select = kSelectRunInfo;
+  const std::string select = select_run_info(readable_version_);
   switch (key) {
     case RunKey::id:
       return read_run_infos(conn_.exec(select + "WHERE r.id = $1::bigint", Params().add(value), "finding a run"));
@@ -118,7 +118,7 @@ std::vector<RunInfo> PgEngine::runs_matching(RunKey key, const std::string& valu
 }
 
 std::optional<RunInfo> PgEngine::latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const {
-  auto found = read_run_infos(conn_.exec(std::string(kSelectRunInfo) +
+  auto found = read_run_infos(conn_.exec(select_run_info(readable_version_) +
                                              "WHERE r.branch = $1 AND ($2::bigint IS NULL OR r.machine_id = $2) AND "
                                              "NOT r.excluded ORDER BY r.started_at DESC, r.id DESC LIMIT 1",
                                          Params().add(branch).add(machine_id), "finding the latest run"));
@@ -132,8 +132,8 @@ Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
     Result r = conn_.exec(
         "SELECT r.uuid, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, r.status, "
         "r.excluded, r.exclude_reason, CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, m.gpu_name, "
-        "m.gpu_uuid, m.cc, m.sm_count, r.driver, r.cuda, r.command, r.exit_status "
-        "FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = $1",
+        "m.gpu_uuid, m.cc, m.sm_count, r.driver, r.cuda, " +
+            recorded_columns(readable_version_) + " FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = $1",
         Params().add(run_id), "reading a run");
     if (r.rows() == 0) throw InputError("no run with id " + std::to_string(run_id));
     run.uuid = r.text(0, 0);
@@ -153,8 +153,7 @@ Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
     run.machine.sm_count = r.int64(0, 14);
     run.machine.driver = r.text(0, 15);
     run.machine.cuda = r.text(0, 16);
-    run.command = r.text(0, 17);
-    if (!r.is_null(0, 18)) run.exit_status = static_cast<int>(r.int64(0, 18));
+    read_recorded(r, 0, 17, run);
   }
   std::unordered_map<std::int64_t, std::size_t> result_of_benchmark;
   {

@@ -113,7 +113,16 @@ ALTER TABLE run ADD COLUMN exit_status integer;
 )sql";
 
 // Migration 3: a result's source lines (db/sqlite/schema.cpp, migration 3), in db/postgres/source_lines.cpp.
-const Migration kMigrations[] = {kMigration1, kMigration2, kSourceLinesMigration};
+
+// Migration 4: a recorded process's rank, local rank and world size (db/sqlite/schema.cpp, migration 4), with
+// the same checks. Adding a NULL column without a default rewrites no rows on PostgreSQL either.
+constexpr Migration kMigration4 = R"sql(
+ALTER TABLE run ADD COLUMN rank integer CHECK(rank >= 0);
+ALTER TABLE run ADD COLUMN local_rank integer CHECK(local_rank >= 0);
+ALTER TABLE run ADD COLUMN world_size integer CHECK(world_size >= 1);
+)sql";
+
+const Migration kMigrations[] = {kMigration1, kMigration2, kSourceLinesMigration, kMigration4};
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "both engines have the same migrations");
 

@@ -169,12 +169,13 @@ struct Writer {
     } else {
       p.add(run.command);
     }
-    p.add(run.exit_status);
+    p.add(run.exit_status).add(run.rank).add(run.local_rank).add(run.world_size);
     const std::int64_t run_id =
         c.exec(
              "INSERT INTO run(uuid, machine_id, started_at, finished_at, commit_sha, branch, label, tool_version, "
-             "status, excluded, exclude_reason, hostname, driver, cuda, command, exit_status) "
-             "VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id",
+             "status, excluded, exclude_reason, hostname, driver, cuda, command, exit_status, rank, local_rank, "
+             "world_size) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) "
+             "RETURNING id",
              p, "storing runs")
             .int64(0, 0);
 

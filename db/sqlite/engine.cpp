@@ -44,14 +44,22 @@ Machine read_machine(const Statement& s, int first) {
   return m;
 }
 
-const char* recorded_columns(bool has_recorded_columns) {
-  return has_recorded_columns ? "r.command, r.exit_status" : "NULL, NULL";
+std::string recorded_columns(int version) {
+  return std::string(version >= 2 ? "r.command, r.exit_status" : "NULL, NULL") +
+         (version >= 4 ? ", r.rank, r.local_rank, r.world_size" : ", NULL, NULL, NULL");
 }
 
-void read_recorded(const Statement& s, int first, std::string& command, std::optional<int>& exit_status) {
-  command = s.is_null(first) ? std::string() : s.text(first);
-  exit_status.reset();
-  if (!s.is_null(first + 1)) exit_status = static_cast<int>(s.int64(first + 1));
+RecordedFields read_recorded(const Statement& s, int first) {
+  RecordedFields f;
+  if (!s.is_null(first)) f.command = s.text(first);
+  const auto optional_int = [&](int column) {
+    return s.is_null(column) ? std::optional<int>() : std::optional<int>(static_cast<int>(s.int64(column)));
+  };
+  f.exit_status = optional_int(first + 1);
+  f.rank = optional_int(first + 2);
+  f.local_rank = optional_int(first + 3);
+  f.world_size = optional_int(first + 4);
+  return f;
 }
 
 std::unique_ptr<Engine> open_sqlite(const std::string& path, Access access, const OpenOptions& options) {
@@ -92,7 +100,7 @@ std::unique_ptr<Engine> open_sqlite(const std::string& path, Access access, cons
   // What the reads may select: a read-write open has just migrated to the latest schema.
   const int readable = access == Access::read_write ? latest : version;
   // A file this open created was made at the latest version from nothing: `db migrate` reports 0 -> latest.
-  return std::make_unique<SqliteEngine>(std::move(c), access, path, created ? 0 : version, readable >= 2);
+  return std::make_unique<SqliteEngine>(std::move(c), access, path, created ? 0 : version, readable);
 }
 
 sqlite3* sqlite_handle(const Store& store) {

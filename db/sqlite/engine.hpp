@@ -14,12 +14,12 @@ namespace gpuperf::db {
 
 class SqliteEngine final : public Engine {
  public:
-  SqliteEngine(Connection conn, Access access, std::string path, int opened_version, bool has_recorded_columns)
+  SqliteEngine(Connection conn, Access access, std::string path, int opened_version, int readable_version)
       : conn_(std::move(conn)),
         access_(access),
         path_(std::move(path)),
         opened_version_(opened_version),
-        has_recorded_columns_(has_recorded_columns) {}
+        readable_version_(readable_version) {}
 
   int schema_version() const override;
   int opened_version() const override { return opened_version_; }
@@ -49,9 +49,9 @@ class SqliteEngine final : public Engine {
   Access access_;
   std::string path_;
   int opened_version_ = 0;
-  // run.command and run.exit_status exist (schema 2): false for a version-1 file opened read-only, whose
-  // reads select NULL in their place.
-  bool has_recorded_columns_ = true;
+  // The schema the reads may name: the latest after a read-write open, the file's own for a read-only one.
+  // A run's recorded columns (recorded_columns()) that an older file lacks are read as NULL.
+  int readable_version_ = Store::kSchemaVersion;
 };
 
 // The SQLite handle of a store on this engine, for the SQLite engine's own tests; throws std::logic_error
@@ -67,10 +67,26 @@ Connection open_connection(const std::string& path, Access access, const OpenOpt
 // Puts the database in WAL mode, retrying within `timeout` while other connections are in transactions.
 void enable_wal(Connection& c, std::chrono::milliseconds timeout);
 
-// "r.command, r.exit_status", or two NULLs where the run table has no such columns.
-const char* recorded_columns(bool has_recorded_columns);
-// Reads Run::command and Run::exit_status from the two columns of recorded_columns() at `first`.
-void read_recorded(const Statement& s, int first, std::string& command, std::optional<int>& exit_status);
+// A run's recorded-program columns as a file of schema `version` has them, for a SELECT of run r:
+// "r.command, r.exit_status, r.rank, r.local_rank, r.world_size", with NULL for each column the version lacks
+// (command and exit_status came with schema 2, the rank fields with schema 4).
+std::string recorded_columns(int version);
+// What read_recorded() reads.
+struct RecordedFields {
+  std::string command;
+  std::optional<int> exit_status, rank, local_rank, world_size;
+};
+// Reads the five columns of recorded_columns() at `first`.
+RecordedFields read_recorded(const Statement& s, int first);
+// Copies them into a Run or a RunInfo.
+template <class RunLike>
+void set_recorded(RunLike& r, RecordedFields f) {
+  r.command = std::move(f.command);
+  r.exit_status = f.exit_status;
+  r.rank = f.rank;
+  r.local_rank = f.local_rank;
+  r.world_size = f.world_size;
+}
 
 // Reads a summary from columns n, median, mean, min, max, q1, q3, stdev starting at `first`.
 Summary read_summary(const Statement& s, int first);

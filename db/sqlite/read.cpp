@@ -10,14 +10,14 @@ namespace gpuperf::db {
 namespace {
 
 // "SELECT <RunInfo's columns in read_run_info's order> FROM run r JOIN machine m ...", for a WHERE to follow.
-std::string select_run_info(bool has_recorded_columns) {
+std::string select_run_info(int version) {
   return std::string(
              "SELECT r.id, r.uuid, r.machine_id, m.fingerprint, "
              "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, "
              "m.gpu_name, r.started_at, r.finished_at, r.commit_sha, r.branch, r.label, r.tool_version, "
              "r.status, r.excluded, r.exclude_reason, "
              "(SELECT count(*) FROM outcome o WHERE o.run_id = r.id), ") +
-         recorded_columns(has_recorded_columns) + " FROM run r JOIN machine m ON m.id = r.machine_id ";
+         recorded_columns(version) + " FROM run r JOIN machine m ON m.id = r.machine_id ";
 }
 
 RunInfo read_run_info(const Statement& s) {
@@ -38,7 +38,7 @@ RunInfo read_run_info(const Statement& s) {
   r.excluded = s.int64(13) != 0;
   r.exclude_reason = s.text(14);
   r.instance_count = s.int64(15);
-  read_recorded(s, 16, r.command, r.exit_status);
+  set_recorded(r, read_recorded(s, 16));
   return r;
 }
 
@@ -52,7 +52,7 @@ std::vector<RunInfo> read_all(Statement& s) {
 
 std::vector<RunInfo> SqliteEngine::runs(const RunFilter& f) const {
   // Newest first so LIMIT keeps the newest N; returned oldest first.
-  Statement s(conn_, select_run_info(has_recorded_columns_) +
+  Statement s(conn_, select_run_info(readable_version_) +
                          "WHERE (?1 IS NULL OR r.branch = ?1) AND (?2 IS NULL OR r.machine_id = ?2) "
                          "AND (?3 IS NULL OR r.started_at >= ?3) AND (?4 OR r.excluded = 0) "
                          "ORDER BY r.started_at DESC, r.id DESC LIMIT ?5");
@@ -67,7 +67,7 @@ std::vector<RunInfo> SqliteEngine::runs(const RunFilter& f) const {
 }
 
 std::vector<RunInfo> SqliteEngine::runs_matching(RunKey key, const std::string& value) const {
-  const std::string select = select_run_info(has_recorded_columns_);
+  const std::string select = select_run_info(readable_version_);
   switch (key) {
     case RunKey::id: {
       Statement s(conn_, select + "WHERE r.id = ?1");
@@ -109,7 +109,7 @@ std::vector<MetricInfo> SqliteEngine::metrics() const {
 
 std::optional<RunInfo> SqliteEngine::latest_run(const std::string& branch,
                                                 std::optional<std::int64_t> machine_id) const {
-  Statement s(conn_, select_run_info(has_recorded_columns_) +
+  Statement s(conn_, select_run_info(readable_version_) +
                          "WHERE r.branch = ?1 AND (?2 IS NULL OR r.machine_id = ?2) AND r.excluded = 0 "
                          "ORDER BY r.started_at DESC, r.id DESC LIMIT 1");
   s.bind(1, branch);
@@ -126,7 +126,7 @@ Run SqliteEngine::load_run(std::int64_t run_id, bool with_samples) const {
                                "r.tool_version, r.status, r.excluded, r.exclude_reason, "
                                "CASE WHEN r.hostname <> '' THEN r.hostname ELSE m.hostname END, m.gpu_name, "
                                "m.gpu_uuid, m.cc, m.sm_count, r.driver, r.cuda, ") +
-                       recorded_columns(has_recorded_columns_) +
+                       recorded_columns(readable_version_) +
                        " FROM run r JOIN machine m ON m.id = r.machine_id WHERE r.id = ?1");
     s.bind(1, run_id);
     if (!s.step()) throw InputError("no run with id " + std::to_string(run_id));
@@ -141,7 +141,7 @@ Run SqliteEngine::load_run(std::int64_t run_id, bool with_samples) const {
     run.excluded = s.int64(8) != 0;
     run.exclude_reason = s.text(9);
     run.machine = read_machine(s, 10);
-    read_recorded(s, 17, run.command, run.exit_status);
+    set_recorded(run, read_recorded(s, 17));
   }
   std::map<std::int64_t, std::size_t> result_of_benchmark;
   {

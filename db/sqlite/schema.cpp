@@ -158,11 +158,25 @@ CREATE TABLE source_line(
 )sql");
 }
 
-// Append migration 4 here (and raise Store::kSchemaVersion).
+// Migration 4: a recorded process's place in a distributed job (Run::rank, local_rank, world_size, from the
+// RANK, LOCAL_RANK and WORLD_SIZE its launcher set). NULL: a benchmark run, or a process that was not part of
+// one. Each column checks its own range; rank < world_size is checked before a write (db/run_rules.cpp), as an
+// ADD COLUMN cannot add a constraint between two columns. Like migration 2 it rewrites only the schema text.
+// A version-3 file opened read-only has none of them: its reads select NULL in their place.
+void migration_4_ranks(Connection& c) {
+  c.exec(R"sql(
+ALTER TABLE run ADD COLUMN rank INTEGER CHECK(rank >= 0);              -- RANK: 0 .. world_size - 1
+ALTER TABLE run ADD COLUMN local_rank INTEGER CHECK(local_rank >= 0);  -- LOCAL_RANK: the rank on its host
+ALTER TABLE run ADD COLUMN world_size INTEGER CHECK(world_size >= 1);  -- WORLD_SIZE: processes in the job
+)sql");
+}
+
+// Append migration 5 here (and raise Store::kSchemaVersion).
 constexpr Migration kMigrations[] = {
     migration_1_initial,
     migration_2_recorded_runs,
     migration_3_source_lines,
+    migration_4_ranks,
 };
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "Store::kSchemaVersion must equal the number of migrations");

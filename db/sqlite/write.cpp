@@ -31,8 +31,8 @@ struct Writer {
   Statement insert_run{
       c,
       "INSERT INTO run(uuid, machine_id, started_at, finished_at, commit_sha, branch, label, tool_version, "
-      "status, excluded, exclude_reason, hostname, driver, cuda, command, exit_status) "
-      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"};
+      "status, excluded, exclude_reason, hostname, driver, cuda, command, exit_status, rank, local_rank, world_size) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"};
   Statement newest_overall{c, "SELECT NOT EXISTS (SELECT 1 FROM run WHERE started_at > ?1)"};
   Statement upsert_benchmark{
       c,
@@ -106,6 +106,10 @@ struct Writer {
     // Left unbound, command and exit_status stay NULL: a benchmark run.
     if (!run.command.empty()) insert_run.bind(15, run.command);
     if (run.exit_status) insert_run.bind(16, *run.exit_status);
+    // Likewise the rank fields: a benchmark run, or a process that was not part of a distributed job.
+    if (run.rank) insert_run.bind(17, *run.rank);
+    if (run.local_rank) insert_run.bind(18, *run.local_rank);
+    if (run.world_size) insert_run.bind(19, *run.world_size);
     insert_run.run();
     std::int64_t run_id = c.last_insert_rowid();
 

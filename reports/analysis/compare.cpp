@@ -171,6 +171,9 @@ RunSide run_side(const Run& run, std::int64_t run_id) {
   s.started_at = run.started_at;
   s.fingerprint = run.machine.fingerprint();
   s.gpu_name = run.machine.gpu_name;
+  s.rank = run.rank;
+  s.local_rank = run.local_rank;
+  s.world_size = run.world_size;
   return s;
 }
 
@@ -305,6 +308,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
   report.base = run_side(base, base_run_id);
   report.candidate = run_side(candidate, candidate_run_id);
   report.gate = options.gate;
+  report.kinds = kind_split_change(base, candidate);
 
   // (benchmark name, params key) -> result, on each side.
   using Key = std::pair<std::string, std::string>;

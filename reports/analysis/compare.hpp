@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@
 #include "core/result.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/gate.hpp"
+#include "reports/analysis/kind_split.hpp"
 #include "reports/analysis/thresholds.hpp"
 #include "reports/analysis/types.hpp"
 
@@ -42,6 +44,7 @@ struct CompareOptions {
 struct RunSide {
   std::int64_t run_id = 0;
   std::string uuid, commit, branch, label, started_at, fingerprint, gpu_name;
+  std::optional<int> rank, local_rank, world_size;  // a recorded process of a distributed job (Run::rank)
 };
 RunSide run_side(const Run& run, std::int64_t run_id = 0);
 
@@ -49,7 +52,10 @@ struct CompareReport {
   RunSide base, candidate;
   std::vector<CompareRow> rows;  // ordered by benchmark name, params key, metric order of the traits table
   GateSet gate;                  // the gate the rows were judged by
-  bool regression() const;       // any row is_regression()
+  // Two recorded runs of which either has communication kernels: each side's GPU time by kind
+  // (kind_split.hpp). Informative: it never gates (the kernels' own rows do, by the gate's rules).
+  std::optional<KindSplitChange> kinds;
+  bool regression() const;  // any row is_regression()
 };
 
 // Compares one metric of one instance; either side may be null (new/missing). `base_status` and

@@ -87,5 +87,52 @@ TEST_F(MergeTest, ABadSourceWritesNothing) {
   EXPECT_FALSE(exists("new.db"));
 }
 
+// A recorded distributed job's ranks (schema 4) go through import, merge, runs and export unchanged, and
+// compare of two ranks shows how each one's GPU time splits between compute and communication kernels.
+TEST_F(MergeTest, CarriesARecordedRanksPlaceInItsJob) {
+  const std::vector<gpuperf::Run> job{make_ranked_run(run_uuid(7), "2026-10-07T02:00:00Z", 0, 2, 0, 1000),
+                                      make_ranked_run(run_uuid(8), "2026-10-07T02:00:00Z", 1, 2, 1, 4000)};
+  write("d.json", db::to_interchange(job));
+  ASSERT_EQ(gp({"--db", "d.db", "import", "d.json"}).code, 0);
+  EXPECT_CLI(gp({"merge", "a.db", "d.db", "--into", "all.db"}), 0, "5 new, 0 skipped");
+  CliResult table = gp({"--db", "all.db", "runs"});
+  EXPECT_CLI(table, 0, "gpu-node-1 (NVIDIA H200, GPU-00000000) rank 0/2");
+  EXPECT_NE(table.out.find("gpu-node-1 (NVIDIA H200, GPU-10000000) rank 1/2"), std::string::npos) << table.out;
+  CliResult j = gp({"--db", "all.db", "runs", "--format", "json"});
+  ASSERT_EQ(j.code, 0) << j.err;
+  auto runs = nlohmann::json::parse(j.out);
+  ASSERT_EQ(runs.size(), 5u);
+  EXPECT_FALSE(runs[0].contains("rank"));
+  EXPECT_EQ(runs[4]["rank"], 1);
+  EXPECT_EQ(runs[4]["local_rank"], 1);
+  EXPECT_EQ(runs[4]["world_size"], 2);
+  EXPECT_EQ(gp({"--db", "all.db", "export", "--run", run_uuid(8)}).out, db::to_interchange({job[1]}));
+
+  // Rank 1 against rank 0 of the same step: its communication took four times as long.
+  CliResult text = gp({"--db", "all.db", "compare", run_uuid(7), run_uuid(8)});
+  EXPECT_CLI(text, 0, "GPU time by kernel kind (compute or communication; informative, does not gate):");
+  EXPECT_NE(text.out.find("  communication  1 us (9.1%)    4 us (28.6%)   +300%"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("rank 1/2"), std::string::npos) << text.out;
+  CliResult js = gp({"--db", "all.db", "compare", run_uuid(7), run_uuid(8), "--format", "json"});
+  ASSERT_EQ(js.code, 0) << js.err;
+  const auto c = nlohmann::json::parse(js.out);
+  EXPECT_EQ(c["candidate"]["rank"], 1);
+  EXPECT_EQ(c["kinds"]["gated"], false);
+  EXPECT_DOUBLE_EQ(c["kinds"]["candidate"]["communication"]["gpu_time_ns"].get<double>(), 4000);
+  EXPECT_DOUBLE_EQ(c["kinds"]["change_pct"]["communication"].get<double>(), 300);
+  // Benchmark runs have no such section.
+  CliResult bench = gp({"--db", "all.db", "compare", run_uuid(1), run_uuid(2), "--format", "json"});
+  EXPECT_FALSE(nlohmann::json::parse(bench.out).contains("kinds")) << bench.out;
+}
+
+TEST_F(MergeTest, AnImportWithAnImpossibleRankIsRefusedWholeWithExit2) {
+  std::vector<gpuperf::Run> job{make_ranked_run(run_uuid(7), "2026-10-07T02:00:00Z", 0, 2, 0),
+                                make_ranked_run(run_uuid(8), "2026-10-07T02:00:00Z", 2, 2, 0)};
+  write("bad.json", db::to_interchange(job));
+  EXPECT_CLI(gp({"--db", "a.db", "import", "bad.json"}), 2,
+             "bad.json: runs[1].rank: rank 2 is not below world_size 2 (ranks count from 0 to world_size - 1)");
+  EXPECT_EQ(db::Store(path("a.db"), db::Access::read_only).runs().size(), 3u);  // the good run was not stored either
+}
+
 }  // namespace
 }  // namespace gpuperf::testing

@@ -135,6 +135,28 @@ inline Run make_recorded_run(const std::string& uuid, const std::string& started
   return run;
 }
 
+// One rank of a recorded distributed job (`torchrun` DDP): make_recorded_run's kernels plus an NCCL all-reduce
+// of `comm_ns` GPU time in 84 launches, named as `gpuperf record` names kernels ("train/<kernel>").
+inline Run make_ranked_run(const std::string& uuid, const std::string& started_at, int rank, int world_size,
+                           std::optional<int> local_rank, double comm_ns = 1000) {
+  Run run = make_recorded_run(uuid, started_at);
+  run.rank = rank;
+  run.world_size = world_size;
+  run.local_rank = local_rank;
+  run.machine.gpu_uuid = "GPU-" + std::to_string(rank) + "0000000-0000-0000-0000-000000000000";
+  for (Result& r : run.results) r.instance.name = "train/" + r.instance.name;
+  Result nccl;
+  nccl.instance = BenchmarkInstance{"train/ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+                                    {{"grid", std::string("2,1,1")}, {"block", std::string("640,1,1")}}};
+  nccl.metrics.push_back(duration({comm_ns / 84, comm_ns / 84}));
+  nccl.metrics.push_back(single_value(MetricInfo{"launches", "count", false, true}, 84));
+  nccl.metrics.push_back(single_value(MetricInfo{"gpu_time_total", "ns", false, false}, comm_ns));
+  nccl.metrics.push_back(
+      single_value(MetricInfo{"gpu_time_share", "%", false, false}, 100 * comm_ns / (10000 + comm_ns)));
+  run.results.push_back(nccl);
+  return run;
+}
+
 }  // namespace gpuperf::testing
 
 #include <gtest/gtest.h>
@@ -214,6 +236,9 @@ inline void expect_same_run(const Run& a, const Run& b) {
   EXPECT_EQ(a.exclude_reason, b.exclude_reason);
   EXPECT_EQ(a.command, b.command);
   EXPECT_EQ(a.exit_status, b.exit_status);
+  EXPECT_EQ(a.rank, b.rank);
+  EXPECT_EQ(a.local_rank, b.local_rank);
+  EXPECT_EQ(a.world_size, b.world_size);
   EXPECT_EQ(a.machine.hostname, b.machine.hostname);
   EXPECT_EQ(a.machine.gpu_name, b.machine.gpu_name);
   EXPECT_EQ(a.machine.gpu_uuid, b.machine.gpu_uuid);

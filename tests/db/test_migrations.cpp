@@ -131,8 +131,9 @@ TEST(Migrations, VersionOneFileGainsTheRecordedRunColumnsAndKeepsItsRuns) {
   EXPECT_EQ(s.opened_version(), 1);
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
   const auto cols = run_columns(s);
-  ASSERT_GE(cols.size(), 2u);
-  EXPECT_EQ(std::vector<std::string>(cols.end() - 2, cols.end()), (std::vector<std::string>{"command", "exit_status"}));
+  ASSERT_GE(cols.size(), 5u);
+  EXPECT_EQ(std::vector<std::string>(cols.end() - 5, cols.end()),
+            (std::vector<std::string>{"command", "exit_status", "rank", "local_rank", "world_size"}));
   const auto want = version_one_runs();
   const auto runs = s.runs();
   ASSERT_EQ(runs.size(), want.size());

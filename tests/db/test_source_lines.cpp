@@ -102,9 +102,11 @@ TEST(SourceLineStore, AVersionTwoDatabaseIsReadAsItIsAndMigratedToTakeLines) {
     Store s(path);
     s.insert_run(old);
   }
-  {  // what schema 2 had: no source tables
+  {  // what schema 2 had: no source tables (and no rank fields, schema 4)
     Connection c(path, SQLITE_OPEN_READWRITE);
-    c.exec("DROP TABLE source_line; DROP TABLE outcome_source; PRAGMA user_version = 2;");
+    c.exec(
+        "DROP TABLE source_line; DROP TABLE outcome_source; ALTER TABLE run DROP COLUMN world_size; "
+        "ALTER TABLE run DROP COLUMN local_rank; ALTER TABLE run DROP COLUMN rank; PRAGMA user_version = 2;");
   }
   const std::string before = testing::read_bytes(path);
   {
@@ -117,7 +119,7 @@ TEST(SourceLineStore, AVersionTwoDatabaseIsReadAsItIsAndMigratedToTakeLines) {
   EXPECT_EQ(testing::read_bytes(path), before);
   Store rw(path);
   EXPECT_EQ(rw.opened_version(), 2);
-  EXPECT_EQ(rw.schema_version(), 3);
+  EXPECT_EQ(rw.schema_version(), Store::kSchemaVersion);
   gpuperf::Run r = run_with_lines("40404040-0000-4000-8000-000000000005", 8);
   testing::expect_same_run(rw.load_run(rw.insert_run(r).run_id), r);
 }

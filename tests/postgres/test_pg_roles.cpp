@@ -258,10 +258,10 @@ TEST_F(PgRoles, TheReaderReadsEverythingAndStoresNothing) {
 TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
   ASSERT_EQ(gp(writer_, {"--quiet", "import", kFixture}).code, 0);
   // The database as an earlier gpuperf left it: schema version 1, before run.command and exit_status (and the
-  // source lines of schema 3).
+  // source lines of schema 3, the rank fields of schema 4).
   cluster_->exec(
-      "DROP TABLE source_line, outcome_source; ALTER TABLE run DROP COLUMN command, DROP COLUMN exit_status; "
-      "UPDATE schema_version SET version = 1",
+      "DROP TABLE source_line, outcome_source; ALTER TABLE run DROP COLUMN command, DROP COLUMN exit_status, "
+      "DROP COLUMN rank, DROP COLUMN local_rank, DROP COLUMN world_size; UPDATE schema_version SET version = 1",
       "gpuperf");
   for (const std::vector<std::string>& c :
        std::vector<std::vector<std::string>>{{"import", generated(3)}, {"db", "migrate"}}) {
@@ -269,7 +269,7 @@ TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
     const CliResult r = gp(writer_, c);
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_TRUE(has(r, "role 'gpuperf_writer' may not write to")) << r.err;
-    EXPECT_TRUE(has(r, "schema version 1, this gpuperf writes 3")) << r.err;
+    EXPECT_TRUE(has(r, "schema version 1, this gpuperf writes 4")) << r.err;
     EXPECT_TRUE(has(r, "run `gpuperf db migrate` as the admin role")) << r.err;
   }
   EXPECT_EQ(cluster_->query_value("SELECT version FROM schema_version", "gpuperf"), "1");
@@ -280,10 +280,20 @@ TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
 
   const CliResult migrated = gp(admin_, {"db", "migrate"});
   ASSERT_EQ(migrated.code, 0) << migrated.err;
-  EXPECT_TRUE(has(migrated, "schema version 1 -> 3")) << migrated.out;
+  EXPECT_TRUE(has(migrated, "schema version 1 -> 4")) << migrated.out;
   const CliResult stored = gp(writer_, {"--quiet", "import", generated(3)});
   EXPECT_EQ(stored.code, 0) << stored.err;
   EXPECT_EQ(gp(reader_, {"runs"}).code, 0);
+  // The migrated database keeps a recorded rank of a distributed job, and the reader lists it.
+  const std::string ranked = dir_.file("ranked.json");
+  std::ofstream(ranked) << R"({"format": "gpuperf-results", "version": 1, "runs": [{"uuid": )"
+                        << R"("0000000e-0000-4000-8000-0000000000ee", "started_at": "2026-11-20T02:00:00Z", )"
+                        << R"("command": "torchrun train.py", "exit_status": 0, "rank": 1, "local_rank": 1, )"
+                        << R"("world_size": 2, "machine": {"hostname": "node-1", "gpu_name": "NVIDIA H100", )"
+                        << R"("gpu_uuid": "GPU-11111111"}, "results": []}]})";
+  ASSERT_EQ(gp(writer_, {"--quiet", "import", ranked}).code, 0);
+  const CliResult listed = gp(reader_, {"runs"});
+  EXPECT_TRUE(has(listed, "node-1 (NVIDIA H100, GPU-11111111) rank 1/2")) << listed.out;
 }
 
 }  // namespace

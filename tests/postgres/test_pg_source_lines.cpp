@@ -59,16 +59,28 @@ TEST_F(PgSourceLines, ASchemaTwoDatabaseIsReadWithoutLinesAndMigratedToTakeThem)
     Store pg(uri(), Access::read_write);
     pg.insert_run(plain);
   }
-  cluster_->exec("DROP TABLE source_line; DROP TABLE outcome_source; UPDATE schema_version SET version = 2", "gpuperf");
+  // Schema 2: no source-line tables, and none of schema 4's rank columns.
+  cluster_->exec(
+      "DROP TABLE source_line; DROP TABLE outcome_source; "
+      "ALTER TABLE run DROP COLUMN rank, DROP COLUMN local_rank, DROP COLUMN world_size; "
+      "UPDATE schema_version SET version = 2",
+      "gpuperf");
   {
     Store ro(uri(), Access::read_only);
     EXPECT_EQ(ro.schema_version(), 2);
     const gpuperf::Run back = ro.load_run(ro.runs().front().id);
     expect_same_run(back, plain);
+    EXPECT_FALSE(ro.runs().front().rank.has_value());
   }
   Store rw(uri(), Access::read_write);
+  EXPECT_EQ(rw.opened_version(), 2);
   EXPECT_EQ(rw.schema_version(), Store::kSchemaVersion);
   expect_same_run(rw.load_run(rw.insert_run(runs[0]).run_id), runs[0]);
+  // The migrated database keeps its old run as it was and takes a rank of a distributed job.
+  expect_same_run(rw.load_run(rw.runs().front().id), plain);
+  const gpuperf::Run ranked = make_ranked_run("40404040-0000-4000-8000-0000000000ab", "2026-11-02T02:00:00Z", 1, 2, 1);
+  expect_same_run(rw.load_run(rw.insert_run(ranked).run_id), ranked);
+  EXPECT_EQ(rw.find_run(ranked.uuid)->world_size, 2);
 }
 
 }  // namespace

@@ -33,8 +33,11 @@ std::vector<gpuperf::Run> history_runs() {
 }
 
 TEST_F(PgStore, AnEmptyDatabaseGetsTheSchemaAndRunsRoundTripAsOnSqlite) {
-  const std::vector<gpuperf::Run> runs = history_runs();
+  std::vector<gpuperf::Run> runs = history_runs();
   ASSERT_GT(runs.size(), 3u);
+  // And the two ranks of a recorded distributed job, one without LOCAL_RANK (schema 4).
+  runs.push_back(make_ranked_run("dddddddd-0000-4000-8000-000000000001", "2026-11-20T02:00:00Z", 0, 2, 0));
+  runs.push_back(make_ranked_run("dddddddd-0000-4000-8000-000000000002", "2026-11-20T02:00:00Z", 1, 2, std::nullopt));
   Store pg(uri(), Access::read_write);
   EXPECT_EQ(pg.opened_version(), 0);
   EXPECT_EQ(pg.schema_version(), Store::kSchemaVersion);
@@ -49,6 +52,31 @@ TEST_F(PgStore, AnEmptyDatabaseGetsTheSchemaAndRunsRoundTripAsOnSqlite) {
   }
   for (std::size_t i = 0; i < runs.size(); ++i) expect_same_run(pg.load_run(a[i].run_id), lite.load_run(b[i].run_id));
   EXPECT_EQ(export_all(pg), export_all(lite));
+  const auto listed_pg = pg.runs(), listed_lite = lite.runs();
+  ASSERT_EQ(listed_pg.size(), listed_lite.size());
+  for (std::size_t i = 0; i < listed_pg.size(); ++i) {
+    EXPECT_EQ(listed_pg[i].rank, listed_lite[i].rank);
+    EXPECT_EQ(listed_pg[i].local_rank, listed_lite[i].local_rank);
+    EXPECT_EQ(listed_pg[i].world_size, listed_lite[i].world_size);
+  }
+  EXPECT_EQ(listed_pg.back().rank, 1);
+  EXPECT_EQ(listed_pg.back().world_size, 2);
+  EXPECT_FALSE(listed_pg.back().local_rank.has_value());
+  // A rank the schema cannot hold is refused before anything is sent, with the same words as on SQLite.
+  gpuperf::Run bad = make_ranked_run("dddddddd-0000-4000-8000-000000000003", "2026-11-20T02:00:00Z", 2, 2, 0);
+  std::string said_pg, said_lite;
+  try {
+    pg.insert_run(bad);
+  } catch (const InputError& e) {
+    said_pg = e.what();
+  }
+  try {
+    lite.insert_run(bad);
+  } catch (const InputError& e) {
+    said_lite = e.what();
+  }
+  EXPECT_NE(said_pg.find("rank 2 is not below world_size 2"), std::string::npos) << said_pg;
+  EXPECT_EQ(said_pg, said_lite);
   const db::DbInfo info = pg.info();
   EXPECT_EQ(info.engine, "postgresql");
   EXPECT_EQ(info.runs, static_cast<std::int64_t>(runs.size()));
