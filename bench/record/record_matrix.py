@@ -41,6 +41,7 @@ import concurrent.futures as futures
 import json
 import math
 import os
+import queue
 import re
 import shutil
 import subprocess
@@ -119,10 +120,11 @@ def gpu_count():
 RUNNING = set()  # the process groups of runs still going (run_bounded), for kill_running at a deadline
 
 
-def run_bounded(cmd, timeout):
+def run_bounded(cmd, timeout, env=None):
     """subprocess.run with the whole process group killed at `timeout` s (0: none): returns (CompletedProcess,
     hung). A recorded torchrun is gpuperf, torchrun and its ranks: all of them go."""
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         env=env)
     RUNNING.add(p.pid)
     try:
         out, err = p.communicate(timeout=timeout if timeout > 0 else None)
@@ -165,6 +167,10 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--runs-metrics", type=int, default=-1,
                     help="--metrics runs per program (default: --runs); they go one at a time")
+    ap.add_argument("--gpu-sets", default="",
+                    help="';'-separated CUDA_VISIBLE_DEVICES values, e.g. '0,1;2,3': profiled runs go one at a time "
+                         "per set, each with its set's GPUs, so two torchrun jobs on four GPUs profile at once "
+                         "(default: one at a time on every GPU)")
     ap.add_argument("--run-timeout", type=float, default=0,
                     help="seconds: a run still going then is killed and counted as hung (0: none)")
     ap.add_argument("--plain-runs", type=int, default=-1,
@@ -269,11 +275,17 @@ def main():
         lines = []
         started_at = time.monotonic()
         hung = False
-        if how == "kill":
-            rc, stdout, stderr, lines = run_killed(full)
-            p = subprocess.CompletedProcess(full, rc, stdout, stderr)
-        else:
-            p, hung = run_bounded(full, args.run_timeout)
+        gpu_set = gpu_sets.get() if extra and gpu_sets is not None else None  # this profiled run's GPUs
+        try:
+            env = dict(os.environ, CUDA_VISIBLE_DEVICES=gpu_set) if gpu_set is not None else None
+            if how == "kill":
+                rc, stdout, stderr, lines = run_killed(full)
+                p = subprocess.CompletedProcess(full, rc, stdout, stderr)
+            else:
+                p, hung = run_bounded(full, args.run_timeout, env)
+        finally:
+            if gpu_set is not None:
+                gpu_sets.put(gpu_set)
         wall = time.monotonic() - started_at
         with open(os.path.join(out, tag + ".log"), "w") as f:
             f.write(p.stdout + p.stderr)
@@ -325,7 +337,13 @@ def main():
     # every cell, then the (i+1)-th), so that with a --deadline every cell has its share of the runs finished.
     started = time.time()
     pool = futures.ThreadPoolExecutor(max_workers=args.jobs)
-    serial = futures.ThreadPoolExecutor(max_workers=1)
+    sets = [g.strip() for g in args.gpu_sets.split(";") if g.strip()]
+    gpu_sets = None
+    if sets:
+        gpu_sets = queue.Queue()
+        for g in sets:
+            gpu_sets.put(g)
+    serial = futures.ThreadPoolExecutor(max_workers=max(1, len(sets)))
     plain_runs = args.runs if args.plain_runs < 0 else args.plain_runs
     pending, cells, judged_by_kind = [], [], set()
     for name, cmd, needs, how, kernel in programs:
