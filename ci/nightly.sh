@@ -21,11 +21,18 @@
 #                      [--filter REGEX] [--quick] [--night YYYY-MM-DD] [--bench BIN] [--source DIR]
 #                      [--import FILE]...   # imported-data mode: no measuring, no GPU needed
 #                      [--backup] [--no-report] [--all-machines] [--gate METRIC[,METRIC...]|all]
+#                      [--window N|all]
 #                      [--bisect [--bisect-budget MIN] [--bisect-build CMD] [--bisect-bench PATH]]
 # --db: an SQLite file, or a PostgreSQL URI or keyword string (default $GPUPERF_DB, else ./gpuperf.db).
 # --gate: also fail the night (exit 1) on new regressions of these metrics; by default only duration, a
 # wrong answer and the deterministic counters gate, and sampled counters (stalls, throughputs, achieved
 # occupancy) are listed, not failed (docs/regressions.md, "What fails a job").
+# --window: analyse each machine's newest N runs (default 90), not its whole history: detect, "new tonight"
+# and the reports read that window, so a nightly's work stays the same after a year of nights (all: the whole
+# history, as before). Tonight's "before" and "as of" reads share the window's first run, so what they differ
+# in is tonight's runs only. What falls outside: a change older than the window is no longer listed in
+# changes.md, junit.xml and the reports (it was reported the night it landed), and a drift slower than N runs
+# is judged by the N runs it spans (docs/nightly.md, "The analysis window").
 # --backup: an SQLite file only: copy it to ARTIFACTS/gpuperf-before-NIGHT.db first (kept by a rerun).
 # --no-report: skip the HTML and Markdown trend reports (load tests; the findings and JUnit are still written).
 # --all-machines: changes.json, changes.md, junit.xml and the reports cover every machine of the branch; by
@@ -61,6 +68,7 @@ report=1
 all_machines=0
 bisect=0
 bisect_budget=60
+window=90
 # shellcheck disable=SC2016 # expanded by the sh that runs the build in each checkout
 bisect_build='cmake -S . -B build-bisect -DCMAKE_BUILD_TYPE=Release -DGPUPERF_BUILD_TESTS=OFF >/dev/null && cmake --build build-bisect -j "$(nproc)" --target gpuperf'
 bisect_bench=build-bisect/cli/gpuperf
@@ -82,6 +90,7 @@ while (($#)); do
     --backup) backup_wanted=1; shift ;;
     --all-machines) all_machines=1; shift ;;
     --no-report) report=0; shift ;;
+    --window) (($# >= 2)) || die "--window needs a number of runs or all"; window=$2; shift 2 ;;
     --bisect) bisect=1; shift ;;
     --bisect-budget) bisect_budget=${2:?--bisect-budget needs minutes}; shift 2 ;;
     --bisect-build) bisect_build=${2:?--bisect-build needs a command}; shift 2 ;;
@@ -92,6 +101,12 @@ while (($#)); do
 done
 [[ $night =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}$ ]] || die "--night '$night' is not YYYY-MM-DD"
 [[ $bisect_budget =~ ^[0-9]+$ ]] || die "--bisect-budget '$bisect_budget' is not a number of minutes"
+# The window must leave detect room for a confirmed change (--min-segment 4 runs on each side) and for the
+# unconfirmed-change rule's baseline: fewer than 16 runs would change what the nightly can see, not just cost.
+[[ $window == all || ($window =~ ^[0-9]+$ && $window -ge 16 && ${#window} -le 9) ]] ||
+  die "--window '$window' is not all or a number of runs of 16 or more"
+# detect/report's --last: each machine's newest N runs (none: the whole history).
+last_of() { if [[ $window != all ]]; then printf '%s\n' --last "$1"; fi; }
 
 log() { echo "[nightly $(date -u +%H:%M:%S)] $*" >&2; }
 start_s=$(date +%s)
@@ -206,7 +221,8 @@ else
   log "detecting change points on $branch, every machine"
 fi
 step_start
-gp detect --branch "$branch" "${scope[@]}" "${gate[@]}" --format md --junit "$artifacts/junit.xml" --json "$artifacts/changes.json" \
+mapfile -t window_args < <(last_of "$window")
+gp detect --branch "$branch" "${scope[@]}" "${window_args[@]}" "${gate[@]}" --format md --junit "$artifacts/junit.xml" --json "$artifacts/changes.json" \
   >"$artifacts/changes.md"
 step_end detect
 
@@ -214,11 +230,17 @@ step_end detect
 #    the history with them (see the top of this file).
 step_start
 before_parts=() tonight_parts=()
-while IFS=$'\t' read -r machine first last host; do
+while IFS=$'\t' read -r machine first last count host; do
   log "new tonight on $host (machine $machine): runs $first..$last against the history before them"
-  gp detect --branch "$branch" --machine "$machine" "${gate[@]}" --before-run "$first" --format json \
-    >"$artifacts/.before-$machine.json"
-  gp detect --branch "$branch" --machine "$machine" "${gate[@]}" --as-of "$last" --format json >"$artifacts/.tonight-$machine.json"
+  # With a window: the newest N runs before tonight's, then the same N plus tonight's COUNT runs, so both
+  # reads start at the same run (a window sliding by a night would move its first run, and a change at its
+  # edge could come and go with it).
+  mapfile -t before_window < <(last_of "$window")
+  mapfile -t tonight_window < <(if [[ $window != all ]]; then last_of $((window + count)); fi)
+  gp detect --branch "$branch" --machine "$machine" "${before_window[@]}" "${gate[@]}" --before-run "$first" \
+    --format json >"$artifacts/.before-$machine.json"
+  gp detect --branch "$branch" --machine "$machine" "${tonight_window[@]}" "${gate[@]}" --as-of "$last" \
+    --format json >"$artifacts/.tonight-$machine.json"
   before_parts+=("$artifacts/.before-$machine.json") tonight_parts+=("$artifacts/.tonight-$machine.json")
 done <"$artifacts/tonight-runs.tsv"
 join_changes() { # OUT FILE...: the "changes" of several detect JSON files as one
@@ -240,7 +262,7 @@ step_end tonight
 if ((report)); then
   log "writing reports to $artifacts"
   step_start
-  gp report --out "$artifacts" --branch "$branch" "${scope[@]}" --format html,md
+  gp report --out "$artifacts" --branch "$branch" "${scope[@]}" "${window_args[@]}" --format html,md
   step_end report
 fi
 
