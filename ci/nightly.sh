@@ -220,10 +220,20 @@ if ((${#scope[@]})); then
 else
   log "detecting change points on $branch, every machine"
 fi
-step_start
+# One machine tonight (a one-GPU runner): this read is that machine's "as of" read of step 6 (the window and
+# tonight's runs, up to tonight's last run), so step 6 reuses its answer instead of reading and analysing the
+# same history again.
+machines_tonight=$(wc -l <"$artifacts/tonight-runs.tsv")
+as_of=() reuse_machine=""
 mapfile -t window_args < <(last_of "$window")
-gp detect --branch "$branch" "${scope[@]}" "${window_args[@]}" "${gate[@]}" --format md --junit "$artifacts/junit.xml" --json "$artifacts/changes.json" \
-  >"$artifacts/changes.md"
+if ((${#scope[@]} && machines_tonight == 1)); then
+  IFS=$'\t' read -r reuse_machine _ last count _ <"$artifacts/tonight-runs.tsv"
+  as_of=(--as-of "$last")
+  mapfile -t window_args < <(last_of $((window + count)))
+fi
+step_start
+gp detect --branch "$branch" "${scope[@]}" "${window_args[@]}" "${as_of[@]}" "${gate[@]}" --format md \
+  --junit "$artifacts/junit.xml" --json "$artifacts/changes.json" >"$artifacts/changes.md"
 step_end detect
 
 # 6. What is new tonight: for each machine that stored a run tonight, the history before its runs against
@@ -236,21 +246,27 @@ while IFS=$'\t' read -r machine first last count host; do
   # reads start at the same run (a window sliding by a night would move its first run, and a change at its
   # edge could come and go with it).
   mapfile -t before_window < <(last_of "$window")
-  mapfile -t tonight_window < <(if [[ $window != all ]]; then last_of $((window + count)); fi)
+  mapfile -t tonight_window < <(last_of $((window + count)))
   gp detect --branch "$branch" --machine "$machine" "${before_window[@]}" "${gate[@]}" --before-run "$first" \
     --format json >"$artifacts/.before-$machine.json"
+  before_parts+=("$artifacts/.before-$machine.json")
+  if [[ $machine == "$reuse_machine" ]]; then
+    tonight_parts+=("$artifacts/changes.json")
+    continue
+  fi
   gp detect --branch "$branch" --machine "$machine" "${tonight_window[@]}" "${gate[@]}" --as-of "$last" \
     --format json >"$artifacts/.tonight-$machine.json"
-  before_parts+=("$artifacts/.before-$machine.json") tonight_parts+=("$artifacts/.tonight-$machine.json")
+  tonight_parts+=("$artifacts/.tonight-$machine.json")
 done <"$artifacts/tonight-runs.tsv"
-join_changes() { # OUT FILE...: the "changes" of several detect JSON files as one
-  local out=$1; shift
-  python3 -c 'import json, sys
-print(json.dumps({"changes": [c for p in sys.argv[1:] for c in json.load(open(p))["changes"]]}, indent=1))' "$@" >"$out"
-}
-join_changes "$artifacts/changes-before.json" "${before_parts[@]}"
-join_changes "$artifacts/changes-tonight.json" "${tonight_parts[@]}"
-rm -f "${before_parts[@]}" "${tonight_parts[@]}"
+# The "changes" of the machines' detect JSON files as one file each: before tonight, and with tonight's runs.
+python3 -c 'import json, sys
+before, tonight, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for out, parts in ((before, sys.argv[4:4 + n]), (tonight, sys.argv[4 + n:])):
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"changes": [c for p in parts for c in json.load(open(p))["changes"]]}, indent=1) + "\n")' \
+  "$artifacts/changes-before.json" "$artifacts/changes-tonight.json" "${#before_parts[@]}" \
+  "${before_parts[@]}" "${tonight_parts[@]}"
+rm -f "$artifacts"/.before-*.json "$artifacts"/.tonight-*.json
 new_rc=0
 python3 "$repo/ci/new_regressions.py" "$artifacts/changes-before.json" "$artifacts/changes-tonight.json" \
   --markdown "$artifacts/new-regressions.md" --json "$artifacts/new-tonight.json" \
