@@ -12,9 +12,13 @@ nightly and a team lead run (the table of issue 42):
     report                           every machine
     export                           the whole history
 and last, night --nights + 1: all runners' real nightlies at once (ci/nightly.sh --import, reports on) on the
-year-old server and on the year-old file: each job's wall time (p50, p95; imported runs, so all of it is the
-work outside measuring) and its steps; the step planted tonight on --step-runner (suite/k05 30% slower,
-gld_efficiency 100% -> 50%) must be reported once, by that runner's nightly only.
+year-old server and on the year-old file, one batch per --nightly-windows entry (ci/nightly.sh --window; the
+default 90 is the nightly's default, '90,all' also times the whole-history nightly; a later batch finds
+tonight's runs stored, as a rerun does): each job's wall time (p50, p95; imported runs, so all of it is the
+work outside measuring), its steps, and the CPU seconds of the jobs and of the server (on a shared machine
+wall times stretch with the others' load, CPU seconds do not); the step planted tonight on --step-runner
+(suite/k05 30% slower, gld_efficiency 100% -> 50%) must be reported once, by that runner's nightly only,
+nothing else may be reported, and every window must find the same.
 
 The history is generated, seeded, with two planted steps: from night --nights*0.55 every runner's suite/k10 is
 10% slower (a code change: on every GPU), from night --nights*0.8 one runner's suite/k20 is 15% slower (a
@@ -34,6 +38,7 @@ binaries (1 instead when CI is set).
 
     python3 bench/store/year_history.py [--runners 16] [--nights 365] [--short-nights 30] [--samples 300]
                                   [--gpuperf build/cli/gpuperf] [--check] [--no-concurrent] [--keep DIR]
+                                  [--nightly-windows 90[,all]] [--engines postgresql,sqlite] [--no-commands]
 Standard library only.
 """
 import argparse
