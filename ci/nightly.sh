@@ -237,26 +237,51 @@ gp detect --branch "$branch" "${scope[@]}" "${window_args[@]}" "${as_of[@]}" "${
 step_end detect
 
 # 6. What is new tonight: for each machine that stored a run tonight, the history before its runs against
-#    the history with them (see the top of this file).
+#    the history with them (see the top of this file). First the history with them ("as of").
 step_start
-before_parts=() tonight_parts=()
 while IFS=$'\t' read -r machine first last count host; do
   log "new tonight on $host (machine $machine): runs $first..$last against the history before them"
+  [[ $machine == "$reuse_machine" ]] && continue  # step 5's answer
   # With a window: the newest N runs before tonight's, then the same N plus tonight's COUNT runs, so both
   # reads start at the same run (a window sliding by a night would move its first run, and a change at its
   # edge could come and go with it).
-  mapfile -t before_window < <(last_of "$window")
   mapfile -t tonight_window < <(last_of $((window + count)))
-  gp detect --branch "$branch" --machine "$machine" "${before_window[@]}" "${gate[@]}" --before-run "$first" \
-    --format json >"$artifacts/.before-$machine.json"
+  gp detect --branch "$branch" --machine "$machine" "${tonight_window[@]}" "${gate[@]}" --as-of "$last" \
+    --format json >"$artifacts/.tonight-$machine.json"
+done <"$artifacts/tonight-runs.tsv"
+# Then the history before them, of the benchmarks that regressed in the "as of" answer only: a finding is new
+# when its series showed no such change before, so no other series' answer can make one new (change points
+# are found per series; a benchmark's other instances and metrics are read too, for the same hints). A
+# machine without a regression tonight needs no "before" read at all. Benchmark names, not instance names,
+# select: a superset of the series asked about, matched exactly whatever the parameters look like.
+answers=()
+while IFS=$'\t' read -r machine _; do
+  if [[ $machine == "$reuse_machine" ]]; then answers+=("$machine=$artifacts/changes.json")
+  else answers+=("$machine=$artifacts/.tonight-$machine.json"); fi
+done <"$artifacts/tonight-runs.tsv"
+python3 -c 'import json, re, sys
+for arg in sys.argv[1:]:
+    machine, path = arg.split("=", 1)
+    names = sorted({c["benchmark"] for c in json.load(open(path))["changes"] if c.get("kind") == "regression"})
+    esc = [re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", n) for n in names]
+    print(machine + "\t" + ("^(" + "|".join(esc) + ")(\\[|$)" if esc else ""))' \
+  "${answers[@]}" >"$artifacts/.regressed.tsv"
+before_parts=() tonight_parts=()
+while IFS=$'\t' read -r machine first last count host; do
+  regressed=$(awk -F'\t' -v m="$machine" '$1 == m { print $2 }' "$artifacts/.regressed.tsv")
+  if [[ -n $regressed ]]; then
+    mapfile -t before_window < <(last_of "$window")
+    gp detect --branch "$branch" --machine "$machine" "${before_window[@]}" "${gate[@]}" --before-run "$first" \
+      --filter "$regressed" --format json >"$artifacts/.before-$machine.json"
+  else
+    echo '{"changes": []}' >"$artifacts/.before-$machine.json"
+  fi
   before_parts+=("$artifacts/.before-$machine.json")
   if [[ $machine == "$reuse_machine" ]]; then
     tonight_parts+=("$artifacts/changes.json")
-    continue
+  else
+    tonight_parts+=("$artifacts/.tonight-$machine.json")
   fi
-  gp detect --branch "$branch" --machine "$machine" "${tonight_window[@]}" "${gate[@]}" --as-of "$last" \
-    --format json >"$artifacts/.tonight-$machine.json"
-  tonight_parts+=("$artifacts/.tonight-$machine.json")
 done <"$artifacts/tonight-runs.tsv"
 # The "changes" of the machines' detect JSON files as one file each: before tonight, and with tonight's runs.
 python3 -c 'import json, sys
@@ -266,7 +291,7 @@ for out, parts in ((before, sys.argv[4:4 + n]), (tonight, sys.argv[4 + n:])):
         f.write(json.dumps({"changes": [c for p in parts for c in json.load(open(p))["changes"]]}, indent=1) + "\n")' \
   "$artifacts/changes-before.json" "$artifacts/changes-tonight.json" "${#before_parts[@]}" \
   "${before_parts[@]}" "${tonight_parts[@]}"
-rm -f "$artifacts"/.before-*.json "$artifacts"/.tonight-*.json
+rm -f "$artifacts"/.before-*.json "$artifacts"/.tonight-*.json "$artifacts/.regressed.tsv"
 new_rc=0
 python3 "$repo/ci/new_regressions.py" "$artifacts/changes-before.json" "$artifacts/changes-tonight.json" \
   --markdown "$artifacts/new-regressions.md" --json "$artifacts/new-tonight.json" \
