@@ -27,9 +27,10 @@ history() {
 # second finds tonight's run stored (a rerun) and must report what a first run would.
 nightly() {
   local case=$1 n=$2 window=$3 rc=0
-  bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "$work/$case/history.db" --artifacts "$work/$case/art-$window" \
+  shift 3
+  bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "$work/$case/history.db" --artifacts "$work/$case/art-$window$*" \
     --branch main --night "2026-10-$n" --import "$work/$case/nights/night-$n.json" --window "$window" --no-report \
-    >"$work/$case/log-$window" 2>&1 || rc=$?
+    "$@" >"$work/$case/log-$window$*" 2>&1 || rc=$?
   echo "$rc"
 }
 # The new findings of a nightly: series and run of each, sorted.
@@ -55,6 +56,11 @@ all=$(findings "$work/step-tonight/art-all/new-tonight.json")
 [[ -n $win ]] || fail "--window 16 found nothing new on the night of the step"
 [[ $win == "$all" ]] || fail "the window's verdict differs from the whole history's: [$win] vs [$all]"
 [[ $win == *"memory/coalesced duration"*"regression"* ]] || fail "the new finding is not the duration step: $win"
+# --all-machines: the findings and reports cover every machine, each "new tonight" read is its own; the same.
+rc=$(nightly step-tonight 24 16 --all-machines)
+[[ $rc == 1 ]] || { cat "$work/step-tonight/log-16--all-machines"; fail "--window 16 --all-machines exited $rc"; }
+[[ $(findings "$work/step-tonight/art-16--all-machines/new-tonight.json") == "$win" ]] ||
+  fail "--window 16 --all-machines found other things than --window 16"
 # Only the newest 16 runs of the machine: no change of the window's may start at a run older than them.
 oldest=$("$gpuperf" --db "$work/step-tonight/history.db" runs --branch main --last 16 --format json |
   python3 -c 'import json, sys; print(min(r["id"] for r in json.load(sys.stdin)))')
