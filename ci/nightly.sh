@@ -21,11 +21,18 @@
 #                      [--filter REGEX] [--quick] [--night YYYY-MM-DD] [--bench BIN] [--source DIR]
 #                      [--import FILE]...   # imported-data mode: no measuring, no GPU needed
 #                      [--backup] [--no-report] [--all-machines] [--gate METRIC[,METRIC...]|all]
+#                      [--window N|all]
 #                      [--bisect [--bisect-budget MIN] [--bisect-build CMD] [--bisect-bench PATH]]
 # --db: an SQLite file, or a PostgreSQL URI or keyword string (default $GPUPERF_DB, else ./gpuperf.db).
 # --gate: also fail the night (exit 1) on new regressions of these metrics; by default only duration, a
 # wrong answer and the deterministic counters gate, and sampled counters (stalls, throughputs, achieved
 # occupancy) are listed, not failed (docs/regressions.md, "What fails a job").
+# --window: analyse each machine's newest N runs (default 90), not its whole history: detect, "new tonight"
+# and the reports read that window, so a nightly's work stays the same after a year of nights (all: the whole
+# history, as before). Tonight's "before" and "as of" reads share the window's first run, so what they differ
+# in is tonight's runs only. What falls outside: a change older than the window is no longer listed in
+# changes.md, junit.xml and the reports (it was reported the night it landed), and a drift slower than N runs
+# is judged by the N runs it spans (docs/nightly.md, "The analysis window").
 # --backup: an SQLite file only: copy it to ARTIFACTS/gpuperf-before-NIGHT.db first (kept by a rerun).
 # --no-report: skip the HTML and Markdown trend reports (load tests; the findings and JUnit are still written).
 # --all-machines: changes.json, changes.md, junit.xml and the reports cover every machine of the branch; by
@@ -61,6 +68,7 @@ report=1
 all_machines=0
 bisect=0
 bisect_budget=60
+window=90
 # shellcheck disable=SC2016 # expanded by the sh that runs the build in each checkout
 bisect_build='cmake -S . -B build-bisect -DCMAKE_BUILD_TYPE=Release -DGPUPERF_BUILD_TESTS=OFF >/dev/null && cmake --build build-bisect -j "$(nproc)" --target gpuperf'
 bisect_bench=build-bisect/cli/gpuperf
@@ -82,6 +90,7 @@ while (($#)); do
     --backup) backup_wanted=1; shift ;;
     --all-machines) all_machines=1; shift ;;
     --no-report) report=0; shift ;;
+    --window) (($# >= 2)) || die "--window needs a number of runs or all"; window=$2; shift 2 ;;
     --bisect) bisect=1; shift ;;
     --bisect-budget) bisect_budget=${2:?--bisect-budget needs minutes}; shift 2 ;;
     --bisect-build) bisect_build=${2:?--bisect-build needs a command}; shift 2 ;;
@@ -92,6 +101,12 @@ while (($#)); do
 done
 [[ $night =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}$ ]] || die "--night '$night' is not YYYY-MM-DD"
 [[ $bisect_budget =~ ^[0-9]+$ ]] || die "--bisect-budget '$bisect_budget' is not a number of minutes"
+# The window must leave detect room for a confirmed change (--min-segment 4 runs on each side) and for the
+# unconfirmed-change rule's baseline: fewer than 16 runs would change what the nightly can see, not just cost.
+[[ $window == all || ($window =~ ^[0-9]+$ && $window -ge 16 && ${#window} -le 9) ]] ||
+  die "--window '$window' is not all or a number of runs of 16 or more"
+# detect/report's --last: each machine's newest N runs (none: the whole history).
+last_of() { if [[ $window != all ]]; then printf '%s\n' --last "$1"; fi; }
 
 log() { echo "[nightly $(date -u +%H:%M:%S)] $*" >&2; }
 start_s=$(date +%s)
@@ -205,30 +220,78 @@ if ((${#scope[@]})); then
 else
   log "detecting change points on $branch, every machine"
 fi
+# One machine tonight (a one-GPU runner): this read is that machine's "as of" read of step 6 (the window and
+# tonight's runs, up to tonight's last run), so step 6 reuses its answer instead of reading and analysing the
+# same history again.
+machines_tonight=$(wc -l <"$artifacts/tonight-runs.tsv")
+as_of=() reuse_machine=""
+mapfile -t window_args < <(last_of "$window")
+if ((${#scope[@]} && machines_tonight == 1)); then
+  IFS=$'\t' read -r reuse_machine _ last count _ <"$artifacts/tonight-runs.tsv"
+  as_of=(--as-of "$last")
+  mapfile -t window_args < <(last_of $((window + count)))
+fi
 step_start
-gp detect --branch "$branch" "${scope[@]}" "${gate[@]}" --format md --junit "$artifacts/junit.xml" --json "$artifacts/changes.json" \
-  >"$artifacts/changes.md"
+gp detect --branch "$branch" "${scope[@]}" "${window_args[@]}" "${as_of[@]}" "${gate[@]}" --format md \
+  --junit "$artifacts/junit.xml" --json "$artifacts/changes.json" >"$artifacts/changes.md"
 step_end detect
 
 # 6. What is new tonight: for each machine that stored a run tonight, the history before its runs against
-#    the history with them (see the top of this file).
+#    the history with them (see the top of this file). First the history with them ("as of").
 step_start
-before_parts=() tonight_parts=()
-while IFS=$'\t' read -r machine first last host; do
+while IFS=$'\t' read -r machine first last count host; do
   log "new tonight on $host (machine $machine): runs $first..$last against the history before them"
-  gp detect --branch "$branch" --machine "$machine" "${gate[@]}" --before-run "$first" --format json \
-    >"$artifacts/.before-$machine.json"
-  gp detect --branch "$branch" --machine "$machine" "${gate[@]}" --as-of "$last" --format json >"$artifacts/.tonight-$machine.json"
-  before_parts+=("$artifacts/.before-$machine.json") tonight_parts+=("$artifacts/.tonight-$machine.json")
+  [[ $machine == "$reuse_machine" ]] && continue  # step 5's answer
+  # With a window: the newest N runs before tonight's, then the same N plus tonight's COUNT runs, so both
+  # reads start at the same run (a window sliding by a night would move its first run, and a change at its
+  # edge could come and go with it).
+  mapfile -t tonight_window < <(last_of $((window + count)))
+  gp detect --branch "$branch" --machine "$machine" "${tonight_window[@]}" "${gate[@]}" --as-of "$last" \
+    --format json >"$artifacts/.tonight-$machine.json"
 done <"$artifacts/tonight-runs.tsv"
-join_changes() { # OUT FILE...: the "changes" of several detect JSON files as one
-  local out=$1; shift
-  python3 -c 'import json, sys
-print(json.dumps({"changes": [c for p in sys.argv[1:] for c in json.load(open(p))["changes"]]}, indent=1))' "$@" >"$out"
-}
-join_changes "$artifacts/changes-before.json" "${before_parts[@]}"
-join_changes "$artifacts/changes-tonight.json" "${tonight_parts[@]}"
-rm -f "${before_parts[@]}" "${tonight_parts[@]}"
+# Then the history before them, of the benchmarks that regressed in the "as of" answer only: a finding is new
+# when its series showed no such change before, so no other series' answer can make one new (change points
+# are found per series; a benchmark's other instances and metrics are read too, for the same hints). A
+# machine without a regression tonight needs no "before" read at all. Benchmark names, not instance names,
+# select: a superset of the series asked about, matched exactly whatever the parameters look like.
+answers=()
+while IFS=$'\t' read -r machine _; do
+  if [[ $machine == "$reuse_machine" ]]; then answers+=("$machine=$artifacts/changes.json")
+  else answers+=("$machine=$artifacts/.tonight-$machine.json"); fi
+done <"$artifacts/tonight-runs.tsv"
+python3 -c 'import json, re, sys
+for arg in sys.argv[1:]:
+    machine, path = arg.split("=", 1)
+    names = sorted({c["benchmark"] for c in json.load(open(path))["changes"] if c.get("kind") == "regression"})
+    esc = [re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", n) for n in names]
+    print(machine + "\t" + ("^(" + "|".join(esc) + ")(\\[|$)" if esc else ""))' \
+  "${answers[@]}" >"$artifacts/.regressed.tsv"
+before_parts=() tonight_parts=()
+while IFS=$'\t' read -r machine first last count host; do
+  regressed=$(awk -F'\t' -v m="$machine" '$1 == m { print $2 }' "$artifacts/.regressed.tsv")
+  if [[ -n $regressed ]]; then
+    mapfile -t before_window < <(last_of "$window")
+    gp detect --branch "$branch" --machine "$machine" "${before_window[@]}" "${gate[@]}" --before-run "$first" \
+      --filter "$regressed" --format json >"$artifacts/.before-$machine.json"
+  else
+    echo '{"changes": []}' >"$artifacts/.before-$machine.json"
+  fi
+  before_parts+=("$artifacts/.before-$machine.json")
+  if [[ $machine == "$reuse_machine" ]]; then
+    tonight_parts+=("$artifacts/changes.json")
+  else
+    tonight_parts+=("$artifacts/.tonight-$machine.json")
+  fi
+done <"$artifacts/tonight-runs.tsv"
+# The "changes" of the machines' detect JSON files as one file each: before tonight, and with tonight's runs.
+python3 -c 'import json, sys
+before, tonight, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for out, parts in ((before, sys.argv[4:4 + n]), (tonight, sys.argv[4 + n:])):
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"changes": [c for p in parts for c in json.load(open(p))["changes"]]}, indent=1) + "\n")' \
+  "$artifacts/changes-before.json" "$artifacts/changes-tonight.json" "${#before_parts[@]}" \
+  "${before_parts[@]}" "${tonight_parts[@]}"
+rm -f "$artifacts"/.before-*.json "$artifacts"/.tonight-*.json "$artifacts/.regressed.tsv"
 new_rc=0
 python3 "$repo/ci/new_regressions.py" "$artifacts/changes-before.json" "$artifacts/changes-tonight.json" \
   --markdown "$artifacts/new-regressions.md" --json "$artifacts/new-tonight.json" \
@@ -240,7 +303,7 @@ step_end tonight
 if ((report)); then
   log "writing reports to $artifacts"
   step_start
-  gp report --out "$artifacts" --branch "$branch" "${scope[@]}" --format html,md
+  gp report --out "$artifacts" --branch "$branch" "${scope[@]}" "${window_args[@]}" --format html,md
   step_end report
 fi
 

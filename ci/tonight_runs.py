@@ -7,7 +7,7 @@
 RUNS.json is `gpuperf runs --format json` output: the runs the job stored (`runs --run-key`), or every run
 when --uuids-from names the gpuperf-results files the job imported (then only the runs with their uuids).
 Prints one line per machine, tab-separated: machine id, the id of its first and of its last run tonight,
-and its hostname. nightly.sh then asks `detect --machine ID --before-run FIRST` and `--as-of LAST`: what
+how many runs it stored tonight, and its hostname (last: it may be empty). nightly.sh then asks `detect --machine ID --before-run FIRST` and `--as-of LAST`: what
 the history said before tonight's runs of that machine and what it says with them. Another machine's runs,
 stored in between by a runner finishing at the same moment, are in neither answer's series, so each
 nightly reports its own machine's findings and no other's. Exit 2 on unreadable input. Standard library only.
@@ -82,13 +82,13 @@ def main(argv):
     for r in runs:
         try:
             m = r["machine"]
-            first, last, host = per_machine.get(m["id"], (r["id"], r["id"], m.get("hostname", "")))
-            per_machine[m["id"]] = (min(first, r["id"]), max(last, r["id"]), host)
+            first, last, count, host = per_machine.get(m["id"], (r["id"], r["id"], 0, m.get("hostname", "")))
+            per_machine[m["id"]] = (min(first, r["id"]), max(last, r["id"]), count + 1, host)
         except (KeyError, TypeError) as e:
             fail(f"{files[0]}: a run without its id or machine ({e})")
     for machine_id in sorted(per_machine):
-        first, last, host = per_machine[machine_id]
-        print(f"{machine_id}\t{first}\t{last}\t{host}")
+        first, last, count, host = per_machine[machine_id]
+        print(f"{machine_id}\t{first}\t{last}\t{count}\t{host}")
     return 0
 
 

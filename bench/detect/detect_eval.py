@@ -332,6 +332,9 @@ def main():
     ni = sub.add_parser("nightly", help="night-one and night-two recall, false alarms on flat and two-mode series "
                         "(bench/detect/detect_nightly.py)")
     ni.add_argument("--seeds", type=int, default=5, help="seeds, from --seed on")
+    ni.add_argument("--history-nights", type=int, default=60,
+                    help="nights of history (default 60); more put the same steps and evaluated nights after a "
+                         "longer flat past, e.g. 150 with --detect-arg=--last --detect-arg=90 for the nightly's window")
     s = sub.add_parser("score", help="score detections (gpuperf detect --format json) against a truth file")
     s.add_argument("--truth", required=True)
     s.add_argument("--changes", required=True)

@@ -19,7 +19,10 @@ job would have, for every night from EVAL_FROM on. Scored:
     outlier then);
   - full history (the last night): precision and recall of every reported change against the steps.
 Targets: night one >= 92%, night two >= 97%, newest-run false alarms <= 0.15% per series-night on flat and on
-two-mode series, full-history precision >= 0.98. Python 3.11, standard library only.
+two-mode series, full-history precision >= 0.98. --history-nights N (> 60) puts the same series' steps and
+evaluated nights after N - 60 more nights of their own level, so that `--detect-arg=--last
+--detect-arg=90` (the nightly's window, ci/nightly.sh --window) can be set against the whole history.
+Python 3.11, standard library only.
 """
 import json
 import os
@@ -138,7 +141,19 @@ def score(series, per_night, tally):
         tally["found"] += kind == "step" and near(per_night[last].get(sid, []), p["at"])
 
 
+def lengthen(nights):
+    """A history of `nights` nights (>= 60): the same steps, outliers and evaluated nights, moved to its end,
+    after nights - 60 more of the series' own level (a year-old history asks what a window of it needs)."""
+    global NIGHTS, FIRST_STEP, LAST_STEP, EVAL_FROM
+    if nights < NIGHTS:
+        raise SystemExit(f"detect_nightly: --history-nights {nights}: at least {NIGHTS}")
+    extra = nights - NIGHTS
+    NIGHTS, FIRST_STEP, LAST_STEP, EVAL_FROM = nights, FIRST_STEP + extra, LAST_STEP + extra, EVAL_FROM + extra
+
+
 def run_nightly(args):
+    if args.history_nights != NIGHTS:
+        lengthen(args.history_nights)
     seeds = list(range(args.seed, args.seed + args.seeds))
     tally = {k: 0 for k in ("steps", "night1", "night2", "outliers", "outlier_flagged", "outlier_withdrawn",
                             "reported", "true", "found")}

@@ -47,6 +47,17 @@ class ThrowawayServer:
     def stop(self):
         subprocess.run(["bash", SCRIPT, "stop", self.folder], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+    def cpu_seconds(self):
+        """CPU seconds of the server's postmaster and the backends it has reaped (each connection's process,
+        once it ends; not the background writers still running): the server's share of a batch of clients,
+        as the difference of two calls around it."""
+        with open(os.path.join(self.folder, "data", "postmaster.pid"), encoding="utf-8") as f:
+            pid = f.readline().strip()
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        # utime, stime, cutime, cstime: fields 14-17 of proc(5), counted from after the command's ")".
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
     def __enter__(self):
         return self.start()
 

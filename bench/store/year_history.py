@@ -12,9 +12,13 @@ nightly and a team lead run (the table of issue 42):
     report                           every machine
     export                           the whole history
 and last, night --nights + 1: all runners' real nightlies at once (ci/nightly.sh --import, reports on) on the
-year-old server and on the year-old file: each job's wall time (p50, p95; imported runs, so all of it is the
-work outside measuring) and its steps; the step planted tonight on --step-runner (suite/k05 30% slower,
-gld_efficiency 100% -> 50%) must be reported once, by that runner's nightly only.
+year-old server and on the year-old file, one batch per --nightly-windows entry (ci/nightly.sh --window; the
+default 90 is the nightly's default, '90,all' also times the whole-history nightly; a later batch finds
+tonight's runs stored, as a rerun does): each job's wall time (p50, p95; imported runs, so all of it is the
+work outside measuring), its steps, and the CPU seconds of the jobs and of the server (on a shared machine
+wall times stretch with the others' load, CPU seconds do not); the step planted tonight on --step-runner
+(suite/k05 30% slower, gld_efficiency 100% -> 50%) must be reported once, by that runner's nightly only,
+nothing else may be reported, and every window must find the same.
 
 The history is generated, seeded, with two planted steps: from night --nights*0.55 every runner's suite/k10 is
 10% slower (a code change: on every GPU), from night --nights*0.8 one runner's suite/k20 is 15% slower (a
@@ -34,6 +38,7 @@ binaries (1 instead when CI is set).
 
     python3 bench/store/year_history.py [--runners 16] [--nights 365] [--short-nights 30] [--samples 300]
                                   [--gpuperf build/cli/gpuperf] [--check] [--no-concurrent] [--keep DIR]
+                                  [--nightly-windows 90[,all]] [--engines postgresql,sqlite] [--no-commands]
 Standard library only.
 """
 import argparse
@@ -488,7 +493,10 @@ def check_prune(engines, plan, work, failures):
 
 # ---- 16 nightlies at once ------------------------------------------------------------------------------------
 
-def concurrent_nightlies(engine, plan, work):
+def concurrent_nightlies(engine, plan, work, window):
+    """All runners' nightlies of night --nights + 1 at once, each analysing `window` ("all" or a number of
+    runs: ci/nightly.sh --window). A second batch finds tonight's runs stored (the import skips them) and
+    reports the same findings, as a rerun does; its store step then costs less."""
     night = plan.nights + 1
     wrapper = os.path.join(work, "gpuperf-timed")
     with open(wrapper, "w", encoding="utf-8") as f:
@@ -496,25 +504,31 @@ def concurrent_nightlies(engine, plan, work):
     os.chmod(wrapper, 0o755)
     jobs = []
     for runner in range(1, plan.a.runners + 1):
-        art = os.path.join(work, f"nightly-{engine.kind}", f"runner-{runner:02d}")
+        art = os.path.join(work, f"nightly-{engine.kind}-window-{window}", f"runner-{runner:02d}")
         os.makedirs(art, exist_ok=True)
         f = night_file(plan, os.path.join(art, "tonight.json"), [(runner, night)], plan.a.samples)
         cmd = ["bash", NIGHTLY, "--gpuperf", wrapper, "--db", engine.location, "--import", f, "--branch", "main",
-               "--night", plan.date(night).isoformat(), "--artifacts", art]
+               "--night", plan.date(night).isoformat(), "--artifacts", art, "--window", str(window)]
         jobs.append((runner, art, cmd))
 
     def one(job):
         runner, art, cmd = job
         t0 = time.perf_counter()
         with open(os.path.join(art, "nightly.log"), "w") as logf:
-            rc = subprocess.run(cmd, stdout=logf, stderr=subprocess.STDOUT, cwd=work).returncode
-        r = tally.job_result(art, rc, time.perf_counter() - t0)
+            p = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, cwd=work)
+            # wait4: the job's CPU seconds, with every process it waited for (gpuperf, python, awk, ...).
+            _, status, usage = os.wait4(p.pid, 0)
+            p.returncode = os.waitstatus_to_exitcode(status)
+        r = tally.job_result(art, p.returncode, time.perf_counter() - t0)
         r["runner"] = runner
+        r["cpu"] = usage.ru_utime + usage.ru_stime
         return r
 
+    server_cpu = engine.pg.cpu_seconds() if engine.pg else 0.0
     with concurrent.futures.ThreadPoolExecutor(len(jobs)) as pool:
         results = list(pool.map(one, jobs))
-    return results
+    server_cpu = (engine.pg.cpu_seconds() - server_cpu) if engine.pg else 0.0
+    return results, server_cpu
 
 
 def percentile(values, q):
@@ -522,7 +536,8 @@ def percentile(values, q):
     return s[min(len(s) - 1, max(0, int(round(q / 100 * (len(s) - 1)))))]
 
 
-def tally_nightlies(results, plan):
+def tally_nightlies(batch, plan):
+    results, server_cpu = batch
     step_name = suite_runs.instance_name(STEP_INSTANCE)
     found = []
     for r in results:
@@ -535,7 +550,9 @@ def tally_nightlies(results, plan):
     walls = [r["wall"] for r in results]
     runners_with_step = sorted({runner for runner, bench, _ in found if bench.startswith(step_name)})
     others = [x for x in found if not x[1].startswith(step_name) or x[0] != plan.a.step_runner]
+    cpus = [r["cpu"] for r in results]
     return {"p50": percentile(walls, 50), "p95": percentile(walls, 95), "steps": steps,
+            "cpu_p50": percentile(cpus, 50), "cpu_sum": sum(cpus), "server_cpu": server_cpu,
             "failed": [r for r in results if r["rc"] not in (0, 1)], "step_runners": runners_with_step,
             "other_findings": others, "findings": found}
 
@@ -547,11 +564,14 @@ def print_table(a, sizes, times, nightly, samples):
     print(f"{a.runners} runners, 33 instances a run, {a.samples} duration samples an instance; "
           f"{samples:,} samples at {a.nights} nights; PostgreSQL on a Unix socket and one SQLite file, "
           f"{os.cpu_count()} cores (shared machine: absolute times are rough)")
+    if a.no_commands:
+        sizes = []
     head = " | ".join(f"{n} nights: PostgreSQL / SQLite (ratio)" for n in sizes)
-    print(f"| command | {head} |")
-    print("|---|" + "---|" * len(sizes))
+    if sizes:
+        print(f"| command | {head} |")
+        print("|---|" + "---|" * len(sizes))
     worst = 0.0
-    for key, label in COMMANDS:
+    for key, label in (COMMANDS if sizes else []):
         cells = []
         for n in sizes:
             pg, lite = times[n]["postgresql"][key], times[n]["sqlite"][key]
@@ -559,12 +579,19 @@ def print_table(a, sizes, times, nightly, samples):
             if n == sizes[-1]:
                 worst = max(worst, pg / lite)
         print(f"| {label} | " + " | ".join(cells) + " |")
-    print(f"worst PostgreSQL/SQLite ratio at {sizes[-1]} nights: {worst:.2f}x (target <= 2)")
-    for kind, t in nightly.items():
+    if sizes:
+        print(f"worst PostgreSQL/SQLite ratio at {sizes[-1]} nights: {worst:.2f}x (target <= 2)")
+    for (kind, window), t in nightly.items():
         steps = ", ".join(f"{k} p50 {statistics.median(v):.1f} s / p95 {percentile(v, 95):.1f} s"
                           for k, v in t["steps"].items())
-        print(f"{a.runners} concurrent nightlies at night {a.nights + 1} on {kind}: job p50 {t['p50']:.1f} s, "
-              f"p95 {t['p95']:.1f} s (target p95 <= 15 s); {steps}")
+        print(f"{a.runners} concurrent nightlies at night {a.nights + 1} on {kind}, --window {window}: job p50 "
+              f"{t['p50']:.1f} s, p95 {t['p95']:.1f} s (target p95 <= 15 s); {steps}")
+        # What the cores were asked for: on a machine shared with others, wall times stretch, CPU seconds do not.
+        # All of it spread over the cores with nothing else running is the wall a batch would need at least.
+        total = t["cpu_sum"] + t["server_cpu"]
+        print(f"  CPU: {t['cpu_p50']:.2f} s a job (p50; gpuperf, scripts), {t['cpu_sum']:.1f} s all jobs, "
+              f"{t['server_cpu']:.1f} s the server's; {total:.1f} s over {os.cpu_count()} cores = "
+              f"{total / os.cpu_count():.1f} s at least for the batch on an otherwise idle machine")
         print(f"  planted step ({suite_runs.instance_name(STEP_INSTANCE)} on runner {a.step_runner}) reported by "
               f"runners {t['step_runners']}; other findings: {len(t['other_findings'])}; failed jobs: "
               f"{len(t['failed'])}")
@@ -581,6 +608,13 @@ def parse_args():
     ap.add_argument("--gpuperf", default=os.path.join(REPO, "build", "cli", "gpuperf"))
     ap.add_argument("--check", action="store_true", help="plan, answer and prune checks (CI)")
     ap.add_argument("--no-concurrent", action="store_true", help="skip the concurrent nightlies")
+    ap.add_argument("--nightly-windows", default="90", metavar="W[,W...]",
+                    help="ci/nightly.sh --window of each batch of concurrent nightlies, in order (a number of runs "
+                         "or all; default 90, the nightly's default; '90,all' also times the whole-history nightly)")
+    ap.add_argument("--engines", default="postgresql,sqlite",
+                    help="the concurrent nightlies' engines (default postgresql,sqlite)")
+    ap.add_argument("--no-commands", action="store_true",
+                    help="skip timing the commands of the table (build the history, then the nightlies)")
     ap.add_argument("--keep", metavar="DIR", help="keep the work folder (SQLite files, artifacts) here")
     a = ap.parse_args()
     if a.step_runner is None:
@@ -589,6 +623,14 @@ def parse_args():
         ap.error("need --runners >= 1, --nights >= 10, --samples >= 2, --step-runner in 1..RUNNERS")
     if a.short_nights and not 2 <= a.short_nights < a.nights:
         ap.error("--short-nights must be 0, or 2 or more and below --nights")
+    a.nightly_windows = [w.strip() for w in a.nightly_windows.split(",") if w.strip()]
+    if not a.nightly_windows or any(w != "all" and not (w.isdigit() and int(w) >= 16) for w in a.nightly_windows):
+        ap.error("--nightly-windows: each window is all or a number of runs of 16 or more")
+    a.engines = [e.strip() for e in a.engines.split(",") if e.strip()]
+    if not a.engines or any(e not in ("postgresql", "sqlite") for e in a.engines):
+        ap.error("--engines: postgresql, sqlite or both")
+    if a.check and a.no_commands:
+        ap.error("--check needs the commands (their answers and plans are checked)")
     a.gpuperf = os.path.abspath(a.gpuperf)
     if not os.access(a.gpuperf, os.X_OK):
         ap.error(f"{a.gpuperf} is not an executable (build it: cmake --build build --target gpuperf)")
@@ -624,27 +666,38 @@ def main():
                 samples = build_history(e, plan, work)
             if a.check:
                 enable_plan_log(pg, engines[0].location, dbname)
-            times[n] = {}
-            outputs = {}
-            for e in engines:
-                times[n][e.kind], outputs[e.kind] = time_commands(e, plan, work, f"{n}")
-            for key in ("detect_machine", "tonight", "detect_all"):
-                if outputs["postgresql"][key] != outputs["sqlite"][key]:
-                    failures.append(f"{n} nights: {key} answers differ between PostgreSQL and SQLite")
+            if not a.no_commands:
+                times[n] = {}
+                outputs = {}
+                for e in engines:
+                    times[n][e.kind], outputs[e.kind] = time_commands(e, plan, work, f"{n}")
+                for key in ("detect_machine", "tonight", "detect_all"):
+                    if outputs["postgresql"][key] != outputs["sqlite"][key]:
+                        failures.append(f"{n} nights: {key} answers differ between PostgreSQL and SQLite")
             if a.check and n == a.nights:
                 check_plans(engines[0], plan, work, failures)
             if n == a.nights and not a.no_concurrent:
-                for e in engines:
-                    log(f"{a.runners} nightlies at once on {e.kind}, night {n + 1}")
-                    nightly[e.kind] = tally_nightlies(concurrent_nightlies(e, plan, work), plan)
-                    t = nightly[e.kind]
-                    if t["failed"]:
-                        failures.append(f"{e.kind}: {len(t['failed'])} nightlies failed: {t['failed'][0]['log_tail']}")
-                    if t["step_runners"] != [a.step_runner] or \
-                            sum(1 for x in t["findings"] if x[0] == a.step_runner
-                                and x[1].startswith(suite_runs.instance_name(STEP_INSTANCE))) < 1:
-                        failures.append(f"{e.kind}: the planted step was reported by runners {t['step_runners']}, "
-                                        f"expected [{a.step_runner}] only")
+                for e in (e for e in engines if e.kind in a.engines):
+                    for window in a.nightly_windows:
+                        log(f"{a.runners} nightlies at once on {e.kind}, night {n + 1}, --window {window}")
+                        t = tally_nightlies(concurrent_nightlies(e, plan, work, window), plan)
+                        nightly[(e.kind, window)] = t
+                        what = f"{e.kind} --window {window}"
+                        if t["failed"]:
+                            failures.append(f"{what}: {len(t['failed'])} nightlies failed: "
+                                            f"{t['failed'][0]['log_tail']}")
+                        if t["step_runners"] != [a.step_runner] or \
+                                sum(1 for x in t["findings"] if x[0] == a.step_runner
+                                    and x[1].startswith(suite_runs.instance_name(STEP_INSTANCE))) < 1:
+                            failures.append(f"{what}: the planted step was reported by runners "
+                                            f"{t['step_runners']}, expected [{a.step_runner}] only")
+                        if t["other_findings"]:
+                            failures.append(f"{what}: findings other than the planted step: "
+                                            f"{t['other_findings'][:3]}")
+                    # Every window must give each runner the same verdict (the findings of new-tonight.json).
+                    verdicts = {w: sorted(nightly[(e.kind, w)]["findings"]) for w in a.nightly_windows}
+                    if len({json.dumps(v) for v in verdicts.values()}) > 1:
+                        failures.append(f"{e.kind}: the windows' nightlies found different things: {verdicts}")
             if a.check and n == a.nights:
                 check_prune(engines, plan, work, failures)
     except ServerUnavailable as e:
@@ -656,7 +709,7 @@ def main():
         shutil.rmtree(server_dir, ignore_errors=True)
         if not a.keep:
             shutil.rmtree(work, ignore_errors=True)
-    if len(times) == len(sizes):
+    if len(times) == len(sizes) or a.no_commands:
         print_table(a, sizes, times, nightly, samples)
     for f in failures:
         print(f"year_history: FAIL: {f}", file=sys.stderr)

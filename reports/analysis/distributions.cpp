@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <utility>
 
 namespace gpuperf::analysis {
 namespace {
@@ -102,12 +104,23 @@ double student_t_cdf(double t, double df) {
 }
 
 double student_t_quantile(double p, double df) {
+  // detect asks for a handful of (p, df) pairs thousands of times (the prediction bounds of every series'
+  // tail, df = the reference runs - 1), and each answer is 60 continued fractions: remembered per thread,
+  // the same bits as computing it again.
+  thread_local std::map<std::pair<double, double>, double> known;
+  const bool keyed = !std::isnan(p) && !std::isnan(df);  // NaN has no place in the map's order
+  if (keyed) {
+    const auto it = known.find({p, df});
+    if (it != known.end()) return it->second;
+  }
   double lo = 0, hi = 1e6;  // 60 halvings of [0, 1e6] reach 1e-12
   for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
     const double mid = lo + (hi - lo) / 2;
     (student_t_cdf(mid, df) < p ? lo : hi) = mid;
   }
-  return (lo + hi) / 2;
+  const double t = (lo + hi) / 2;
+  if (keyed && known.size() < 4096) known.emplace(std::make_pair(p, df), t);  // bounded: df is a count of runs
+  return t;
 }
 
 }  // namespace gpuperf::analysis

@@ -47,6 +47,20 @@ TEST(Distributions, StudentT) {
   EXPECT_NEAR(student_t_cdf(1.96, 1e7), normal_cdf(1.96), 1e-6);
 }
 
+TEST(Distributions, StudentTQuantileRemembered) {
+  // Tabulated: t_{0.975, 10} = 2.228139, t_{0.995, 3} = 5.840909.
+  EXPECT_NEAR(student_t_quantile(0.975, 10), 2.2281388519649385, 1e-8);
+  EXPECT_NEAR(student_t_quantile(0.995, 3), 5.840909309733349, 1e-7);
+  // A remembered answer is the computed one, bit for bit, and other (p, df) pairs are not confused with it.
+  const double first = student_t_quantile(0.9, 7.5);
+  EXPECT_EQ(student_t_quantile(0.9, 7.5), first);
+  EXPECT_NE(student_t_quantile(0.9, 8.5), first);
+  EXPECT_NEAR(student_t_cdf(first, 7.5), 0.9, 1e-9);
+  // NaN is answered (not remembered) and leaves the remembered answers alone.
+  student_t_quantile(0.9, std::nan(""));
+  EXPECT_EQ(student_t_quantile(0.9, 7.5), first);
+}
+
 TEST(MannWhitney, MidRanksAndTieTerm) {
   double ties = 0;
   const std::vector<double> r = mid_ranks({3, 1, 3, 2, 3}, &ties);
