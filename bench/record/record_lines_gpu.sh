@@ -111,6 +111,8 @@ for name in ["mode-" + m for m in modes] + ["probe1", "probe32", "probe32-noline
             def med(k):
                 x = m.get(k)
                 if not x: return None
+                # the interchange format: "value" for one value, else a summary or samples
+                if x.get("value") is not None: return x["value"]
                 s = x.get("summary", {}).get("median")
                 return s if s is not None else (x.get("samples") or [None])[0]
             lines = src.get("lines", [])
