@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "core/errors.hpp"
+#include "profiler/record/line_fields.hpp"
 
 namespace gpuperf::record {
 namespace {
@@ -29,51 +30,6 @@ std::string rest_after(std::string_view line, int fields) {
   }
   return std::string(line.substr(pos));
 }
-
-// The space-separated fields of one line, numbers read with from_chars: the parser runs once per launch,
-// and a program of a million launches should not wait on a stream per line.
-class Fields {
- public:
-  explicit Fields(std::string_view line) : rest_(line) {}
-
-  // The next field as a number; false (and nothing consumed) when there is none or it is not one whole.
-  template <typename T>
-  bool next(T& out) {
-    skip_spaces();
-    const char* first = rest_.data();
-    const char* last = first + rest_.size();
-    if (first == last) return false;
-    const auto [end, ec] = std::from_chars(first, last, out);
-    if (ec != std::errc() || (end != last && *end != ' ')) return false;
-    rest_.remove_prefix(static_cast<std::size_t>(end - first));
-    return true;
-  }
-  bool next_char(char& out) {
-    skip_spaces();
-    if (rest_.empty()) return false;
-    out = rest_.front();
-    rest_.remove_prefix(1);
-    return true;
-  }
-  bool next_word(std::string& out) {
-    skip_spaces();
-    if (rest_.empty()) return false;
-    const std::size_t n = std::min(rest_.find(' '), rest_.size());
-    out.assign(rest_.substr(0, n));
-    rest_.remove_prefix(n);
-    return true;
-  }
-  bool at_end() {
-    skip_spaces();
-    return rest_.empty();
-  }
-
- private:
-  void skip_spaces() {
-    while (!rest_.empty() && rest_.front() == ' ') rest_.remove_prefix(1);
-  }
-  std::string_view rest_;
-};
 
 }  // namespace
 
@@ -113,7 +69,7 @@ void ProcessParser::feed(std::string_view bytes) {
 void ProcessParser::parse_line(std::string_view line) {
   ++lineno_;
   if (line.empty()) return;
-  Fields f(line);
+  LineFields f(line);
   char kind = 0;
   f.next_char(kind);
   auto bad = [&](const char* why) {

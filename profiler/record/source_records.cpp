@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "profiler/record/line_fields.hpp"
 #include "profiler/source_line_aggregate.hpp"
 
 namespace gpuperf::record {
@@ -25,48 +26,6 @@ std::array<double, kCounters> values(const SourceLine& l) {
           l.global_ld_sectors, l.global_ld_sectors_ideal, l.global_st_sectors,  l.global_st_sectors_ideal,
           l.shared_wavefronts, l.shared_wavefronts_ideal, l.local_sectors};
 }
-
-// Space-separated fields after the kind; numbers with from_chars.
-class Words {
- public:
-  explicit Words(std::string_view line) : rest_(line.size() > 1 ? line.substr(1) : std::string_view()) {}
-  template <typename T>
-  bool next(T& out) {
-    skip();
-    const char* first = rest_.data();
-    const char* last = first + rest_.size();
-    if (first == last) return false;
-    const auto [end, ec] = std::from_chars(first, last, out);
-    if (ec != std::errc() || (end != last && *end != ' ')) return false;
-    rest_.remove_prefix(static_cast<std::size_t>(end - first));
-    return true;
-  }
-  bool word(std::string& out) {
-    skip();
-    if (rest_.empty()) return false;
-    const std::size_t n = std::min(rest_.find(' '), rest_.size());
-    out.assign(rest_.substr(0, n));
-    rest_.remove_prefix(n);
-    return true;
-  }
-  // The rest of the line after one separating space (may be empty or hold spaces).
-  std::string rest() {
-    if (!rest_.empty() && rest_.front() == ' ') rest_.remove_prefix(1);
-    std::string out(rest_);
-    rest_ = {};
-    return out;
-  }
-  bool at_end() {
-    skip();
-    return rest_.empty();
-  }
-
- private:
-  void skip() {
-    while (!rest_.empty() && rest_.front() == ' ') rest_.remove_prefix(1);
-  }
-  std::string_view rest_;
-};
 
 bool status_word(const std::string& w, Status& out) {
   if (w == "ok") {
@@ -89,7 +48,7 @@ void say(std::string& message, const std::string& s) {
 }  // namespace
 
 std::string SourceRecordParser::parse(std::string_view line) {
-  Words w(line);
+  LineFields w(line.size() > 1 ? line.substr(1) : std::string_view());  // the fields after the kind
   switch (line.empty() ? '\0' : line.front()) {
     case 'J': {
       std::uint64_t id = 0;
@@ -126,7 +85,7 @@ std::string SourceRecordParser::parse(std::string_view line) {
       std::uint32_t corr = 0;
       std::string word;
       Status status = Status::ok;
-      if (!(w.next(corr) && w.word(word) && status_word(word, status))) return "malformed source status line";
+      if (!(w.next(corr) && w.next_word(word) && status_word(word, status))) return "malformed source status line";
       std::string message = w.rest();
       if (corr == 0) {
         if (status == Status::ok) {
