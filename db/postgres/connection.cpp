@@ -233,6 +233,9 @@ void Connection::fail(pg_result* r, std::string_view what, std::string_view sql)
       trimmed(r != nullptr && *PQresultErrorMessage(r) != '\0' ? PQresultErrorMessage(r) : PQerrorMessage(c_.get()));
   PQclear(r);
   const std::string doing = what.empty() ? std::string() : " while " + std::string(what);
+  // An error without a SQLSTATE is libpq's own, most often a server that went away while a command was
+  // being sent; reading what is left of the connection makes libpq mark it lost, so it is said as such.
+  if (state.empty()) PQconsumeInput(c_.get());
   if (PQstatus(c_.get()) == CONNECTION_BAD || starts_with(state, "08") || starts_with(state, "57P")) {
     throw PgError("the connection to PostgreSQL database '" + shown_ + "' (" + where() + ") was lost" + doing + ": " +
                       message + ". A transaction is all or nothing: what it was writing is either whole " +

@@ -57,7 +57,7 @@ class CopyBinaryDecoder {
  private:
   bool read_header();
   std::string buf_;
-  std::size_t at_ = 0;        // next unread byte of buf_
+  std::size_t at_ = 0;          // next unread byte of buf_
   std::uint64_t consumed_ = 0;  // bytes of the stream dropped from buf_ before at_'s origin, for messages
   bool header_ = false, ended_ = false;
   std::size_t tuples_ = 0;

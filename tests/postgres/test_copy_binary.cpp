@@ -98,8 +98,8 @@ const std::vector<Row> kRows = {
 TEST(CopyBinary, DecodesHeaderRowsAndNullsWhateverThePieces) {
   const std::string bytes = sample_rows(kRows);
   EXPECT_EQ(header().size(), 19u);
-  for (std::size_t piece : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{19}, std::size_t{38},
-                            bytes.size()}) {
+  for (std::size_t piece :
+       {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{19}, std::size_t{38}, bytes.size()}) {
     SCOPED_TRACE("pieces of " + std::to_string(piece) + " bytes");
     const std::vector<Row> got = decode(bytes, piece);
     ASSERT_EQ(got.size(), kRows.size());
@@ -113,9 +113,7 @@ TEST(CopyBinary, DecodesHeaderRowsAndNullsWhateverThePieces) {
   }
 }
 
-TEST(CopyBinary, NoRowsIsJustTheHeaderAndTheEndMarker) {
-  EXPECT_TRUE(decode(sample_rows({}), 3).empty());
-}
+TEST(CopyBinary, NoRowsIsJustTheHeaderAndTheEndMarker) { EXPECT_TRUE(decode(sample_rows({}), 3).empty()); }
 
 TEST(CopyBinary, AHeaderExtensionAndHighFlagBitsAreSkipped) {
   // Bits 17-31 are reserved for changes a reader may ignore; bit 16 (OIDs, which servers since 12 never
