@@ -66,6 +66,12 @@ class Engine {
                                             std::optional<std::int64_t> machine_id) const = 0;
   // Throws InputError when no run has this id.
   virtual Run load_run(std::int64_t run_id, bool with_samples) const = 0;
+  // The runs with these ids, samples included, each handed to `each` in this order as soon as it is read,
+  // so a whole history never sits in memory. By default one load_run each; the PostgreSQL engine streams
+  // the samples of many runs at once. Throws InputError when an id names no run.
+  virtual void load_runs(const std::vector<std::int64_t>& run_ids, const std::function<void(Run&&)>& each) const {
+    for (std::int64_t id : run_ids) each(load_run(id, true));
+  }
 
   virtual std::vector<BenchmarkRow> benchmarks() const = 0;
   // Every stored metric's traits (unit, direction, determinism), in name order.

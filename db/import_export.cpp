@@ -114,7 +114,8 @@ ImportReport import_files(Store& store, const std::vector<std::string>& paths) {
 
 std::size_t export_runs(const Store& store, const std::vector<std::int64_t>& run_ids, std::ostream& out) {
   InterchangeWriter w(out);
-  for (std::int64_t id : run_ids) w.add(store.load_run(id, true));
+  // Each run is written as it arrives: memory holds a batch of runs, not the history.
+  store.load_runs(run_ids, [&w](Run&& run) { w.add(run); });
   w.finish();
   if (!out) throw EnvironmentError("writing the export failed (disk full or output closed?)");
   return w.count();

@@ -172,6 +172,10 @@ std::optional<RunInfo> Store::latest_run(const std::string& branch, std::optiona
 
 Run Store::load_run(std::int64_t run_id, bool with_samples) const { return engine_->load_run(run_id, with_samples); }
 
+void Store::load_runs(const std::vector<std::int64_t>& run_ids, const std::function<void(Run&&)>& each) const {
+  engine_->load_runs(run_ids, each);
+}
+
 std::vector<Series> Store::history(const HistoryFilter& f) const {
   std::optional<std::vector<std::int64_t>> ids;
   if (!f.benchmark_regex.empty()) ids = matching_benchmarks(*engine_, f.benchmark_regex);

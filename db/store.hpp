@@ -233,6 +233,9 @@ class Store {
                                     std::optional<std::int64_t> machine_id = std::nullopt) const;
   // The whole run in the result model. Throws InputError when no run has this id.
   Run load_run(std::int64_t run_id, bool with_samples = true) const;
+  // The whole runs with these ids, each handed to `each` in this order as it is read (Engine::load_runs):
+  // the same runs as load_run gives, without holding them all. For export.
+  void load_runs(const std::vector<std::int64_t>& run_ids, const std::function<void(Run&&)>& each) const;
   // Series over runs, ordered by (machine, benchmark name, params key, metric), points in run order.
   std::vector<Series> history(const HistoryFilter& filter) const;
   // Every stored metric's traits, in name order.

@@ -33,12 +33,16 @@ server (auto_explain) and fails when a per-machine read's plan scans sample, res
 every machine's rows), with ANALYZE's statistics and again with the distinct result and run ids
 underestimated 40-fold (the cause of issue 42's cliff); requires identical detect answers of both engines; prunes both histories (dry run
 first, then the prune) and requires detect and report to answer as before, and compare of two pruned runs to
-say "samples pruned". Exit 0: all held; 1: a check failed (named on stderr); 77: no PostgreSQL server
+say "samples pruned". Every run that timed the commands requires the whole-history exports of both engines to be
+byte-identical. --baseline-gpuperf EXE (another build, say main's before a change) also exports the whole
+history by that build and by this one on both engines, with each process's peak memory, and prints that
+table; every file must be byte-identical to SQLite's. Exit 0: all held; 1: a check failed (named on stderr); 77: no PostgreSQL server
 binaries (1 instead when CI is set).
 
     python3 bench/store/year_history.py [--runners 16] [--nights 365] [--short-nights 30] [--samples 300]
                                   [--gpuperf build/cli/gpuperf] [--check] [--no-concurrent] [--keep DIR]
                                   [--nightly-windows 90[,all]] [--engines postgresql,sqlite] [--no-commands]
+                                  [--baseline-gpuperf EXE]
 Standard library only.
 """
 import argparse
@@ -379,6 +383,75 @@ def time_commands(engine, plan, work, label):
     return times, outputs
 
 
+def timed_export(gpuperf, engine, out):
+    """`gpuperf export` of the whole history into `out`: (wall seconds, peak resident MiB of the process). The
+    peak is VmHWM polled every 20 ms: wait4's ru_maxrss would include this script's own memory, which a forked
+    child carries until its exec."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen([gpuperf, "--db", engine.location, "export", "--output", out],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak_kib = 0
+    while p.poll() is None:
+        try:
+            with open(f"/proc/{p.pid}/status", encoding="ascii") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        peak_kib = max(peak_kib, int(line.split()[1]))
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.02)
+    seconds = time.perf_counter() - t0
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    if p.returncode != 0:
+        raise CheckFailed(f"{gpuperf} export on {engine.kind} exited {p.returncode}: {err[-1500:]}")
+    return seconds, peak_kib / 1024
+
+
+def same_bytes(a, b):
+    with open(a, "rb") as x, open(b, "rb") as y:
+        while True:
+            u, v = x.read(1 << 20), y.read(1 << 20)
+            if u != v:
+                return False
+            if not u:
+                return True
+
+
+def compare_exports(engines, a, work, label, failures):
+    """--baseline-gpuperf: export of the whole history by this build, then by the baseline, on both engines, on
+    the same databases (this build goes first, with the colder caches, unless the table's export ran before).
+    Every file must be byte-identical to SQLite's export by this build."""
+    rows = {}
+    for e in engines:
+        for who, exe in (("this build", a.gpuperf), ("baseline", a.baseline_gpuperf)):
+            out = os.path.join(work, f"cmp-export-{e.kind}-{who.replace(' ', '-')}-{label}.json")
+            rows[(e.kind, who)] = timed_export(exe, e, out) + (out,)
+            log(f"  {e.kind} {label}: export by {who} {rows[(e.kind, who)][0]:.2f} s, "
+                f"peak RSS {rows[(e.kind, who)][1]:.0f} MiB")
+    reference = rows[("sqlite", "this build")][2]
+    for key, (_, _, out) in rows.items():
+        if not same_bytes(out, reference):
+            failures.append(f"{label} nights: the export of {key[0]} by {key[1]} differs from SQLite's by this build")
+    size = os.path.getsize(reference)
+    for _, _, out in rows.values():
+        os.remove(out)
+    return rows, size
+
+
+def print_exports(a, label, rows, size):
+    print(f"export of the whole history at {label} nights ({size / 2**20:,.0f} MiB of JSON, every file "
+          f"byte-identical to SQLite's): baseline {a.baseline_gpuperf}")
+    print("| engine | baseline | this build | peak RSS baseline / this build |")
+    print("|---|---|---|---|")
+    for kind in ("postgresql", "sqlite"):
+        (tb, mb, _), (tn, mn, _) = rows[(kind, "baseline")], rows[(kind, "this build")]
+        print(f"| {kind} | {tb:.2f} s | {tn:.2f} s | {mb:.0f} / {mn:.0f} MiB |")
+    for who in ("baseline", "this build"):
+        print(f"PostgreSQL / SQLite export, {who}: "
+              f"{rows[('postgresql', who)][0] / rows[('sqlite', who)][0]:.2f}x (target <= 2)")
+
+
 # ---- plans (--check) -----------------------------------------------------------------------------------------
 
 PER_MACHINE = ("detect_machine", "tonight", "report_machine")
@@ -615,6 +688,9 @@ def parse_args():
                     help="the concurrent nightlies' engines (default postgresql,sqlite)")
     ap.add_argument("--no-commands", action="store_true",
                     help="skip timing the commands of the table (build the history, then the nightlies)")
+    ap.add_argument("--baseline-gpuperf", metavar="EXE",
+                    help="also time the whole-history export by this other build (before a change) on both engines, "
+                         "with peak memory, and require every export byte-identical")
     ap.add_argument("--keep", metavar="DIR", help="keep the work folder (SQLite files, artifacts) here")
     a = ap.parse_args()
     if a.step_runner is None:
@@ -632,6 +708,10 @@ def parse_args():
     if a.check and a.no_commands:
         ap.error("--check needs the commands (their answers and plans are checked)")
     a.gpuperf = os.path.abspath(a.gpuperf)
+    if a.baseline_gpuperf:
+        a.baseline_gpuperf = os.path.abspath(a.baseline_gpuperf)
+        if not os.access(a.baseline_gpuperf, os.X_OK):
+            ap.error(f"{a.baseline_gpuperf} is not an executable")
     if not os.access(a.gpuperf, os.X_OK):
         ap.error(f"{a.gpuperf} is not an executable (build it: cmake --build build --target gpuperf)")
     return a
@@ -654,7 +734,7 @@ def main():
     pg = ThrowawayServer(os.path.join(server_dir, "pg"))
     failures = []
     sizes = ([a.short_nights] if a.short_nights else []) + [a.nights]
-    times, nightly, samples = {}, {}, 0
+    times, nightly, samples, exports = {}, {}, 0, {}
     try:
         pg.start()
         for n in sizes:
@@ -674,6 +754,13 @@ def main():
                 for key in ("detect_machine", "tonight", "detect_all"):
                     if outputs["postgresql"][key] != outputs["sqlite"][key]:
                         failures.append(f"{n} nights: {key} answers differ between PostgreSQL and SQLite")
+                exported = [os.path.join(work, f"export-{e.kind}-{n}.json") for e in engines]
+                if not same_bytes(*exported):
+                    failures.append(f"{n} nights: the exports of PostgreSQL and SQLite differ")
+                for f in exported:
+                    os.remove(f)
+            if a.baseline_gpuperf:
+                exports[n] = compare_exports(engines, a, work, n, failures)
             if a.check and n == a.nights:
                 check_plans(engines[0], plan, work, failures)
             if n == a.nights and not a.no_concurrent:
@@ -711,6 +798,8 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
     if len(times) == len(sizes) or a.no_commands:
         print_table(a, sizes, times, nightly, samples)
+        for n, (rows, size) in exports.items():
+            print_exports(a, n, rows, size)
     for f in failures:
         print(f"year_history: FAIL: {f}", file=sys.stderr)
     return 1 if failures else 0

@@ -233,6 +233,9 @@ void Connection::fail(pg_result* r, std::string_view what, std::string_view sql)
       trimmed(r != nullptr && *PQresultErrorMessage(r) != '\0' ? PQresultErrorMessage(r) : PQerrorMessage(c_.get()));
   PQclear(r);
   const std::string doing = what.empty() ? std::string() : " while " + std::string(what);
+  // An error without a SQLSTATE is libpq's own, most often a server that went away while a command was
+  // being sent; reading what is left of the connection makes libpq mark it lost, so it is said as such.
+  if (state.empty()) PQconsumeInput(c_.get());
   if (PQstatus(c_.get()) == CONNECTION_BAD || starts_with(state, "08") || starts_with(state, "57P")) {
     throw PgError("the connection to PostgreSQL database '" + shown_ + "' (" + where() + ") was lost" + doing + ": " +
                       message + ". A transaction is all or nothing: what it was writing is either whole " +
@@ -302,6 +305,38 @@ void Connection::copy_in(std::string_view copy_sql, const std::string& data, std
     PQclear(more);
   }
   if (!sent) fail(nullptr, what, copy_sql);
+}
+
+void Connection::copy_out(std::string_view copy_sql, const std::function<void(std::string_view)>& piece,
+                          std::string_view what) const {
+  const std::string text(copy_sql);
+  PGresult* r = PQexec(c_.get(), text.c_str());
+  if (r == nullptr || PQresultStatus(r) != PGRES_COPY_OUT) fail(r, what, copy_sql);
+  PQclear(r);
+  for (;;) {
+    char* data = nullptr;
+    const int n = PQgetCopyData(c_.get(), &data, 0);  // blocking: waits for the next row
+    if (n > 0) {
+      // Freed even when `piece` throws (a decoding error, a full disk under the caller).
+      std::unique_ptr<char, void (*)(char*)> owned(data, [](char* p) { PQfreemem(p); });
+      piece(std::string_view(data, static_cast<std::size_t>(n)));
+      continue;
+    }
+    if (data != nullptr) PQfreemem(data);
+    break;  // -1: the COPY is over; -2: it failed (the result below says why)
+  }
+  // The COPY's own result: COMMAND_OK when every row was sent, else the server's error or the lost
+  // connection. An exception from `piece` leaves the connection mid-COPY; the Store is then dropped.
+  PGresult* done = PQgetResult(c_.get());
+  if (done == nullptr || PQresultStatus(done) != PGRES_COMMAND_OK) {
+    while (PGresult* more = PQgetResult(c_.get())) PQclear(more);
+    fail(done, what, copy_sql);
+  }
+  PQclear(done);
+  while (PGresult* more = PQgetResult(c_.get())) {
+    if (PQresultStatus(more) != PGRES_COMMAND_OK) fail(more, what, copy_sql);
+    PQclear(more);
+  }
 }
 
 Transaction::Transaction(const Connection& c, std::string_view begin) : c_(&c) {

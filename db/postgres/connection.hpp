@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -105,6 +106,11 @@ class Connection {
   void exec_script(std::string_view sql, std::string_view what = {}) const;
   // COPY ... FROM STDIN with `data` in COPY's text format.
   void copy_in(std::string_view copy_sql, const std::string& data, std::string_view what = {}) const;
+  // COPY ... TO STDOUT: hands each piece of the data to `piece` as it arrives (libpq gives one row a piece),
+  // so the rows are never held all at once. A server error or a lost connection mid-stream is a PgError
+  // like exec's (the lost connection: exit 3), after the pieces that did arrive.
+  void copy_out(std::string_view copy_sql, const std::function<void(std::string_view)>& piece,
+                std::string_view what = {}) const;
 
  private:
   [[noreturn]] void fail(pg_result* r, std::string_view what, std::string_view sql) const;

@@ -27,6 +27,7 @@ class PgEngine final : public Engine {
   std::vector<RunInfo> runs_matching(RunKey key, const std::string& value) const override;
   std::optional<RunInfo> latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const override;
   Run load_run(std::int64_t run_id, bool with_samples) const override;
+  void load_runs(const std::vector<std::int64_t>& run_ids, const std::function<void(Run&&)>& each) const override;
   std::vector<BenchmarkRow> benchmarks() const override;
   std::vector<MetricInfo> metrics() const override;
   void history_rows(const HistoryFilter& filter, const std::optional<std::vector<std::int64_t>>& benchmark_ids,
@@ -37,6 +38,14 @@ class PgEngine final : public Engine {
   void backup_to(const std::string& dest_path) const override;
 
  private:
+  // Where a result of a run being read goes: its id, and the instance and metric it fills in run.results.
+  struct ResultSlot {
+    std::int64_t result_id = 0;
+    std::size_t instance = 0, metric = 0;
+  };
+  // A run without its samples (load_run's reads), and in `slots` its results in the order they were read.
+  Run read_run(std::int64_t run_id, std::vector<ResultSlot>& slots) const;
+
   // Starts a write: BEGIN, the lock timeout, then the write lock (schema::kWriteLock).
   void begin_write(Transaction& tx) const;
 

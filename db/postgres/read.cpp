@@ -126,7 +126,7 @@ std::optional<RunInfo> PgEngine::latest_run(const std::string& branch, std::opti
   return found.front();
 }
 
-Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
+Run PgEngine::read_run(std::int64_t run_id, std::vector<ResultSlot>& slots) const {
   Run run;
   {
     Result r = conn_.exec(
@@ -173,8 +173,7 @@ Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
     }
   }
   read_source_lines(conn_, run_id, result_of_benchmark, run);
-  // result id -> (index of the instance in run.results, index of the metric in its metrics)
-  std::unordered_map<std::int64_t, std::pair<std::size_t, std::size_t>> where_of_result;
+  slots.clear();
   {
     Result r = conn_.exec(
         "SELECT res.id, res.benchmark_id, mt.name, mt.unit, mt.higher_is_better, mt.deterministic, "
@@ -193,11 +192,20 @@ Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
       m.summary = read_summary(r, i, 8);
       const std::size_t ri = result_of_benchmark.at(r.int64(i, 1));
       auto& metrics = run.results[ri].metrics;
-      where_of_result[r.int64(i, 0)] = {ri, metrics.size()};
+      slots.push_back(ResultSlot{r.int64(i, 0), ri, metrics.size()});
       metrics.push_back(std::move(m));
     }
   }
+  return run;
+}
+
+Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
+  std::vector<ResultSlot> slots;
+  Run run = read_run(run_id, slots);
   if (!with_samples) return run;
+  // result id -> (index of the instance in run.results, index of the metric in its metrics)
+  std::unordered_map<std::int64_t, std::pair<std::size_t, std::size_t>> where_of_result;
+  for (const ResultSlot& x : slots) where_of_result[x.result_id] = {x.instance, x.metric};
   Result r =
       conn_.exec("SELECT res.id, v.vals, v.clocks FROM result res " + samples_of("res.id") + " WHERE res.run_id = $1",
                  Params().add(run_id), "reading a run's samples");

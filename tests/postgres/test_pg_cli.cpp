@@ -7,10 +7,12 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "db/postgres/connection.hpp"
 #include "tests/cli/cli_runner.hpp"
 #include "tests/db/fixtures.hpp"
 #include "tests/support/pg_cluster.hpp"
@@ -166,6 +168,43 @@ TEST_F(PgCli, FaultsExitThreeOrTwoAndNamePlainlyWhatWasWrong) {
   EXPECT_NE(down.err.find("127.0.0.1"), std::string::npos) << down.err;
   EXPECT_NE(down.err.find(std::to_string(port)), std::string::npos) << down.err;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(15));
+}
+
+// `export --output FILE` whose server goes away mid-export: the export is held at its COPY of the samples (another
+// session locks the sample table), the server is killed there, and the export exits 3 saying so, leaving
+// neither FILE nor its temporary.
+TEST_F(PgCli, AServerKilledDuringAnExportExitsThreeAndLeavesNoFile) {
+  const std::string pg = database("gpuperf");
+  ASSERT_EQ(gp(pg, {"--quiet", "import", std::string(GPUPERF_SOURCE_DIR) + "/tests/reports/fixture_history.json"}).code,
+            0);
+  db::pg::Connection locker(pg, "locker");
+  locker.exec_script("BEGIN; LOCK TABLE sample IN ACCESS EXCLUSIVE MODE");
+  pid_t exporter = fork();
+  ASSERT_GE(exporter, 0);
+  if (exporter == 0) {
+    const CliResult e = gp(pg, {"export", "--output", dir_.file("all.json")});
+    write_bytes(dir_.file("export.err"), e.err);
+    _exit(e.code);
+  }
+  bool waiting = false;
+  for (int i = 0; i < 300 && !waiting; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    waiting = cluster_->query_value(
+                  "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
+                  "query LIKE 'COPY (SELECT%'",
+                  "gpuperf") == "1";
+  }
+  EXPECT_TRUE(waiting) << "the export never reached its COPY";
+  cluster_->stop_immediate();
+  int status = 0;
+  waitpid(exporter, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  const std::string err = read_bytes(dir_.file("export.err"));
+  EXPECT_NE(err.find("was lost while exporting runs' samples"), std::string::npos) << err;
+  for (const auto& entry : std::filesystem::directory_iterator(dir_.path())) {
+    EXPECT_EQ(entry.path().filename().string().find("all.json"), std::string::npos) << entry.path();
+  }
 }
 
 TEST_F(PgCli, AServerKilledDuringAnImportLeavesEachRunWholeOrAbsent) {
