@@ -340,9 +340,6 @@ bool enter_lines(const CUpti_CallbackData* data, const std::string& key, CUstrea
   return true;  // the gate is held exclusively either way; leave() lets it go
 }
 
-// The outermost callback of a launch: takes the gate, shared or (to profile it) exclusively, and begins the
-// launch's range. Only single-kernel launches are profiled; cooperative and graph launches only wait, and
-// so does a launch captured into a graph (its replays are traced like any launch).
 // Ends the kept session before a launch that runs unprofiled (`why` other_launch: not when the launch goes into a
 // capture), a capture's beginning, a context's end or the exit (g_state->mutex held). Its time is profiling's
 // (--profile-seconds), as the disable in each profiled launch was before sessions were kept.
@@ -361,6 +358,9 @@ void end_session_locked(SessionEnd why, bool in_capture) {
   if (!error.empty()) write_line("X hardware metrics: ending the profiler's session failed: " + error);
 }
 
+// The outermost callback of a launch: takes the gate, shared or (to profile it) exclusively, and begins the
+// launch's range. Only single-kernel launches are profiled; cooperative and graph launches only wait, and
+// so does a launch captured into a graph (its replays are traced like any launch).
 void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& info) {
   if (lines_pending()) {  // an instrumented launch's counters, read once its call has returned (inject_lines.hpp)
     pthread_rwlock_wrlock(&g_state->gate);
