@@ -305,8 +305,8 @@ Result identity_result(const Acc& acc, double device_total_ns, const SelectOptio
   const double total = device_total_ns;
   res.metrics.push_back(single_value("gpu_time_share", total > 0 ? 100.0 * acc.total_ns / total : 0.0));
   if (acc.graph_launches == acc.launches) ++totals.identities_graph_only;
-  if (options.metrics != nullptr && acc.profiled.empty() &&
-      kernel_kind(acc.mangled, options.communication_kernels) == KernelKind::communication) {
+  const bool communication = kernel_kind(acc.mangled, options.communication_kernels) == KernelKind::communication;
+  if (options.metrics != nullptr && acc.profiled.empty() && communication) {
     ++totals.identities_communication;  // never profiled by the injection library (launch_policy.hpp)
   }
   if (options.metrics != nullptr && !acc.profiled.empty()) {
@@ -337,7 +337,7 @@ Result identity_result(const Acc& acc, double device_total_ns, const SelectOptio
   }
   if (options.source_lines) {
     NoSourceLaunch none;
-    none.communication = kernel_kind(acc.mangled, options.communication_kernels) == KernelKind::communication;
+    none.communication = communication;
     none.graph_only = acc.graph_launches == acc.launches;
     none.all_profiled = acc.profiled.size() >= acc.launches;
     none.launches = acc.launches;

@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/kernel_kind.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/cupti/sass_backend.hpp"
+#include "profiler/record/inject_guard.hpp"
 #include "profiler/record/inject_shared.hpp"
 #include "profiler/source_line_aggregate.hpp"
 
@@ -210,9 +210,10 @@ void on_resource(CUpti_CallbackId cbid, const void* data) {
 
 bool lines_wanted(const CUpti_CallbackData* data, const std::string& identity) {
   if (g_lines == nullptr || g_lines->sass == nullptr) return false;
+  // The launch policy's own answer (inject_guard.hpp): the built-in patterns and --communication-kernel's.
+  if (communication_launch(data->symbolName)) return false;
   std::lock_guard<std::mutex> lock(g_lines->mutex);
-  if (!g_lines->off.empty() || g_lines->done.count(identity) != 0) return false;
-  return kernel_kind(data->symbolName) == KernelKind::compute;
+  return g_lines->off.empty() && g_lines->done.count(identity) == 0;
 }
 
 bool lines_begin(const CUpti_CallbackData* data, const std::string& identity) {
