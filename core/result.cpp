@@ -83,6 +83,11 @@ Params params_from_json(const std::string& json) {
   return p;
 }
 
+std::string benchmark_variant(std::string_view name) {
+  const std::size_t slash = name.find('/');
+  return std::string(slash == std::string_view::npos ? name : name.substr(slash + 1));
+}
+
 std::string BenchmarkInstance::display_name() const {
   if (params.empty()) return name;
   return name + "[" + params_key(params) + "]";

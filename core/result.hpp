@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -50,6 +51,10 @@ struct BenchmarkInstance {
   // "matmul/tiled[n=1024,tile=16]": the NVTX range name and what users filter on.
   std::string display_name() const;
 };
+
+// A benchmark name's part after its family, from the first '/' on: "matmul/tiled" -> "tiled"; a recorded
+// kernel identity "<program>/<kernel>" -> its kernel ("a/b/c" -> "b/c"). A name without '/' is returned whole.
+std::string benchmark_variant(std::string_view name);
 
 // Static description of a metric; the traits table lives in metrics.hpp.
 struct MetricInfo {

@@ -18,11 +18,6 @@ std::string json_number(double v) {
   return buf;
 }
 
-std::string variant_of(const std::string& benchmark) {
-  const auto slash = benchmark.find('/');
-  return slash == std::string::npos ? benchmark : benchmark.substr(slash + 1);
-}
-
 ChartLine line_of(const TrendSeries& s, const std::string& label, int color, bool with_band) {
   ChartLine line;
   line.label = label;
@@ -165,8 +160,8 @@ std::string ratio_label(const MachineReport& m, const VariantPair& pair) {
   const auto& b = m.instances[pair.baseline].instance;
   const std::string& num = pair.numerator_is_baseline ? b.name : v.name;
   const std::string& den = pair.numerator_is_baseline ? v.name : b.name;
-  if (variant_of(num) == variant_of(den)) return num + " / " + den;
-  return variant_of(num) + "/" + variant_of(den);
+  if (benchmark_variant(num) == benchmark_variant(den)) return num + " / " + den;
+  return benchmark_variant(num) + "/" + benchmark_variant(den);
 }
 
 std::string pair_figures(const MachineReport& m, std::size_t machine_index, const VariantPair& pair, HoverData& hover) {
@@ -180,16 +175,16 @@ std::string pair_figures(const MachineReport& m, std::size_t machine_index, cons
     ChartSpec spec;
     spec.unit = sv->metric.unit;
     spec.runs = &m.runs;
-    spec.lines.push_back(line_of(*sb, variant_of(b.instance.name), 1, false));
-    spec.lines.push_back(line_of(*sv, variant_of(v.instance.name), 0, false));
-    add_markers(spec, *sb, variant_of(b.instance.name));
-    add_markers(spec, *sv, variant_of(v.instance.name));
+    spec.lines.push_back(line_of(*sb, benchmark_variant(b.instance.name), 1, false));
+    spec.lines.push_back(line_of(*sv, benchmark_variant(v.instance.name), 0, false));
+    add_markers(spec, *sb, benchmark_variant(b.instance.name));
+    add_markers(spec, *sv, benchmark_variant(v.instance.name));
     spec.aria_label = metric + " of " + v.short_display_name() + " and " + b.short_display_name();
     spec.hover_index = hover.add(machine_index, spec);
     const std::string caption = "<span class=\"metric\">" + html_escape(metric) + "</span> <span class=\"latest\">" +
-                                html_escape(variant_of(b.instance.name)) + " " +
+                                html_escape(benchmark_variant(b.instance.name)) + " " +
                                 html_escape(format_value(sb->latest(), sb->metric.unit)) + ", " +
-                                html_escape(variant_of(v.instance.name)) + " " +
+                                html_escape(benchmark_variant(v.instance.name)) + " " +
                                 html_escape(format_value(sv->latest(), sv->metric.unit)) + "</span>";
     o += figure(caption, render_chart(spec));
   };
@@ -206,8 +201,8 @@ std::string pair_figures(const MachineReport& m, std::size_t machine_index, cons
     spec.lines.push_back(std::move(line));
     spec.reference = 1.0;
     // The ratio moves when either side's duration does: show both sides' change points.
-    if (const TrendSeries* d = b.find("duration")) add_markers(spec, *d, variant_of(b.instance.name));
-    if (const TrendSeries* d = v.find("duration")) add_markers(spec, *d, variant_of(v.instance.name));
+    if (const TrendSeries* d = b.find("duration")) add_markers(spec, *d, benchmark_variant(b.instance.name));
+    if (const TrendSeries* d = v.find("duration")) add_markers(spec, *d, benchmark_variant(v.instance.name));
     spec.aria_label = "duration ratio " + ratio_label(m, pair);
     spec.hover_index = hover.add(machine_index, spec);
     const std::string caption = "<span class=\"metric\">" + html_escape(ratio_label(m, pair)) +

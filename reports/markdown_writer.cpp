@@ -30,18 +30,13 @@ std::string md_commit(const std::string& sha) {
   return "`" + s + "`";
 }
 
-std::string variant_of(const std::string& benchmark) {
-  const auto slash = benchmark.find('/');
-  return slash == std::string::npos ? benchmark : benchmark.substr(slash + 1);
-}
-
 std::string ratio_label(const MachineReport& m, const VariantPair& pair) {
   const auto& v = m.instances[pair.variant].instance;
   const auto& b = m.instances[pair.baseline].instance;
   const std::string& num = pair.numerator_is_baseline ? b.name : v.name;
   const std::string& den = pair.numerator_is_baseline ? v.name : b.name;
-  if (variant_of(num) == variant_of(den)) return num + " / " + den;
-  return variant_of(num) + "/" + variant_of(den);
+  if (benchmark_variant(num) == benchmark_variant(den)) return num + " / " + den;
+  return benchmark_variant(num) + "/" + benchmark_variant(den);
 }
 
 // Appends table rows while they fit the budget; says how many were left out.
@@ -196,8 +191,8 @@ struct Writer {
           const TrendSeries* vd = v.find("duration");
           const TrendSeries* bd = b.find("duration");
           if (vd != nullptr && bd != nullptr) {
-            r += md(variant_of(v.instance.name)) + " " + md(format_value(vd->latest(), vd->metric.unit)) + ", " +
-                 md(variant_of(b.instance.name)) + " " + md(format_value(bd->latest(), bd->metric.unit));
+            r += md(benchmark_variant(v.instance.name)) + " " + md(format_value(vd->latest(), vd->metric.unit)) + ", " +
+                 md(benchmark_variant(b.instance.name)) + " " + md(format_value(bd->latest(), bd->metric.unit));
           }
           r += " | ";
           if (!pair.ratio.empty()) {

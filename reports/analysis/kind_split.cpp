@@ -7,14 +7,9 @@ double KindSplit::share_pct(KernelKind kind) const {
   return total > 0 ? 100.0 * of(kind).gpu_time_ns / total : 0.0;
 }
 
-std::string_view recorded_kernel_name(std::string_view benchmark_name) {
-  const std::size_t slash = benchmark_name.find('/');
-  return slash == std::string_view::npos ? benchmark_name : benchmark_name.substr(slash + 1);
-}
-
 void add_kernel(KindSplit& split, std::string_view benchmark_name, double gpu_time_ns, double launches,
                 const std::vector<std::string>& extra) {
-  KindTotals& t = kernel_kind(recorded_kernel_name(benchmark_name), extra) == KernelKind::communication
+  KindTotals& t = kernel_kind(benchmark_variant(benchmark_name), extra) == KernelKind::communication
                       ? split.communication
                       : split.compute;
   t.gpu_time_ns += gpu_time_ns;

@@ -33,15 +33,10 @@ struct KindSplit {
   bool has_communication() const { return communication.kernels > 0; }
 };
 
-// The kernel name of a recorded result: its benchmark name without the program ("train/ncclDevKernel_..." ->
-// "ncclDevKernel_..."; `gpuperf record` names each kernel identity "<program>/<kernel>", and a program name has
-// no '/'). A name without '/' is returned whole. Classifying this part keeps a program named "nccl_test" from
-// making every one of its kernels communication.
-std::string_view recorded_kernel_name(std::string_view benchmark_name);
-
 // Adds one kernel identity (a result named `benchmark_name`) with its GPU time (ns) and launches to `split`;
 // `extra`: the user's own communication-kernel name patterns (`record --communication-kernel`), besides the
-// built-in ones.
+// built-in ones. Only the kernel part of the name is classified (`benchmark_variant`: "<program>/<kernel>" ->
+// "<kernel>"), so a program named "nccl_test" does not make every one of its kernels communication.
 void add_kernel(KindSplit& split, std::string_view benchmark_name, double gpu_time_ns, double launches,
                 const std::vector<std::string>& extra = {});
 

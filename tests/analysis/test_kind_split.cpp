@@ -60,9 +60,9 @@ TEST(KindSplit, ARanksTimeSplitsByTheKernelsKind) {
 }
 
 TEST(KindSplit, OnlyTheKernelNameIsClassifiedNotTheProgram) {
-  EXPECT_EQ(recorded_kernel_name("train/ncclDevKernel_X"), "ncclDevKernel_X");
-  EXPECT_EQ(recorded_kernel_name("sgemm"), "sgemm");
-  EXPECT_EQ(recorded_kernel_name("a/b/c"), "b/c");
+  EXPECT_EQ(benchmark_variant("train/ncclDevKernel_X"), "ncclDevKernel_X");
+  EXPECT_EQ(benchmark_variant("sgemm"), "sgemm");
+  EXPECT_EQ(benchmark_variant("a/b/c"), "b/c");
   KindSplit s;
   add_kernel(s, "nccl_tests/my_gemm", 10, 1);  // a program named after NCCL computes all the same
   add_kernel(s, "nccl_tests/ncclKernel_AllGather_RING_LL_Sum_int8_t", 5, 2);
