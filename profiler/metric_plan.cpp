@@ -56,6 +56,17 @@ MetricPlan plan_metrics(std::vector<MetricRequest> requests, bool separate_sass)
   return plan;
 }
 
+void merge_configurations(MetricPlan& plan) {
+  if (plan.configurations.size() < 2) return;
+  std::vector<std::size_t> all;
+  for (const auto& c : plan.configurations) all.insert(all.end(), c.begin(), c.end());
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  const bool kernel = std::any_of(plan.kernel_ranges.begin(), plan.kernel_ranges.end(), [](bool k) { return k; });
+  plan.configurations = {std::move(all)};
+  plan.kernel_ranges = {kernel};
+}
+
 std::vector<SessionPlan> plan_sessions(const std::vector<bool>& idempotent, ReplayMode mode, std::size_t max_ranges,
                                        bool kernel_ranges) {
   if (max_ranges == 0) max_ranges = 1;

@@ -48,6 +48,14 @@ bool is_elapsed_rate(const std::string& perfworks_name);
 // marked in kernel_ranges, when there are other metrics too.
 MetricPlan plan_metrics(std::vector<MetricRequest> requests, bool separate_sass = false);
 
+// The plan's configurations made one: every metric, in kernel ranges if any configuration was. CUPTI shares
+// passes between counters of one configuration only, so one can need fewer passes than the plan's several
+// together (GH100, the default set: 11 passes in one against 13 as planned, 4 in user ranges and 9 in auto
+// ranges); the collector merges when it does (profiler/collector.cpp). Counters read the same in a range that
+// holds the kernel alone as in a user range around its launch; elapsed rates need it. No-op for one
+// configuration.
+void merge_configurations(MetricPlan& plan);
+
 struct SessionPlan {
   cupti::SessionReplay replay = cupti::SessionReplay::user;
   std::vector<std::size_t> targets;  // indices into the batch, in launch order

@@ -3,6 +3,7 @@
 // launches. All three write into one shared log, so tests can check the exact order of events.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -50,6 +51,9 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
 
   // Knobs.
   std::size_t passes = 2;
+  // Passes a configuration needs; default: `passes` for each kind of metric in it (elapsed rates, the others),
+  // so one configuration of both kinds needs as many as two apart and the collector keeps them apart.
+  std::function<std::size_t(const std::vector<std::string>& metrics)> passes_for;
   // Value of `metric` in the range named `range`; default: a number that encodes both.
   std::function<double(const std::string& range, const std::string& metric)> value = [](const std::string& range,
                                                                                         const std::string& metric) {
@@ -95,7 +99,17 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
     configured.insert(configured.end(), metrics.begin(), metrics.end());
     configurations.push_back(metrics);
     log_->events.push_back("configure:" + std::to_string(metrics.size()));
-    return passes;
+    std::size_t n = passes;
+    if (passes_for) {
+      n = passes_for(metrics);
+    } else {
+      const auto elapsed = [](const std::string& m) { return m.find("_elapsed") != std::string::npos; };
+      const bool some = std::any_of(metrics.begin(), metrics.end(), elapsed);
+      const bool all = std::all_of(metrics.begin(), metrics.end(), elapsed);
+      if (some && !all) n = 2 * passes;
+    }
+    configuration_passes_.push_back(n);
+    return n;
   }
   void begin_session(std::size_t configuration, cupti::SessionReplay replay, std::size_t max_ranges) override {
     log_->events.push_back(std::string("begin:") +
@@ -132,7 +146,7 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
     }
     kernel_launches_ = 0;
     if (replay_ == cupti::SessionReplay::kernel) return true;  // kernel replay: CUPTI replays inside the pass
-    return ++pass_ >= passes;
+    return ++pass_ >= configuration_passes_.at(active_);
   }
   std::size_t decode() override {
     log_->events.push_back("decode");
@@ -184,6 +198,7 @@ class FakeBackend final : public cupti::RangeProfilerBackend {
   std::map<std::string, cupti::MetricKind> bases_;
   cupti::SessionReplay replay_ = cupti::SessionReplay::user;
   std::size_t active_ = 0;
+  std::vector<std::size_t> configuration_passes_;  // what add_configuration answered, per configuration
   bool open_ = false;
   std::size_t pass_ = 0;
   bool in_pass_ = false;

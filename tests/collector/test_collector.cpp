@@ -72,8 +72,9 @@ TEST(Collector, DefaultMetricsConfigureOnceAndSumBankConflicts) {
   };
   auto collector = make_collector(std::move(b), std::make_unique<FakeDevice>(log, backend), {});
   // 8 memory metrics (bank conflicts = 2 counters), then sm_throughput in kernel ranges of its own; the fake
-  // chip lacks the other 11 counters of speed of light, instructions and stalls.
-  EXPECT_EQ(log->joined(), "configure:9 configure:1");
+  // chip lacks the other 11 counters of speed of light, instructions and stalls. Then all 10 in one, to ask
+  // whether that needs fewer passes (the fake: no, as many as both apart), so it is not used.
+  EXPECT_EQ(log->joined(), "configure:9 configure:1 configure:10");
   EXPECT_EQ(collector->passes(), 4u);
   ASSERT_EQ(collector->metric_names().size(), 24u);  // 20 profiler + 4 static
 
@@ -381,9 +382,10 @@ TEST(Collector, SpeedOfLightIsProfiledInKernelRangesOfItsOwn) {
   Rig rig(o, [](FakeBackend& b) {
     b.value = [](const std::string&, const std::string& m) { return m.rfind("sm__", 0) == 0 ? 91.0 : 4096.0; };
   });
-  ASSERT_EQ(rig.backend->configurations.size(), 2u);
+  ASSERT_EQ(rig.backend->configurations.size(), 3u);  // the third, both in one, needs no fewer passes
   EXPECT_EQ(rig.backend->configurations[1],
             std::vector<std::string>{"sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  EXPECT_EQ(rig.collector->passes(), 4u);
   Benchmark a = bench("a/b", true);
   InstanceRef r{&a, {}};
   FakeWorkload w(rig.log, "w", rig.backend);
@@ -409,6 +411,50 @@ TEST(Collector, SpeedOfLightIsProfiledInKernelRangesOfItsOwn) {
   FakeWorkload w3(kernel.log, "w", kernel.backend);
   kernel.collector->collect(r, w3, nullptr);
   EXPECT_EQ(kernel.log->count("begin:1:kernel:1"), 1u);
+}
+
+TEST(Collector, OneConfigurationOfEveryMetricWhenItNeedsFewerPasses) {
+  // As on GH100: the counters 4 passes, speed of light 9, both in one configuration 11 (CUPTI packs the
+  // counters into the passes speed of light takes).
+  const auto chip = [](FakeBackend& b) {
+    b.passes_for = [](const std::vector<std::string>& metrics) -> std::size_t {
+      const bool sol = std::any_of(metrics.begin(), metrics.end(),
+                                   [](const std::string& m) { return m.find("_elapsed") != std::string::npos; });
+      return sol && metrics.size() > 1 ? 11 : sol ? 9 : 4;
+    };
+    b.value = [](const std::string& range, const std::string& m) {
+      if (range != "2") return -1.0;  // auto ranges by launch order: 0 the warm launch, 1 the flush, 2 it
+      return m.rfind("sm__", 0) == 0 ? 91.0 : 4096.0;
+    };
+  };
+  CollectorOptions o;
+  o.metrics = {"dram_bytes_read", "sm_throughput"};
+  Rig rig(o, [&](FakeBackend& b) { chip(b); });
+  rig.device->flush_kernels = 1;
+  ASSERT_EQ(rig.backend->configurations.size(), 3u);
+  EXPECT_EQ(rig.backend->configurations[2],
+            (std::vector<std::string>{"dram__bytes_read.sum", "sm__throughput.avg.pct_of_peak_sustained_elapsed"}));
+  EXPECT_EQ(rig.collector->passes(), 11u);
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  auto ms = rig.collector->collect(r, w, nullptr);
+  // One session, the merged configuration (the back end's third), in auto ranges: 11 passes of the warm
+  // launch, the flush and the profiled launch; no user ranges.
+  EXPECT_EQ(rig.log->count("begin:2:auto:3"), 1u) << rig.log->joined();
+  EXPECT_EQ(rig.log->count("begin:0:user:1"), 0u);
+  EXPECT_EQ(rig.log->count("begin:1:auto:3"), 0u);
+  EXPECT_EQ(rig.log->count("end_pass"), 11u);
+  EXPECT_EQ(rig.log->count("push:a/b"), 0u);
+  EXPECT_DOUBLE_EQ(find(ms, "dram_bytes_read").samples.at(0), 4096.0);
+  EXPECT_DOUBLE_EQ(find(ms, "sm_throughput").samples.at(0), 91.0);
+
+  // SASS metrics kept apart by the user are never merged.
+  o.metrics = {"dram_bytes_read", "gld_efficiency", "sm_throughput"};
+  o.separate_sass = true;
+  Rig apart(o, [&](FakeBackend& b) { chip(b); });
+  EXPECT_EQ(apart.backend->configurations.size(), 3u);  // hardware, SASS, speed of light; no merged one
+  EXPECT_EQ(apart.collector->passes(), 4u + 4u + 9u);
 }
 
 TEST(Collector, SpeedOfLightOfABatchIsOneAutoRangeSessionThatSkipsWarmAndFlushKernels) {

@@ -65,6 +65,8 @@ TEST(CuptiHost, DefaultSetNeedsFewPasses) {
   const std::size_t planned = passes_of(plan);
   std::printf("as planned: %zu passes\n", planned);
   EXPECT_LE(planned, passes + 2);
+  // So the collector profiles the default set in the one configuration (Collector::configure).
+  EXPECT_LT(passes, planned);
   auto split = plan_metrics(resolve_metric_requests(default_profile_metrics(), catalog.get()), true);
   ASSERT_EQ(split.configurations.size(), 3u);
   EXPECT_EQ(passes_of(split), planned);
