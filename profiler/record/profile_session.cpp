@@ -13,6 +13,7 @@ const char* to_string(SessionEnd why) {
     case SessionEnd::process_exit: return "process_exit";
     case SessionEnd::another_context: return "another_context";
     case SessionEnd::not_kept: return "not_kept";
+    case SessionEnd::another_configuration: return "another_configuration";
     case SessionEnd::kEnds: break;
   }
   return "?";
@@ -30,6 +31,10 @@ LaunchAction KeptSession::on_launch(bool wanted, bool captured, std::string* err
 
 bool KeptSession::open(const void* context, cupti::RangeProfilerBackend& backend, std::size_t configuration) {
   if (kept() && (context_ != context || backend_ != &backend)) end(SessionEnd::another_context);
+  // Restarted with another configuration, a kernel-replay session gave NaN for every metric of the new one
+  // (H100, CUPTI 13.0: 6 groups over launches of one identity, only each identity's first group, begun, had
+  // values), so a change of configuration begins the session anew.
+  if (kept() && configuration_ != configuration) end(SessionEnd::another_configuration);
   if (kept()) {
     kept_.store(false, std::memory_order_release);  // open, not kept, until done()
     try {
@@ -49,6 +54,7 @@ bool KeptSession::open(const void* context, cupti::RangeProfilerBackend& backend
   }
   context_ = context;
   backend_ = &backend;
+  configuration_ = configuration;
   backend.begin_session(configuration, cupti::SessionReplay::kernel, 1);
   ++begins_;
   return false;

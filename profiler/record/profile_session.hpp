@@ -26,7 +26,16 @@
 namespace gpuperf::record::inject {
 
 // Why a kept session ended (counted, for the trace and the tests).
-enum class SessionEnd { other_launch, capture_begin, context_destroy, process_exit, another_context, not_kept, kEnds };
+enum class SessionEnd {
+  other_launch,
+  capture_begin,
+  context_destroy,
+  process_exit,
+  another_context,
+  not_kept,
+  another_configuration,  // the next profiled launch collects another metric group
+  kEnds
+};
 const char* to_string(SessionEnd why);
 
 // What a launch's entry callback does about the profiler.
@@ -48,8 +57,8 @@ class KeptSession {
   LaunchAction on_launch(bool wanted, bool captured, std::string* error = nullptr);
 
   // Opens the session of a profiled launch on `context`'s back end with `configuration`: restarts the kept one
-  // when it is this context's, else ends any kept one and begins a session. True when it restarted. Throws what
-  // the back end throws (the session is then not kept).
+  // when it is this context's and has this configuration, else ends any kept one and begins a session. True
+  // when it restarted. Throws what the back end throws (the session is then not kept).
   bool open(const void* context, cupti::RangeProfilerBackend& backend, std::size_t configuration);
 
   // The profiled launch's passes were decoded and evaluated: keeps its session enabled for the next profiled
@@ -75,6 +84,7 @@ class KeptSession {
   std::atomic<bool> kept_{false};
   const void* context_ = nullptr;  // of the open or kept session
   cupti::RangeProfilerBackend* backend_ = nullptr;
+  std::size_t configuration_ = 0;  // of the open or kept session
   std::uint64_t restarts_ = 0, begins_ = 0;
   std::uint64_t ends_[static_cast<int>(SessionEnd::kEnds)] = {};
 };
