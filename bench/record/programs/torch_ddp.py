@@ -8,7 +8,9 @@ torch.profiler saw on that rank from the model's construction on (N: every kerne
 bench/record/record_matrix.py runs it under torchrun.
 """
 import argparse
+import faulthandler
 import os
+import signal
 
 import torch
 import torch.distributed as dist
@@ -19,6 +21,8 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--steps", type=int, default=40)
 parser.add_argument("--count", action="store_true")
 args = parser.parse_args()
+# SIGUSR1 prints every thread's Python stack and goes on (what a run that seems stuck is doing).
+faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 local_rank = int(os.environ["LOCAL_RANK"])
 torch.cuda.set_device(local_rank)
