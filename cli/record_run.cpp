@@ -87,6 +87,12 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                                "an identity in turn, whose counters combine its launches (default 0: as many as "
                                "--profile-launches; 1: every metric in every profiled launch)"),
                0);
+  cmd->add_option("--profile-replay", a.profile_replay,
+                  "With --metrics: auto (default) profiles with kernel replay, except in a rank of a distributed "
+                  "job (WORLD_SIZE above 1) and after a process's first communication kernel, where a replay's "
+                  "restore of memory can lose what a peer wrote into it and a collective then waits forever "
+                  "(those launches keep their timing and source lines); kernel replays everywhere")
+      ->check(CLI::IsMember({"auto", "kernel"}));
   if (!metrics) return;  // `check` has its own --metrics and --no-source-lines
   cmd->add_option("--metrics", a.metrics,
                   "Hardware metrics of the first launches of each kernel (kernel replay): none (default), default, "
@@ -127,6 +133,7 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   options.profile_watchdog_ms = a.profile_watchdog_ms;
   options.communication_kernels = a.communication_kernels;
   options.profile_groups = a.profile_groups;
+  options.profile_replay = a.profile_replay;
   if (!ctx.quiet) {
     options.note = [](const std::string& note) { std::fprintf(stderr, "gpuperf: note: %s\n", note.c_str()); };
   }

@@ -19,7 +19,9 @@ fewer than two GPUs for torch-ddp) is shown as skipped.
 
 torch-ddp is judged per rank: the launches stored in each rank's run (its GPU's) equal torch.profiler's count
 on that rank (a plain run with --count), and with --metrics its communication kernels (NCCL's) have no
-counters and every other identity has. --run-timeout bounds each run: a run still going then is killed (its
+counters and every other identity has; by default a rank of a distributed job is not range-profiled at all
+(`record --profile-replay`, docs/record-ends.md), so then no identity may have counters
+(`--metrics-args '--profile-replay kernel'` asks for them, at the risk of the hang that default avoids). --run-timeout bounds each run: a run still going then is killed (its
 process group) and counted as hung, a failure. For the --metrics cells the record files are kept and the
 profiling time of each profiled launch (W lines) is summarized under the table: median and p95 per launch,
 and the median wall time of a run against the plain runs'.
@@ -321,8 +323,12 @@ def main():
         graph_only = re.search(r"(\d+) ran only in CUDA graph replays", p.stderr)
         counters = (int(summary.group(1)), int(summary.group(2))) if summary else None
         uncovered = (counters is None or counters[0] + (int(graph_only.group(1)) if graph_only else 0) < counters[1])
-        # By kind (torch-ddp, gpt2): a compute identity without counters, or a communication one with them.
-        wrong_kind = sorted(name for name, has in profiled.items() if has == is_communication(name))
+        # By kind (torch-ddp, gpt2): a compute identity without counters, or a communication one with them. A
+        # rank of a distributed job is not range-profiled unless --profile-replay kernel (its summary says so):
+        # then no identity may have counters.
+        unreplayed = "where kernel replay is not used" in p.stderr
+        wrong_kind = sorted(name for name, has in profiled.items()
+                            if (has if unreplayed else has == is_communication(name)))
         killed = re.search(r": signal (\d+) after ", p.stderr)
         return {"rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr, "exit": stored_exit,
                 "signal": int(killed.group(1)) if killed else None, "launches": launches, "kill_lines": lines,

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +26,7 @@
 #include "profiler/record/inject_guard.hpp"
 #include "profiler/record/inject_lines.hpp"
 #include "profiler/record/inject_shared.hpp"
+#include "profiler/record/launch_policy.hpp"
 #include "profiler/record/pass_groups.hpp"
 #include "profiler/record/profile_session.hpp"
 #include "profiler/record/session_events.hpp"
@@ -108,6 +110,14 @@ struct State {
   // (GPUPERF_RECORD_PROFILE_GROUPS; default --profile-launches; 1: every launch collects every metric).
   std::size_t split = 0;
   std::vector<std::vector<std::size_t>> groups;
+  // Kernel replay in a distributed process (launch_policy.hpp, kernel_replay_allowed): unless
+  // GPUPERF_RECORD_PROFILE_REPLAY=kernel, a rank of a distributed job is not range-profiled, nor is any launch
+  // of a process after its first communication kernel; a "U <why>" line says so once. Source lines (one
+  // instrumented launch, nothing restored) are still collected.
+  bool replay_forced = false;
+  bool distributed = false;
+  std::atomic<bool> communication_seen{false};
+  bool told_unreplayed = false;
   std::uint64_t end_ns = 0;  // spent ending kept sessions (in spent_ns too; told by the trace)
 };
 
@@ -286,10 +296,24 @@ bool single_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? in(kRuntimeKernelLaunches) : in(kDriverKernelLaunches);
 }
 
+// Whether kernel replay may run in this process now (State::replay_forced); says once why not (g_state->mutex
+// held).
+bool replay_allowed_locked() {
+  if (kernel_replay_allowed(g_state->replay_forced, g_state->distributed,
+                            g_state->communication_seen.load(std::memory_order_relaxed)))
+    return true;
+  if (!g_state->told_unreplayed) {
+    g_state->told_unreplayed = true;
+    write_line(std::string("U ") + (g_state->distributed ? "distributed" : "communication"));
+  }
+  return false;
+}
+
 // Whether the launch's identity still has launches to profile, within the budget, on a context where
 // profiling has not failed (g_state->mutex held). Says once when the budget is spent.
 bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
   if (profiling_stopped()) return false;  // the watchdog gave a launch up (inject_guard.hpp)
+  if (!replay_allowed_locked()) return false;
   const auto ctx = g_state->contexts.find(data->context);
   if (ctx != g_state->contexts.end() && !ctx->second.broken.empty()) return false;
   const auto it = g_state->profiled.find(key);
@@ -321,7 +345,8 @@ bool enter_lines(const CUpti_CallbackData* data, const std::string& key, CUstrea
     const auto it = g_state->profiled.find(key);
     const auto ctx = g_state->contexts.find(data->context);
     const bool ranged = (it != g_state->profiled.end() && it->second >= g_state->per_identity) ||
-                        (ctx != g_state->contexts.end() && !ctx->second.broken.empty());
+                        (ctx != g_state->contexts.end() && !ctx->second.broken.empty()) ||
+                        !replay_allowed_locked();  // not range-profiled here: instrumented at once
     if (!ranged || !lines_wanted(data, key)) return false;
     return (g_state->budget == 0 || g_state->spent < g_state->budget) &&
            (g_state->time_budget_ms == 0 || g_state->spent_ns < g_state->time_budget_ms * 1000000ull);
@@ -376,6 +401,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
   profilable = launch_may_be_profiled(profilable, info.known, data->symbolName) && data->context != nullptr;
   const bool candidate = profilable;
   t_communication = info.known && communication_launch(data->symbolName);  // an event after it (inject_comm.hpp)
+  if (t_communication) g_state->communication_seen.store(true, std::memory_order_relaxed);
   t_communication_stream = info.stream;
   t_communication_context = data->context;
   std::string key;
@@ -611,6 +637,10 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_MS"); n != nullptr && *n != '\0') {
     g_state->time_budget_ms = std::strtoull(n, nullptr, 10);
   }
+  if (const char* r = std::getenv("GPUPERF_RECORD_PROFILE_REPLAY"); r != nullptr && std::strcmp(r, "kernel") == 0) {
+    g_state->replay_forced = true;
+  }
+  g_state->distributed = distributed_job([](const char* name) { return std::getenv(name); });
   configure_session_env();
   write_line(header);
   init_guard();

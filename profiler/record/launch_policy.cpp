@@ -1,5 +1,7 @@
 #include "profiler/record/launch_policy.hpp"
 
+#include <cstdlib>
+
 #include "core/kernel_kind.hpp"
 
 namespace gpuperf::record {
@@ -37,6 +39,18 @@ std::string communication_kernels_value(const std::vector<std::string>& substrin
     out += (out.empty() ? "" : "\n") + s;
   }
   return out;
+}
+
+bool distributed_job(const std::function<const char*(const char*)>& env) {
+  for (const char* size : {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* v = env(size);
+    if (v != nullptr && std::strtol(v, nullptr, 10) > 1) return true;
+  }
+  return false;
+}
+
+bool kernel_replay_allowed(bool forced, bool distributed, bool communication_seen) {
+  return forced || (!distributed && !communication_seen);
 }
 
 }  // namespace gpuperf::record

@@ -9,6 +9,7 @@
 // unprofiled one: never serialized against the profiler's own work, never synchronized on, never replayed.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,5 +34,17 @@ std::vector<std::string> parse_communication_kernels(const char* text);
 
 // The variable's value for `substrings` (`record` sets it): joined with '\n'.
 std::string communication_kernels_value(const std::vector<std::string>& substrings);
+
+// Whether the process is a rank of a distributed job of more than one process: WORLD_SIZE (torchrun),
+// OMPI_COMM_WORLD_SIZE (Open MPI) or PMI_SIZE (MPICH, Slurm's PMI) above 1. `env` looks a variable up
+// (std::getenv in the injection library).
+bool distributed_job(const std::function<const char*(const char*)>& env);
+
+// Whether kernel replay may profile a launch now. Replaying a launch restores the memory its kernel can reach
+// before each pass, the communication buffers that peers write into included: a peer's write between the save
+// and the restore is lost and a later collective waits forever (two H100s, torchrun DDP under record
+// --metrics: the ranks of 1 run in 6 hung in dist.barrier). So not in a rank of a distributed job, nor after
+// the process's first communication kernel, unless `forced` (--profile-replay kernel).
+bool kernel_replay_allowed(bool forced, bool distributed, bool communication_seen);
 
 }  // namespace gpuperf::record

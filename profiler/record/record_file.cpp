@@ -181,6 +181,14 @@ void ProcessParser::parse_line(std::string_view line) {
     case 'T':
       if (!(f.next(p_.profile_time_budget_ms) && f.at_end())) throw bad("malformed time budget line");
       break;
+    case 'U': {  // not range-profiled: a rank of a distributed job, or after its first communication kernel
+      std::string why;
+      if (!(f.next_word(why) && f.at_end()) || (why != "distributed" && why != "communication")) {
+        throw bad("malformed unreplayed line (U distributed|communication)");
+      }
+      p_.unreplayed = why;
+      break;
+    }
     case 'W': {
       std::uint32_t corr = 0;
       std::uint64_t ns = 0;

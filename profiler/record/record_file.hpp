@@ -17,6 +17,9 @@
 //   F <unix time ns>                           the records above reached the file then (after every buffer)
 //   B <budget>                                 --metrics: the budget of profiled launches was spent
 //   T <budget ms>                              --metrics: the time budget of profiling was spent
+//   U distributed|communication                --metrics: no launch was range-profiled from then on: the process is a
+//                                              rank of a distributed job, or launched a communication kernel
+//                                              (kernel replay could lose what a peer wrote; --profile-replay)
 //   W <correlation> <ns>                       --metrics: the wall time profiling that launch took (its call)
 //   A <rank> <local rank> <world size>         the process's RANK, LOCAL_RANK, WORLD_SIZE ("-": unset), when
 //                                              any is set (after P)
@@ -110,10 +113,13 @@ struct OwnWork {
 struct ProcessRecord {
   std::uint32_t pid = 0, ppid = 0;
   std::string argv0;
-  std::uint64_t started_ns = 0;                     // unix time the process began recording (P line)
-  std::uint64_t last_flush_ns = 0;                  // unix time of its last F line; 0: none
-  std::uint64_t profile_budget_spent = 0;           // --metrics: the budget of a B line, 0 when not spent
-  std::uint64_t profile_time_budget_ms = 0;         // --metrics: the time budget of a T line, 0 when not spent
+  std::uint64_t started_ns = 0;              // unix time the process began recording (P line)
+  std::uint64_t last_flush_ns = 0;           // unix time of its last F line; 0: none
+  std::uint64_t profile_budget_spent = 0;    // --metrics: the budget of a B line, 0 when not spent
+  std::uint64_t profile_time_budget_ms = 0;  // --metrics: the time budget of a T line, 0 when not spent
+  // --metrics: the U line: "distributed" (a rank of a distributed job) or "communication" (after the process's
+  // first communication kernel): launches from then on were not range-profiled; "" without one
+  std::string unreplayed;
   std::optional<int> rank, local_rank, world_size;  // the A line (RANK, LOCAL_RANK, WORLD_SIZE)
   std::vector<GivenUp> given_up;                    // G lines (at most one from this library)
   std::uint64_t communication_busy = 0;             // V lines: launches not profiled, a collective still running

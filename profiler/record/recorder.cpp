@@ -123,7 +123,8 @@ std::vector<std::pair<std::string, std::string>> metrics_environment(const Metri
           {"GPUPERF_RECORD_SOURCE_LINES", o.source_lines ? "1" : "0"},
           {"GPUPERF_RECORD_PROFILE_WATCHDOG_MS", std::to_string(o.profile_watchdog_ms)},
           {"GPUPERF_RECORD_COMMUNICATION_KERNELS", communication_kernels_value(o.communication_kernels)},
-          {"GPUPERF_RECORD_PROFILE_GROUPS", std::to_string(o.profile_groups)}};
+          {"GPUPERF_RECORD_PROFILE_GROUPS", std::to_string(o.profile_groups)},
+          {"GPUPERF_RECORD_PROFILE_REPLAY", o.profile_replay}};
 }
 
 std::string seconds_text(double s) {
@@ -269,12 +270,15 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
   const std::string profile_time = describe_profile_time(processes);
   const std::size_t left = totals.identities - std::min(totals.identities, with);
   std::uint64_t budget = 0, time_budget_ms = 0;
-  std::string given_up;                 // the watchdog's first give-up
+  std::size_t unreplayed_ranks = 0, unreplayed_after_communication = 0;  // U lines
+  std::string given_up;                                                  // the watchdog's first give-up
   std::uint64_t busy = 0, busy_ms = 0;  // launches not profiled: a communication kernel still running
   for (const auto& p : processes) {
     busy += p.communication_busy;
     busy_ms = std::max(busy_ms, p.communication_wait_ms);
     budget = std::max(budget, p.profile_budget_spent);
+    unreplayed_ranks += p.unreplayed == "distributed" ? 1 : 0;
+    unreplayed_after_communication += p.unreplayed == "communication" ? 1 : 0;
     time_budget_ms = std::max(time_budget_ms, p.profile_time_budget_ms);
     if (given_up.empty() && !p.given_up.empty()) {
       const GivenUp& g = p.given_up.front();
@@ -306,6 +310,17 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
   if (totals.identities_graph_only > 0)
     why.push_back(std::to_string(totals.identities_graph_only) +
                   " ran only in CUDA graph replays (launches captured into a graph are not profiled)");
+  if (unreplayed_ranks + unreplayed_after_communication > 0) {
+    std::string which =
+        unreplayed_ranks > 0
+            ? std::to_string(unreplayed_ranks) + " process(es) are ranks of a distributed job"
+            : std::to_string(unreplayed_after_communication) + " process(es) launched communication kernels";
+    if (unreplayed_ranks > 0 && unreplayed_after_communication > 0)
+      which += " and " + std::to_string(unreplayed_after_communication) + " launched communication kernels";
+    why.push_back(which +
+                  ", where kernel replay is not used (a replay restores memory that peers write into, and a "
+                  "collective then waits forever; --profile-replay kernel replays anyway)");
+  }
   if (budget > 0)
     why.push_back("the budget of " + std::to_string(budget) + " profiled launches was spent (--profile-budget)");
   if (time_budget_ms > 0)

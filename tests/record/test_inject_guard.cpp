@@ -74,6 +74,25 @@ TEST(LaunchPolicy, SubstringsTravelOneALine) {
 }
 
 // The library's own decision, as inject_metrics.cpp asks it (with its cache of the last name per thread).
+TEST(LaunchPolicy, KernelReplayIsNotUsedInADistributedProcessUnlessForced) {
+  const auto env = [](std::map<std::string, std::string> vars) {
+    return [vars](const char* name) -> const char* {
+      const auto it = vars.find(name);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+  };
+  EXPECT_TRUE(distributed_job(env({{"WORLD_SIZE", "2"}})));                     // torchrun
+  EXPECT_TRUE(distributed_job(env({{"OMPI_COMM_WORLD_SIZE", "8"}})));           // Open MPI
+  EXPECT_TRUE(distributed_job(env({{"PMI_SIZE", "4"}, {"WORLD_SIZE", "1"}})));  // MPICH, Slurm
+  EXPECT_FALSE(distributed_job(env({{"WORLD_SIZE", "1"}})));                    // one process: nothing to race
+  EXPECT_FALSE(distributed_job(env({{"WORLD_SIZE", "x"}, {"RANK", "3"}})));
+  EXPECT_FALSE(distributed_job(env({})));
+  EXPECT_TRUE(kernel_replay_allowed(false, false, false));
+  EXPECT_FALSE(kernel_replay_allowed(false, true, false));  // a rank: a peer may write while memory is restored
+  EXPECT_FALSE(kernel_replay_allowed(false, false, true));  // one process driving a collective over its GPUs
+  EXPECT_TRUE(kernel_replay_allowed(true, true, true));     // --profile-replay kernel
+}
+
 TEST(InjectGuard, TheLibraryNeverProfilesACommunicationKernel) {
   setenv("GPUPERF_RECORD_COMMUNICATION_KERNELS", "peer_exchange\nmy_allreduce", 1);
   setenv("GPUPERF_RECORD_PROFILE_WATCHDOG_MS", "0", 1);

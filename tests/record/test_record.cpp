@@ -705,6 +705,13 @@ TEST(RecordFile, MalformedGroupLinesAreRefusedWithTheirLine) {
   EXPECT_NE(error("H 0 0 1\nQ 1 0 5\n").find("f:4: group metric values do not match the H line"), std::string::npos);
   EXPECT_NE(error("H 0 0\nQ 1 0 5 6\n").find("f:4: group metric values do not match the H line"), std::string::npos);
   EXPECT_EQ(error("H 0 0 1\nQ 1 0 5 6\nZ\n"), "no error");
+  // The U line: why launches were not range-profiled (a rank of a distributed job, or after communication).
+  EXPECT_EQ(parse_process_text(head + "U distributed\nZ\n", "f").unreplayed, "distributed");
+  EXPECT_EQ(parse_process_text(head + "U communication\nZ\n", "f").unreplayed, "communication");
+  EXPECT_EQ(parse_process_text(head + "Z\n", "f").unreplayed, "");
+  EXPECT_NE(error("U\n").find("f:3: malformed unreplayed line"), std::string::npos);
+  EXPECT_NE(error("U sometimes\n").find("f:3: malformed unreplayed line"), std::string::npos);
+  EXPECT_NE(error("U distributed 2\n").find("f:3: malformed unreplayed line"), std::string::npos);
 }
 
 }  // namespace

@@ -143,6 +143,25 @@ TEST(RecorderEnds, PartialCountersCountAsCountersAndAreToldApart) {
       << s;
 }
 
+TEST(RecorderEnds, RanksOfADistributedJobSayWhyTheyHaveNoCounters) {
+  KernelTotals t;
+  t.identities = 5;
+  t.identities_communication = 1;
+  const std::string s =
+      describe_profiled(t, {process("P 1 0 5 x\nU distributed\nZ\n"), process("P 2 0 5 x\nU distributed\nZ\n")}, 3);
+  EXPECT_NE(s.find("counters for 0 of 5 identities"), std::string::npos) << s;
+  EXPECT_NE(s.find("5 left unprofiled: 1 are communication kernels"), std::string::npos) << s;
+  EXPECT_NE(s.find("2 process(es) are ranks of a distributed job, where kernel replay is not used (a replay restores "
+                   "memory that peers write into, and a collective then waits forever; --profile-replay kernel "
+                   "replays anyway)"),
+            std::string::npos)
+      << s;
+  const std::string one = describe_profiled(t, {process("P 1 0 5 x\nU communication\nZ\n")}, 3);
+  EXPECT_NE(one.find("1 process(es) launched communication kernels, where kernel replay is not used"),
+            std::string::npos)
+      << one;
+}
+
 TEST(RecorderEnds, TheMetricsSummarySaysWhatProfilingTookAndTheTimeBudget) {
   KernelTotals t;
   t.identities = 3;
