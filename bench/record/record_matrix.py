@@ -29,7 +29,8 @@ and the median wall time of a run against the plain runs'.
 Columns: runs (finished by --deadline, if given), exit = plain (runs whose exit status, as the program's own
 or as stored by record, equals the plain runs'), crashes (runs whose program was killed by a signal, also when
 record stored nothing), not flushed (record's warning that a process ended without flushing its records),
-metric errors (with --metrics: runs that warned of a failed profiled launch, or whose identities with
+metric errors (with --metrics: runs that warned of a failed profiled launch, that stored an identity whose
+`instructions` read NaN, or whose identities with
 counters plus those only CUDA graph replays ran are fewer than its identities; torch-ddp and gpt2: a compute
 identity without counters, or a communication one with them), hung (runs killed at --run-timeout), counters (with --metrics:
 identities with counters / identities, the worst run), launches (stored against the program's own count: "="
@@ -326,6 +327,10 @@ def main():
         # By kind (torch-ddp, gpt2): a compute identity without counters, or a communication one with them. A
         # rank of a distributed job is not range-profiled unless --profile-replay kernel (its summary says so):
         # then no identity may have counters.
+        # A counter every kernel has read NaN ("not applicable: CUPTI evaluated ... = -nan"): a profiled launch
+        # whose values CUPTI never filled (a session restarted with another configuration did that).
+        nan_counters = sum(1 for r in runs for res in r["results"]
+                           if "nan" in res["metrics"].get("instructions", {}).get("message", ""))
         unreplayed = "where kernel replay is not used" in p.stderr
         wrong_kind = sorted(name for name, has in profiled.items()
                             if (has if unreplayed else has == is_communication(name)))
@@ -335,6 +340,7 @@ def main():
                 "not_flushed": "without flushing" in p.stderr, "counters": counters, "by_rank": by_rank,
                 "hung": hung, "wall": wall, "profile_ns": profile_times(records), "wrong_kind": wrong_kind,
                 "metric_errors": bool(extra) and ("hardware metrics" in p.stderr or "given up" in p.stderr or
+                                                  nan_counters > 0 or
                                                   (bool(wrong_kind) if kind_judged_cell else uncovered))}
 
     # Everything is submitted at once and judged at the end: runs with --metrics hold the GPU's counters for
