@@ -68,13 +68,24 @@ std::vector<Measurement> evaluate_target(const MetricPlan& plan, const std::vect
     }
     double sum = 0;
     std::string bad;
+    bool counter = false;  // the value that is not a number is a counter's sum
     for (std::size_t term : plan.terms[i]) {
       const double v = term < values->size() ? (*values)[term] : std::nan("");
       if (!std::isfinite(v)) {
         bad = plan.perfworks[term] + " = " + format_value(v);
+        const std::string& name = plan.perfworks[term];
+        counter = name.size() >= 4 && name.compare(name.size() - 4, 4, ".sum") == 0;
         break;
       }
       sum += v;
+    }
+    if (!bad.empty() && counter) {
+      // A sum of events is 0 when none happened: not a number means the range collected nothing (a session
+      // restarted with another configuration read so on an H100), a failure, never "not applicable".
+      out.push_back(failed_measurement(
+          r.info, Status::failed,
+          "CUPTI evaluated " + bad + ": a counter's sum is never undefined, so its range collected nothing"));
+      continue;
     }
     if (!bad.empty()) {
       out.push_back(failed_measurement(

@@ -291,6 +291,23 @@ TEST(Collector, UndefinedRatiosAreSkippedNotZero) {
   EXPECT_DOUBLE_EQ(ms[1].samples.at(0), 4096.0);
 }
 
+TEST(Collector, ACounterSumThatIsNotANumberIsAFailureNotAnUndefinedRatio) {
+  CollectorOptions o;
+  o.metrics = {"dram_bytes_read", "gld_efficiency"};
+  Rig rig(o, [](FakeBackend& b) { b.value = [](const std::string&, const std::string&) { return std::nan(""); }; });
+  Benchmark a = bench("a/b", true);
+  InstanceRef r{&a, {}};
+  FakeWorkload w(rig.log, "w", rig.backend);
+  auto ms = rig.collector->collect(r, w, nullptr);
+  // dram__bytes_read.sum: events counted are 0 when none happened; NaN means nothing was collected.
+  EXPECT_EQ(ms[0].status, Status::failed);
+  EXPECT_NE(ms[0].message.find("dram__bytes_read.sum = nan"), std::string::npos) << ms[0].message;
+  EXPECT_NE(ms[0].message.find("its range collected nothing"), std::string::npos) << ms[0].message;
+  // A ratio (.pct) with nothing to divide stays "not applicable".
+  EXPECT_EQ(ms[1].status, Status::skipped);
+  EXPECT_NE(ms[1].message.find("not applicable"), std::string::npos);
+}
+
 TEST(Collector, StaticMetricsComeFromTheDeviceWithoutCupti) {
   CollectorOptions o;
   o.metrics = {"registers", "static_shared_bytes", "local_bytes", "theoretical_occupancy"};
