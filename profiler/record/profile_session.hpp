@@ -11,7 +11,9 @@
 //   - ended by the first launch captured into a CUDA graph, it broke the capture (disabling the profiler is
 //     not allowed inside one): so a capture's beginning ends it (cuStreamBeginCapture and its variants, entry
 //     callback), and a launch into a stream being captured is never profiled and ends nothing;
-//   - a context's destruction and the process's exit end it too.
+//   - a context's destruction and the process's exit end it too;
+//   - restarted with another configuration (metric group), every value of the new one read NaN: so only a
+//     launch of the kept session's own group restarts it, and another group begins a session anew.
 // The caller serialises every call (inject_metrics.cpp holds its state mutex, and the launch gate keeps a
 // profiled launch alone on the GPU from its entry to its exit).
 #pragma once
