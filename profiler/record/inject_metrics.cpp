@@ -309,23 +309,35 @@ bool replay_allowed_locked() {
   return false;
 }
 
+// The budgets of profiled launches and of profiling time, and an identity's own share (g_state->mutex held):
+// what range-profiled and instrumented launches both ask.
+bool launch_budget_spent() { return g_state->budget > 0 && g_state->spent >= g_state->budget; }
+bool time_budget_spent() {
+  return g_state->time_budget_ms > 0 && g_state->spent_ns >= g_state->time_budget_ms * 1000000ull;
+}
+bool identity_profiled_enough(const std::string& key) {
+  const auto it = g_state->profiled.find(key);
+  return it != g_state->profiled.end() && it->second >= g_state->per_identity;
+}
+bool context_broken(CUcontext context) {
+  const auto ctx = g_state->contexts.find(context);
+  return ctx != g_state->contexts.end() && !ctx->second.broken.empty();
+}
+
 // Whether the launch's identity still has launches to profile, within the budget, on a context where
 // profiling has not failed (g_state->mutex held). Says once when the budget is spent.
 bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
   if (profiling_stopped()) return false;  // the watchdog gave a launch up (inject_guard.hpp)
   if (!replay_allowed_locked()) return false;
-  const auto ctx = g_state->contexts.find(data->context);
-  if (ctx != g_state->contexts.end() && !ctx->second.broken.empty()) return false;
-  const auto it = g_state->profiled.find(key);
-  if (it != g_state->profiled.end() && it->second >= g_state->per_identity) return false;
-  if (g_state->budget > 0 && g_state->spent >= g_state->budget) {
+  if (context_broken(data->context) || identity_profiled_enough(key)) return false;
+  if (launch_budget_spent()) {
     if (!g_state->told_budget) {
       g_state->told_budget = true;
       write_line("B " + std::to_string(g_state->budget));
     }
     return false;
   }
-  if (g_state->time_budget_ms > 0 && g_state->spent_ns >= g_state->time_budget_ms * 1000000ull) {
+  if (time_budget_spent()) {
     if (!g_state->told_time_budget) {
       g_state->told_time_budget = true;
       write_line("T " + std::to_string(g_state->time_budget_ms));
@@ -342,14 +354,9 @@ void end_session_locked(SessionEnd why, bool in_capture);
 // the gate exclusively. False: the launch is not (the caller takes the gate shared).
 bool enter_lines(const CUpti_CallbackData* data, const std::string& key, CUstream stream) {
   const auto ready_locked = [&] {
-    const auto it = g_state->profiled.find(key);
-    const auto ctx = g_state->contexts.find(data->context);
-    const bool ranged = (it != g_state->profiled.end() && it->second >= g_state->per_identity) ||
-                        (ctx != g_state->contexts.end() && !ctx->second.broken.empty()) ||
+    const bool ranged = identity_profiled_enough(key) || context_broken(data->context) ||
                         !replay_allowed_locked();  // not range-profiled here: instrumented at once
-    if (!ranged || !lines_wanted(data, key)) return false;
-    return (g_state->budget == 0 || g_state->spent < g_state->budget) &&
-           (g_state->time_budget_ms == 0 || g_state->spent_ns < g_state->time_budget_ms * 1000000ull);
+    return ranged && lines_wanted(data, key) && !launch_budget_spent() && !time_budget_spent();
   };
   {
     std::lock_guard<std::mutex> lock(g_state->mutex);
@@ -444,8 +451,8 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     t_busy = false;
     mark(kFlushL2);
     // One auto range around this launch; kernel replay runs every pass of its group inside the launch call.
-    // The session kept enabled since the last profiled launch is restarted (0.2 ms against 150 ms to begin one
-    // on an H100); profile_session.hpp has the rules that end it.
+    // The session kept enabled since the last profiled launch is restarted when that launch collected the same
+    // group (0.2 ms against 150 ms to begin one on an H100); profile_session.hpp has the rules that end it.
     t_group = g_state->profiled[key] % g_state->groups.size();
     t_restarted = g_state->session.open(data->context, *c->backend, t_group);
     c->backend->start_pass();
@@ -640,7 +647,7 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   if (const char* r = std::getenv("GPUPERF_RECORD_PROFILE_REPLAY"); r != nullptr && std::strcmp(r, "kernel") == 0) {
     g_state->replay_forced = true;
   }
-  g_state->distributed = distributed_job([](const char* name) { return std::getenv(name); });
+  g_state->distributed = distributed_job([](const char* variable) { return std::getenv(variable); });
   configure_session_env();
   write_line(header);
   init_guard();

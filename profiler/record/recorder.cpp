@@ -10,6 +10,7 @@
 
 #include "core/command_line.hpp"
 #include "core/errors.hpp"
+#include "core/stats.hpp"
 #include "gpuperf/version.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
@@ -361,16 +362,14 @@ std::string describe_source_lines(const std::vector<Run>& runs, const KernelTota
     unfinished += p.source->unfinished;
   }
   if (!ns.empty()) {
-    std::sort(ns.begin(), ns.end());
     std::uint64_t total = 0;
     for (std::uint64_t v : ns) total += v;
-    const double median = ns.size() % 2 == 1 ? static_cast<double>(ns[ns.size() / 2])
-                                             : 0.5 * static_cast<double>(ns[ns.size() / 2 - 1] + ns[ns.size() / 2]);
     char text[160];
     std::snprintf(text, sizeof text,
                   "; %zu instrumented launches took %s, %.1f ms a launch (median), the slowest %.1f ms", ns.size(),
-                  seconds_text(static_cast<double>(total) * 1e-9).c_str(), median * 1e-6,
-                  static_cast<double>(ns.back()) * 1e-6);
+                  seconds_text(static_cast<double>(total) * 1e-9).c_str(),
+                  median(std::vector<double>(ns.begin(), ns.end())) * 1e-6,
+                  static_cast<double>(*std::max_element(ns.begin(), ns.end())) * 1e-6);
     out += text;
   }
   if (unfinished > 0)
