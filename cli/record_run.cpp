@@ -88,10 +88,12 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                                "--profile-launches; 1: every metric in every profiled launch)"),
                0);
   cmd->add_option("--profile-replay", a.profile_replay,
-                  "With --metrics: auto (default) profiles with kernel replay, except in a rank of a distributed "
-                  "job (WORLD_SIZE above 1) and after a process's first communication kernel, where a replay's "
-                  "restore of memory can lose what a peer wrote into it and a collective then waits forever "
-                  "(those launches keep their timing and source lines); kernel replays everywhere")
+                  "With --metrics: auto (default) profiles with kernel replay of every pass a launch needs, "
+                  "except that a rank of a distributed job (WORLD_SIZE above 1) replays one pass a launch, its "
+                  "metrics split in one-pass groups over an identity's launches (a replay of several passes "
+                  "restores memory a peer may have written into, and a collective then waits forever; metrics "
+                  "needing more passes are not collected there), and another process stops range profiling at "
+                  "its first communication kernel; kernel: every pass everywhere")
       ->check(CLI::IsMember({"auto", "kernel"}));
   if (!metrics) return;  // `check` has its own --metrics and --no-source-lines
   cmd->add_option("--metrics", a.metrics,

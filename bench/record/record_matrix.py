@@ -19,9 +19,10 @@ fewer than two GPUs for torch-ddp) is shown as skipped.
 
 torch-ddp is judged per rank: the launches stored in each rank's run (its GPU's) equal torch.profiler's count
 on that rank (a plain run with --count), and with --metrics its communication kernels (NCCL's) have no
-counters and every other identity has; by default a rank of a distributed job is not range-profiled at all
-(`record --profile-replay`, docs/record-ends.md), so then no identity may have counters
-(`--metrics-args '--profile-replay kernel'` asks for them, at the risk of the hang that default avoids). --run-timeout bounds each run: a run still going then is killed (its
+counters and every other identity has (a rank of a distributed job is replayed one pass a launch, so nothing a
+peer wrote is restored: `record --profile-replay`, docs/record-ends.md; a summary that says kernel replay was
+not used, as an older library's did, expects no counters at all). --metrics-args may name its own --metrics.
+--run-timeout bounds each run: a run still going then is killed (its
 process group) and counted as hung, a failure. For the --metrics cells the record files are kept and the
 profiling time of each profiled launch (W lines) is summarized under the table: median and p95 per launch,
 and the median wall time of a run against the plain runs'.
@@ -325,8 +326,7 @@ def main():
         counters = (int(summary.group(1)), int(summary.group(2))) if summary else None
         uncovered = (counters is None or counters[0] + (int(graph_only.group(1)) if graph_only else 0) < counters[1])
         # By kind (torch-ddp, gpt2): a compute identity without counters, or a communication one with them. A
-        # rank of a distributed job is not range-profiled unless --profile-replay kernel (its summary says so):
-        # then no identity may have counters.
+        # process whose summary says kernel replay was not used (an older library's ranks) may have none.
         # A counter every kernel has read NaN ("not applicable: CUPTI evaluated ... = -nan"): a profiled launch
         # whose values CUPTI never filled (a session restarted with another configuration did that).
         nan_counters = sum(1 for r in runs for res in r["results"]
@@ -365,7 +365,9 @@ def main():
         settings = [("record", [])]
         if name in metric_runs:
             extra_args = args.metrics_args.split()
-            settings.append((" ".join(["record --metrics default", *extra_args]), ["--metrics", "default", *extra_args]))
+            # --metrics-args may name its own --metrics (the set the runs profile) instead of the default one.
+            base = [] if "--metrics" in extra_args else ["--metrics", "default"]
+            settings.append((" ".join(["record", *base, *extra_args]), [*base, *extra_args]))
         item = (name, [], [None], how, kernel, {setting: [] for setting, _ in settings})
         if name in kind_judged:
             judged_by_kind.add(name)

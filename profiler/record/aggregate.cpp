@@ -219,30 +219,38 @@ std::map<std::uint32_t, std::map<std::string, Acc>> accumulate(const std::vector
 // its counters are combined across them. Round r takes each metric's r-th value in launch order; each complete
 // round is one sample of every metric. With no complete round (the identity ran fewer profiled launches than
 // there are groups, or a budget ended first), one round of what was collected, the rest absent (`missing`).
+// Metrics a one-pass process (a rank of a distributed job, its Y line) never collects (`never`, per metric) do not
+// count towards a round: they are absent from every one, and skipped with their own reason.
 struct CombinedCounters {
   std::vector<std::vector<double>> rounds;
   bool partial = false;
   std::vector<bool> missing;  // per metric of the C line, when partial
   std::size_t collected = 0;  // metrics collected at least once
+  std::size_t collectable = 0;
 };
 
-CombinedCounters combine_counters(const std::vector<const LaunchRecord*>& launches, std::size_t metrics) {
+CombinedCounters combine_counters(const std::vector<const LaunchRecord*>& launches, std::size_t metrics,
+                                  const std::vector<bool>& never) {
   std::vector<std::vector<double>> per_metric(metrics);  // values in launch order
   for (const LaunchRecord* r : launches) {
     for (std::size_t j = 0; j < metrics; ++j) {
       if (r->metrics_present.empty() || r->metrics_present[j]) per_metric[j].push_back(r->metrics[j]);
     }
   }
+  const auto never_collected = [&](std::size_t j) { return j < never.size() && never[j]; };
   CombinedCounters out;
   std::size_t complete = std::numeric_limits<std::size_t>::max();
-  for (const auto& v : per_metric) {
-    complete = std::min(complete, v.size());
-    out.collected += v.empty() ? 0 : 1;
+  for (std::size_t j = 0; j < metrics; ++j) {
+    if (never_collected(j)) continue;
+    complete = std::min(complete, per_metric[j].size());
+    out.collected += per_metric[j].empty() ? 0 : 1;
+    ++out.collectable;
   }
+  if (complete == std::numeric_limits<std::size_t>::max()) complete = 0;  // nothing collectable
   if (complete > 0) {
     for (std::size_t k = 0; k < complete; ++k) {
       std::vector<double> round(metrics);
-      for (std::size_t j = 0; j < metrics; ++j) round[j] = per_metric[j][k];
+      for (std::size_t j = 0; j < metrics; ++j) round[j] = never_collected(j) ? std::nan("") : per_metric[j][k];
       out.rounds.push_back(std::move(round));
     }
     return out;
@@ -251,6 +259,7 @@ CombinedCounters combine_counters(const std::vector<const LaunchRecord*>& launch
   out.missing.assign(metrics, false);
   std::vector<double> round(metrics, std::nan(""));
   for (std::size_t j = 0; j < metrics; ++j) {
+    if (never_collected(j)) continue;
     if (per_metric[j].empty()) {
       out.missing[j] = true;
     } else {
@@ -272,7 +281,20 @@ void mark_missing(const MetricPlan& plan, const CombinedCounters& c, std::vector
         measurements[i].metric, Status::skipped,
         "partial counters: each profiled launch collects one group of the metrics, and this identity's " +
             std::string("profiled launches collected ") + std::to_string(c.collected) + " of " +
-            std::to_string(c.missing.size()) + " counters, not this one's (too few launches, or a budget ran out)");
+            std::to_string(c.collectable) + " counters, not this one's (too few launches, or a budget ran out)");
+  }
+}
+
+// The measurements that need a counter a one-pass process never collects: skipped, saying why.
+void mark_never(const MetricPlan& plan, const std::vector<bool>& never, std::vector<Measurement>& measurements) {
+  for (std::size_t i = 0; i < measurements.size() && i < plan.terms.size(); ++i) {
+    const auto& terms = plan.terms[i];
+    if (std::none_of(terms.begin(), terms.end(), [&](std::size_t t) { return t < never.size() && never[t]; })) continue;
+    measurements[i] = failed_measurement(
+        measurements[i].metric, Status::skipped,
+        "not collected in a rank of a distributed job: a launch there is replayed one pass, so that no memory a "
+        "peer writes into is restored, and this metric needs more passes on this GPU (--profile-replay kernel "
+        "replays every pass, at the risk of a hung collective)");
   }
 }
 
@@ -286,7 +308,8 @@ struct LinesUnavailable {
 // sample per profiled launch of each metric (combined across its launches' groups), in the plan's order, and
 // with source lines its Result::source.
 Result identity_result(const Acc& acc, double device_total_ns, const SelectOptions& options, KernelTotals& totals,
-                       const LinesUnavailable& lines, SourceTextCache& texts) {
+                       const LinesUnavailable& lines, SourceTextCache& texts,
+                       const std::map<std::uint32_t, const std::vector<bool>*>& not_collected) {
   Result res;
   res.instance = acc.instance;
   Measurement d;
@@ -310,7 +333,14 @@ Result identity_result(const Acc& acc, double device_total_ns, const SelectOptio
     ++totals.identities_communication;  // never profiled by the injection library (launch_policy.hpp)
   }
   if (options.metrics != nullptr && !acc.profiled.empty()) {
-    const CombinedCounters combined = combine_counters(acc.profiled, options.metrics->perfworks.size());
+    std::vector<bool> never;  // what the one-pass processes of its profiled launches could not collect
+    for (const LaunchRecord* r : acc.profiled) {
+      const auto it = not_collected.find(r->pid);
+      if (it == not_collected.end()) continue;
+      never.resize(std::max(never.size(), it->second->size()), false);
+      for (std::size_t j = 0; j < it->second->size(); ++j) never[j] = never[j] || (*it->second)[j];
+    }
+    const CombinedCounters combined = combine_counters(acc.profiled, options.metrics->perfworks.size(), never);
     if (combined.partial) {
       ++totals.identities_partial_counters;
     } else {
@@ -330,6 +360,7 @@ Result identity_result(const Acc& acc, double device_total_ns, const SelectOptio
       }
     }
     if (combined.partial) mark_missing(*options.metrics, combined, merged);
+    mark_never(*options.metrics, never, merged);
     for (auto& m : merged) {
       if (m.status == Status::ok) m.summary = summarize(m.samples);
       res.metrics.push_back(std::move(m));
@@ -388,12 +419,17 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
   std::map<std::uint32_t, std::vector<Result>> out;
   const LinesUnavailable lines = options.source_lines ? lines_unavailable(processes) : LinesUnavailable{};
   SourceTextCache texts;  // the line's text from the source on this machine, as `run` reads it
+  std::map<std::uint32_t, const std::vector<bool>*> not_collected;  // pid -> its Y line's metrics
+  for (const auto& p : processes) {
+    if (p.one_pass) not_collected[p.pid] = &p.not_collected;
+  }
   for (auto& [device, accs] : by_device) {
     std::vector<Acc*> order;
     for (auto& [name, acc] : accs) order.push_back(&acc);
     std::stable_sort(order.begin(), order.end(), [](const Acc* a, const Acc* b) { return a->total_ns > b->total_ns; });
     for (Acc* acc : order) {
-      out[device].push_back(identity_result(*acc, device_total_ns[device], options, totals, lines, texts));
+      out[device].push_back(
+          identity_result(*acc, device_total_ns[device], options, totals, lines, texts, not_collected));
       ++totals.identities;
     }
   }

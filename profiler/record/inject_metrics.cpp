@@ -102,20 +102,25 @@ struct State {
   unsigned long long spent_ns = 0;
   bool told_time_budget = false;
   std::map<std::string, unsigned long long> profiled;  // identity key -> launches profiled so far
+  std::map<std::string, std::vector<bool>> collected;  // identity key -> the groups its profiled launches collected
   std::map<CUcontext, Context> contexts;
   // The session kept enabled between profiled launches (profile_session.hpp; GPUPERF_RECORD_PROFILE_KEEP=0: off).
   KeptSession session;
-  // The metric set's groups, one a profiled launch of an identity in turn (pass_groups.hpp): planned at the
+  // The metric set's groups, one a profiled launch of an identity (pass_groups.hpp, next_group): planned at the
   // first context, each a configuration of every context's back end. `split` groups at most
   // (GPUPERF_RECORD_PROFILE_GROUPS; default --profile-launches; 1: every launch collects every metric).
   std::size_t split = 0;
+  bool planned = false;  // `groups` planned (none: no metric fits one pass, in a one-pass process)
+  bool grouped = false;  // H lines were written: a profiled launch writes a Q line of its group, not an M line
   std::vector<std::vector<std::size_t>> groups;
-  // Kernel replay in a distributed process (launch_policy.hpp, kernel_replay_allowed): unless
-  // GPUPERF_RECORD_PROFILE_REPLAY=kernel, a rank of a distributed job is not range-profiled, nor is any launch
-  // of a process after its first communication kernel; a "U <why>" line says so once. Source lines (one
-  // instrumented launch, nothing restored) are still collected.
+  // Kernel replay in a distributed process (launch_policy.hpp, replay_mode): unless
+  // GPUPERF_RECORD_PROFILE_REPLAY=kernel, a rank of a distributed job replays one pass a launch, its metrics in
+  // one-pass groups (a "Y" line names those that need more and are not collected), and sessions are not kept
+  // (kept ones failed to decode in DDP, docs/record-ends.md); a process that is not one stops range profiling at
+  // its first communication kernel, which a "U communication" line says. Source lines (one instrumented
+  // launch, nothing restored) are collected either way.
   bool replay_forced = false;
-  bool distributed = false;
+  bool one_pass = false;
   std::atomic<bool> communication_seen{false};
   bool told_unreplayed = false;
   std::uint64_t end_ns = 0;  // spent ending kept sessions (in spent_ns too; told by the trace)
@@ -157,20 +162,36 @@ void check(CUresult r, const char* call) {
 // Adds one configuration per metric group to a context's back end; plans the groups at the first context, by
 // the passes CUPTI counts on a host-only back end of the same chip, and writes "H <group> <C-line index>..."
 // for each when there are several (then a profiled launch writes a Q line of its group's values, not an M).
-void add_groups(cupti::RangeProfilerBackend& backend) {
-  if (g_state->groups.empty()) {
-    std::unique_ptr<cupti::RangeProfilerBackend> host;
-    if (g_state->split > 1) host = g_state->factory->open_host(backend.chip_name());
-    g_state->groups = split_passes(g_state->metrics, g_state->split,
-                                   [&](const std::vector<std::string>& m) { return host->add_configuration(m); });
-    if (g_state->groups.size() > 1) {
-      for (std::size_t g = 0; g < g_state->groups.size(); ++g) {
-        std::string line = "H " + std::to_string(g);
-        for (std::size_t i : g_state->groups[g]) line += " " + std::to_string(i);
-        write_line(line);
-      }
-    }
+void plan_groups(const std::string& chip) {
+  g_state->planned = true;
+  std::unique_ptr<cupti::RangeProfilerBackend> host;
+  if (g_state->split > 1 || g_state->one_pass) host = g_state->factory->open_host(chip);
+  const PassCount passes = [&](const std::vector<std::string>& m) { return host->add_configuration(m); };
+  if (g_state->one_pass) {
+    SinglePassGroups packed = pack_single_pass(g_state->metrics, passes);
+    // The largest group first: an identity launched once collects the most it can.
+    std::stable_sort(packed.groups.begin(), packed.groups.end(),
+                     [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    g_state->groups = std::move(packed.groups);
+    std::string line = "Y";
+    for (std::size_t i : packed.unfit) line += " " + std::to_string(i);
+    write_line(line);
+    // Every group needs a launch of its own: an identity's counters are whole after that many.
+    g_state->per_identity = std::max<unsigned long long>(g_state->per_identity, g_state->groups.size());
+  } else {
+    g_state->groups = split_passes(g_state->metrics, g_state->split, passes);
   }
+  g_state->grouped = g_state->one_pass || g_state->groups.size() > 1;
+  if (!g_state->grouped) return;
+  for (std::size_t g = 0; g < g_state->groups.size(); ++g) {
+    std::string line = "H " + std::to_string(g);
+    for (std::size_t i : g_state->groups[g]) line += " " + std::to_string(i);
+    write_line(line);
+  }
+}
+
+void add_groups(cupti::RangeProfilerBackend& backend) {
+  if (!g_state->planned) plan_groups(backend.chip_name());
   for (const auto& group : g_state->groups) {
     std::vector<std::string> names;
     for (std::size_t i : group) names.push_back(g_state->metrics[i]);
@@ -299,12 +320,13 @@ bool single_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 // Whether kernel replay may run in this process now (State::replay_forced); says once why not (g_state->mutex
 // held).
 bool replay_allowed_locked() {
-  if (kernel_replay_allowed(g_state->replay_forced, g_state->distributed,
-                            g_state->communication_seen.load(std::memory_order_relaxed)))
+  if (g_state->planned && g_state->groups.empty()) return false;  // no metric fits one pass (the Y line says so)
+  if (g_state->one_pass || replay_mode(g_state->replay_forced, false,
+                                       g_state->communication_seen.load(std::memory_order_relaxed)) != ReplayMode::none)
     return true;
   if (!g_state->told_unreplayed) {
     g_state->told_unreplayed = true;
-    write_line(std::string("U ") + (g_state->distributed ? "distributed" : "communication"));
+    write_line("U communication");
   }
   return false;
 }
@@ -439,7 +461,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
   Context* c = nullptr;
   try {
     c = &context_for(data->context);
-    if (!c->broken.empty()) return unprofiled();
+    if (!c->broken.empty() || g_state->groups.empty()) return unprofiled();
     mark(kSetup);
     if (!communication_idle(data->context)) {  // a collective still running: do not synchronize on it
       write_line("V " + std::to_string(data->correlationId) + " " + std::to_string(communication_wait_ms()));
@@ -453,7 +475,9 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     // One auto range around this launch; kernel replay runs every pass of its group inside the launch call.
     // The session kept enabled since the last profiled launch is restarted when that launch collected the same
     // group (0.2 ms against 150 ms to begin one on an H100); profile_session.hpp has the rules that end it.
-    t_group = g_state->profiled[key] % g_state->groups.size();
+    std::vector<bool>& collected = g_state->collected[key];
+    collected.resize(g_state->groups.size(), false);
+    t_group = next_group(collected, g_state->session.kept_configuration(data->context));
     t_restarted = g_state->session.open(data->context, *c->backend, t_group);
     c->backend->start_pass();
     mark(kBegin);
@@ -491,7 +515,7 @@ void end_range_locked() {
     if (ranges.size() != 1) throw std::runtime_error("CUPTI returned " + std::to_string(ranges.size()) + " ranges");
     std::ostringstream line;
     line.precision(17);
-    if (g_state->groups.size() > 1) {
+    if (g_state->grouped) {
       line << "Q " << t_correlation << ' ' << t_group;  // the values of its group's metrics (H line)
     } else {
       line << "M " << t_correlation;
@@ -565,7 +589,11 @@ void mark(Phase p) {
 // metric set into N groups at most (default: the launches profiled per identity, at most 8).
 void configure_session_env() {
   const char* keep = std::getenv("GPUPERF_RECORD_PROFILE_KEEP");
-  g_state->session.set_keep(keep == nullptr || *keep != '0');
+  // Not in a one-pass process: there, sessions begun after a kept one was ended failed to decode (CUPTI_ERROR_
+  // UNKNOWN) for a whole training step, 44 launches a run in 16 of 16 DDP runs, and none when every session
+  // ended with its launch (docs/record-ends.md). GPUPERF_RECORD_PROFILE_KEEP=1 keeps them anyway.
+  const bool keep_default = !g_state->one_pass;
+  g_state->session.set_keep(keep == nullptr || *keep == '\0' ? keep_default : *keep != '0');
   g_state->split = static_cast<std::size_t>(std::min<unsigned long long>(g_state->per_identity, 8));
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_GROUPS"); n != nullptr && *n != '\0') {
     const unsigned long long groups = std::strtoull(n, nullptr, 10);  // 0: the default
@@ -647,7 +675,9 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   if (const char* r = std::getenv("GPUPERF_RECORD_PROFILE_REPLAY"); r != nullptr && std::strcmp(r, "kernel") == 0) {
     g_state->replay_forced = true;
   }
-  g_state->distributed = distributed_job([](const char* variable) { return std::getenv(variable); });
+  g_state->one_pass =
+      replay_mode(g_state->replay_forced, distributed_job([](const char* variable) { return std::getenv(variable); }),
+                  false) == ReplayMode::one_pass;
   configure_session_env();
   write_line(header);
   init_guard();

@@ -49,8 +49,10 @@ bool distributed_job(const std::function<const char*(const char*)>& env) {
   return false;
 }
 
-bool kernel_replay_allowed(bool forced, bool distributed, bool communication_seen) {
-  return forced || (!distributed && !communication_seen);
+ReplayMode replay_mode(bool forced, bool distributed, bool communication_seen) {
+  if (forced) return ReplayMode::every_pass;
+  if (distributed) return ReplayMode::one_pass;
+  return communication_seen ? ReplayMode::none : ReplayMode::every_pass;
 }
 
 }  // namespace gpuperf::record

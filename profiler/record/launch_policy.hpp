@@ -40,11 +40,20 @@ std::string communication_kernels_value(const std::vector<std::string>& substrin
 // (std::getenv in the injection library).
 bool distributed_job(const std::function<const char*(const char*)>& env);
 
-// Whether kernel replay may profile a launch now. Replaying a launch restores the memory its kernel can reach
-// before each pass, the communication buffers that peers write into included: a peer's write between the save
-// and the restore is lost and a later collective waits forever (two H100s, torchrun DDP under record
-// --metrics: the ranks of 1 run in 6 hung in dist.barrier). So not in a rank of a distributed job, nor after
-// the process's first communication kernel, unless `forced` (--profile-replay kernel).
-bool kernel_replay_allowed(bool forced, bool distributed, bool communication_seen);
+// How kernel replay may profile a launch now. Replaying a launch of several passes restores the memory its kernel
+// can reach before each pass, the communication buffers that peers write into included: a peer's write between
+// the save and the restore is lost and a later collective waits forever (two H100s, torchrun DDP under record
+// --metrics: the ranks of 1 run in 6 hung in dist.barrier). A replay of one pass runs the kernel once and
+// restores nothing (16 of 16 DDP runs ended on four H100s, each rank forced to replay one-pass metrics).
+enum class ReplayMode {
+  every_pass,  // all of a launch's metric group in one replay, as many passes as it needs
+  one_pass,    // one pass a launch, the metrics split in one-pass groups (pass_groups.hpp, pack_single_pass)
+  none,        // no range profiling any more
+};
+
+// A rank of a distributed job replays one pass a launch; a process that is not one stops range profiling at its
+// first communication kernel (it drives a collective over its own GPUs, and its groups were planned for every
+// pass); `forced` (--profile-replay kernel) replays every pass anyway.
+ReplayMode replay_mode(bool forced, bool distributed, bool communication_seen);
 
 }  // namespace gpuperf::record

@@ -28,3 +28,44 @@ std::vector<std::vector<std::size_t>> split_passes(const std::vector<std::string
 }
 
 }  // namespace gpuperf::record::inject
+
+namespace gpuperf::record::inject {
+
+SinglePassGroups pack_single_pass(const std::vector<std::string>& metrics, const PassCount& passes) {
+  SinglePassGroups out;
+  std::vector<std::vector<std::string>> names;  // of out.groups
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    if (passes({metrics[i]}) > 1) {
+      out.unfit.push_back(i);
+      continue;
+    }
+    std::size_t g = 0;
+    for (; g < out.groups.size(); ++g) {
+      names[g].push_back(metrics[i]);
+      if (passes(names[g]) <= 1) break;
+      names[g].pop_back();
+    }
+    if (g == out.groups.size()) {
+      out.groups.emplace_back();
+      names.emplace_back(1, metrics[i]);
+    }
+    out.groups[g].push_back(i);
+  }
+  return out;
+}
+
+std::size_t next_group(std::vector<bool>& collected, std::optional<std::size_t> kept) {
+  if (collected.empty()) return 0;
+  if (std::all_of(collected.begin(), collected.end(), [](bool c) { return c; }))
+    collected.assign(collected.size(), false);
+  std::size_t g = 0;
+  if (kept && *kept < collected.size() && !collected[*kept]) {
+    g = *kept;
+  } else {
+    g = static_cast<std::size_t>(std::find(collected.begin(), collected.end(), false) - collected.begin());
+  }
+  collected[g] = true;
+  return g;
+}
+
+}  // namespace gpuperf::record::inject

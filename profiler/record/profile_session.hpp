@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "profiler/cupti/range_backend.hpp"
@@ -74,6 +75,12 @@ class KeptSession {
   // Whether a session is kept: read without the caller's lock on the launch path (a launch that finds none
   // need not take it), written under it.
   bool kept() const { return kept_.load(std::memory_order_acquire); }
+  // The configuration of the session kept on `context`, if one is (under the caller's lock): a launch that
+  // collects it restarts the session instead of beginning one (pass_groups.hpp, next_group).
+  std::optional<std::size_t> kept_configuration(const void* context) const {
+    if (!kept() || context_ != context) return std::nullopt;
+    return configuration_;
+  }
   // Of a forgotten back end (its context is being torn down): drops it without calling it.
   void forget(const cupti::RangeProfilerBackend* backend);
 

@@ -189,6 +189,18 @@ void ProcessParser::parse_line(std::string_view line) {
       p_.unreplayed = why;
       break;
     }
+    case 'Y': {  // one pass a launch: the metrics listed need more and were not collected
+      if (p_.metric_names.empty()) throw bad("one-pass line before the metrics line (C)");
+      p_.one_pass = true;
+      p_.not_collected.assign(p_.metric_names.size(), false);
+      std::size_t index = 0;
+      while (f.next(index)) {
+        if (index >= p_.metric_names.size()) throw bad("one-pass line names a metric the C line does not have");
+        p_.not_collected[index] = true;
+      }
+      if (!f.at_end()) throw bad("malformed one-pass line (Y <metric index>...)");
+      break;
+    }
     case 'W': {
       std::uint32_t corr = 0;
       std::uint64_t ns = 0;

@@ -17,9 +17,14 @@
 //   F <unix time ns>                           the records above reached the file then (after every buffer)
 //   B <budget>                                 --metrics: the budget of profiled launches was spent
 //   T <budget ms>                              --metrics: the time budget of profiling was spent
-//   U distributed|communication                --metrics: no launch was range-profiled from then on: the process is a
-//                                              rank of a distributed job, or launched a communication kernel
-//                                              (kernel replay could lose what a peer wrote; --profile-replay)
+//   U communication                            --metrics: no launch was range-profiled from then on: the process
+//                                              launched a communication kernel (kernel replay could lose what a
+//                                              peer wrote; --profile-replay). Files of an older library may say
+//                                              `U distributed`: a rank that was not range-profiled at all
+//   Y [<index>...]                             --metrics: the process is a rank of a distributed job, replayed one
+//                                              pass a launch (nothing restored), the metrics in one-pass groups
+//                                              (H lines); the C line's metrics listed (by 0-based index) need more
+//                                              passes and were not collected
 //   W <correlation> <ns>                       --metrics: the wall time profiling that launch took (its call)
 //   A <rank> <local rank> <world size>         the process's RANK, LOCAL_RANK, WORLD_SIZE ("-": unset), when
 //                                              any is set (after P)
@@ -120,6 +125,10 @@ struct ProcessRecord {
   // --metrics: the U line: "distributed" (a rank of a distributed job) or "communication" (after the process's
   // first communication kernel): launches from then on were not range-profiled; "" without one
   std::string unreplayed;
+  // --metrics: the Y line: profiled one pass a launch (a rank of a distributed job); the C line's metrics that
+  // were not collected so, one flag each (empty without a Y line)
+  bool one_pass = false;
+  std::vector<bool> not_collected;
   std::optional<int> rank, local_rank, world_size;  // the A line (RANK, LOCAL_RANK, WORLD_SIZE)
   std::vector<GivenUp> given_up;                    // G lines (at most one from this library)
   std::uint64_t communication_busy = 0;             // V lines: launches not profiled, a collective still running

@@ -263,12 +263,40 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
                               std::uint64_t per_identity) {
   // Partial ones count as identities with counters (what they collected is stored), and are told apart.
   const std::size_t with = totals.identities_with_counters + totals.identities_partial_counters;
+  std::size_t one_pass_groups = 0;  // a rank profiles an identity's launches one metric group each
+  for (const auto& p : processes) {
+    if (p.one_pass) one_pass_groups = std::max(one_pass_groups, p.metric_groups.size());
+  }
   std::string out = "counters for " + std::to_string(with) + " of " + std::to_string(totals.identities) +
-                    " identities (the first " + std::to_string(per_identity) + " launches of each are profiled)";
+                    " identities (the first " + std::to_string(per_identity) + " launches of each are profiled";
+  if (one_pass_groups > per_identity)
+    out += ", " + std::to_string(one_pass_groups) + " in a rank of a distributed job: one a metric group";
+  out += ")";
   if (totals.identities_partial_counters > 0)  // each profiled launch collects one group of the metrics
     out += ", " + std::to_string(totals.identities_partial_counters) +
            " of them partial (their profiled launches did not cover every metric group)";
   const std::string profile_time = describe_profile_time(processes);
+  // Ranks of a distributed job (Y lines): one pass a launch, and what that cannot collect.
+  std::size_t one_pass = 0;
+  std::vector<std::string> not_collected;
+  for (const auto& p : processes) {
+    if (!p.one_pass) continue;
+    ++one_pass;
+    for (std::size_t j = 0; j < p.not_collected.size() && j < p.metric_names.size(); ++j) {
+      if (p.not_collected[j] &&
+          std::find(not_collected.begin(), not_collected.end(), p.metric_names[j]) == not_collected.end())
+        not_collected.push_back(p.metric_names[j]);
+    }
+  }
+  if (one_pass > 0) {
+    out += "; " + std::to_string(one_pass) +
+           " process(es) are ranks of a distributed job, replayed one pass a launch (nothing restored, so no "
+           "peer's write is lost)";
+    if (!not_collected.empty()) {
+      out += ": not collected there, needing more passes:";
+      for (std::size_t i = 0; i < not_collected.size(); ++i) out += (i == 0 ? " " : ", ") + not_collected[i];
+    }
+  }
   const std::size_t left = totals.identities - std::min(totals.identities, with);
   std::uint64_t budget = 0, time_budget_ms = 0;
   std::size_t unreplayed_ranks = 0, unreplayed_after_communication = 0;  // U lines
@@ -319,8 +347,8 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
     if (unreplayed_ranks > 0 && unreplayed_after_communication > 0)
       which += " and " + std::to_string(unreplayed_after_communication) + " launched communication kernels";
     why.push_back(which +
-                  ", where kernel replay is not used (a replay restores memory that peers write into, and a "
-                  "collective then waits forever; --profile-replay kernel replays anyway)");
+                  ", where kernel replay is not used (a replay of several passes restores memory that peers write "
+                  "into, and a collective then waits forever; --profile-replay kernel replays anyway)");
   }
   if (budget > 0)
     why.push_back("the budget of " + std::to_string(budget) + " profiled launches was spent (--profile-budget)");

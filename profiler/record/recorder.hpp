@@ -44,8 +44,9 @@ struct RecordOptions {
   std::vector<std::string> communication_kernels;
   std::uint64_t profile_groups = 0;  // metric groups over an identity's profiled launches (0: as many as
                                      // profile_launches, at most 8; 1: every metric in each)
-  // "auto": kernel replay, except in a rank of a distributed job and after a process's first communication
-  // kernel (no range profiling there: a replay's restore can lose what a peer wrote); "kernel": everywhere.
+  // "auto": kernel replay of every pass, except one pass a launch in a rank of a distributed job (a replay of
+  // several restores memory, and can lose what a peer wrote) and none after the first communication kernel of
+  // another process; "kernel": every pass everywhere.
   std::string profile_replay = "auto";
   // Told, as it happens, what is left out before the program runs (metrics a program's kernels cannot give).
   std::function<void(const std::string&)> note;

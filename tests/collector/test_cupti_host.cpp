@@ -3,6 +3,7 @@
 // pass count measured on the H200.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "core/errors.hpp"
@@ -11,6 +12,7 @@
 #include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
+#include "profiler/record/pass_groups.hpp"
 
 namespace gpuperf {
 namespace {
@@ -70,6 +72,36 @@ TEST(CuptiHost, DefaultSetNeedsFewPasses) {
   auto split = plan_metrics(resolve_metric_requests(default_profile_metrics(), catalog.get()), true);
   ASSERT_EQ(split.configurations.size(), 3u);
   EXPECT_EQ(passes_of(split), planned);
+}
+
+// record --metrics in a rank of a distributed job collects one pass a launch (pass_groups.hpp): GH100's default
+// set packed so, every group one pass on the real host tables.
+TEST(CuptiHost, TheDefaultSetPacksIntoOnePassGroupsOnGH100) {
+  auto backend = gh100();
+  auto catalog = backend_catalog(*backend);
+  auto plan = plan_metrics(resolve_metric_requests(default_profile_metrics(), catalog.get()));
+  std::size_t calls = 0;
+  const auto start = std::chrono::steady_clock::now();
+  const auto packed = record::inject::pack_single_pass(plan.perfworks, [&](const std::vector<std::string>& m) {
+    ++calls;
+    return backend->add_configuration(m);
+  });
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%zu metrics: %zu one-pass groups, %zu need more passes alone; %zu configurations, %.0f ms\n",
+              plan.perfworks.size(), packed.groups.size(), packed.unfit.size(), calls, ms);
+  for (std::size_t i : packed.unfit) std::printf("  more than one pass: %s\n", plan.perfworks[i].c_str());
+  std::size_t placed = packed.unfit.size();
+  for (const auto& g : packed.groups) {
+    std::vector<std::string> names;
+    for (std::size_t i : g) names.push_back(plan.perfworks[i]);
+    EXPECT_EQ(backend->add_configuration(names), 1u);
+    placed += g.size();
+    std::printf("  group:");
+    for (const auto& n : names) std::printf(" %s", n.c_str());
+    std::printf("\n");
+  }
+  EXPECT_EQ(placed, plan.perfworks.size());
+  EXPECT_FALSE(packed.groups.empty());
 }
 
 TEST(CuptiHost, TyposGetCloseNamesFromTheChip) {

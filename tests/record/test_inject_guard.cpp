@@ -74,7 +74,7 @@ TEST(LaunchPolicy, SubstringsTravelOneALine) {
 }
 
 // The library's own decision, as inject_metrics.cpp asks it (with its cache of the last name per thread).
-TEST(LaunchPolicy, KernelReplayIsNotUsedInADistributedProcessUnlessForced) {
+TEST(LaunchPolicy, ARankOfADistributedJobIsReplayedOnePassALaunchUnlessForced) {
   const auto env = [](std::map<std::string, std::string> vars) {
     return [vars](const char* name) -> const char* {
       const auto it = vars.find(name);
@@ -87,10 +87,12 @@ TEST(LaunchPolicy, KernelReplayIsNotUsedInADistributedProcessUnlessForced) {
   EXPECT_FALSE(distributed_job(env({{"WORLD_SIZE", "1"}})));                    // one process: nothing to race
   EXPECT_FALSE(distributed_job(env({{"WORLD_SIZE", "x"}, {"RANK", "3"}})));
   EXPECT_FALSE(distributed_job(env({})));
-  EXPECT_TRUE(kernel_replay_allowed(false, false, false));
-  EXPECT_FALSE(kernel_replay_allowed(false, true, false));  // a rank: a peer may write while memory is restored
-  EXPECT_FALSE(kernel_replay_allowed(false, false, true));  // one process driving a collective over its GPUs
-  EXPECT_TRUE(kernel_replay_allowed(true, true, true));     // --profile-replay kernel
+  EXPECT_EQ(replay_mode(false, false, false), ReplayMode::every_pass);
+  EXPECT_EQ(replay_mode(false, true, false),
+            ReplayMode::one_pass);                                  // a rank: a peer may write while memory is restored
+  EXPECT_EQ(replay_mode(false, true, true), ReplayMode::one_pass);  // ... before and after its first collective
+  EXPECT_EQ(replay_mode(false, false, true), ReplayMode::none);     // one process driving a collective over its GPUs
+  EXPECT_EQ(replay_mode(true, true, true), ReplayMode::every_pass);  // --profile-replay kernel
 }
 
 TEST(InjectGuard, TheLibraryNeverProfilesACommunicationKernel) {

@@ -214,5 +214,47 @@ TEST(SplitPasses, OneGroupWhenThereIsNothingToGain) {
             (std::vector<std::vector<std::size_t>>{{0}, {1}}));
 }
 
+// Counters of one pass share it up to a capacity, like a chip's counter registers: a fake where each metric
+// takes `own` slots of one pass of `slots` (a metric larger than that needs more passes alone).
+PassCount slots(const std::map<std::string, std::size_t>& own, std::size_t per_pass) {
+  return [own, per_pass](const std::vector<std::string>& m) {
+    std::size_t n = 0;
+    for (const auto& x : m) n += own.at(x);
+    return (n + per_pass - 1) / per_pass;
+  };
+}
+
+TEST(PackSinglePass, EachMetricJoinsTheFirstGroupItStillFitsOnePassWith) {
+  const std::vector<std::string> m = {"a", "sm", "b", "c", "d", "mem", "e"};
+  const auto packed =
+      pack_single_pass(m, slots({{"a", 2}, {"sm", 9}, {"b", 2}, {"c", 3}, {"d", 1}, {"mem", 5}, {"e", 3}}, 4));
+  // a+b = 4 fill the first pass; c (3) begins the second, d (1) fills it; e (3) begins a third. sm (9 slots)
+  // and mem (5) need more than one pass alone.
+  EXPECT_EQ(packed.groups, (std::vector<std::vector<std::size_t>>{{0, 2}, {3, 4}, {6}}));
+  EXPECT_EQ(packed.unfit, (std::vector<std::size_t>{1, 5}));
+  // Every metric one pass, room for all: one group.
+  EXPECT_EQ(pack_single_pass({"a", "b"}, slots({{"a", 1}, {"b", 1}}, 4)).groups,
+            (std::vector<std::vector<std::size_t>>{{0, 1}}));
+  // None fits: no group, each unfit.
+  const auto none = pack_single_pass({"sm"}, slots({{"sm", 9}}, 4));
+  EXPECT_TRUE(none.groups.empty());
+  EXPECT_EQ(none.unfit, (std::vector<std::size_t>{0}));
+}
+
+TEST(NextGroup, TheKeptSessionsGroupComesFirstWhenTheIdentityLacksIt) {
+  std::vector<bool> collected(3, false);
+  EXPECT_EQ(next_group(collected, std::nullopt), 0u);  // nothing kept: the first it lacks
+  EXPECT_EQ(next_group(collected, 2), 2u);             // a session of group 2 is kept: restart it
+  EXPECT_EQ(next_group(collected, 2), 1u);             // has 2 already: the first it lacks, begun
+  EXPECT_EQ(collected, (std::vector<bool>{true, true, true}));
+  // Every group collected (more profiled launches than groups): it starts over, from the kept one.
+  EXPECT_EQ(next_group(collected, 1), 1u);
+  EXPECT_EQ(collected, (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(next_group(collected, 7), 0u);  // a kept configuration that is no group of these: ignored
+  std::vector<bool> one(1, false);
+  EXPECT_EQ(next_group(one, std::nullopt), 0u);
+  EXPECT_EQ(next_group(one, 0), 0u);  // one group: every launch collects it
+}
+
 }  // namespace
 }  // namespace gpuperf::record::inject

@@ -688,6 +688,54 @@ TEST(Aggregate, EveryCompleteRoundOfGroupsIsOneSample) {
   EXPECT_EQ(out.at(0).at(0).find("dram_bytes_read")->samples, (std::vector<double>{100, 200}));
 }
 
+// A rank of a distributed job (its Y line): one pass a launch, each launch one of the one-pass groups; a metric
+// that needs more passes is never collected there, which neither makes the identity partial nor gets a value.
+TEST(Aggregate, ARankOfADistributedJobCombinesOnePassGroupsAndSkipsWhatNeedsMorePasses) {
+  const MetricPlan plan =
+      plan_metrics(resolve_metric_requests({"gld_efficiency", "dram_bytes_read", "sm_throughput"}, nullptr));
+  ASSERT_EQ(plan.perfworks.size(), 3u);
+  const auto index = [&](const std::string& name) {
+    return std::to_string(std::find(plan.perfworks.begin(), plan.perfworks.end(), name) - plan.perfworks.begin());
+  };
+  const std::string gld = index(find_metric("gld_efficiency")->perfworks.at(0));
+  const std::string dram = index("dram__bytes_read.sum");
+  const std::string sm = index(find_metric("sm_throughput")->perfworks.at(0));
+  // kern_a: two profiled launches, one of each group (complete); kern_b: one (group 0 only, partial).
+  const std::string text = "P 9 1 0 app\nA 1 1 2\nN 1 kern_a\nN 2 kern_b\nC " + plan.perfworks[0] + " " +
+                           plan.perfworks[1] + " " + plan.perfworks[2] + "\nY " + sm + "\nH 0 " + dram + "\nH 1 " +
+                           gld +
+                           "\nK 0 1 7 1 0 0 64 1 1 128 1 1 1\nK 0 1 7 2 0 0 64 1 1 128 1 1 1\n"
+                           "K 0 1 7 3 0 0 8 1 1 32 1 1 2\nQ 1 0 4096\nQ 2 1 75\nQ 3 0 1024\nZ\n";
+  const ProcessRecord p = parse_process_text(text, "f");
+  EXPECT_TRUE(p.one_pass);
+  std::vector<bool> never(3, false);
+  never[std::stoul(sm)] = true;
+  EXPECT_EQ(p.not_collected, never);
+  SelectOptions o;
+  o.metrics = &plan;
+  KernelTotals totals;
+  const auto out = aggregate_launches({p}, "app", o, totals);
+  EXPECT_EQ(totals.identities_with_counters, 1u);
+  EXPECT_EQ(totals.identities_partial_counters, 1u);
+  std::map<std::string, const Result*> by_name;
+  for (const Result& r : out.at(0)) by_name[r.instance.name] = &r;
+  const Result& a = *by_name.at("app/kern_a");
+  EXPECT_EQ(a.find("gld_efficiency")->samples, (std::vector<double>{75}));
+  EXPECT_EQ(a.find("dram_bytes_read")->samples, (std::vector<double>{4096}));
+  for (const Result* r : {&a, by_name.at("app/kern_b")}) {
+    const Measurement* s = r->find("sm_throughput");
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->status, Status::skipped);
+    EXPECT_TRUE(s->samples.empty());
+    EXPECT_NE(s->message.find("not collected in a rank of a distributed job"), std::string::npos) << s->message;
+  }
+  const Result& b = *by_name.at("app/kern_b");
+  EXPECT_EQ(b.find("dram_bytes_read")->samples, (std::vector<double>{1024}));
+  EXPECT_EQ(b.find("gld_efficiency")->status, Status::skipped);
+  EXPECT_NE(b.find("gld_efficiency")->message.find("collected 1 of 2 counters"), std::string::npos)
+      << b.find("gld_efficiency")->message;
+}
+
 TEST(RecordFile, MalformedGroupLinesAreRefusedWithTheirLine) {
   const std::string head = "P 9 1 0 app\nC x y\n";
   const auto error = [&](const std::string& rest) {
@@ -712,6 +760,19 @@ TEST(RecordFile, MalformedGroupLinesAreRefusedWithTheirLine) {
   EXPECT_NE(error("U\n").find("f:3: malformed unreplayed line"), std::string::npos);
   EXPECT_NE(error("U sometimes\n").find("f:3: malformed unreplayed line"), std::string::npos);
   EXPECT_NE(error("U distributed 2\n").find("f:3: malformed unreplayed line"), std::string::npos);
+  // The Y line: a one-pass rank, and the C line's metrics it could not collect.
+  EXPECT_EQ(parse_process_text(head + "Y\nZ\n", "f").not_collected, (std::vector<bool>{false, false}));
+  EXPECT_EQ(parse_process_text(head + "Y 1\nZ\n", "f").not_collected, (std::vector<bool>{false, true}));
+  EXPECT_FALSE(parse_process_text(head + "Z\n", "f").one_pass);
+  EXPECT_NE(error("Y 2\n").find("f:3: one-pass line names a metric the C line does not have"), std::string::npos);
+  EXPECT_NE(error("Y x\n").find("f:3: malformed one-pass line"), std::string::npos);
+  EXPECT_NE(error("Z\n").find("no error"), std::string::npos);
+  try {
+    parse_process_text("P 9 1 0 app\nY 0\n", "g");
+    ADD_FAILURE() << "a Y line before the C line was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("g:2: one-pass line before the metrics line"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -143,19 +143,31 @@ TEST(RecorderEnds, PartialCountersCountAsCountersAndAreToldApart) {
       << s;
 }
 
-TEST(RecorderEnds, RanksOfADistributedJobSayWhyTheyHaveNoCounters) {
+TEST(RecorderEnds, RanksOfADistributedJobAreReplayedOnePassALaunchAndSaySo) {
   KernelTotals t;
   t.identities = 5;
   t.identities_communication = 1;
+  t.identities_with_counters = 4;
+  // Each rank's Y line: sm__throughput needs more than one pass; the others are in four one-pass groups.
+  const char* rank = "C a b c d sm__throughput\nY 4\nH 0 0\nH 1 1\nH 2 2\nH 3 3\nZ\n";
   const std::string s =
-      describe_profiled(t, {process("P 1 0 5 x\nU distributed\nZ\n"), process("P 2 0 5 x\nU distributed\nZ\n")}, 3);
-  EXPECT_NE(s.find("counters for 0 of 5 identities"), std::string::npos) << s;
-  EXPECT_NE(s.find("5 left unprofiled: 1 are communication kernels"), std::string::npos) << s;
-  EXPECT_NE(s.find("2 process(es) are ranks of a distributed job, where kernel replay is not used (a replay restores "
-                   "memory that peers write into, and a collective then waits forever; --profile-replay kernel "
-                   "replays anyway)"),
+      describe_profiled(t, {process(std::string("P 1 0 5 x\n") + rank), process(std::string("P 2 0 5 x\n") + rank)}, 3);
+  EXPECT_NE(s.find("counters for 4 of 5 identities (the first 3 launches of each are profiled, 4 in a rank of a "
+                   "distributed job: one a metric group); 2 process(es) are ranks of a distributed job, replayed "
+                   "one pass a launch (nothing restored, so no peer's write is lost): not collected there, needing "
+                   "more passes: sm__throughput; 1 left unprofiled: 1 are communication kernels"),
             std::string::npos)
       << s;
+  t.identities_with_counters = 0;
+  // A library before one-pass replay did not range-profile ranks at all (U distributed).
+  const std::string old =
+      describe_profiled(t, {process("P 1 0 5 x\nU distributed\nZ\n"), process("P 2 0 5 x\nU distributed\nZ\n")}, 3);
+  EXPECT_NE(old.find("5 left unprofiled: 1 are communication kernels"), std::string::npos) << old;
+  EXPECT_NE(old.find("2 process(es) are ranks of a distributed job, where kernel replay is not used (a replay of "
+                     "several passes restores memory that peers write into, and a collective then waits forever; "
+                     "--profile-replay kernel replays anyway)"),
+            std::string::npos)
+      << old;
   const std::string one = describe_profiled(t, {process("P 1 0 5 x\nU communication\nZ\n")}, 3);
   EXPECT_NE(one.find("1 process(es) launched communication kernels, where kernel replay is not used"),
             std::string::npos)
