@@ -71,8 +71,9 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                0);
   count_option(cmd->add_option("--profile-seconds", a.profile_seconds,
                                "With --metrics: seconds of profiling per process at most (default 60, 0: no limit); "
-                               "launches after it is spent keep their timing only (each profiled launch holds the "
-                               "program in its launch call)"),
+                               "past half of it only an identity's first launch is profiled, so that late ones "
+                               "still get counters; launches after it is spent keep their timing only (each "
+                               "profiled launch holds the program in its launch call)"),
                0);
   count_option(cmd->add_option("--profile-watchdog-ms", a.profile_watchdog_ms,
                                "With --metrics: a profiled launch not finished after this many ms is given up, "

@@ -6,9 +6,9 @@
 #         replay never ends, the watchdog gives it up) killed by SIGTERM after 12 s; what each stored.
 #   ddp   record_matrix.py's torch-ddp cell: torchrun on 2 GPUs, DDP_RUNS plain runs and DDP_METRIC_RUNS
 #         `--metrics default` runs (one at a time, each killed and counted as hung after 150 s), judged per
-#         rank against torch.profiler's count. A rank is not range-profiled by default (kernel replay there
-#         hung 1 run in 6: docs/record-ends.md), so no identity may have counters; DDP_METRICS_ARGS
-#         '--profile-replay kernel' asks for them.
+#         rank against torch.profiler's count. A rank is replayed one pass a launch by default (a replay of
+#         every pass hung 1 run in 6: docs/record-ends.md), and every compute identity of each rank must have
+#         counters; DDP_METRICS_ARGS '--profile-replay kernel' replays every pass, at that risk.
 #   gpt2  record_matrix.py's gpt2 cell: GPT2_RUNS plain and GPT2_RUNS `--metrics default` runs; counters for
 #         every identity, the profiling cost per launch (median, p95) and the wall time against plain.
 #

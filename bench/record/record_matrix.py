@@ -316,10 +316,14 @@ def main():
         # gave no counters. (Its first --profile-launches launches are profiled, so only the identities
         # (launch shapes, NVTX paths) they fell in have counters.)
         timing_only = {"duration", "launches", "gpu_time_total", "gpu_time_share"}
+        # By run (a rank's, in torch-ddp), so that one rank's counters never cover the other's identity; a kernel
+        # name counts as profiled in a run when any of its identities there has counters.
         profiled = {}
-        for r in runs:
+        for k, r in enumerate(runs):
+            rank = r.get("rank", ranks.get(r.get("uuid")))
+            run_name = "run %d" % k if rank is None else "rank %s" % rank
             for res in r["results"]:
-                name = res["benchmark"]
+                name = (run_name, res["benchmark"])
                 profiled[name] = profiled.get(name, False) or bool(set(res["metrics"]) - timing_only)
         summary = re.search(r"gpuperf: metrics: counters for (\d+) of (\d+) identities", p.stderr)
         graph_only = re.search(r"(\d+) ran only in CUDA graph replays", p.stderr)
@@ -332,7 +336,7 @@ def main():
         nan_counters = sum(1 for r in runs for res in r["results"]
                            if "nan" in res["metrics"].get("instructions", {}).get("message", ""))
         unreplayed = "where kernel replay is not used" in p.stderr
-        wrong_kind = sorted(name for name, has in profiled.items()
+        wrong_kind = sorted(f"{run_name}: {name}" for (run_name, name), has in profiled.items()
                             if (has if unreplayed else has == is_communication(name)))
         killed = re.search(r": signal (\d+) after ", p.stderr)
         return {"rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr, "exit": stored_exit,

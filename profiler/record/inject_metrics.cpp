@@ -366,7 +366,10 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
     }
     return false;
   }
-  return true;
+  // Past half the time budget, an identity's first launch only (launch_policy.hpp).
+  const auto it = g_state->profiled.find(key);
+  return time_budget_allows(g_state->spent_ns, g_state->time_budget_ms,
+                            it != g_state->profiled.end() && it->second > 0);
 }
 
 void end_session_locked(SessionEnd why, bool in_capture);

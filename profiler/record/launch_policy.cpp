@@ -49,6 +49,13 @@ bool distributed_job(const std::function<const char*(const char*)>& env) {
   return false;
 }
 
+bool time_budget_allows(std::uint64_t spent_ns, std::uint64_t budget_ms, bool profiled_before) {
+  if (budget_ms == 0) return true;
+  const std::uint64_t budget_ns = budget_ms * 1000000ull;
+  if (spent_ns >= budget_ns) return false;
+  return !profiled_before || spent_ns < budget_ns / 2;
+}
+
 ReplayMode replay_mode(bool forced, bool distributed, bool communication_seen) {
   if (forced) return ReplayMode::every_pass;
   if (distributed) return ReplayMode::one_pass;

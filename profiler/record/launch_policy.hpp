@@ -9,6 +9,7 @@
 // unprofiled one: never serialized against the profiler's own work, never synchronized on, never replayed.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -39,6 +40,13 @@ std::string communication_kernels_value(const std::vector<std::string>& substrin
 // OMPI_COMM_WORLD_SIZE (Open MPI) or PMI_SIZE (MPICH, Slurm's PMI) above 1. `env` looks a variable up
 // (std::getenv in the injection library).
 bool distributed_job(const std::function<const char*(const char*)>& env);
+
+// Whether the time budget of profiling (--profile-seconds, `budget_ms`; 0: none) lets a launch be profiled after
+// `spent_ns` of it: any launch while half of it is left; past that, only the first of an identity not profiled
+// yet (`profiled_before` false), so that identities that come late still get counters, of one group, before the
+// budget ends, instead of early ones collecting their last groups (two H100s, DDP: the budget ran out in 8 of 20
+// runs, 1 or 2 compute identities of a rank without counters).
+bool time_budget_allows(std::uint64_t spent_ns, std::uint64_t budget_ms, bool profiled_before);
 
 // How kernel replay may profile a launch now. Replaying a launch of several passes restores the memory its kernel
 // can reach before each pass, the communication buffers that peers write into included: a peer's write between

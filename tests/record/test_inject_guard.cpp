@@ -95,6 +95,16 @@ TEST(LaunchPolicy, ARankOfADistributedJobIsReplayedOnePassALaunchUnlessForced) {
   EXPECT_EQ(replay_mode(true, true, true), ReplayMode::every_pass);  // --profile-replay kernel
 }
 
+TEST(LaunchPolicy, PastHalfTheTimeBudgetOnlyIdentitiesNotProfiledYetAre) {
+  EXPECT_TRUE(time_budget_allows(0, 60000, true));
+  EXPECT_TRUE(time_budget_allows(29'999'999'999ull, 60000, true));   // half of 60 s is left: any launch
+  EXPECT_FALSE(time_budget_allows(30'000'000'000ull, 60000, true));  // past half: not an identity's later launch
+  EXPECT_TRUE(time_budget_allows(30'000'000'000ull, 60000, false));  // ... but its first
+  EXPECT_TRUE(time_budget_allows(59'999'999'999ull, 60000, false));
+  EXPECT_FALSE(time_budget_allows(60'000'000'000ull, 60000, false));  // spent: none
+  EXPECT_TRUE(time_budget_allows(1ull << 60, 0, true));               // no budget
+}
+
 TEST(InjectGuard, TheLibraryNeverProfilesACommunicationKernel) {
   setenv("GPUPERF_RECORD_COMMUNICATION_KERNELS", "peer_exchange\nmy_allreduce", 1);
   setenv("GPUPERF_RECORD_PROFILE_WATCHDOG_MS", "0", 1);
