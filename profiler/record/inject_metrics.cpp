@@ -159,9 +159,10 @@ void check(CUresult r, const char* call) {
   if (r != CUDA_SUCCESS) throw std::runtime_error(driver_error(r, call));
 }
 
-// Adds one configuration per metric group to a context's back end; plans the groups at the first context, by
-// the passes CUPTI counts on a host-only back end of the same chip, and writes "H <group> <C-line index>..."
-// for each when there are several (then a profiled launch writes a Q line of its group's values, not an M).
+// Plans the metric groups at the first context, by the passes CUPTI counts on a host-only back end of the same
+// chip: one-pass groups in a one-pass process (a Y line names the metrics that fit none), else at most `split`
+// groups; writes "H <group> <C-line index>..." for each when there are several or the process is one-pass (then
+// a profiled launch writes a Q line of its group's values, not an M).
 void plan_groups(const std::string& chip) {
   g_state->planned = true;
   std::unique_ptr<cupti::RangeProfilerBackend> host;
@@ -190,6 +191,7 @@ void plan_groups(const std::string& chip) {
   }
 }
 
+// Adds one configuration per metric group to a context's back end (planning them at the first).
 void add_groups(cupti::RangeProfilerBackend& backend) {
   if (!g_state->planned) plan_groups(backend.chip_name());
   for (const auto& group : g_state->groups) {
@@ -592,9 +594,10 @@ void mark(Phase p) {
 // metric set into N groups at most (default: the launches profiled per identity, at most 8).
 void configure_session_env() {
   const char* keep = std::getenv("GPUPERF_RECORD_PROFILE_KEEP");
-  // Not in a one-pass process: there, sessions begun after a kept one was ended failed to decode (CUPTI_ERROR_
-  // UNKNOWN) for a whole training step, 44 launches a run in 16 of 16 DDP runs, and none when every session
-  // ended with its launch (docs/record-ends.md). GPUPERF_RECORD_PROFILE_KEEP=1 keeps them anyway.
+  // Not in a one-pass process: there, with source lines, sessions begun after a kept one was ended failed to
+  // decode (CUPTI_ERROR_UNKNOWN), 44 launches a run in 16 of 16 DDP runs on H100s, and none when every session
+  // ended with its launch, nor when kept without source lines (docs/record-ends.md).
+  // GPUPERF_RECORD_PROFILE_KEEP=1 keeps them anyway.
   const bool keep_default = !g_state->one_pass;
   g_state->session.set_keep(keep == nullptr || *keep == '\0' ? keep_default : *keep != '0');
   g_state->split = static_cast<std::size_t>(std::min<unsigned long long>(g_state->per_identity, 8));
