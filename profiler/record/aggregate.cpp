@@ -270,32 +270,35 @@ CombinedCounters combine_counters(const std::vector<const LaunchRecord*>& launch
   return out;
 }
 
-// A partial identity's measurements that need a counter none of its launches collected: skipped, saying why
+// The measurements that need a counter flagged in `absent` (per metric of the C line): skipped, saying `why`
 // (never a value made up from the counters that were collected).
-void mark_missing(const MetricPlan& plan, const CombinedCounters& c, std::vector<Measurement>& measurements) {
+void skip_needing(const MetricPlan& plan, const std::vector<bool>& absent, const std::string& why,
+                  std::vector<Measurement>& measurements) {
   for (std::size_t i = 0; i < measurements.size() && i < plan.terms.size(); ++i) {
     const auto& terms = plan.terms[i];
-    if (std::none_of(terms.begin(), terms.end(), [&](std::size_t t) { return t < c.missing.size() && c.missing[t]; }))
+    if (std::none_of(terms.begin(), terms.end(), [&](std::size_t t) { return t < absent.size() && absent[t]; }))
       continue;
-    measurements[i] = failed_measurement(
-        measurements[i].metric, Status::skipped,
-        "partial counters: each profiled launch collects one group of the metrics, and this identity's " +
-            std::string("profiled launches collected ") + std::to_string(c.collected) + " of " +
-            std::to_string(c.collectable) + " counters, not this one's (too few launches, or a budget ran out)");
+    measurements[i] = failed_measurement(measurements[i].metric, Status::skipped, why);
   }
 }
 
-// The measurements that need a counter a one-pass process never collects: skipped, saying why.
+// A partial identity's measurements that need a counter none of its launches collected.
+void mark_missing(const MetricPlan& plan, const CombinedCounters& c, std::vector<Measurement>& measurements) {
+  skip_needing(plan, c.missing,
+               "partial counters: each profiled launch collects one group of the metrics, and this identity's "
+               "profiled launches collected " +
+                   std::to_string(c.collected) + " of " + std::to_string(c.collectable) +
+                   " counters, not this one's (too few launches, or a budget ran out)",
+               measurements);
+}
+
+// The measurements that need a counter a one-pass process never collects.
 void mark_never(const MetricPlan& plan, const std::vector<bool>& never, std::vector<Measurement>& measurements) {
-  for (std::size_t i = 0; i < measurements.size() && i < plan.terms.size(); ++i) {
-    const auto& terms = plan.terms[i];
-    if (std::none_of(terms.begin(), terms.end(), [&](std::size_t t) { return t < never.size() && never[t]; })) continue;
-    measurements[i] = failed_measurement(
-        measurements[i].metric, Status::skipped,
-        "not collected in a rank of a distributed job: a launch there is replayed one pass, so that no memory a "
-        "peer writes into is restored, and this metric needs more passes on this GPU (--profile-replay kernel "
-        "replays every pass, at the risk of a hung collective)");
-  }
+  skip_needing(plan, never,
+               "not collected in a rank of a distributed job: a launch there is replayed one pass, so that no "
+               "memory a peer writes into is restored, and this metric needs more passes on this GPU "
+               "(--profile-replay kernel replays every pass, at the risk of a hung collective)",
+               measurements);
 }
 
 // What the processes say of source lines for every identity without an instrumented launch: why none.

@@ -111,7 +111,6 @@ struct State {
   // (GPUPERF_RECORD_PROFILE_GROUPS; default --profile-launches; 1: every launch collects every metric).
   std::size_t split = 0;
   bool planned = false;  // `groups` planned (none: no metric fits one pass, in a one-pass process)
-  bool grouped = false;  // H lines were written: a profiled launch writes a Q line of its group, not an M line
   std::vector<std::vector<std::size_t>> groups;
   // Kernel replay in a distributed process (launch_policy.hpp, replay_mode): unless
   // GPUPERF_RECORD_PROFILE_REPLAY=kernel, a rank of a distributed job replays one pass a launch, its metrics in
@@ -120,7 +119,8 @@ struct State {
   // its first communication kernel, which a "U communication" line says. Source lines (one instrumented
   // launch, nothing restored) are collected either way.
   bool replay_forced = false;
-  bool one_pass = false;
+  bool distributed = false;
+  bool one_pass = false;  // replay_mode's answer for this process before any communication
   std::atomic<bool> communication_seen{false};
   bool told_unreplayed = false;
   std::uint64_t end_ns = 0;  // spent ending kept sessions (in spent_ns too; told by the trace)
@@ -163,6 +163,9 @@ void check(CUresult r, const char* call) {
 // chip: one-pass groups in a one-pass process (a Y line names the metrics that fit none), else at most `split`
 // groups; writes "H <group> <C-line index>..." for each when there are several or the process is one-pass (then
 // a profiled launch writes a Q line of its group's values, not an M).
+// Whether H lines describe the groups: a profiled launch then writes a Q line of its group's values, not an M.
+bool grouped() { return g_state->one_pass || g_state->groups.size() > 1; }
+
 void plan_groups(const std::string& chip) {
   g_state->planned = true;
   std::unique_ptr<cupti::RangeProfilerBackend> host;
@@ -182,8 +185,7 @@ void plan_groups(const std::string& chip) {
   } else {
     g_state->groups = split_passes(g_state->metrics, g_state->split, passes);
   }
-  g_state->grouped = g_state->one_pass || g_state->groups.size() > 1;
-  if (!g_state->grouped) return;
+  if (!grouped()) return;
   for (std::size_t g = 0; g < g_state->groups.size(); ++g) {
     std::string line = "H " + std::to_string(g);
     for (std::size_t i : g_state->groups[g]) line += " " + std::to_string(i);
@@ -323,8 +325,8 @@ bool single_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
 // held).
 bool replay_allowed_locked() {
   if (g_state->planned && g_state->groups.empty()) return false;  // no metric fits one pass (the Y line says so)
-  if (g_state->one_pass || replay_mode(g_state->replay_forced, false,
-                                       g_state->communication_seen.load(std::memory_order_relaxed)) != ReplayMode::none)
+  if (replay_mode(g_state->replay_forced, g_state->distributed,
+                  g_state->communication_seen.load(std::memory_order_relaxed)) != ReplayMode::none)
     return true;
   if (!g_state->told_unreplayed) {
     g_state->told_unreplayed = true;
@@ -520,7 +522,7 @@ void end_range_locked() {
     if (ranges.size() != 1) throw std::runtime_error("CUPTI returned " + std::to_string(ranges.size()) + " ranges");
     std::ostringstream line;
     line.precision(17);
-    if (g_state->grouped) {
+    if (grouped()) {
       line << "Q " << t_correlation << ' ' << t_group;  // the values of its group's metrics (H line)
     } else {
       line << "M " << t_correlation;
@@ -681,9 +683,8 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   if (const char* r = std::getenv("GPUPERF_RECORD_PROFILE_REPLAY"); r != nullptr && std::strcmp(r, "kernel") == 0) {
     g_state->replay_forced = true;
   }
-  g_state->one_pass =
-      replay_mode(g_state->replay_forced, distributed_job([](const char* variable) { return std::getenv(variable); }),
-                  false) == ReplayMode::one_pass;
+  g_state->distributed = distributed_job([](const char* variable) { return std::getenv(variable); });
+  g_state->one_pass = replay_mode(g_state->replay_forced, g_state->distributed, false) == ReplayMode::one_pass;
   configure_session_env();
   write_line(header);
   init_guard();

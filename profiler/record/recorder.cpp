@@ -263,9 +263,19 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
                               std::uint64_t per_identity) {
   // Partial ones count as identities with counters (what they collected is stored), and are told apart.
   const std::size_t with = totals.identities_with_counters + totals.identities_partial_counters;
-  std::size_t one_pass_groups = 0;  // a rank profiles an identity's launches one metric group each
+  // Ranks of a distributed job (Y lines): one pass a launch, one metric group each of an identity's launches, and
+  // what that cannot collect.
+  std::size_t one_pass = 0, one_pass_groups = 0;
+  std::vector<std::string> not_collected;
   for (const auto& p : processes) {
-    if (p.one_pass) one_pass_groups = std::max(one_pass_groups, p.metric_groups.size());
+    if (!p.one_pass) continue;
+    ++one_pass;
+    one_pass_groups = std::max(one_pass_groups, p.metric_groups.size());
+    for (std::size_t j = 0; j < p.not_collected.size() && j < p.metric_names.size(); ++j) {
+      if (p.not_collected[j] &&
+          std::find(not_collected.begin(), not_collected.end(), p.metric_names[j]) == not_collected.end())
+        not_collected.push_back(p.metric_names[j]);
+    }
   }
   std::string out = "counters for " + std::to_string(with) + " of " + std::to_string(totals.identities) +
                     " identities (the first " + std::to_string(per_identity) + " launches of each are profiled";
@@ -276,18 +286,6 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
     out += ", " + std::to_string(totals.identities_partial_counters) +
            " of them partial (their profiled launches did not cover every metric group)";
   const std::string profile_time = describe_profile_time(processes);
-  // Ranks of a distributed job (Y lines): one pass a launch, and what that cannot collect.
-  std::size_t one_pass = 0;
-  std::vector<std::string> not_collected;
-  for (const auto& p : processes) {
-    if (!p.one_pass) continue;
-    ++one_pass;
-    for (std::size_t j = 0; j < p.not_collected.size() && j < p.metric_names.size(); ++j) {
-      if (p.not_collected[j] &&
-          std::find(not_collected.begin(), not_collected.end(), p.metric_names[j]) == not_collected.end())
-        not_collected.push_back(p.metric_names[j]);
-    }
-  }
   if (one_pass > 0) {
     out += "; " + std::to_string(one_pass) +
            " process(es) are ranks of a distributed job, replayed one pass a launch (nothing restored, so no "
