@@ -133,6 +133,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 }  // namespace
 
+bool is_counter_sum(const std::string& perfworks_name) { return ends_with(perfworks_name, ".sum"); }
+
 Measurement single_value(const MetricInfo& info, double value) {
   Measurement m;
   m.metric = info;
@@ -157,7 +159,7 @@ MetricInfo metric_info_for(const std::string& name) {
     info.unit = "count";
   }
   info.higher_is_better = info.unit == "%";
-  info.deterministic = ends_with(name, ".sum") && info.unit == "count";
+  info.deterministic = is_counter_sum(name) && info.unit == "count";
   return info;
 }
 

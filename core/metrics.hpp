@@ -39,6 +39,9 @@ std::vector<std::string> default_profile_metrics();
 // (".pct" -> "%", higher is better unknown -> false; ".sum" -> count, deterministic).
 MetricInfo metric_info_for(const std::string& name);
 
+// Whether a Perfworks name is a counter's sum ("<counter>.sum"): events counted, 0 when none happened.
+bool is_counter_sum(const std::string& perfworks_name);
+
 // A single-value measurement (one sample, summarised, status ok) of a metric with these traits, e.g. a
 // static attribute or a summed counter.
 Measurement single_value(const MetricInfo& info, double value);

@@ -6,6 +6,7 @@
 
 #include "core/close_names.hpp"
 #include "core/errors.hpp"
+#include "core/metrics.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend.hpp"
 
@@ -162,8 +163,7 @@ std::vector<MetricRequest> resolve_metric_requests(const std::vector<std::string
         if (std::string dim = catalog->dimension(name); !dim.empty()) {
           r.info.unit = unit_for_dimension(dim);
           r.info.higher_is_better = false;  // unknown for raw counters: regressions are reported both ways
-          r.info.deterministic =
-              r.info.unit == "count" && name.size() > 4 && name.compare(name.size() - 4, 4, ".sum") == 0;
+          r.info.deterministic = r.info.unit == "count" && is_counter_sum(name);
         }
       }
       r.source = MetricSource::profiler;

@@ -73,8 +73,7 @@ std::vector<Measurement> evaluate_target(const MetricPlan& plan, const std::vect
       const double v = term < values->size() ? (*values)[term] : std::nan("");
       if (!std::isfinite(v)) {
         bad = plan.perfworks[term] + " = " + format_value(v);
-        const std::string& name = plan.perfworks[term];
-        counter = name.size() >= 4 && name.compare(name.size() - 4, 4, ".sum") == 0;
+        counter = is_counter_sum(plan.perfworks[term]);
         break;
       }
       sum += v;
