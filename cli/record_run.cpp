@@ -85,8 +85,10 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
       ->allow_extra_args(false);
   count_option(cmd->add_option("--profile-groups", a.profile_groups,
                                "With --metrics: split the metrics into at most N groups, one per profiled launch of "
-                               "an identity in turn, whose counters combine its launches (default 0: as many as "
-                               "--profile-launches; 1: every metric in every profiled launch)"),
+                               "an identity in turn, whose counters combine its launches; the metrics that need "
+                               "several passes alone (speed of light) are one group (default 0: two groups when "
+                               "there are such metrics, those and the rest, else as many as --profile-launches; 1: "
+                               "every metric in every profiled launch)"),
                0);
   cmd->add_option("--profile-replay", a.profile_replay,
                   "With --metrics: auto (default) profiles with kernel replay of every pass a launch needs, "

@@ -469,6 +469,12 @@ def describe_costs(costs):
             text += f"; wall median {percentile(walls, 50):.1f} s"
             if plain_wall:
                 text += f" against {plain_wall:.1f} s plain ({percentile(walls, 50) / plain_wall:.2f}x)"
+        # Launches whose counters CUPTI failed to give, their groups given back to a later launch (the summary).
+        lost = [sum(int(n) for n in re.findall(r"(\d+) profiled launch\(es\) lost their counters", r.get("stderr", "")))
+                for r in finished]
+        if any(lost):
+            text += (f"; {sum(lost)} profiled launches lost their counters and were given back, in "
+                     f"{sum(1 for n in lost if n)} of {len(finished)} runs")
         out.append(text)
     return out
 

@@ -103,21 +103,22 @@ struct State {
   bool told_time_budget = false;
   std::map<std::string, unsigned long long> profiled;  // identity key -> launches profiled so far
   std::map<std::string, std::vector<bool>> collected;  // identity key -> the groups its profiled launches collected
+  std::map<std::string, unsigned> lost;                // identity key -> its profiled launches whose counters were
+                                                       // lost and given back (retry_lost_locked)
   std::map<CUcontext, Context> contexts;
   // The session kept enabled between profiled launches (profile_session.hpp; GPUPERF_RECORD_PROFILE_KEEP=0: off).
   KeptSession session;
   // The metric set's groups, one a profiled launch of an identity (pass_groups.hpp, next_group): planned at the
   // first context, each a configuration of every context's back end. `split` groups at most
-  // (GPUPERF_RECORD_PROFILE_GROUPS; default --profile-launches; 1: every launch collects every metric).
+  // (GPUPERF_RECORD_PROFILE_GROUPS; 0: pass_groups.hpp's default_groups; 1: every launch collects every metric).
   std::size_t split = 0;
   bool planned = false;  // `groups` planned (none: no metric fits one pass, in a one-pass process)
   std::vector<std::vector<std::size_t>> groups;
   // Kernel replay in a distributed process (launch_policy.hpp, replay_mode): unless
   // GPUPERF_RECORD_PROFILE_REPLAY=kernel, a rank of a distributed job replays one pass a launch, its metrics in
-  // one-pass groups (a "Y" line names those that need more and are not collected), and sessions are not kept
-  // (kept ones failed to decode in DDP, docs/record-ends.md); a process that is not one stops range profiling at
-  // its first communication kernel, which a "U communication" line says. Source lines (one instrumented
-  // launch, nothing restored) are collected either way.
+  // one-pass groups (a "Y" line names those that need more and are not collected); a process that is not one
+  // stops range profiling at its first communication kernel, which a "U communication" line says. Source lines
+  // (one instrumented launch, nothing restored) are collected either way.
   bool replay_forced = false;
   bool distributed = false;
   bool one_pass = false;  // replay_mode's answer for this process before any communication
@@ -138,6 +139,7 @@ thread_local CUstream t_communication_stream = nullptr;  // this thread's commun
 thread_local CUcontext t_communication_context = nullptr;
 thread_local bool t_communication = false;
 thread_local std::size_t t_group = 0;   // the metric group this thread's profiled launch collects
+thread_local std::string t_key;         // its identity
 thread_local bool t_restarted = false;  // its session was the kept one, restarted
 
 // GPUPERF_RECORD_PROFILE_TRACE=1: each profiled launch's phases on stderr, to see where its time goes.
@@ -169,8 +171,12 @@ bool grouped() { return g_state->one_pass || g_state->groups.size() > 1; }
 void plan_groups(const std::string& chip) {
   g_state->planned = true;
   std::unique_ptr<cupti::RangeProfilerBackend> host;
-  if (g_state->split > 1 || g_state->one_pass) host = g_state->factory->open_host(chip);
-  const PassCount passes = [&](const std::vector<std::string>& m) { return host->add_configuration(m); };
+  if (g_state->split != 1 || g_state->one_pass) host = g_state->factory->open_host(chip);
+  std::map<std::vector<std::string>, std::size_t> counted;  // each list's passes, counted once
+  const PassCount passes = [&](const std::vector<std::string>& m) {
+    const auto it = counted.find(m);
+    return it != counted.end() ? it->second : counted[m] = host->add_configuration(m);
+  };
   if (g_state->one_pass) {
     SinglePassGroups packed = pack_single_pass(g_state->metrics, passes);
     // The largest group first: an identity launched once collects the most it can.
@@ -183,7 +189,9 @@ void plan_groups(const std::string& chip) {
     // Every group needs a launch of its own: an identity's counters are whole after that many.
     g_state->per_identity = std::max<unsigned long long>(g_state->per_identity, g_state->groups.size());
   } else {
-    g_state->groups = split_passes(g_state->metrics, g_state->split, passes);
+    const std::size_t split =
+        g_state->split > 0 ? g_state->split : default_groups(g_state->metrics, g_state->per_identity, passes);
+    g_state->groups = split_passes(g_state->metrics, split, passes);
   }
   if (!grouped()) return;
   for (std::size_t g = 0; g < g_state->groups.size(); ++g) {
@@ -499,11 +507,29 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
   }
   ++g_state->profiled[key];
   ++g_state->spent;
+  t_key = key;
   t_profiling = true;
   t_profile_begin_ns = begin;
   if (g_trace) t_symbol = data->symbolName;
   t_context = c;
   t_correlation = data->correlationId;
+}
+
+// A profiled launch whose counters CUPTI failed to give (g_state->mutex held): its group goes back to its identity
+// for a later launch (pass_groups.hpp, give_back_group), at most twice an identity, and from then on every
+// session ends with its launch. In a rank of a distributed job, sessions begun after a kept one had ended failed to
+// decode (CUPTI_ERROR_UNKNOWN) in blocks of launches, and none when each session ended with its launch
+// (docs/record-ends.md). An "x" line says so. False: the loss stands (the caller writes an X line).
+bool retry_lost_locked(const std::string& why) {
+  constexpr unsigned kMostLost = 2;
+  std::vector<bool>& collected = g_state->collected[t_key];
+  if (!give_back_group(collected, t_group, g_state->lost[t_key], kMostLost)) return false;
+  if (auto it = g_state->profiled.find(t_key); it != g_state->profiled.end() && it->second > 0) --it->second;
+  const bool was_keeping = g_state->session.keeps();
+  g_state->session.set_keep(false);
+  write_line("x " + std::to_string(t_correlation) + " " + std::to_string(t_group) + " " + (was_keeping ? "1" : "0") +
+             " " + why);
+  return true;
 }
 
 // Ends the launch's range, if it had one (g_state->mutex held).
@@ -535,7 +561,7 @@ void end_range_locked() {
       c.backend->end_session();
     } catch (const std::exception&) {  // the failure being reported is the one that matters
     }
-    write_line(std::string("X hardware metrics of a launch failed: ") + e.what());
+    if (!retry_lost_locked(e.what())) write_line(std::string("X hardware metrics of a launch failed: ") + e.what());
   }
 }
 
@@ -593,16 +619,13 @@ void mark(Phase p) {
 }
 
 // GPUPERF_RECORD_PROFILE_KEEP=0 ends each session after its launch; GPUPERF_RECORD_PROFILE_GROUPS=N splits the
-// metric set into N groups at most (default: the launches profiled per identity, at most 8).
+// metric set into N groups at most (default 0: pass_groups.hpp's default_groups).
 void configure_session_env() {
   const char* keep = std::getenv("GPUPERF_RECORD_PROFILE_KEEP");
-  // Not in a one-pass process: there, with source lines, sessions begun after a kept one was ended failed to
-  // decode (CUPTI_ERROR_UNKNOWN), 44 launches a run in 16 of 16 DDP runs on H100s, and none when every session
-  // ended with its launch, nor when kept without source lines (docs/record-ends.md).
-  // GPUPERF_RECORD_PROFILE_KEEP=1 keeps them anyway.
-  const bool keep_default = !g_state->one_pass;
-  g_state->session.set_keep(keep == nullptr || *keep == '\0' ? keep_default : *keep != '0');
-  g_state->split = static_cast<std::size_t>(std::min<unsigned long long>(g_state->per_identity, 8));
+  // Kept everywhere: where a kept session's successor fails to decode (ranks of a DDP job with source lines), the
+  // first failure ends keeping for the process and its group is collected again (retry_lost_locked).
+  g_state->session.set_keep(keep == nullptr || *keep == '\0' || *keep != '0');
+  g_state->split = g_state->per_identity <= 1 ? 1 : 0;
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_GROUPS"); n != nullptr && *n != '\0') {
     const unsigned long long groups = std::strtoull(n, nullptr, 10);  // 0: the default
     if (groups > 0) g_state->split = static_cast<std::size_t>(groups);

@@ -5,16 +5,15 @@
 
 namespace gpuperf::record::inject {
 
-std::vector<std::vector<std::size_t>> split_passes(const std::vector<std::string>& metrics, std::size_t groups,
-                                                   const PassCount& passes) {
-  std::vector<std::size_t> all(metrics.size());
-  std::iota(all.begin(), all.end(), 0);
-  if (groups <= 1 || metrics.size() < 2 || passes(metrics) <= 1) return {all};
-  std::vector<std::size_t> weight(metrics.size());
-  for (std::size_t i = 0; i < metrics.size(); ++i) weight[i] = std::max<std::size_t>(1, passes({metrics[i]}));
-  std::vector<std::size_t> order = all;
+namespace {
+
+// `members` (indices into `metrics`, ascending) in at most `groups` groups balancing `weight`: the heaviest first,
+// each into the group with the least weight so far; groups in ascending order of their first index.
+std::vector<std::vector<std::size_t>> balance(const std::vector<std::size_t>& members, std::size_t groups,
+                                              const std::vector<std::size_t>& weight) {
+  std::vector<std::size_t> order = members;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });
-  std::vector<std::vector<std::size_t>> out(std::min(groups, metrics.size()));
+  std::vector<std::vector<std::size_t>> out(std::max<std::size_t>(1, std::min(groups, members.size())));
   std::vector<std::size_t> load(out.size(), 0);
   for (std::size_t i : order) {
     const std::size_t g = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
@@ -25,6 +24,32 @@ std::vector<std::vector<std::size_t>> split_passes(const std::vector<std::string
   out.erase(std::remove_if(out.begin(), out.end(), [](const auto& g) { return g.empty(); }), out.end());
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.front() < b.front(); });
   return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::size_t>> split_passes(const std::vector<std::string>& metrics, std::size_t groups,
+                                                   const PassCount& passes) {
+  std::vector<std::size_t> all(metrics.size());
+  std::iota(all.begin(), all.end(), 0);
+  if (groups <= 1 || metrics.size() < 2 || passes(metrics) <= 1) return {all};
+  std::vector<std::size_t> weight(metrics.size());
+  std::vector<std::size_t> heavy, rest;
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    weight[i] = std::max<std::size_t>(1, passes({metrics[i]}));
+    (weight[i] > 1 ? heavy : rest).push_back(i);
+  }
+  if (heavy.empty() || rest.empty()) return balance(all, groups, weight);
+  std::vector<std::vector<std::size_t>> out = balance(rest, groups - 1, weight);
+  out.push_back(std::move(heavy));
+  return out;
+}
+
+std::size_t default_groups(const std::vector<std::string>& metrics, std::size_t per_identity, const PassCount& passes) {
+  const std::size_t most = std::min<std::size_t>(std::max<std::size_t>(per_identity, 1), 8);
+  if (most < 2) return 1;
+  const bool heavy = std::any_of(metrics.begin(), metrics.end(), [&](const std::string& m) { return passes({m}) > 1; });
+  return heavy ? 2 : most;
 }
 
 }  // namespace gpuperf::record::inject
@@ -66,6 +91,13 @@ std::size_t next_group(std::vector<bool>& collected, std::optional<std::size_t> 
   }
   collected[g] = true;
   return g;
+}
+
+bool give_back_group(std::vector<bool>& collected, std::size_t group, unsigned& lost, unsigned most) {
+  if (lost >= most) return false;
+  ++lost;
+  if (group < collected.size()) collected[group] = false;
+  return true;
 }
 
 }  // namespace gpuperf::record::inject

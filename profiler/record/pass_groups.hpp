@@ -19,14 +19,25 @@ namespace gpuperf::record::inject {
 // Passes a metric list needs (CUPTI: cuptiProfilerHostGetNumOfPasses on a configuration of those metrics).
 using PassCount = std::function<std::size_t(const std::vector<std::string>& metrics)>;
 
-// Splits `metrics` into at most `groups` non-empty groups of indices into `metrics` (each in ascending order,
-// the groups ordered by their first index), balancing the passes: each metric weighs its own pass count, the
-// heaviest are placed first, each in the group with the fewest passes so far (longest processing time first).
-// CUPTI packs counters of one pass together, so a group may need fewer passes than its weights add up to.
-// One group of every metric when `groups` <= 1, there are fewer than two metrics, or the whole set needs one
-// pass (nothing to gain). `passes` is called once per metric and once for the whole set.
+// Splits `metrics` into at most `groups` non-empty groups of indices into `metrics` (each in ascending order).
+// The metrics that need more than one pass on their own (GH100: the speed-of-light throughputs, sm__throughput 8
+// passes and gpu__compute_memory_throughput 5, 9 together) are one group, the last: whoever collects them pays
+// their passes, and together they share some; the others are balanced over the other groups, so most profiled
+// launches replay their few passes (GH100's default set: the other 19 metrics need 4 together). Balanced: each
+// metric weighs its own pass count, the heaviest are placed first, each in the group with the fewest passes so
+// far (longest processing time first), the groups in the order of their first index. Without such metrics, or
+// with only them, every metric is balanced so over `groups`. One group of every metric when `groups` <= 1, there
+// are fewer than two metrics, or the whole set needs one pass (nothing to gain). `passes` is called once per
+// metric and once for the whole set. (Balancing every metric over three groups, as before, made GH100's default
+// set 3 + 5 + 9 = 17 passes an identity; 4 + 9 now.)
 std::vector<std::vector<std::size_t>> split_passes(const std::vector<std::string>& metrics, std::size_t groups,
                                                    const PassCount& passes);
+
+// The groups `record --metrics` splits `metrics` into unless told (--profile-groups): 2 when some metric needs
+// more than one pass on its own (those, and the rest: an identity's counters are whole after two profiled
+// launches, the first giving every metric but those), else as many as an identity's profiled launches
+// (`per_identity`), at most 8; 1 when one launch an identity is profiled.
+std::size_t default_groups(const std::vector<std::string>& metrics, std::size_t per_identity, const PassCount& passes);
 
 }  // namespace gpuperf::record::inject
 
@@ -49,5 +60,11 @@ SinglePassGroups pack_single_pass(const std::vector<std::string>& metrics, const
 // the launch's context), which restarts that session (0.2-4 ms on an H100) instead of beginning one (150-250 ms),
 // else the first. An identity that has every group (more profiled launches than groups) starts over.
 std::size_t next_group(std::vector<bool>& collected, std::optional<std::size_t> kept);
+
+// A profiled launch whose counters were lost (CUPTI failed to decode its range; the kernel ran, so the program's
+// results stand): `group`, which it was to collect, is given back to its identity (unmarked in `collected`), so a
+// later launch of the identity collects it, unless the identity lost counters `most` times already (`lost`, its
+// count, raised here). False: the loss stands.
+bool give_back_group(std::vector<bool>& collected, std::size_t group, unsigned& lost, unsigned most);
 
 }  // namespace gpuperf::record::inject

@@ -137,10 +137,15 @@ struct ProcessRecord {
   bool complete = false;                            // ended with Z
   std::uint64_t dropped = 0;                        // CUPTI's dropped records
   std::vector<std::string> errors;                  // X lines
-  std::vector<std::string> metric_names;            // the C line
-  std::vector<LaunchRecord> launches;               // in file order
-  std::shared_ptr<const RecordStrings> strings;     // what the launches' name and nvtx_path view
-  std::shared_ptr<const SourceRecords> source;      // S, L, I, J lines; what the launches' source points into
+  // x lines: profiled launches whose counters CUPTI failed to give, each given back to a later launch of its
+  // identity; whether the first ended a kept session's keeping; the first's reason
+  std::uint64_t lost_counters = 0;
+  bool lost_ended_keeping = false;
+  std::string lost_first;
+  std::vector<std::string> metric_names;         // the C line
+  std::vector<LaunchRecord> launches;            // in file order
+  std::shared_ptr<const RecordStrings> strings;  // what the launches' name and nvtx_path view
+  std::shared_ptr<const SourceRecords> source;   // S, L, I, J lines; what the launches' source points into
 
   // H lines: per metric group, indices into metric_names
   std::vector<std::vector<std::size_t>> metric_groups;

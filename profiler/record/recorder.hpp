@@ -42,8 +42,8 @@ struct RecordOptions {
   // Substrings naming the program's own communication kernels (never profiled), besides NCCL's and the other
   // built-in ones (core/kernel_kind.hpp); --communication-kernel, repeatable.
   std::vector<std::string> communication_kernels;
-  std::uint64_t profile_groups = 0;  // metric groups over an identity's profiled launches (0: as many as
-                                     // profile_launches, at most 8; 1: every metric in each)
+  std::uint64_t profile_groups = 0;  // metric groups over an identity's profiled launches (0: pass_groups.hpp's
+                                     // default_groups; 1: every metric in each)
   // "auto": kernel replay of every pass, except one pass a launch in a rank of a distributed job (a replay of
   // several restores memory, and can lose what a peer wrote) and none after the first communication kernel of
   // another process; "kernel": every pass everywhere.

@@ -104,6 +104,39 @@ TEST(CuptiHost, TheDefaultSetPacksIntoOnePassGroupsOnGH100) {
   EXPECT_FALSE(packed.groups.empty());
 }
 
+// record --metrics splits a single process's metrics over an identity's profiled launches (pass_groups.hpp): on
+// GH100's tables the default set makes two groups, the speed-of-light throughputs (9 passes together) and the
+// other 19 metrics (4), where balancing all 21 over three launches made 3 + 5 + 9 passes.
+TEST(CuptiHost, TheDefaultSetSplitsIntoTheSpeedOfLightAndTheRestOnGH100) {
+  auto backend = gh100();
+  auto catalog = backend_catalog(*backend);
+  const auto perfworks = plan_metrics(resolve_metric_requests(default_profile_metrics(), catalog.get())).perfworks;
+  const record::inject::PassCount passes = [&](const std::vector<std::string>& m) {
+    return backend->add_configuration(m);
+  };
+  const std::size_t n = record::inject::default_groups(perfworks, 3, passes);
+  EXPECT_EQ(n, 2u);
+  const auto groups = record::inject::split_passes(perfworks, n, passes);
+  ASSERT_EQ(groups.size(), 2u);
+  std::size_t total = 0;
+  for (const auto& g : groups) {
+    std::vector<std::string> names;
+    for (std::size_t i : g) names.push_back(perfworks[i]);
+    const std::size_t p = passes(names);
+    total += p;
+    std::printf("group of %zu metrics: %zu passes\n", names.size(), p);
+  }
+  std::vector<std::string> last;
+  for (std::size_t i : groups.back()) last.push_back(perfworks[i]);
+  EXPECT_EQ(last, (std::vector<std::string>{"sm__throughput.avg.pct_of_peak_sustained_elapsed",
+                                            "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}));
+  std::vector<std::string> first;
+  for (std::size_t i : groups.front()) first.push_back(perfworks[i]);
+  EXPECT_LE(passes(first), 4u);
+  // Three groups as the old balance made them cost more passes an identity than the two.
+  EXPECT_LT(total, 17u);
+}
+
 TEST(CuptiHost, TyposGetCloseNamesFromTheChip) {
   auto backend = gh100();
   auto catalog = backend_catalog(*backend);

@@ -195,12 +195,33 @@ PassCount adding(const std::map<std::string, std::size_t>& own) {
   };
 }
 
-TEST(SplitPasses, TheHeaviestMetricsGoFirstEachIntoTheLightestGroup) {
+TEST(SplitPasses, MetricsThatNeedSeveralPassesAloneAreOneGroupTheLast) {
   // The default set's shape on GH100: sm__throughput 8 passes, the memory throughput 5, the rest 1 each.
   const std::vector<std::string> m = {"a", "sm", "b", "mem", "c", "d"};
-  const auto groups = split_passes(m, 3, adding({{"a", 1}, {"sm", 8}, {"b", 1}, {"mem", 5}, {"c", 1}, {"d", 1}}));
-  // LPT: sm -> g0 (8), mem -> g1 (5), a, b, c, d -> g2 (1, 2, 3, 4); groups ordered by first index.
-  EXPECT_EQ(groups, (std::vector<std::vector<std::size_t>>{{0, 2, 4, 5}, {1}, {3}}));
+  const auto own = adding({{"a", 1}, {"sm", 8}, {"b", 1}, {"mem", 5}, {"c", 1}, {"d", 1}});
+  // sm and mem together, last; a, b, c, d balanced over the other two groups, ordered by their first index.
+  EXPECT_EQ(split_passes(m, 3, own), (std::vector<std::vector<std::size_t>>{{0, 4}, {2, 5}, {1, 3}}));
+  // Two groups: the rest in one, a launch of 4 passes instead of 3 + 5 + 9 over three launches.
+  EXPECT_EQ(split_passes(m, 2, own), (std::vector<std::vector<std::size_t>>{{0, 2, 4, 5}, {1, 3}}));
+}
+
+TEST(SplitPasses, WithoutMetricsThatNeedSeveralPassesAloneTheHeaviestGoFirstEachIntoTheLightestGroup) {
+  // Weighed 1 each alone, but not sharing a pass (adding): balanced by count.
+  const std::vector<std::string> m = {"a", "b", "c", "d", "e"};
+  EXPECT_EQ(split_passes(m, 2, adding({{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}})),
+            (std::vector<std::vector<std::size_t>>{{0, 2, 4}, {1, 3}}));
+  // Only metrics of several passes: balanced too (LPT: x 4 -> g0, y 3 -> g1, z 2 -> g1).
+  EXPECT_EQ(split_passes({"x", "y", "z"}, 2, adding({{"x", 4}, {"y", 3}, {"z", 2}})),
+            (std::vector<std::vector<std::size_t>>{{0}, {1, 2}}));
+}
+
+TEST(SplitPasses, TheDefaultIsTwoGroupsWhenSomeMetricNeedsSeveralPassesAlone) {
+  const auto own = adding({{"a", 1}, {"sm", 8}, {"b", 1}});
+  EXPECT_EQ(default_groups({"a", "sm", "b"}, 3, own), 2u);
+  EXPECT_EQ(default_groups({"a", "b"}, 3, own), 3u);        // none: one group a profiled launch
+  EXPECT_EQ(default_groups({"a", "b"}, 12, own), 8u);       // at most 8
+  EXPECT_EQ(default_groups({"a", "sm", "b"}, 1, own), 1u);  // one profiled launch an identity: every metric in it
+  EXPECT_EQ(default_groups({"a", "sm", "b"}, 0, own), 1u);
 }
 
 TEST(SplitPasses, OneGroupWhenThereIsNothingToGain) {
@@ -254,6 +275,21 @@ TEST(NextGroup, TheKeptSessionsGroupComesFirstWhenTheIdentityLacksIt) {
   std::vector<bool> one(1, false);
   EXPECT_EQ(next_group(one, std::nullopt), 0u);
   EXPECT_EQ(next_group(one, 0), 0u);  // one group: every launch collects it
+}
+
+TEST(GiveBackGroup, ALostGroupIsCollectedAgainAtMostTwiceAnIdentity) {
+  std::vector<bool> collected(2, false);
+  unsigned lost = 0;
+  EXPECT_EQ(next_group(collected, std::nullopt), 0u);
+  EXPECT_TRUE(give_back_group(collected, 0, lost, 2));  // its counters were lost: group 0 again
+  EXPECT_EQ(collected, (std::vector<bool>{false, false}));
+  EXPECT_EQ(next_group(collected, std::nullopt), 0u);
+  EXPECT_TRUE(give_back_group(collected, 0, lost, 2));
+  EXPECT_EQ(next_group(collected, std::nullopt), 0u);
+  EXPECT_FALSE(give_back_group(collected, 0, lost, 2));  // a third loss stands
+  EXPECT_EQ(collected, (std::vector<bool>{true, false}));
+  EXPECT_EQ(lost, 2u);
+  EXPECT_EQ(next_group(collected, std::nullopt), 1u);
 }
 
 }  // namespace
