@@ -516,19 +516,15 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
 }
 
 // A profiled launch whose counters CUPTI failed to give (g_state->mutex held): its group goes back to its identity
-// for a later launch (pass_groups.hpp, give_back_group), at most twice an identity, and from then on every
-// session ends with its launch. In a rank of a distributed job, sessions begun after a kept one had ended failed to
-// decode (CUPTI_ERROR_UNKNOWN) in blocks of launches, and none when each session ended with its launch
-// (docs/record-ends.md). An "x" line says so. False: the loss stands (the caller writes an X line).
+// for a later launch (pass_groups.hpp, give_back_group), once an identity, and an "x" line says so. False: the
+// loss stands (the caller writes an X line). A failure that lasts (DDP ranks keeping sessions with source lines,
+// docs/record-ends.md) costs each identity one launch more, not more.
 bool retry_lost_locked(const std::string& why) {
-  constexpr unsigned kMostLost = 2;
+  constexpr unsigned kMostLost = 1;
   std::vector<bool>& collected = g_state->collected[t_key];
   if (!give_back_group(collected, t_group, g_state->lost[t_key], kMostLost)) return false;
   if (auto it = g_state->profiled.find(t_key); it != g_state->profiled.end() && it->second > 0) --it->second;
-  const bool was_keeping = g_state->session.keeps();
-  g_state->session.set_keep(false);
-  write_line("x " + std::to_string(t_correlation) + " " + std::to_string(t_group) + " " + (was_keeping ? "1" : "0") +
-             " " + why);
+  write_line("x " + std::to_string(t_correlation) + " " + std::to_string(t_group) + " " + why);
   return true;
 }
 
@@ -622,9 +618,13 @@ void mark(Phase p) {
 // metric set into N groups at most (default 0: pass_groups.hpp's default_groups).
 void configure_session_env() {
   const char* keep = std::getenv("GPUPERF_RECORD_PROFILE_KEEP");
-  // Kept everywhere: where a kept session's successor fails to decode (ranks of a DDP job with source lines), the
-  // first failure ends keeping for the process and its group is collected again (retry_lost_locked).
-  g_state->session.set_keep(keep == nullptr || *keep == '\0' || *keep != '0');
+  // Not in a one-pass process: there, with source lines, sessions begun after a kept one was ended failed to
+  // decode (CUPTI_ERROR_UNKNOWN), 16 of 228 launches a run on H100s (44 with a one-pass set), none when every
+  // session ended with its launch, nor when kept without source lines; and once they failed, sessions begun and
+  // ended per launch failed too (54 a run when the first failure ended keeping) (docs/record-ends.md).
+  // GPUPERF_RECORD_PROFILE_KEEP=1 keeps them anyway.
+  const bool keep_default = !g_state->one_pass;
+  g_state->session.set_keep(keep == nullptr || *keep == '\0' ? keep_default : *keep != '0');
   g_state->split = g_state->per_identity <= 1 ? 1 : 0;
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_GROUPS"); n != nullptr && *n != '\0') {
     const unsigned long long groups = std::strtoull(n, nullptr, 10);  // 0: the default

@@ -51,9 +51,7 @@ class KeptSession {
  public:
   // `keep` false: every session ends right after its launch, as before (GPUPERF_RECORD_PROFILE_KEEP=0).
   explicit KeptSession(bool keep = true) : keep_(keep) {}
-  // From the next profiled launch on (a session kept now stays kept until something ends it).
-  void set_keep(bool keep) { keep_ = keep; }
-  bool keeps() const { return keep_; }
+  void set_keep(bool keep) { keep_ = keep; }  // before the first session
 
   // A launch's entry. `wanted`: the launch is a single kernel whose identity still has launches to profile
   // within the budgets; `captured`: it goes into a stream being captured into a graph (no kernel runs now, and

@@ -243,14 +243,12 @@ void ProcessParser::parse_line(std::string_view line) {
       break;
     }
     case 'X': p_.errors.push_back(rest_after(line, 1)); break;
-    case 'x': {  // a profiled launch's counters lost and its group given back (x <correlation> <group> <0|1> <why>)
+    case 'x': {  // a profiled launch's counters lost and its group given back (x <correlation> <group> <why>)
       std::uint32_t corr = 0;
       std::size_t group = 0;
-      int ended_keeping = 0;
-      if (!(f.next(corr) && f.next(group) && f.next(ended_keeping)) || (ended_keeping != 0 && ended_keeping != 1))
-        throw bad("malformed lost-counters line (x <correlation> <group> <0|1> <why>)");
-      if (p_.lost_counters++ == 0) p_.lost_first = rest_after(line, 4);
-      p_.lost_ended_keeping = p_.lost_ended_keeping || ended_keeping == 1;
+      if (!(f.next(corr) && f.next(group)) || f.at_end())
+        throw bad("malformed lost-counters line (x <correlation> <group> <why>)");
+      if (p_.lost_counters++ == 0) p_.lost_first = rest_after(line, 3);
       break;
     }
     case 'S':

@@ -137,10 +137,9 @@ struct ProcessRecord {
   bool complete = false;                            // ended with Z
   std::uint64_t dropped = 0;                        // CUPTI's dropped records
   std::vector<std::string> errors;                  // X lines
-  // x lines: profiled launches whose counters CUPTI failed to give, each given back to a later launch of its
-  // identity; whether the first ended a kept session's keeping; the first's reason
+  // x lines: profiled launches whose counters CUPTI failed to give, each one's group given back to a later launch
+  // of its identity; the first's reason
   std::uint64_t lost_counters = 0;
-  bool lost_ended_keeping = false;
   std::string lost_first;
   std::vector<std::string> metric_names;         // the C line
   std::vector<LaunchRecord> launches;            // in file order

@@ -297,18 +297,14 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
   }
   // x lines: counters CUPTI failed to give, their groups collected again by a later launch of the identity.
   std::uint64_t lost = 0;
-  bool ended_keeping = false;
   std::string lost_first;
   for (const auto& p : processes) {
     if (lost == 0) lost_first = p.lost_first;
     lost += p.lost_counters;
-    ended_keeping = ended_keeping || p.lost_ended_keeping;
   }
-  if (lost > 0) {
+  if (lost > 0)
     out += "; " + std::to_string(lost) + " profiled launch(es) lost their counters (" + lost_first +
-           "), each one's group given back to a later launch of its identity";
-    if (ended_keeping) out += ", and the profiler's session ended with each launch from then on in that process";
-  }
+           "), each one's group given back to a later launch of its identity (once an identity)";
   const std::size_t left = totals.identities - std::min(totals.identities, with);
   std::uint64_t budget = 0, time_budget_ms = 0;
   std::size_t unreplayed_ranks = 0, unreplayed_after_communication = 0;  // U lines

@@ -277,19 +277,23 @@ TEST(NextGroup, TheKeptSessionsGroupComesFirstWhenTheIdentityLacksIt) {
   EXPECT_EQ(next_group(one, 0), 0u);  // one group: every launch collects it
 }
 
-TEST(GiveBackGroup, ALostGroupIsCollectedAgainAtMostTwiceAnIdentity) {
+TEST(GiveBackGroup, ALostGroupIsCollectedAgainAtMostAsOftenAsAllowed) {
   std::vector<bool> collected(2, false);
   unsigned lost = 0;
   EXPECT_EQ(next_group(collected, std::nullopt), 0u);
-  EXPECT_TRUE(give_back_group(collected, 0, lost, 2));  // its counters were lost: group 0 again
+  EXPECT_TRUE(give_back_group(collected, 0, lost, 1));  // its counters were lost: group 0 again
   EXPECT_EQ(collected, (std::vector<bool>{false, false}));
   EXPECT_EQ(next_group(collected, std::nullopt), 0u);
-  EXPECT_TRUE(give_back_group(collected, 0, lost, 2));
-  EXPECT_EQ(next_group(collected, std::nullopt), 0u);
-  EXPECT_FALSE(give_back_group(collected, 0, lost, 2));  // a third loss stands
+  EXPECT_FALSE(give_back_group(collected, 0, lost, 1));  // a second loss stands
   EXPECT_EQ(collected, (std::vector<bool>{true, false}));
-  EXPECT_EQ(lost, 2u);
+  EXPECT_EQ(lost, 1u);
   EXPECT_EQ(next_group(collected, std::nullopt), 1u);
+  unsigned more = 0;
+  std::vector<bool> other(3, true);
+  EXPECT_TRUE(give_back_group(other, 2, more, 2));
+  EXPECT_TRUE(give_back_group(other, 1, more, 2));
+  EXPECT_FALSE(give_back_group(other, 0, more, 2));
+  EXPECT_EQ(other, (std::vector<bool>{true, false, false}));
 }
 
 }  // namespace
