@@ -391,7 +391,11 @@ void end_session_locked(SessionEnd why, bool in_capture);
 // the gate exclusively. False: the launch is not (the caller takes the gate shared).
 bool enter_lines(const CUpti_CallbackData* data, const std::string& key, CUstream stream) {
   const auto ready_locked = [&] {
-    const bool ranged = identity_profiled_enough(key) || context_broken(data->context) ||
+    const auto it = g_state->profiled.find(key);
+    const bool ranged = range_profiling_over(identity_profiled_enough(key),
+                                             it == g_state->profiled.end() ? 0 : it->second, g_state->spent_ns,
+                                             g_state->time_budget_ms) ||
+                        context_broken(data->context) ||
                         !replay_allowed_locked();  // not range-profiled here: instrumented at once
     return ranged && lines_wanted(data, key) && !launch_budget_spent() && !time_budget_spent();
   };

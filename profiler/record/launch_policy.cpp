@@ -56,6 +56,10 @@ bool time_budget_allows(std::uint64_t spent_ns, std::uint64_t budget_ms, bool pr
   return !profiled_before || spent_ns < budget_ns / 2;
 }
 
+bool range_profiling_over(bool enough, std::uint64_t profiled, std::uint64_t spent_ns, std::uint64_t budget_ms) {
+  return enough || (profiled > 0 && !time_budget_allows(spent_ns, budget_ms, true));
+}
+
 ReplayMode replay_mode(bool forced, bool distributed, bool communication_seen) {
   if (forced) return ReplayMode::every_pass;
   if (distributed) return ReplayMode::one_pass;

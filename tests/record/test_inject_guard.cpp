@@ -105,6 +105,14 @@ TEST(LaunchPolicy, PastHalfTheTimeBudgetOnlyIdentitiesNotProfiledYetAre) {
   EXPECT_TRUE(time_budget_allows(1ull << 60, 0, true));               // no budget
 }
 
+TEST(LaunchPolicy, AnIdentityTheTimeBudgetsSecondHalfStoppedIsDoneWithRangesAndGetsItsSourceLines) {
+  EXPECT_TRUE(range_profiling_over(true, 3, 0, 60000));                    // its share of launches
+  EXPECT_FALSE(range_profiling_over(false, 1, 29'999'999'999ull, 60000));  // more to come
+  EXPECT_TRUE(range_profiling_over(false, 1, 30'000'000'000ull, 60000));   // past half: no more of its launches
+  EXPECT_FALSE(range_profiling_over(false, 0, 30'000'000'000ull, 60000));  // never profiled: its first comes
+  EXPECT_FALSE(range_profiling_over(false, 2, 1ull << 60, 0));             // no budget: its share comes
+}
+
 TEST(InjectGuard, TheLibraryNeverProfilesACommunicationKernel) {
   setenv("GPUPERF_RECORD_COMMUNICATION_KERNELS", "peer_exchange\nmy_allreduce", 1);
   setenv("GPUPERF_RECORD_PROFILE_WATCHDOG_MS", "0", 1);
