@@ -17,7 +17,9 @@ time: profiling serialises the GPU, and a second program would change both wall 
 Columns: exit (the recorded run's, and the plain run's), profiled (launches with a trace line), per launch
 median / p95 (ms; "first" is the first profiled launch of the process, with the context's set-up, left out of
 both), sessions (begun / restarted), counters (the summary's "counters for X of Y identities", with partial ones),
-wall recorded / plain (s). Exit 0 when every recorded run exited as its plain run did.
+wall recorded / plain (s). Under the table, per cell: what launches cost by metric group, begun and restarted
+apart (median total, begin and call), and how many took at most 100 ms. Exit 0 when every recorded run exited as
+its plain run did.
 """
 import argparse
 import os
@@ -43,13 +45,30 @@ PARTIAL = re.compile(r"identities \([^)]*\), (\d+) of them partial")
 
 
 def launch_costs(text):
-    """Per traced launch: (total ms, setup ms, group, restarted)."""
+    """Per traced launch: (total ms, setup ms, group, "begun" or "restarted", its phases in ms)."""
     out = []
     for m in TRACE.finditer(text):
         parts = m.group(2).split()
         phases = {parts[i]: float(parts[i + 1]) for i in range(0, len(parts) - 1, 2)}
-        out.append((sum(phases.values()), phases.get("setup", 0.0), m.group(3), m.group(4)))
+        out.append((sum(phases.values()), phases.get("setup", 0.0), m.group(3), m.group(4), phases))
     return out
+
+
+def by_group(costs):
+    """What the launches of each metric group cost, begun and restarted apart (the process's first left out):
+    "group G begun: N, median T ms (begin B, call C)"; and how many took at most 100 ms (the issue's target)."""
+    rest = costs[1:]
+    cells = {}
+    for total, _, group, kind, phases in rest:
+        if group is None:
+            continue
+        cells.setdefault((int(group), kind or "?"), []).append((total, phases.get("begin", 0.0), phases.get("call", 0.0)))
+    parts = []
+    for (group, kind), xs in sorted(cells.items()):
+        med = [statistics.median(x[i] for x in xs) for i in range(3)]
+        parts.append(f"group {group} {kind}: {len(xs)}, median {med[0]:.1f} ms (begin {med[1]:.1f}, call {med[2]:.1f})")
+    under = sum(1 for c in rest if c[0] <= 100.0)
+    return parts, f"{under} of {len(rest)} launches at most 100 ms"
 
 
 def pct(values, q):
@@ -73,8 +92,11 @@ def summarize(tag, log, plain_log):
     partial = PARTIAL.findall(text) or OLD_PARTIAL.findall(text)
     if c and not PARTIAL.findall(text) and partial:  # the first build's summary counted partial ones apart
         c = (str(int(c[0]) + int(partial[-1])), c[1])
+    groups, under = by_group(costs)
     return {
         "cell": tag,
+        "groups": groups,
+        "under": under,
         "exit": f"{wall[-1][1] if wall else '?'} / {pwall[-1][1] if pwall else '?'}",
         "same_exit": bool(wall and pwall and wall[-1][1] == pwall[-1][1]),
         "profiled": len(costs),
@@ -143,6 +165,9 @@ def main():
     for r in rows:
         if r["ends"]:
             print(f"{r['cell']}: sessions ended by {r['ends']}")
+    for r in rows:
+        if r["groups"]:
+            print(f"{r['cell']}: {'; '.join(r['groups'])}; {r['under']}")
     return 0 if all(r["same_exit"] for r in rows) else 1
 
 

@@ -36,6 +36,11 @@ class ProfileCost(unittest.TestCase):
                           p.stdout)
             self.assertIn("gpt2 now: sessions ended by other_launch 1 capture_begin 1; 11.5 ms ending kept sessions",
                           p.stdout)
+            # By group, the first launch left out: group 0 begun 230.1 (140, 90), 1 and 2 restarted; two of the
+            # three took at most 100 ms.
+            self.assertIn("gpt2 now: group 0 begun: 1, median 230.1 ms (begin 140.0, call 90.0); group 1 restarted: 1, "
+                          "median 53.1 ms (begin 3.0, call 50.0); group 2 restarted: 1, median 73.1 ms (begin 3.0, "
+                          "call 70.0); 2 of 3 launches at most 100 ms", p.stdout)
 
     def test_a_hung_program_is_killed_and_the_exit_differs(self):
         with tempfile.TemporaryDirectory() as d:
