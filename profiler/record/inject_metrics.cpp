@@ -161,13 +161,12 @@ void check(CUresult r, const char* call) {
   if (r != CUDA_SUCCESS) throw std::runtime_error(driver_error(r, call));
 }
 
-// Plans the metric groups at the first context, by the passes CUPTI counts on a host-only back end of the same
-// chip: one-pass groups in a one-pass process (a Y line names the metrics that fit none), else at most `split`
-// groups; writes "H <group> <C-line index>..." for each when there are several or the process is one-pass (then
-// a profiled launch writes a Q line of its group's values, not an M).
 // Whether H lines describe the groups: a profiled launch then writes a Q line of its group's values, not an M.
 bool grouped() { return g_state->one_pass || g_state->groups.size() > 1; }
 
+// Plans the metric groups at the first context, by the passes CUPTI counts on a host-only back end of the same
+// chip: one-pass groups in a one-pass process (a Y line names the metrics that fit none), else at most `split`
+// groups; writes "H <group> <C-line index>..." for each when grouped().
 void plan_groups(const std::string& chip) {
   g_state->planned = true;
   std::unique_ptr<cupti::RangeProfilerBackend> host;
@@ -349,6 +348,10 @@ bool launch_budget_spent() { return g_state->budget > 0 && g_state->spent >= g_s
 bool time_budget_spent() {
   return g_state->time_budget_ms > 0 && g_state->spent_ns >= g_state->time_budget_ms * 1000000ull;
 }
+unsigned long long profiled_launches(const std::string& key) {
+  const auto it = g_state->profiled.find(key);
+  return it == g_state->profiled.end() ? 0 : it->second;
+}
 bool identity_profiled_enough(const std::string& key) {
   const auto it = g_state->profiled.find(key);
   return it != g_state->profiled.end() && it->second >= g_state->per_identity;
@@ -379,9 +382,7 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
     return false;
   }
   // Past half the time budget, an identity's first launch only (launch_policy.hpp).
-  const auto it = g_state->profiled.find(key);
-  return time_budget_allows(g_state->spent_ns, g_state->time_budget_ms,
-                            it != g_state->profiled.end() && it->second > 0);
+  return time_budget_allows(g_state->spent_ns, g_state->time_budget_ms, profiled_launches(key) > 0);
 }
 
 void end_session_locked(SessionEnd why, bool in_capture);
@@ -391,9 +392,7 @@ void end_session_locked(SessionEnd why, bool in_capture);
 // the gate exclusively. False: the launch is not (the caller takes the gate shared).
 bool enter_lines(const CUpti_CallbackData* data, const std::string& key, CUstream stream) {
   const auto ready_locked = [&] {
-    const auto it = g_state->profiled.find(key);
-    const bool ranged = range_profiling_over(identity_profiled_enough(key),
-                                             it == g_state->profiled.end() ? 0 : it->second, g_state->spent_ns,
+    const bool ranged = range_profiling_over(identity_profiled_enough(key), profiled_launches(key), g_state->spent_ns,
                                              g_state->time_budget_ms) ||
                         context_broken(data->context) ||
                         !replay_allowed_locked();  // not range-profiled here: instrumented at once

@@ -267,7 +267,12 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
   // what that cannot collect.
   std::size_t one_pass = 0, one_pass_groups = 0;
   std::vector<std::string> not_collected;
+  // x lines: counters CUPTI failed to give, their groups collected again by a later launch of the identity.
+  std::uint64_t lost = 0;
+  std::string lost_first;
   for (const auto& p : processes) {
+    if (lost == 0) lost_first = p.lost_first;
+    lost += p.lost_counters;
     if (!p.one_pass) continue;
     ++one_pass;
     one_pass_groups = std::max(one_pass_groups, p.metric_groups.size());
@@ -294,13 +299,6 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
       out += ": not collected there, needing more passes:";
       for (std::size_t i = 0; i < not_collected.size(); ++i) out += (i == 0 ? " " : ", ") + not_collected[i];
     }
-  }
-  // x lines: counters CUPTI failed to give, their groups collected again by a later launch of the identity.
-  std::uint64_t lost = 0;
-  std::string lost_first;
-  for (const auto& p : processes) {
-    if (lost == 0) lost_first = p.lost_first;
-    lost += p.lost_counters;
   }
   if (lost > 0)
     out += "; " + std::to_string(lost) + " profiled launch(es) lost their counters (" + lost_first +
