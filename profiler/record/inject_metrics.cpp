@@ -621,12 +621,11 @@ void mark(Phase p) {
 // metric set into N groups at most (default 0: pass_groups.hpp's default_groups).
 void configure_session_env() {
   const char* keep = std::getenv("GPUPERF_RECORD_PROFILE_KEEP");
-  // Not in a one-pass process: there, with source lines, sessions begun after a kept one was ended failed to
-  // decode (CUPTI_ERROR_UNKNOWN), 16 of 228 launches a run on H100s (44 with a one-pass set), none when every
-  // session ended with its launch, nor when kept without source lines; and once they failed, sessions begun and
-  // ended per launch failed too (54 a run when the first failure ended keeping) (docs/record-ends.md).
-  // GPUPERF_RECORD_PROFILE_KEEP=1 keeps them anyway.
-  const bool keep_default = !g_state->one_pass;
+  // Not in a rank that instruments source lines (launch_policy.hpp, keep_sessions_by_default; docs/record-ends.md):
+  // with --no-source-lines a rank keeps them. GPUPERF_RECORD_PROFILE_KEEP=1 keeps them anyway, =0 never.
+  const char* lines = std::getenv("GPUPERF_RECORD_SOURCE_LINES");
+  const bool keep_default = keep_sessions_by_default(g_state->one_pass ? ReplayMode::one_pass : ReplayMode::every_pass,
+                                                     lines != nullptr && *lines == '1');
   g_state->session.set_keep(keep == nullptr || *keep == '\0' ? keep_default : *keep != '0');
   g_state->split = g_state->per_identity <= 1 ? 1 : 0;
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_GROUPS"); n != nullptr && *n != '\0') {

@@ -66,4 +66,8 @@ ReplayMode replay_mode(bool forced, bool distributed, bool communication_seen) {
   return communication_seen ? ReplayMode::none : ReplayMode::every_pass;
 }
 
+bool keep_sessions_by_default(ReplayMode process_mode, bool source_lines) {
+  return process_mode != ReplayMode::one_pass || !source_lines;
+}
+
 }  // namespace gpuperf::record

@@ -95,6 +95,13 @@ TEST(LaunchPolicy, ARankOfADistributedJobIsReplayedOnePassALaunchUnlessForced) {
   EXPECT_EQ(replay_mode(true, true, true), ReplayMode::every_pass);  // --profile-replay kernel
 }
 
+TEST(LaunchPolicy, ARankKeepsItsSessionsOnlyWithoutSourceLines) {
+  EXPECT_TRUE(keep_sessions_by_default(ReplayMode::every_pass, true));  // a single process, lines or not
+  EXPECT_TRUE(keep_sessions_by_default(ReplayMode::every_pass, false));
+  EXPECT_FALSE(keep_sessions_by_default(ReplayMode::one_pass, true));  // a rank with lines: a session a launch
+  EXPECT_TRUE(keep_sessions_by_default(ReplayMode::one_pass, false));  // --no-source-lines: kept
+}
+
 TEST(LaunchPolicy, PastHalfTheTimeBudgetOnlyIdentitiesNotProfiledYetAre) {
   EXPECT_TRUE(time_budget_allows(0, 60000, true));
   EXPECT_TRUE(time_budget_allows(29'999'999'999ull, 60000, true));   // half of 60 s is left: any launch
