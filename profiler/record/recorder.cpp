@@ -260,7 +260,7 @@ std::string incomplete_message(const Flushed& flushed, int exit_status) {
 }
 
 std::string describe_profiled(const KernelTotals& totals, const std::vector<ProcessRecord>& processes,
-                              std::uint64_t per_identity) {
+                              std::uint64_t per_identity, bool source_lines) {
   // Partial ones count as identities with counters (what they collected is stored), and are told apart.
   const std::size_t with = totals.identities_with_counters + totals.identities_partial_counters;
   // Ranks of a distributed job (Y lines): one pass a launch, one metric group each of an identity's launches, and
@@ -299,6 +299,10 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
       out += ": not collected there, needing more passes:";
       for (std::size_t i = 0; i < not_collected.size(); ++i) out += (i == 0 ? " " : ", ") + not_collected[i];
     }
+    if (source_lines && totals.identities_partial_counters > 0)
+      out +=
+          " (with source lines a rank begins the profiler's session for each profiled launch; --no-source-lines "
+          "lets it keep the session, so its launches cost far less and more identities are whole)";
   }
   if (lost > 0)
     out += "; " + std::to_string(lost) + " profiled launch(es) lost their counters (" + lost_first +
@@ -551,7 +555,7 @@ Recording record_program(const RecordOptions& o) {
   out.flushed = flushed_of(processes);
   const bool incomplete = !out.flushed.complete;
   if (incomplete) out.incomplete = incomplete_message(out.flushed, out.end.exit_status);
-  if (plan) out.profiled = describe_profiled(out.totals, processes, o.profile_launches);
+  if (plan) out.profiled = describe_profiled(out.totals, processes, o.profile_launches, o.source_lines);
   out.own_work = describe_own_work(processes);
 
   if (by_device.empty()) {

@@ -78,8 +78,10 @@ std::string incomplete_message(const Flushed& flushed, int exit_status);
 // With profiling wall times (W lines) it adds how long profiling held the program in its launch calls and
 // the identity that took longest: "; profiling took 12.40 s in 96 launches, the slowest identity
 // gemm_kernel [step/fwd] 256x1x1 128x1x1: 3 launches, 1.32 s"; with a T line, that the time budget was spent.
+// With `source_lines` (the launches were instrumented for them), ranks and partial identities: that
+// --no-source-lines lets a rank keep its profiler session (launch_policy.hpp, keep_sessions_by_default).
 std::string describe_profiled(const KernelTotals& totals, const std::vector<ProcessRecord>& processes,
-                              std::uint64_t per_identity);
+                              std::uint64_t per_identity, bool source_lines = false);
 
 // The rank of the processes that launched on `device` (their A lines): set where they all agree, else
 // empty; one run is stored per GPU, so a job's ranks (one GPU each) get a run each with its rank.

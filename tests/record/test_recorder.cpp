@@ -158,6 +158,17 @@ TEST(RecorderEnds, RanksOfADistributedJobAreReplayedOnePassALaunchAndSaySo) {
                    "more passes: sm__throughput; 1 left unprofiled: 1 are communication kernels"),
             std::string::npos)
       << s;
+  EXPECT_EQ(s.find("--no-source-lines"), std::string::npos) << s;  // nothing partial, no lines: no hint
+  // Partial identities in ranks that instrumented source lines: --no-source-lines keeps their sessions.
+  t.identities_partial_counters = 2;
+  const std::string lines = describe_profiled(
+      t, {process(std::string("P 1 0 5 x\n") + rank), process(std::string("P 2 0 5 x\n") + rank)}, 3, true);
+  EXPECT_NE(lines.find("needing more passes: sm__throughput (with source lines a rank begins the profiler's session "
+                       "for each profiled launch; --no-source-lines lets it keep the session"),
+            std::string::npos)
+      << lines;
+  EXPECT_EQ(describe_profiled(t, {process("P 1 0 5 x\nZ\n")}, 3, true).find("--no-source-lines"), std::string::npos);
+  t.identities_partial_counters = 0;
   t.identities_with_counters = 0;
   // A library before one-pass replay did not range-profile ranks at all (U distributed).
   const std::string old =
