@@ -177,9 +177,13 @@ void write_lines_locked(std::uint32_t correlation, const SourceLines& lines) {
 
 }  // namespace
 
-void init_lines(CUpti_SubscriberHandle subscriber, const cupti::SassBackendFactory* sass) {
+bool source_lines_asked() {
   const char* on = std::getenv("GPUPERF_RECORD_SOURCE_LINES");
-  if (on == nullptr || *on != '1') return;
+  return on != nullptr && *on == '1';
+}
+
+void init_lines(CUpti_SubscriberHandle subscriber, const cupti::SassBackendFactory* sass) {
+  if (!source_lines_asked()) return;
   g_lines = new LinesState;
   if (sass == nullptr) {
     std::lock_guard<std::mutex> lock(g_lines->mutex);

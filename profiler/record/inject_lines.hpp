@@ -35,6 +35,10 @@ class SassBackendFactory;
 
 namespace gpuperf::record::inject {
 
+// Whether `record` asked for source lines: GPUPERF_RECORD_SOURCE_LINES=1 (read by init_lines, and by the
+// session rules of inject_metrics.cpp before it).
+bool source_lines_asked();
+
 // With GPUPERF_RECORD_SOURCE_LINES=1: follows module loads on `subscriber` and keeps `sass` (the CUPTI
 // module's SASS back end; null when it has none). Writes "S 0 ok" or "S 0 unsupported <why>".
 void init_lines(CUpti_SubscriberHandle subscriber, const cupti::SassBackendFactory* sass);

@@ -623,9 +623,8 @@ void configure_session_env() {
   const char* keep = std::getenv("GPUPERF_RECORD_PROFILE_KEEP");
   // Not in a rank that instruments source lines (launch_policy.hpp, keep_sessions_by_default; docs/record-ends.md):
   // with --no-source-lines a rank keeps them. GPUPERF_RECORD_PROFILE_KEEP=1 keeps them anyway, =0 never.
-  const char* lines = std::getenv("GPUPERF_RECORD_SOURCE_LINES");
-  const bool keep_default = keep_sessions_by_default(g_state->one_pass ? ReplayMode::one_pass : ReplayMode::every_pass,
-                                                     lines != nullptr && *lines == '1');
+  const bool keep_default =
+      keep_sessions_by_default(g_state->one_pass ? ReplayMode::one_pass : ReplayMode::every_pass, source_lines_asked());
   g_state->session.set_keep(keep == nullptr || *keep == '\0' ? keep_default : *keep != '0');
   g_state->split = g_state->per_identity <= 1 ? 1 : 0;
   if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_GROUPS"); n != nullptr && *n != '\0') {
