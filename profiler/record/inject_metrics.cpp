@@ -405,8 +405,9 @@ bool enter_lines(const CUpti_CallbackData* data, const std::string& key, CUstrea
   if (captured(stream)) return false;
   pthread_rwlock_wrlock(&g_state->gate);
   std::lock_guard<std::mutex> lock(g_state->mutex);
-  // The instrumented launch is not range-profiled: a kept session ends before it, as before any other launch.
-  end_session_locked(SessionEnd::other_launch, false);
+  // The instrumented launch is not range-profiled: a kept session ends before it, as before any other launch
+  // (counted apart, so the trace says how many sessions the instrumented launches ended).
+  end_session_locked(SessionEnd::source_lines, false);
   // Instrumenting waits for the context, so not while a collective still runs (inject_comm.hpp).
   if (ready_locked() && communication_idle(data->context) && lines_begin(data, key)) ++g_state->spent;
   return true;  // the gate is held exclusively either way; leave() lets it go

@@ -14,6 +14,7 @@ const char* to_string(SessionEnd why) {
     case SessionEnd::another_context: return "another_context";
     case SessionEnd::not_kept: return "not_kept";
     case SessionEnd::another_configuration: return "another_configuration";
+    case SessionEnd::source_lines: return "source_lines";
     case SessionEnd::kEnds: break;
   }
   return "?";

@@ -37,6 +37,7 @@ enum class SessionEnd {
   another_context,
   not_kept,
   another_configuration,  // the next profiled launch collects another metric group
+  source_lines,           // a launch instrumented for source lines (inject_lines.hpp) is next
   kEnds
 };
 const char* to_string(SessionEnd why);

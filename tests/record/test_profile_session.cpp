@@ -148,6 +148,20 @@ TEST(KeptSession, ContextDestructionAndExitEndItOnce) {
   EXPECT_EQ(joined(log), "begin:0 end begin:0 end");
 }
 
+TEST(KeptSession, ALaunchInstrumentedForSourceLinesEndsItAndIsCountedApart) {
+  std::vector<std::string> log;
+  LoggingBackend b(&log);
+  KeptSession s;
+  int ctx = 0;
+  profile(s, &ctx, b, 0);
+  EXPECT_EQ(s.end(SessionEnd::source_lines), "");
+  profile(s, &ctx, b, 0);
+  EXPECT_EQ(joined(log), "begin:0 end begin:0");
+  EXPECT_EQ(s.ends(SessionEnd::source_lines), 1u);
+  EXPECT_EQ(s.ends(SessionEnd::other_launch), 0u);
+  EXPECT_STREQ(to_string(SessionEnd::source_lines), "source_lines");
+}
+
 TEST(KeptSession, AnotherContextsProfiledLaunchEndsTheKeptOneFirst) {
   std::vector<std::string> log_a, log_b;
   LoggingBackend a(&log_a), b(&log_b);
