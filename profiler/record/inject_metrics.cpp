@@ -114,6 +114,9 @@ struct State {
   std::size_t split = 0;
   bool planned = false;  // `groups` planned (none: no metric fits one pass, in a one-pass process)
   std::vector<std::vector<std::size_t>> groups;
+  // An identity's first profiled launch takes the first group, not the kept session's (pass_groups.hpp,
+  // next_group): the last group holds the speed-of-light throughputs, 2 metrics in 9 passes on GH100.
+  bool first_for_new = false;
   // Kernel replay in a distributed process (launch_policy.hpp, replay_mode): unless
   // GPUPERF_RECORD_PROFILE_REPLAY=kernel, a rank of a distributed job replays one pass a launch, its metrics in
   // one-pass groups (a "Y" line names those that need more and are not collected); a process that is not one
@@ -191,6 +194,7 @@ void plan_groups(const std::string& chip) {
     const std::size_t split =
         g_state->split > 0 ? g_state->split : default_groups(g_state->metrics, g_state->per_identity, passes);
     g_state->groups = split_passes(g_state->metrics, split, passes);
+    g_state->first_for_new = last_group_needs_passes_alone(g_state->groups, g_state->metrics, passes);
   }
   if (!grouped()) return;
   for (std::size_t g = 0; g < g_state->groups.size(); ++g) {
@@ -496,7 +500,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     // group (0.2 ms against 150 ms to begin one on an H100); profile_session.hpp has the rules that end it.
     std::vector<bool>& collected = g_state->collected[key];
     collected.resize(g_state->groups.size(), false);
-    t_group = next_group(collected, g_state->session.kept_configuration(data->context));
+    t_group = next_group(collected, g_state->session.kept_configuration(data->context), g_state->first_for_new);
     t_restarted = g_state->session.open(data->context, *c->backend, t_group);
     c->backend->start_pass();
     mark(kBegin);

@@ -37,7 +37,7 @@ std::vector<std::vector<std::size_t>> split_passes(const std::vector<std::string
   std::vector<std::size_t> heavy, rest;
   for (std::size_t i = 0; i < metrics.size(); ++i) {
     weight[i] = std::max<std::size_t>(1, passes({metrics[i]}));
-    (weight[i] > 1 ? heavy : rest).push_back(i);
+    (needs_passes_alone(metrics[i], passes) ? heavy : rest).push_back(i);
   }
   if (heavy.empty() || rest.empty()) return balance(all, groups, weight);
   std::vector<std::vector<std::size_t>> out = balance(rest, groups - 1, weight);
@@ -48,7 +48,8 @@ std::vector<std::vector<std::size_t>> split_passes(const std::vector<std::string
 std::size_t default_groups(const std::vector<std::string>& metrics, std::size_t per_identity, const PassCount& passes) {
   const std::size_t most = std::min<std::size_t>(std::max<std::size_t>(per_identity, 1), 8);
   if (most < 2) return 1;
-  const bool heavy = std::any_of(metrics.begin(), metrics.end(), [&](const std::string& m) { return passes({m}) > 1; });
+  const bool heavy =
+      std::any_of(metrics.begin(), metrics.end(), [&](const std::string& m) { return needs_passes_alone(m, passes); });
   return heavy ? 2 : most;
 }
 
@@ -60,7 +61,7 @@ SinglePassGroups pack_single_pass(const std::vector<std::string>& metrics, const
   SinglePassGroups out;
   std::vector<std::vector<std::string>> names;  // of out.groups
   for (std::size_t i = 0; i < metrics.size(); ++i) {
-    if (passes({metrics[i]}) > 1) {
+    if (needs_passes_alone(metrics[i], passes)) {
       out.unfit.push_back(i);
       continue;
     }
@@ -79,18 +80,30 @@ SinglePassGroups pack_single_pass(const std::vector<std::string>& metrics, const
   return out;
 }
 
-std::size_t next_group(std::vector<bool>& collected, std::optional<std::size_t> kept) {
+std::size_t next_group(std::vector<bool>& collected, std::optional<std::size_t> kept, bool first_for_new) {
   if (collected.empty()) return 0;
+  const bool fresh = std::none_of(collected.begin(), collected.end(), [](bool c) { return c; });
   if (std::all_of(collected.begin(), collected.end(), [](bool c) { return c; }))
     collected.assign(collected.size(), false);
   std::size_t g = 0;
-  if (kept && *kept < collected.size() && !collected[*kept]) {
+  if (fresh && first_for_new) {
+    g = 0;
+  } else if (kept && *kept < collected.size() && !collected[*kept]) {
     g = *kept;
   } else {
     g = static_cast<std::size_t>(std::find(collected.begin(), collected.end(), false) - collected.begin());
   }
   collected[g] = true;
   return g;
+}
+
+bool needs_passes_alone(const std::string& metric, const PassCount& passes) { return passes({metric}) > 1; }
+
+bool last_group_needs_passes_alone(const std::vector<std::vector<std::size_t>>& groups,
+                                   const std::vector<std::string>& metrics, const PassCount& passes) {
+  if (groups.size() < 2 || groups.back().empty()) return false;
+  return std::all_of(groups.back().begin(), groups.back().end(),
+                     [&](std::size_t i) { return i < metrics.size() && needs_passes_alone(metrics[i], passes); });
 }
 
 bool give_back_group(std::vector<bool>& collected, std::size_t group, unsigned& lost, unsigned most) {

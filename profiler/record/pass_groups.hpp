@@ -59,7 +59,22 @@ SinglePassGroups pack_single_pass(const std::vector<std::string>& metrics, const
 // profiled launches collected so far): of those it lacks, the kept session's (`kept`, when a session is kept on
 // the launch's context), which restarts that session (0.2-4 ms on an H100) instead of beginning one (150-250 ms),
 // else the first. An identity that has every group (more profiled launches than groups) starts over.
-std::size_t next_group(std::vector<bool>& collected, std::optional<std::size_t> kept);
+// `first_for_new`: an identity that has collected no group yet takes the first whatever the kept session. The
+// caller asks it when the last group holds the metrics that need several passes alone (split_passes,
+// last_group_needs_passes_alone): an identity may run once, and the first group has the most metrics for the
+// fewest passes (GH100's default set: 19 metrics in 4 passes, against 2 in 9). Without it, GPT-2's identities
+// profiled once took the kept speed-of-light group in 6 of 39 on an H100, so they had 2 metrics instead of 19.
+std::size_t next_group(std::vector<bool>& collected, std::optional<std::size_t> kept, bool first_for_new = false);
+
+// Whether a metric needs more than one pass on its own (`passes` of it alone): GH100's speed-of-light throughputs
+// (sm__throughput 8 passes, gpu__compute_memory_throughput 5). split_passes puts them in a group of their own,
+// the last; pack_single_pass cannot collect them.
+bool needs_passes_alone(const std::string& metric, const PassCount& passes);
+
+// Whether split_passes' last group of `groups` holds the metrics that need several passes alone (and there is
+// another group): then an identity's first profiled launch takes the first group (next_group, first_for_new).
+bool last_group_needs_passes_alone(const std::vector<std::vector<std::size_t>>& groups,
+                                   const std::vector<std::string>& metrics, const PassCount& passes);
 
 // A profiled launch whose counters were lost (CUPTI failed to decode its range; the kernel ran, so the program's
 // results stand): `group`, which it was to collect, is given back to its identity (unmarked in `collected`), so a

@@ -291,6 +291,37 @@ TEST(NextGroup, TheKeptSessionsGroupComesFirstWhenTheIdentityLacksIt) {
   EXPECT_EQ(next_group(one, 0), 0u);  // one group: every launch collects it
 }
 
+TEST(NextGroup, AnIdentitysFirstLaunchTakesTheFirstGroupWhenTheLastNeedsSeveralPassesAlone) {
+  // GH100's default set: group 0 the 19 one-pass metrics, group 1 the speed-of-light throughputs; a session of
+  // group 1 is kept. A new identity (maybe launched once) takes group 0 all the same, begun.
+  std::vector<bool> collected(2, false);
+  EXPECT_EQ(next_group(collected, 1, true), 0u);
+  EXPECT_EQ(next_group(collected, 1, true), 1u);  // its second: the kept one it lacks, restarted
+  EXPECT_EQ(next_group(collected, 1, true), 1u);  // every group collected: starts over from the kept one
+  // A lost first launch given back: the identity is new again, and takes group 0 again.
+  std::vector<bool> lost_first(2, false);
+  unsigned lost = 0;
+  EXPECT_EQ(next_group(lost_first, 1, true), 0u);
+  EXPECT_TRUE(give_back_group(lost_first, 0, lost, 1));
+  EXPECT_EQ(next_group(lost_first, 1, true), 0u);
+  // Not asked (balanced groups of one-pass metrics): the kept session's group, as before.
+  std::vector<bool> balanced(2, false);
+  EXPECT_EQ(next_group(balanced, 1, false), 1u);
+}
+
+TEST(SplitPasses, TheLastGroupNeedsSeveralPassesAloneOnlyWhenSplitSoAndThereIsAnother) {
+  const std::vector<std::string> m = {"a", "sm", "b", "mem"};
+  const auto own = adding({{"a", 1}, {"sm", 8}, {"b", 1}, {"mem", 5}});
+  EXPECT_TRUE(last_group_needs_passes_alone(split_passes(m, 2, own), m, own));   // {a, b}, {sm, mem}
+  EXPECT_FALSE(last_group_needs_passes_alone(split_passes(m, 1, own), m, own));  // one group of all
+  const std::vector<std::string> light = {"a", "b"};
+  EXPECT_FALSE(last_group_needs_passes_alone(split_passes(light, 2, own), light, own));  // {a}, {b}
+  const std::vector<std::string> heavy = {"sm", "mem"};
+  EXPECT_FALSE(last_group_needs_passes_alone({{0, 1}}, heavy, own));  // only them: no other group
+  EXPECT_TRUE(needs_passes_alone("sm", own));
+  EXPECT_FALSE(needs_passes_alone("a", own));
+}
+
 TEST(GiveBackGroup, ALostGroupIsCollectedAgainAtMostAsOftenAsAllowed) {
   std::vector<bool> collected(2, false);
   unsigned lost = 0;
