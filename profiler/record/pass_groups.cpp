@@ -102,8 +102,10 @@ bool needs_passes_alone(const std::string& metric, const PassCount& passes) { re
 bool last_group_needs_passes_alone(const std::vector<std::vector<std::size_t>>& groups,
                                    const std::vector<std::string>& metrics, const PassCount& passes) {
   if (groups.size() < 2 || groups.back().empty()) return false;
-  return std::all_of(groups.back().begin(), groups.back().end(),
-                     [&](std::size_t i) { return i < metrics.size() && needs_passes_alone(metrics[i], passes); });
+  const auto heavy = [&](std::size_t i) { return i < metrics.size() && needs_passes_alone(metrics[i], passes); };
+  if (!std::all_of(groups.back().begin(), groups.back().end(), heavy)) return false;
+  return std::none_of(groups.begin(), groups.end() - 1,
+                      [&](const auto& g) { return std::any_of(g.begin(), g.end(), heavy); });
 }
 
 bool give_back_group(std::vector<bool>& collected, std::size_t group, unsigned& lost, unsigned most) {

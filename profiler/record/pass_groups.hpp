@@ -62,8 +62,9 @@ SinglePassGroups pack_single_pass(const std::vector<std::string>& metrics, const
 // `first_for_new`: an identity that has collected no group yet takes the first whatever the kept session. The
 // caller asks it when the last group holds the metrics that need several passes alone (split_passes,
 // last_group_needs_passes_alone): an identity may run once, and the first group has the most metrics for the
-// fewest passes (GH100's default set: 19 metrics in 4 passes, against 2 in 9). Without it, GPT-2's identities
-// profiled once took the kept speed-of-light group in 6 of 39 on an H100, so they had 2 metrics instead of 19.
+// fewest passes (GH100's default set: 19 metrics in 4 passes, against 2 in 9). Without it, in GPT-2 on an H100,
+// 8 of the 44-45 kernels profiled once took the kept speed-of-light group in each of 4 runs, and so had 2 metrics
+// instead of 19 (0 with it, 5 runs: docs/record-ends.md).
 std::size_t next_group(std::vector<bool>& collected, std::optional<std::size_t> kept, bool first_for_new = false);
 
 // Whether a metric needs more than one pass on its own (`passes` of it alone): GH100's speed-of-light throughputs
@@ -71,8 +72,9 @@ std::size_t next_group(std::vector<bool>& collected, std::optional<std::size_t> 
 // the last; pack_single_pass cannot collect them.
 bool needs_passes_alone(const std::string& metric, const PassCount& passes);
 
-// Whether split_passes' last group of `groups` holds the metrics that need several passes alone (and there is
-// another group): then an identity's first profiled launch takes the first group (next_group, first_for_new).
+// Whether split_passes' last group of `groups` holds the metrics that need several passes alone and the others
+// none (there is another group): then an identity's first profiled launch takes the first group (next_group,
+// first_for_new).
 bool last_group_needs_passes_alone(const std::vector<std::vector<std::size_t>>& groups,
                                    const std::vector<std::string>& metrics, const PassCount& passes);
 

@@ -317,7 +317,9 @@ TEST(SplitPasses, TheLastGroupNeedsSeveralPassesAloneOnlyWhenSplitSoAndThereIsAn
   const std::vector<std::string> light = {"a", "b"};
   EXPECT_FALSE(last_group_needs_passes_alone(split_passes(light, 2, own), light, own));  // {a}, {b}
   const std::vector<std::string> heavy = {"sm", "mem"};
-  EXPECT_FALSE(last_group_needs_passes_alone({{0, 1}}, heavy, own));  // only them: no other group
+  EXPECT_FALSE(last_group_needs_passes_alone({{0, 1}}, heavy, own));    // only them: no other group
+  EXPECT_FALSE(last_group_needs_passes_alone({{0}, {1}}, heavy, own));  // only them, balanced: no broad group
+  EXPECT_FALSE(last_group_needs_passes_alone({{0, 1}, {2}}, m, own));   // a, sm | b: the last is not them
   EXPECT_TRUE(needs_passes_alone("sm", own));
   EXPECT_FALSE(needs_passes_alone("a", own));
 }
