@@ -67,12 +67,25 @@ ReadMode read_mode() {
 struct Pending {
   Device* device = nullptr;
   std::uint32_t correlation = 0;
+  std::string key;             // its identity as inject_metrics keys it (the watchdog's G line)
   std::uint64_t begin_ns = 0;  // when lines_begin began
   std::uint64_t held_ns = 0;   // read at the next launch: what lines_begin held the program (sync, enable)
   std::string identity;        // quiet: "<device> <grid> <block> <range id> <function J id>" for its I line
 };
 
 thread_local bool t_began = false;  // this thread's launch call is the pending instrumented launch
+
+// The instrumented launch's waits and CUPTI calls (its context's synchronize, the SASS metrics' enable, flush and
+// disable) as a profiled launch's are: watched by the watchdog (--profile-watchdog-ms: one that outlives it is
+// given up, a G line says which, and nothing more is profiled) and kept apart from the periodic flush, which
+// skips CUPTI meanwhile (inject_guard.hpp). Not the program's own time between them.
+class Watched {
+ public:
+  Watched(std::uint32_t correlation, const std::string& key) { guard_begin(correlation, key); }
+  ~Watched() { guard_end(); }
+  Watched(const Watched&) = delete;
+  Watched& operator=(const Watched&) = delete;
+};
 std::atomic<bool> g_pending{false};
 
 struct LinesState {
@@ -235,11 +248,12 @@ bool lines_begin(const CUpti_CallbackData* data, const std::string& identity) {
       write_line("I " + std::to_string(correlation) + " " + std::to_string(monotonic_ns() - begin));
       return false;
     }
+    const Watched watched(correlation, identity);
     // Nothing of the program's may be pending: a kernel launched while enabled would be patched and counted.
     if (const CUresult r = cuCtxSynchronize(); r != CUDA_SUCCESS)
       throw std::runtime_error(driver_error(r, "cuCtxSynchronize"));
     d.backend->enable();
-    g_lines->pending = Pending{&d, correlation, begin, 0, ""};
+    g_lines->pending = Pending{&d, correlation, identity, begin, 0, ""};
     if (g_lines->mode.quiet) {
       // The identity key is "<symbol> <gx> <gy> <gz> <bx> <by> <bz> <range id>" (inject_metrics.cpp).
       const std::string dims = identity.substr(std::strlen(data->symbolName));  // " <gx> ... <range id>"
@@ -303,12 +317,15 @@ std::uint64_t read_pending_locked() {
       disable_failure = std::string("cuptiSassMetricsDisable failed: ") + one_line(e.what());
     }
   };
-  if (g_lines->mode.helper) {
-    std::thread(read).join();  // outside any CUPTI callback
-  } else {
-    read();
+  {
+    const Watched watched(p.correlation, p.key);
+    if (g_lines->mode.helper) {
+      std::thread(read).join();  // outside any CUPTI callback
+    } else {
+      read();
+    }
+    if (!p.identity.empty()) set_kernel_tracing(true);
   }
-  if (!p.identity.empty()) set_kernel_tracing(true);
   if (!disable_failure.empty()) {
     // The kernels may stay instrumented: enable no more, so later launches run (and are timed as) their own code.
     give_up_locked("failed", disable_failure);
