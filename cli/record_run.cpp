@@ -75,10 +75,12 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                                "still get counters; launches after it is spent keep their timing only (each "
                                "profiled launch holds the program in its launch call)"),
                0);
-  count_option(cmd->add_option("--profile-watchdog-ms", a.profile_watchdog_ms,
-                               "With --metrics: a profiled launch not finished after this many ms is given up, "
-                               "and no later launch of the process is profiled (default 30000, 0: never)"),
-               0);
+  count_option(
+      cmd->add_option("--profile-watchdog-ms", a.profile_watchdog_ms,
+                      "With --metrics: a profiled launch (or the waits of one instrumented for source lines) not "
+                      "finished after this many ms is given up, and no later launch of the process is "
+                      "profiled (default 30000, 0: never)"),
+      0);
   cmd->add_option("--communication-kernel", a.communication_kernels,
                   "A substring of the names of the program's own kernels that wait on other processes or GPUs "
                   "(repeatable): never profiled, like NCCL's, NVSHMEM's and the other built-in ones")
