@@ -4,6 +4,7 @@ the injection library's trace gives each one, GPUPERF_RECORD_PROFILE_TRACE=1), t
 counters, and the wall time against a plain run of the same program.
 
     bench/record/profile_cost.py --gpuperf BIN --probe BIN [--out DIR] [--only NAME,...] [--deadline S]
+                                 [--run-timeout S] [--stall-seconds S]
     bench/record/profile_cost.py --from-log DIR        (the table again from a finished --out folder)
 
 Programs: the transformers GPT-2 (bench/record/programs/transformers_gpt2.py), the PyTorch training loop, JAX
@@ -24,6 +25,7 @@ its plain run did.
 import argparse
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -120,6 +122,9 @@ def main():
     ap.add_argument("--deadline", type=float, default=0, help="start no program after S seconds")
     ap.add_argument("--from-log", help="print the table of a finished --out folder")
     ap.add_argument("--run-timeout", type=float, default=None, help="kill a program after S seconds")
+    ap.add_argument("--stall-seconds", type=float, default=None,
+                    help="a recorded run silent this long has stopped: its stacks go to <log>.stacks, then it is killed "
+                         "(more than the program runs plain: once profiling ends, the trace writes nothing)")
     a = ap.parse_args()
     py = sys.executable
     cells = [
@@ -153,7 +158,8 @@ def main():
                     continue
                 db = os.path.join(out, f"{name}-{setting}.db")
                 full = [a.gpuperf, "--db", db, "record", "--metrics", "default", *args, "--", *cmd]
-                run(full, dict(os.environ, **env, **extra, GPUPERF_RECORD_PROFILE_TRACE="1"), log, a.run_timeout)
+                run(full, dict(os.environ, **env, **extra, GPUPERF_RECORD_PROFILE_TRACE="1"), log, a.run_timeout,
+                    a.stall_seconds)
             rows.append(summarize(f"{name} {setting}", log, plain_log))
     head = ["cell", "exit", "profiled", "median ms", "p95 ms", "first ms", "sessions begun / restarted",
             "counters", "wall s recorded / plain"]
@@ -171,22 +177,68 @@ def main():
     return 0 if all(r["same_exit"] for r in rows) else 1
 
 
-def run(cmd, env, log, timeout=None):
+def run(cmd, env, log, timeout=None, stall=None):
     """Runs one program, its output and wall time into `log`; past `timeout` s its process group is killed
-    (exit -9 in the log), so a hang costs one cell, not the call."""
+    (exit -9 in the log), so a hang costs one cell, not the call. With `stall`, a run whose output (the trace
+    writes a line a profiled launch) has not grown for that many seconds has stopped: the stacks of its processes
+    go to `log`.stacks (stack_dump) before it is killed the same way."""
     t = time.monotonic()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         start_new_session=True)
-    try:
-        out, _ = p.communicate(timeout=timeout)
-        rc = p.returncode
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, _ = p.communicate()
-        rc = -9
-        out += f"\n# killed after {timeout} s\n"
-    with open(log, "w") as f:
-        f.write(out + f"\n# wall {time.monotonic() - t:.3f} exit {rc}\n")
+    with open(log, "w") as out:
+        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        size, still_since, why = -1, time.monotonic(), None
+        while p.poll() is None:
+            time.sleep(0.5)
+            now = time.monotonic()
+            grown = os.path.getsize(log)
+            if grown != size:
+                size, still_since = grown, now
+            if timeout is not None and now - t > timeout:
+                why = f"killed after {timeout} s"
+            elif stall is not None and now - still_since > stall:
+                why = f"silent for {stall} s, stacks in {os.path.basename(log)}.stacks; killed after {now - t:.1f} s"
+                stack_dump(p.pid, log + ".stacks")
+            if why:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+                break
+        rc = -9 if why else p.returncode
+    with open(log, "a") as f:
+        f.write((f"\n# {why}\n" if why else "") + f"\n# wall {time.monotonic() - t:.3f} exit {rc}\n")
+
+
+def stack_dump(pid, path):
+    """Where the processes of `pid`'s group are: each one's command line and, per thread, its name, state and
+    kernel wait channel (/proc), then its native stacks by gdb (or cuda-gdb), where one is installed."""
+    group = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getpgid(int(entry)) == pid:
+                    group.append(int(entry))
+            except OSError:
+                pass
+    debugger = next((d for d in ("gdb", "cuda-gdb") if shutil.which(d)), None)
+    with open(path, "w") as f:
+        for q in sorted(group):
+            try:
+                with open(f"/proc/{q}/cmdline") as c:
+                    f.write(f"=== pid {q}: {c.read().replace(chr(0), ' ').strip()[:200]}\n")
+                for t in sorted(os.listdir(f"/proc/{q}/task"), key=int):
+                    base = f"/proc/{q}/task/{t}"
+                    comm = open(f"{base}/comm").read().strip()
+                    state = open(f"{base}/stat").read().rsplit(")", 1)[1].split()[0]
+                    wchan = open(f"{base}/wchan").read().strip() if os.path.exists(f"{base}/wchan") else "?"
+                    f.write(f"thread {t} {comm}: state {state}, wchan {wchan}\n")
+            except OSError as e:
+                f.write(f"pid {q}: {e}\n")
+                continue
+            if debugger:
+                f.flush()
+                try:
+                    subprocess.run([debugger, "-p", str(q), "-batch", "-ex", "thread apply all bt 30"], stdout=f,
+                                   stderr=subprocess.STDOUT, timeout=120)
+                except subprocess.TimeoutExpired:
+                    f.write(f"{debugger} did not answer within 120 s\n")
 
 
 if __name__ == "__main__":

@@ -56,6 +56,27 @@ class ProfileCost(unittest.TestCase):
             with open(os.path.join(d, "cpp-graph-now.log")) as f:
                 self.assertIn("# killed after 1.0 s", f.read())
 
+    def test_a_silent_run_has_its_stacks_taken_and_is_killed(self):
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "fake-gpuperf")
+            with open(fake, "w") as f:  # one trace line, then nothing: a stop
+                f.write("#!/bin/sh\necho 'gpuperf-profile k: begin 1.0 call 2.0 ms (group 0, begun)'\nexec sleep 30\n")
+            os.chmod(fake, 0o755)
+            p = subprocess.run([sys.executable, SCRIPT, "--gpuperf", fake, "--probe", "/bin/true", "--out", d,
+                                "--only", "cpp-graph", "--stall-seconds", "2", "--run-timeout", "25"],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("| cpp-graph now | -9 / 0 |", p.stdout)
+            with open(os.path.join(d, "cpp-graph-now.log")) as f:
+                text = f.read()
+            self.assertIn("# silent for 2.0 s, stacks in cpp-graph-now.log.stacks; killed after", text)
+            wall = float(text.rsplit("# wall ", 1)[1].split()[0])
+            self.assertLess(wall, 20.0)  # the stall, not the timeout, ended it
+            with open(os.path.join(d, "cpp-graph-now.log.stacks")) as f:
+                stacks = f.read()
+            self.assertRegex(stacks, r"=== pid \d+: sleep 30")
+            self.assertRegex(stacks, r"thread \d+ sleep: state S")
+
 
 if __name__ == "__main__":
     unittest.main()
