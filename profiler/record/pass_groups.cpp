@@ -37,7 +37,7 @@ std::vector<std::vector<std::size_t>> split_passes(const std::vector<std::string
   std::vector<std::size_t> heavy, rest;
   for (std::size_t i = 0; i < metrics.size(); ++i) {
     weight[i] = std::max<std::size_t>(1, passes({metrics[i]}));
-    (needs_passes_alone(metrics[i], passes) ? heavy : rest).push_back(i);
+    (weight[i] > 1 ? heavy : rest).push_back(i);  // needs_passes_alone, from the count just taken
   }
   if (heavy.empty() || rest.empty()) return balance(all, groups, weight);
   std::vector<std::vector<std::size_t>> out = balance(rest, groups - 1, weight);

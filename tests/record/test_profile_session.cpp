@@ -209,6 +209,13 @@ TEST(SplitPasses, MetricsThatNeedSeveralPassesAloneAreOneGroupTheLast) {
   EXPECT_EQ(split_passes(m, 3, own), (std::vector<std::vector<std::size_t>>{{0, 4}, {2, 5}, {1, 3}}));
   // Two groups: the rest in one, a launch of 4 passes instead of 3 + 5 + 9 over three launches.
   EXPECT_EQ(split_passes(m, 2, own), (std::vector<std::vector<std::size_t>>{{0, 2, 4, 5}, {1, 3}}));
+  // `passes` is asked once per metric and once for the whole set (each question is a CUPTI configuration).
+  std::size_t asked = 0;
+  split_passes(m, 2, [&](const std::vector<std::string>& x) {
+    ++asked;
+    return own(x);
+  });
+  EXPECT_EQ(asked, m.size() + 1);
 }
 
 TEST(SplitPasses, WithoutMetricsThatNeedSeveralPassesAloneTheHeaviestGoFirstEachIntoTheLightestGroup) {
