@@ -65,7 +65,11 @@ bool location_exists(const std::string& location) {
 }
 
 void check_can_store(const std::string& location, const OpenOptions& options) {
-  if (is_server_location(location)) Store(location, Access::read_write, options);
+  if (is_server_location(location)) {
+    Store(location, Access::read_write, options);
+  } else {
+    refuse_damaged_file(location, options);
+  }
 }
 
 std::string absolute_location(const std::string& location) {

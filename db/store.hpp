@@ -37,7 +37,8 @@ std::string display_location(const std::string& location);
 bool location_exists(const std::string& location);
 // For a command that measures first and stores after: on a server, connects and checks now that the role
 // may store runs (EnvironmentError naming the privilege), so that minutes of measuring are not lost. A file
-// is left alone until the runs are stored: a failed measurement leaves no new file.
+// is only read (a damaged one is refused now, exit 2) and left alone until the runs are stored: a failed
+// measurement leaves no new file.
 void check_can_store(const std::string& location, const OpenOptions& options);
 // `location` for another working directory: a relative path made absolute, a server location as it is.
 std::string absolute_location(const std::string& location);

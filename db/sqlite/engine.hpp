@@ -64,6 +64,9 @@ bool is_memory(const std::string& path);
 // missing one whole (read_write), falls back to an immutable read where a reader cannot make the WAL's
 // files, and sets the busy wait. `created` (may be null) tells whether this call made the file.
 Connection open_connection(const std::string& path, Access access, const OpenOptions& options, bool* created = nullptr);
+// InputError (exit 2) when the file's b-trees are damaged (PRAGMA quick_check): every read-write open of an
+// existing file calls it before it changes anything.
+void refuse_damaged(const Connection& c);
 // Puts the database in WAL mode, retrying within `timeout` while other connections are in transactions.
 void enable_wal(Connection& c, std::chrono::milliseconds timeout);
 
