@@ -50,6 +50,7 @@ struct VerdictArgs {
   std::vector<std::string> metrics;
   std::vector<std::string> gate;  // --gate: metrics that fail the job besides the default gate
   std::size_t history = 10;
+  bool allow_missing = false;  // --allow-missing: a partial candidate passes
 };
 
 struct CompareArgs {
@@ -172,6 +173,7 @@ std::vector<std::string> row_metrics(const analysis::CompareReport& report) {
 int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
   const Format format = reports::parse_format(a.format);
   select_rows(report, a);
+  report.allow_missing = a.allow_missing;
   say_missing_metrics(a.metrics, row_metrics(report), "rows");
   say_missing_gates(report.gate, row_metrics(report));
   reports::write_compare(std::cout, report, format, a.all);
@@ -401,6 +403,9 @@ void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
                 {"text", "md", "markdown", "json"});
   cmd->add_option("--junit", a.junit, "Also write JUnit XML here (one test case per row)");
   cmd->add_flag("--all", a.all, "List every row in text and md, also those that are the same");
+  cmd->add_flag("--allow-missing", a.allow_missing,
+                "Pass a partial candidate: instances of the base that the candidate lacks (a filtered run) do not "
+                "fail the job (default: they fail it, exit 1, named)");
   cmd->add_option("--threshold", a.thresholds,
                   "Minimum effect per metric, METRIC=PERCENT (repeatable; '*=PCT' for the other noisy metrics). "
                   "Defaults: duration, gbps, gflops 2; achieved_occupancy, dram bytes, issue_active, throughputs 5; "
@@ -439,8 +444,8 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   "gpuperf compare label:release-1.2 branch:feature --format md > comment.md",
                   exit_codes({{0, "no regression"},
                               {1,
-                               "a regression: a gated row slower (duration, deterministic counters, --gate), or a "
-                               "kernel failed in the candidate"},
+                               "a regression: a gated row slower (duration, deterministic counters, --gate), a "
+                               "kernel failed in the candidate, or instances of the base missing from it"},
                               {2,
                                "bad usage or input: a run reference that names no run, an unknown metric name, a "
                                "database not gpuperf's"}}));
@@ -465,7 +470,9 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   "gpuperf check --baseline branch:main --junit check.xml\n"
                   "gpuperf check --record --baseline label:first -- ./my_app --size 4096",
                   exit_codes({{0, "no regression against the baseline"},
-                              {1, "a regression of a gated metric against the baseline (see --gate)"},
+                              {1,
+                               "a regression of a gated metric against the baseline (see --gate), or instances "
+                               "of the baseline missing from the run (--allow-missing)"},
                               {2,
                                "bad usage or input: an unknown option or value, a database not gpuperf's"
                                "; no baseline run"},

@@ -148,6 +148,20 @@ std::string summary_line(const CompareReport& report) {
   return s;
 }
 
+// The base's instances the candidate lacks: what they do to the job, and the first names. Empty when none.
+std::string missing_line(const CompareReport& report) {
+  const std::vector<std::string> names = report.missing_instances();
+  if (names.empty()) return {};
+  std::string first;
+  for (std::size_t i = 0; i < names.size() && i < 5; ++i) first += (i > 0 ? ", " : "") + names[i];
+  if (names.size() > 5) first += ", ...";
+  const std::string what = std::to_string(names.size()) + " benchmark instance" + (names.size() == 1 ? "" : "s") +
+                           " of the base " + (names.size() == 1 ? "is" : "are") + " missing from the candidate (" +
+                           first + ")";
+  return terminal_text(report.allow_missing ? what + ": allowed by --allow-missing"
+                                            : what + ": a partial candidate fails; --allow-missing allows it");
+}
+
 json side_json(const RunSide& s) {
   json j{{"run", s.uuid},    {"run_id", s.run_id},         {"commit", s.commit},       {"branch", s.branch},
          {"label", s.label}, {"started_at", s.started_at}, {"machine", s.fingerprint}, {"gpu_name", s.gpu_name}};
@@ -271,6 +285,8 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     for (const auto& [v, n] : verdict_counts(report.rows)) summary[to_string(v)] = n;
     j["summary"] = summary;
     j["ambiguous_by_history"] = ambiguous_by_history(report.rows);
+    j["missing_instances"] = report.missing_instances();
+    j["allow_missing"] = report.allow_missing;
     j["rows"] = json::array();
     for (const auto& r : report.rows) j["rows"].push_back(row_json(r, report));
     if (report.kinds) j["kinds"] = kind_split_change_json(*report.kinds);
@@ -319,6 +335,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     }
     out << summary_line(report);
     if (hidden > 0) out << " (" << hidden << " same not listed; --all lists them)";
+    if (const std::string missing = missing_line(report); !missing.empty()) out << '\n' << missing;
     out << "\ngate: " << report.gate.describe() << '\n' << (regression ? "REGRESSION" : "no regression") << '\n';
     return;
   }
@@ -344,6 +361,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   }
   out << summary_line(report);
   if (hidden > 0) out << " (" << hidden << " same not listed)";
+  if (const std::string missing = missing_line(report); !missing.empty()) out << ".\n\n" << md(missing);
   out << ".\n\nGate: " << md(report.gate.describe()) << ".\n";
 }
 
@@ -469,12 +487,16 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
     if (r.verdict == Verdict::failed) ++errors;
     if (r.verdict == Verdict::new_ || r.verdict == Verdict::missing) ++skipped;
   }
+  // A partial candidate fails as one test case of its own (its rows stay skipped).
+  const bool missing_fails = !report.allow_missing && !report.missing_instances().empty();
+  const std::size_t tests = report.rows.size() + (missing_fails ? 1 : 0);
+  failures += missing_fails ? 1 : 0;
   const std::string suite =
       "gpuperf compare " + short_commit(report.base.commit) + ".." + short_commit(report.candidate.commit);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"gpuperf compare\" tests=\"" << report.rows.size() << "\" failures=\"" << failures
+  out << "<testsuites name=\"gpuperf compare\" tests=\"" << tests << "\" failures=\"" << failures
       << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
-  out << "  <testsuite name=\"" << xml(suite) << "\" tests=\"" << report.rows.size() << "\" failures=\"" << failures
+  out << "  <testsuite name=\"" << xml(suite) << "\" tests=\"" << tests << "\" failures=\"" << failures
       << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
   for (const auto& r : report.rows) {
     out << "    <testcase classname=\"" << xml(r.instance.display_name()) << "\" name=\"" << xml(r.metric.name)
@@ -493,6 +515,12 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
       out << "\n      <system-out>" << xml(detail) << "</system-out>\n    ";
     }
     out << "</testcase>\n";
+  }
+  if (missing_fails) {
+    const std::string detail = missing_line(report);
+    out << "    <testcase classname=\"gpuperf.compare\" name=\"instances missing from the candidate\" "
+           "time=\"0\">\n      <failure type=\"missing\" message=\""
+        << xml(detail) << "\">" << xml(detail) << "</failure>\n    </testcase>\n";
   }
   out << "  </testsuite>\n</testsuites>\n";
 }

@@ -1,6 +1,7 @@
 #include "reports/analysis/compare.hpp"
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -185,7 +186,22 @@ bool is_regression(const CompareRow& row) {
 
 bool is_ungated_slowdown(const CompareRow& row) { return row.verdict == Verdict::slower && !row.gated; }
 
+std::vector<std::string> CompareReport::missing_instances() const {
+  std::vector<std::string> names;
+  std::set<std::string> present;  // instances with a candidate row (or seen already)
+  for (const auto& r : rows) {
+    if (r.verdict != Verdict::missing) present.insert(r.instance.display_name());
+  }
+  for (const auto& r : rows) {
+    if (r.verdict == Verdict::missing && present.insert(r.instance.display_name()).second) {
+      names.push_back(r.instance.display_name());
+    }
+  }
+  return names;
+}
+
 bool CompareReport::regression() const {
+  if (!allow_missing && !missing_instances().empty()) return true;
   return std::any_of(rows.begin(), rows.end(), [](const CompareRow& r) { return is_regression(r); });
 }
 
