@@ -17,6 +17,7 @@
 #include "cli/option_kinds.hpp"
 #include "cli/unknown_word.hpp"
 #include "core/errors.hpp"
+#include "core/value_rules.hpp"
 #include "gpuperf/version.hpp"
 #include "kernels/benchmark.hpp"
 
@@ -71,6 +72,20 @@ std::string failure_message(const CLI::App* app, const CLI::Error& e) {
     what = "'" + command + "' needs a command: " + names;
   }
   return "gpuperf: error: " + what + "\nSee '" + command + " --help' for its options and examples.\n";
+}
+
+// An error's lines as the terminal shows them: a value quoted from a file or an option (a uuid, a status, a
+// key) keeps its control characters as escapes (rules::shown_text), whichever message quotes it.
+std::string shown_lines(const std::string& what) {
+  std::string out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = what.find('\n', start);
+    out += rules::shown_text(what.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return out;
+    out += '\n';
+    start = end + 1;
+  }
 }
 
 }  // namespace
@@ -141,10 +156,10 @@ int main(int argc, char** argv) {
   try {
     return ctx.action();
   } catch (const Error& e) {
-    std::fprintf(stderr, "gpuperf: error: %s\n", e.what());
+    std::fprintf(stderr, "gpuperf: error: %s\n", shown_lines(e.what()).c_str());
     return e.exit_code();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpuperf: internal error: %s\n", e.what());
+    std::fprintf(stderr, "gpuperf: internal error: %s\n", shown_lines(e.what()).c_str());
     return kExitUsage;
   }
 }

@@ -11,6 +11,7 @@
 #include "cli/open_store.hpp"
 #include "db/merge.hpp"
 #include "db/store.hpp"
+#include "reports/escape.hpp"
 
 namespace gpuperf::cli {
 namespace {
@@ -31,6 +32,9 @@ int do_merge(const Context& ctx, const MergeArgs& a) {
         "%zu results, %zu samples\n",
         r.runs, r.runs == 1 ? "" : "s", parsed.files, parsed.files == 1 ? "" : "s",
         db::display_location(a.into).c_str(), r.inserted, r.skipped, r.results, r.samples);
+  }
+  for (const std::string& d : r.differing) {
+    std::fprintf(stderr, "gpuperf: warning: %s\n", reports::terminal_text(d).c_str());
   }
   return kExitOk;
 }

@@ -172,7 +172,7 @@ int do_exclude(const Context& ctx, const ExcludeArgs& a, bool exclude) {
   if (!ctx.quiet) {
     if (exclude) {
       std::printf("excluded run %lld (%s, %s): %s\n", static_cast<long long>(r.id), r.uuid.c_str(),
-                  r.started_at.c_str(), a.reason.c_str());
+                  r.started_at.c_str(), reports::terminal_text(a.reason).c_str());
     } else {
       std::printf("included run %lld (%s, %s) again\n", static_cast<long long>(r.id), r.uuid.c_str(),
                   r.started_at.c_str());

@@ -70,6 +70,44 @@ void check_metric_meanings(const ParsedFiles& parsed, const std::vector<MetricIn
   }
 }
 
+namespace {
+
+// What differs between a stored run and a run of the same uuid that arrives again; empty when they agree
+// (by their fields, machine, instances, metrics and each metric's count, median, min and max).
+std::string run_difference(const Run& stored, const Run& arrived) {
+  const auto field = [](const char* name, const std::string& a, const std::string& b) {
+    return a == b ? std::string() : std::string(name) + " \"" + a + "\" stored, \"" + b + "\" arriving";
+  };
+  for (const std::string& d :
+       {field("started_at", stored.started_at, arrived.started_at), field("commit", stored.commit, arrived.commit),
+        field("branch", stored.branch, arrived.branch), field("label", stored.label, arrived.label),
+        field("machine", stored.machine.fingerprint(), arrived.machine.fingerprint())}) {
+    if (!d.empty()) return d;
+  }
+  std::map<std::string, const Measurement*> kept;
+  for (const Result& r : stored.results) {
+    for (const Measurement& m : r.metrics) kept[r.instance.display_name() + " " + m.metric.name] = &m;
+  }
+  std::size_t arrived_rows = 0;
+  for (const Result& r : arrived.results) {
+    for (const Measurement& m : r.metrics) {
+      ++arrived_rows;
+      const std::string key = r.instance.display_name() + " " + m.metric.name;
+      const auto it = kept.find(key);
+      if (it == kept.end()) return key + " is not in the stored run";
+      const Summary& a = it->second->summary;
+      const Summary& b = m.summary;
+      if (a.n != b.n || a.median != b.median || a.min != b.min || a.max != b.max) return key + " has other values";
+    }
+  }
+  if (arrived_rows != kept.size()) {
+    return std::to_string(kept.size()) + " metric results stored, " + std::to_string(arrived_rows) + " arriving";
+  }
+  return {};
+}
+
+}  // namespace
+
 ImportReport import_runs(Store& store, const ParsedFiles& parsed) {
   ImportReport report;
   report.files = parsed.files;
@@ -79,6 +117,11 @@ ImportReport import_runs(Store& store, const ParsedFiles& parsed) {
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (!outcomes[i].inserted) {
       report.skipped += 1;
+      const std::string diff = run_difference(store.load_run(outcomes[i].run_id, false), parsed.runs[i]);
+      if (!diff.empty()) {
+        report.differing.push_back("run " + parsed.runs[i].uuid + " (id " + std::to_string(outcomes[i].run_id) +
+                                   ") is stored already with other content (" + diff + "); the stored run is kept");
+      }
       continue;
     }
     report.inserted += 1;
