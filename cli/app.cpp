@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -54,7 +55,7 @@ namespace {
 // Every refusal of the command line reads as gpuperf's own errors do, "gpuperf: error: " and what was
 // expected (option values are checked by cli/option_kinds.hpp), then the help of the command refused.
 std::string failure_message(const CLI::App* app, const CLI::Error& e) {
-  std::string command = "gpuperf";
+  std::string command = app->get_name();
   const CLI::App* deepest = app;
   for (;;) {
     const auto parsed = deepest->get_subcommands();
@@ -71,7 +72,7 @@ std::string failure_message(const CLI::App* app, const CLI::Error& e) {
     }
     what = "'" + command + "' needs a command: " + names;
   }
-  return "gpuperf: error: " + what + "\nSee '" + command + " --help' for its options and examples.\n";
+  return app->get_name() + ": error: " + what + "\nSee '" + command + " --help' for its options and examples.\n";
 }
 
 // An error's lines as the terminal shows them: a value quoted from a file or an option (a uuid, a status, a
@@ -91,10 +92,15 @@ std::string shown_lines(const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The program's own name, not its build path: "Usage: gpuperf ...", and a user's bench (GPUPERF_BENCHMARK
+  // and gpuperf::main) says "my_bench: error: ...".
+  const std::string program = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "gpuperf";
   // A GPUPERF_BENCHMARK that was refused at start-up (a name registered twice, ...) makes every result of
   // this executable suspect: say where, and stop.
   if (const auto& errors = Registry::global().registration_errors(); !errors.empty()) {
-    for (const auto& e : errors) std::fprintf(stderr, "gpuperf: error: benchmark registration: %s\n", e.c_str());
+    for (const auto& e : errors) {
+      std::fprintf(stderr, "%s: error: benchmark registration: %s\n", program.c_str(), e.c_str());
+    }
     return kExitUsage;
   }
   Context ctx;
@@ -105,7 +111,7 @@ int main(int argc, char** argv) {
     ctx.db_path = "gpuperf.db";
   }
 
-  CLI::App app{"gpuperf: performance regressions and profiles of CUDA kernels"};
+  CLI::App app{"gpuperf: performance regressions and profiles of CUDA kernels", program};
   app.set_version_flag("--version", std::string("gpuperf ") + GPUPERF_VERSION);
   app.require_subcommand(1);
   app.failure_message(failure_message);
@@ -156,10 +162,10 @@ int main(int argc, char** argv) {
   try {
     return ctx.action();
   } catch (const Error& e) {
-    std::fprintf(stderr, "gpuperf: error: %s\n", shown_lines(e.what()).c_str());
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), shown_lines(e.what()).c_str());
     return e.exit_code();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpuperf: internal error: %s\n", shown_lines(e.what()).c_str());
+    std::fprintf(stderr, "%s: internal error: %s\n", program.c_str(), shown_lines(e.what()).c_str());
     return kExitUsage;
   }
 }

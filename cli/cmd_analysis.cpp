@@ -32,6 +32,7 @@
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/analysis/run_refs.hpp"
 #include "reports/escape.hpp"
+#include "reports/report_files.hpp"
 #include "reports/verdict_writer.hpp"
 
 namespace gpuperf::cli {
@@ -93,21 +94,6 @@ std::regex make_regex(const std::string& pattern) {
     return std::regex(pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
     throw InputError("--filter '" + pattern + "' is not a valid regular expression: " + e.what());
-  }
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw EnvironmentError("cannot write " + tmp);
-    f << text;
-    f.close();
-    if (!f) throw EnvironmentError("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw EnvironmentError("cannot move " + tmp + " to " + path);
   }
 }
 
@@ -181,7 +167,7 @@ int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
   if (!a.junit.empty()) {
     std::ostringstream junit;
     reports::write_compare_junit(junit, report);
-    write_file_atomically(a.junit, junit.str());
+    reports::write_file_atomically(a.junit, junit.str());
   }
   return report.regression() ? kExitRegression : kExitOk;
 }
@@ -383,12 +369,12 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   if (!a.junit.empty()) {
     std::ostringstream junit;
     reports::write_changes_junit(junit, changes, series.size());
-    write_file_atomically(a.junit, junit.str());
+    reports::write_file_atomically(a.junit, junit.str());
   }
   if (!a.json_file.empty()) {
     std::ostringstream json;
     reports::write_changes(json, changes, Format::json);
-    write_file_atomically(a.json_file, json.str());
+    reports::write_file_atomically(a.json_file, json.str());
   }
   if (a.fail_on_regression) {
     for (const auto& c : changes) {

@@ -25,7 +25,7 @@ namespace {
 struct RunsArgs {
   std::string branch, machine, since, run_key;
   std::size_t last = 0;  // 0: all
-  std::string format = "table";
+  std::string format = "text";
 };
 
 struct ExcludeArgs {
@@ -194,7 +194,8 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
   runs->add_option(
       "--run-key", args->run_key,
       "Only the runs stored by `gpuperf run --run-key KEY` (one per GPU), e.g. nightly/2026-11-22/3f2a1c9e");
-  choice_option(runs->add_option("--format", args->format, "table or json"), {"table", "json"});
+  choice_option(runs->add_option("--format", args->format, "text (a table, the default; also: table) or json"),
+                {"text", "table", "json"});
   set_help_footer(*runs,
                   "gpuperf runs --branch main --last 10\n"
                   "gpuperf runs exclude 42 --reason 'GPU shared with another job'",

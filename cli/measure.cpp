@@ -32,7 +32,8 @@ void add_measure_options(CLI::App* cmd, MeasureArgs& a) {
   cmd->add_flag("--no-source-lines", a.no_source_lines,
                 "No per-source-line counters (their pass instruments each kernel for one launch)")
       ->excludes(on);
-  cmd->add_option("--seed", a.seed, "Input seed (default: fresh random per run; printed with a wrong answer)");
+  cmd->add_option("--seed", a.seed, "Input seed (default: a fresh random seed per run, printed with a wrong answer)")
+      ->default_str("");
 }
 
 const Registry& registered_benchmarks() {

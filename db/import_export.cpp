@@ -1,15 +1,10 @@
 #include "db/import_export.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
+#include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "db/interchange.hpp"
 #include "db/new_file.hpp"
@@ -165,43 +160,11 @@ std::size_t export_runs(const Store& store, const std::vector<std::int64_t>& run
 }
 
 std::size_t export_runs_to_file(const Store& store, const std::vector<std::int64_t>& run_ids, const std::string& path) {
-  namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError("export destination '" + path + "' is a directory");
-  fs::path dest(path);
-  fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + dest.filename().string() + ".tmp-XXXXXX")).string();
-  int fd = mkstemp(tmpl.data());
-  if (fd < 0) {
-    throw EnvironmentError("cannot write '" + path + "': cannot create a file in '" + dir.string() +
-                           "': " + std::strerror(errno));
-  }
-  close(fd);
-  try {
-    std::size_t n = 0;
-    {
-      std::ofstream out(tmpl, std::ios::binary | std::ios::trunc);
-      if (!out) throw EnvironmentError("cannot write '" + tmpl + "': " + std::strerror(errno));
-      n = export_runs(store, run_ids, out);
-      out.close();
-      if (!out) throw EnvironmentError("cannot write '" + path + "': " + std::strerror(errno));
-    }
-    // On disk before it gets its name, so a crash cannot leave a named but empty file.
-    if (int sync_fd = open(tmpl.c_str(), O_RDONLY); sync_fd >= 0) {
-      fsync(sync_fd);
-      close(sync_fd);
-    }
-    // mkstemp creates 0600; an export is an ordinary file.
-    fs::permissions(
-        tmpl, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read, ec);
-    if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
-      throw EnvironmentError("cannot move the export into place at '" + path + "': " + std::strerror(errno));
-    }
-    return n;
-  } catch (...) {
-    std::remove(tmpl.c_str());
-    throw;
-  }
+  if (std::filesystem::is_directory(path, ec)) throw InputError("export destination '" + path + "' is a directory");
+  std::size_t n = 0;
+  write_file_atomically(path, [&](std::ostream& out) { n = export_runs(store, run_ids, out); });
+  return n;
 }
 
 }  // namespace gpuperf::db

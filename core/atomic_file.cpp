@@ -1,26 +1,27 @@
-#include "reports/report_files.hpp"
+#include "core/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-
+#include <fstream>
 #include <system_error>
 #include <vector>
 
 #include "core/errors.hpp"
 
-namespace gpuperf::reports {
+namespace gpuperf {
 namespace {
 
 [[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int err) {
-  throw EnvironmentError("cannot " + what + " " + path.string() + ": " + std::strerror(err));
+  throw EnvironmentError("cannot " + what + " '" + path.string() + "': " + std::strerror(err));
 }
 
 }  // namespace
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
+void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& fill) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -37,22 +38,22 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
     ::unlink(tmp.c_str());
     fail(what, path, err);
   };
-  // mkstemp creates 0600; a report is for everyone who can read the directory.
+  // mkstemp creates 0600; a report or an export is for everyone who can read the directory.
   const mode_t mask = ::umask(0);
   ::umask(mask);
   if (::fchmod(fd, 0666 & ~mask) != 0) abandon("set the permissions of", errno);
-  const char* p = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      abandon("write", errno);
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
+  try {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) fail("write", path, errno);
+    fill(out);
+    out.close();
+    if (!out) fail("write", path, errno != 0 ? errno : EIO);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
   }
-  if (::fsync(fd) != 0) abandon("flush", errno);
+  if (::fsync(fd) != 0) abandon("flush", errno);  // on disk before it has the name: no named empty file
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
@@ -65,4 +66,8 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
   }
 }
 
-}  // namespace gpuperf::reports
+void write_file_atomically(const std::filesystem::path& path, const std::string& content) {
+  write_file_atomically(path, [&content](std::ostream& out) { out << content; });
+}
+
+}  // namespace gpuperf
