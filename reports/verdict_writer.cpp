@@ -257,6 +257,69 @@ std::string confidence_cell(double c) {
   return buf;
 }
 
+// Findings, as the report lists them (report_model.cpp, add_findings): one instance's change at one run, a
+// duration change with the counters that moved with it (a noisy counter's change may sit one run apart), or a
+// counter's change alone. A finding is a regression or an improvement as its leading change is; it gates when
+// a regression among its changes gates. The other change points are its hints.
+struct FindingCounts {
+  std::size_t regressions = 0, improvements = 0, gated = 0;
+};
+
+bool folds_into(const ChangePoint& c, const ChangePoint& d) {
+  if (c.metric.name == "duration" || d.metric.name != "duration" || &c == &d) return false;
+  if (c.machine != d.machine || c.instance.display_name() != d.instance.display_name()) return false;
+  return c.run_id == d.run_id ||
+         (!c.metric.deterministic && (c.previous_run_id == d.run_id || d.previous_run_id == c.run_id));
+}
+
+FindingCounts count_findings(const std::vector<ChangePoint>& changes) {
+  FindingCounts f;
+  std::vector<const ChangePoint*> lead(changes.size(), nullptr);
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    lead[i] = &changes[i];
+    for (const auto& d : changes) {
+      if (folds_into(changes[i], d)) lead[i] = &d;
+    }
+  }
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const ChangePoint& c = changes[i];
+    if (lead[i] == &c) {
+      (c.kind == ChangeKind::regression ? f.regressions : f.improvements) += 1;
+      bool gates = false;
+      for (std::size_t j = 0; j < changes.size(); ++j) {
+        gates = gates || (lead[j] == &c && changes[j].kind == ChangeKind::regression && changes[j].gated);
+      }
+      f.gated += gates && c.kind == ChangeKind::regression ? 1 : 0;
+    }
+  }
+  return f;
+}
+
+// detect's headline: findings first (what the report lists), then the change points they come from.
+// "1 finding: 1 regression (gates), 0 improvements; from 14 change points, 8 unconfirmed (...)".
+std::string changes_headline(const std::vector<ChangePoint>& changes) {
+  const FindingCounts f = count_findings(changes);
+  const std::size_t n = f.regressions + f.improvements;
+  const auto plural = [](std::size_t k, const char* one, const char* many) {
+    return std::to_string(k) + ' ' + (k == 1 ? one : many);
+  };
+  std::string s = plural(n, "finding", "findings") + ": " + plural(f.regressions, "regression", "regressions");
+  if (f.regressions > 0) {
+    s += f.gated == f.regressions ? std::string(f.regressions == 1 ? " (gates)" : " (all gate)")
+                                  : " (" + std::to_string(f.gated) + " gate" + (f.gated == 1 ? "s" : "") + ")";
+  }
+  s += ", " + plural(f.improvements, "improvement", "improvements");
+  std::size_t unconfirmed = 0;
+  for (const auto& c : changes) unconfirmed += c.unconfirmed ? 1 : 0;
+  s += "; from " + plural(changes.size(), "change point", "change points");
+  if (unconfirmed > 0) {
+    s += ", " + std::to_string(unconfirmed) +
+         " unconfirmed (fewer runs at the new level than --min-segment: flagged from tonight's samples, the next "
+         "runs confirm or withdraw them)";
+  }
+  return s;
+}
+
 // "confirmed", or "unconfirmed (1 run)": how much of the new level there is to go on.
 std::string state_cell(const ChangePoint& c) {
   if (!c.unconfirmed) return "confirmed";
@@ -400,12 +463,6 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
   std::set<std::string> machines;
   for (const auto& c : changes) machines.insert(c.machine);
   const bool machine_column = machines.size() > 1;
-  std::size_t regressions = 0, unconfirmed = 0, gated = 0;
-  for (const auto& c : changes) {
-    regressions += c.kind == ChangeKind::regression ? 1 : 0;
-    gated += c.kind == ChangeKind::regression && c.gated ? 1 : 0;
-    unconfirmed += c.unconfirmed ? 1 : 0;
-  }
   const bool text = format == Format::text;
   const auto esc = [&](const std::string& s) { return text ? s : md(s); };
 
@@ -439,12 +496,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     }
     cells.push_back(std::move(row));
   }
-  const std::string summary = std::to_string(changes.size()) + " change point" + (changes.size() == 1 ? "" : "s") +
-                              ": " + std::to_string(regressions) + " regression" + (regressions == 1 ? "" : "s") +
-                              (regressions > gated ? " (" + std::to_string(gated) + " gated)" : "") + ", " +
-                              std::to_string(changes.size() - regressions) + " improvement" +
-                              (changes.size() - regressions == 1 ? "" : "s") +
-                              (unconfirmed > 0 ? " (" + std::to_string(unconfirmed) + " unconfirmed)" : "");
+  const std::string summary = changes_headline(changes);
   if (text) {
     if (!machine_column && !machines.empty()) out << "machine  " << terminal_text(*machines.begin()) << "\n\n";
     if (!cells.empty()) {
