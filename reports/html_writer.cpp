@@ -218,7 +218,7 @@ std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
       const auto& b = m.instances[pair.baseline];
       o += "<div class=\"pair\"><h5>" + name_span(v) + " <span class=\"muted\">vs</span> " + name_span(b) + "</h5>\n";
       if (!pair.ratio.empty()) {
-        const std::string label = html::ratio_label(m, pair);
+        const std::string label = m.ratio_label(pair);
         o += "<p>" + esc(label) + " duration ratio: <strong>" + esc(format_ratio(pair.ratio.back().value)) +
              "</strong> now";
         if (pair.ratio.size() > 1) {

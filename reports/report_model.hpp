@@ -155,6 +155,8 @@ struct MachineReport {
   std::map<std::string, InstanceSource> sources;
 
   std::string title() const;  // "host · NVIDIA H200"
+  // "slower/faster" for a pair's ratio, by benchmark variant names ("naive/tiled"), as every writer labels it.
+  std::string ratio_label(const VariantPair& pair) const;
 };
 
 struct ReportModel {
