@@ -66,9 +66,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "profiler/record/source_records.hpp"
 
 namespace gpuperf::record {
+
+class LineFields;
 
 // The kernel names and NVTX paths one process file defines. Launches view them: the strings are shared by
 // every copy of the ProcessRecord, so a launch stays valid as long as one of them lives.
@@ -162,6 +165,12 @@ class ProcessParser {
 
  private:
   void parse_line(std::string_view line);
+  void parse_kernel_line(LineFields& f, std::string_view line);
+  void parse_rank_line(LineFields& f, std::string_view line);
+  void parse_metrics_line(char kind, LineFields& f, std::string_view line);
+  void parse_process_line(char kind, LineFields& f, std::string_view line);
+  void parse_outcome_line(char kind, LineFields& f, std::string_view line);
+  InputError bad(std::string_view line, const char* why) const;  // "FILE:LINE: why: 'the line'"
 
   std::string what_;
   std::string partial_;  // the bytes after the last '\n' fed
