@@ -109,8 +109,10 @@ std::string measured_value(double value, const std::string& unit) {
   // 1e18. A sample of 1e308 ns would make compare print a 30-digit percentage.
   char shown[40];
   std::snprintf(shown, sizeof shown, "%g", value);
-  if (unit == "ns" && value > 1e15) return std::string("expected a duration of at most 1e15 ns (11.6 days), got ") + shown;
-  if (std::fabs(value) > 1e18) return std::string("expected a measured value of at most 1e18 in magnitude, got ") + shown;
+  if (unit == "ns" && value > 1e15)
+    return std::string("expected a duration of at most 1e15 ns (11.6 days), got ") + shown;
+  if (std::fabs(value) > 1e18)
+    return std::string("expected a measured value of at most 1e18 in magnitude, got ") + shown;
   // A time is above 0 (the shortest kernel takes about a microsecond); a sample of 0 ns would read as
   // "-100%, faster". Counts, bytes and percentages may be 0.
   if (unit == "ns" && value <= 0) {

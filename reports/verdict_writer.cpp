@@ -546,8 +546,8 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
   const std::string suite =
       "gpuperf compare " + short_commit(report.base.commit) + ".." + short_commit(report.candidate.commit);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"gpuperf compare\" tests=\"" << tests << "\" failures=\"" << failures
-      << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
+  out << "<testsuites name=\"gpuperf compare\" tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\""
+      << errors << "\" skipped=\"" << skipped << "\">\n";
   out << "  <testsuite name=\"" << xml(suite) << "\" tests=\"" << tests << "\" failures=\"" << failures
       << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
   for (const auto& r : report.rows) {

@@ -67,7 +67,8 @@ void ProcessParser::feed(std::string_view bytes) {
 }
 
 InputError ProcessParser::bad(std::string_view line, const char* why) const {
-  return InputError(what_ + ":" + std::to_string(lineno_) + ": " + why + ": '" + std::string(line.substr(0, 120)) + "'");
+  return InputError(what_ + ":" + std::to_string(lineno_) + ": " + why + ": '" + std::string(line.substr(0, 120)) +
+                    "'");
 }
 
 void ProcessParser::parse_line(std::string_view line) {
@@ -145,7 +146,8 @@ void ProcessParser::parse_metrics_line(char kind, LineFields& f, std::string_vie
       std::vector<double> values;
       double v = 0;
       while (f.next(v)) values.push_back(v);
-      if (!f.at_end() || values.size() != p_.metric_names.size()) throw bad(line, "metric values do not match the C line");
+      if (!f.at_end() || values.size() != p_.metric_names.size())
+        throw bad(line, "metric values do not match the C line");
       metrics_of_correlation_[corr] = std::move(values);
       break;
     }
@@ -264,7 +266,8 @@ void ProcessParser::parse_outcome_line(char kind, LineFields& f, std::string_vie
     }
     case 'V': {
       std::uint32_t corr = 0;
-      if (!(f.next(corr) && f.next(p_.communication_wait_ms) && f.at_end())) throw bad(line, "malformed communication line");
+      if (!(f.next(corr) && f.next(p_.communication_wait_ms) && f.at_end()))
+        throw bad(line, "malformed communication line");
       ++p_.communication_busy;
       break;
     }

@@ -1,10 +1,10 @@
 #include "reports/analysis/compare.hpp"
 
 #include <algorithm>
-#include <set>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "core/bound.hpp"
 #include "core/metrics.hpp"

@@ -24,8 +24,8 @@ std::string file_of(const std::string& runs) {
 
 std::string one_result(const std::string& metrics, const std::string& status = "ok",
                        const std::string& params = R"({"n": 1024})") {
-  return R"({"benchmark": "matmul/tiled", "params": )" + params + R"(, "status": ")" + status +
-         R"(", "metrics": {)" + metrics + "}}";
+  return R"({"benchmark": "matmul/tiled", "params": )" + params + R"(, "status": ")" + status + R"(", "metrics": {)" +
+         metrics + "}}";
 }
 
 const std::string kDuration = R"("duration": {"unit": "ns", "samples": [54800, 54900, 55000]})";
@@ -118,9 +118,8 @@ TEST_F(ImportBounds, AStoredUuidArrivingWithOtherContentIsSaid) {
              "gpuperf: warning: run " + kUuid +
                  " (id 4) is stored already with other content (commit \"abc1234\" stored, \"def5678\" arriving); "
                  "the stored run is kept");
-  write("values.json",
-        file_of(run_json(kUuid, one_result(R"("duration": {"unit": "ns", "samples": [99800, 99900]})"),
-                         R"("commit": "abc1234", )")));
+  write("values.json", file_of(run_json(kUuid, one_result(R"("duration": {"unit": "ns", "samples": [99800, 99900]})"),
+                                        R"("commit": "abc1234", )")));
   EXPECT_CLI(gp({"import", "values.json"}), 0, "matmul/tiled[n=1024] duration has other values");
   EXPECT_EQ(bytes("gpuperf.db"), before);
   const CliResult same = gp({"import", "first.json"});

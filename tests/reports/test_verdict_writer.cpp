@@ -167,10 +167,13 @@ TEST(Render, ChangesTextAndMarkdownGolden) {
       "memory_access/strided[tile=16]  duration  -9.8%   1.106 ms  997.3 us  795ceee0b6  1194d3c67a  improvement  "
       "0.9995      unconfirmed (2 runs)  yes\n"
       "\n"
-      "2 findings: 1 regression (gates), 1 improvement; from 2 change points, 1 unconfirmed (fewer runs at the new level than --min-segment: flagged from tonight's samples, the next runs confirm or withdraw them)\n");
+      "2 findings: 1 regression (gates), 1 improvement; from 2 change points, 1 unconfirmed (fewer runs at the new "
+      "level than --min-segment: flagged from tonight's samples, the next runs confirm or withdraw them)\n");
   EXPECT_EQ(
       md.str(),
-      "### gpuperf detect: 2 findings: 1 regression (gates), 1 improvement; from 2 change points, 1 unconfirmed (fewer runs at the new level than --min-segment: flagged from tonight's samples, the next runs confirm or withdraw them)\n"
+      "### gpuperf detect: 2 findings: 1 regression (gates), 1 improvement; from 2 change points, 1 unconfirmed (fewer "
+      "runs at the new level than --min-segment: flagged from tonight's samples, the next runs confirm or withdraw "
+      "them)\n"
       "\n"
       "| benchmark | metric | change | before | after | commit | previous | kind | confidence | state | gates | hints "
       "|\n"
