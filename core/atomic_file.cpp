@@ -15,8 +15,10 @@
 namespace gpuperf {
 namespace {
 
-[[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int err) {
-  throw EnvironmentError("cannot " + what + " '" + path.string() + "': " + std::strerror(err));
+// "cannot write 'out/report.html': cannot create the folder 'out': Permission denied".
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& what, int err) {
+  throw EnvironmentError("cannot write '" + path.string() + "'" + (what.empty() ? "" : ": " + what) + ": " +
+                         std::strerror(err));
 }
 
 }  // namespace
@@ -25,44 +27,45 @@ void write_file_atomically(const std::filesystem::path& path, const std::functio
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) fail("create the directory", dir, ec.value());
+  if (ec) fail(path, "cannot create the folder '" + dir.string() + "'", ec.value());
 
   std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
   const int fd = ::mkstemp(name.data());
-  if (fd < 0) fail("create a temporary file in", dir, errno);
+  if (fd < 0) fail(path, "cannot create a temporary file in '" + dir.string() + "'", errno);
   const std::string tmp(name.data());
   auto abandon = [&](const std::string& what, int err) {
     ::close(fd);
     ::unlink(tmp.c_str());
-    fail(what, path, err);
+    fail(path, what, err);
   };
   // mkstemp creates 0600; a report or an export is for everyone who can read the directory.
   const mode_t mask = ::umask(0);
   ::umask(mask);
-  if (::fchmod(fd, 0666 & ~mask) != 0) abandon("set the permissions of", errno);
+  if (::fchmod(fd, 0666 & ~mask) != 0) abandon("cannot set its permissions", errno);
   try {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail("write", path, errno);
+    if (!out) fail(path, "", errno);
     fill(out);
     out.close();
-    if (!out) fail("write", path, errno != 0 ? errno : EIO);
+    if (!out) fail(path, "", errno != 0 ? errno : EIO);
   } catch (...) {
     ::close(fd);
     ::unlink(tmp.c_str());
     throw;
   }
-  if (::fsync(fd) != 0) abandon("flush", errno);  // on disk before it has the name: no named empty file
+  if (::fsync(fd) != 0)
+    abandon("cannot flush it to disk", errno);  // on disk before it has the name: no named empty file
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    fail("close", path, err);
+    fail(path, "", err);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    fail("rename a temporary file to", path, err);
+    fail(path, "cannot rename its temporary file into place", err);
   }
 }
 

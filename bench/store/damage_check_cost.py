@@ -81,10 +81,11 @@ def measure(a, nights, work):
         c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     size = os.path.getsize(path)
     check = quick_check_seconds(path, a.repeat)
-    # Tonight's run of runner 1 (a new uuid each time: every import stores one run).
+    # Tonight's run of one runner after another (a new uuid each time: every import stores one run).
     times = []
     for i in range(a.repeat):
-        tonight = yh.night_file(plan, os.path.join(work, f"tonight-{nights}-{i}.json"), [(1, nights + 1 + i)], a.samples)
+        tonight = yh.night_file(plan, os.path.join(work, f"tonight-{nights}-{i}.json"),
+                                [(1 + i % a.runners, nights + 1)], a.samples)
         t, p = timed([a.gpuperf, "--quiet", "--db", path, "import", tonight])
         if p.returncode != 0:
             raise SystemExit(f"damage_check_cost: import failed: {p.stderr}")
@@ -102,7 +103,7 @@ def refused_when_damaged(a, row, work):
     shutil.copyfile(row["path"], copy)
     damage(copy)
     before = sha(copy)
-    tonight = yh.night_file(row["plan"], os.path.join(work, "tonight-damaged.json"), [(2, row["nights"] + 9)],
+    tonight = yh.night_file(row["plan"], os.path.join(work, "tonight-damaged.json"), [(1, row["nights"] + 1)],
                             a.samples)
     t, p = timed([a.gpuperf, "--db", copy, "import", tonight])
     ok = p.returncode == 2 and "is damaged" in p.stderr and sha(copy) == before

@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
@@ -68,7 +69,9 @@ void refuse_damaged(const Connection& c) {
     // an index agrees with its table): docs/database.md "Damaged files" has what it costs and detects.
     Statement qc(c, "PRAGMA quick_check(1)");
     if (qc.step() && qc.text(0) != "ok") {
-      throw InputError("database '" + c.path() + "' is damaged (" + qc.text(0) +
+      std::string problem = qc.text(0);  // "*** in database main ***\nPage 364: ...": one line
+      std::replace(problem.begin(), problem.end(), '\n', ' ');
+      throw InputError("database '" + c.path() + "' is damaged (" + problem +
                        "); nothing was changed. `gpuperf db check` lists the problems; restore a backup");
     }
   } catch (const SqliteError& e) {
