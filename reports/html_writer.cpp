@@ -148,12 +148,20 @@ std::string hints_cell(const std::vector<std::string>& hints, const std::vector<
   const auto counter = std::find_if(hints.begin(), hints.end(), [&](const std::string& h) { return !is_bound(h); });
   if (bound != hints.end()) lead.push_back("<span class=\"bound\">" + hint_html(*bound) + "</span>");
   if (counter != hints.end()) lead.push_back(hint_html(*counter));
-  if (!lines.empty()) lead.push_back("<code>" + esc(line_change_text(lines.front())) + "</code>");
+  std::size_t first_folded = 1;  // of `lines`
+  if (!lines.empty()) {
+    analysis::LineChange short_line = lines.front();  // its place, its text and its first counter
+    if (short_line.counters.size() > 1) {
+      short_line.counters.resize(1);
+      first_folded = 0;  // in full below
+    }
+    lead.push_back("<code>" + esc(line_change_text(short_line)) + "</code>");
+  }
   for (auto it = hints.begin(); it != hints.end(); ++it) {
     if (it != bound && it != counter) rest.push_back("<li>" + hint_html(*it) + "</li>");
   }
-  // The source lines that moved at the change (line_text.hpp), after the first.
-  for (std::size_t i = 1; i < lines.size(); ++i) {
+  // The source lines that moved at the change (line_text.hpp).
+  for (std::size_t i = first_folded; i < lines.size(); ++i) {
     rest.push_back("<li class=\"srcline\"><code>" + esc(line_change_text(lines[i])) + "</code></li>");
   }
   std::string o = "<div class=\"lead\">";

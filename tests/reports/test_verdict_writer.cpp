@@ -84,6 +84,8 @@ TEST(Render, CompareTextGolden) {
             "copy/old              duration   1 us      -                  missing  yes\n"
             "\n"
             "4 rows: 2 slower, 1 missing, 1 same (1 same not listed; --all lists them)\n"
+            "1 benchmark instance of the base is missing from the candidate (copy/old): a partial candidate fails; "
+            "--allow-missing allows it\n"
             "gate: duration, failed or incorrect kernels, deterministic counters\n"
             "REGRESSION\n");
 }
@@ -104,6 +106,9 @@ TEST(Render, CompareMarkdownGolden) {
             "| copy/old | duration | 1 us | - |  | missing | yes |  |\n"
             "\n"
             "4 rows: 2 slower, 1 missing, 1 same.\n"
+            "\n"
+            "1 benchmark instance of the base is missing from the candidate (copy/old): a partial candidate fails; "
+            "--allow-missing allows it.\n"
             "\n"
             "Gate: duration, failed or incorrect kernels, deterministic counters.\n");
 }
@@ -233,8 +238,17 @@ TEST(Render, EscapesAsTheReportWritersDo) {
 
 TEST(Render, JUnitCounts) {
   std::ostringstream xml;
-  write_compare_junit(xml, report());
+  CompareReport allowed = report();
+  allowed.allow_missing = true;  // the missing instance fails the job on its own case otherwise (below)
+  write_compare_junit(xml, allowed);
   const std::string s = xml.str();
+  std::ostringstream strict;
+  write_compare_junit(strict, report());
+  EXPECT_NE(strict.str().find("tests=\"5\" failures=\"3\" errors=\"0\" skipped=\"1\">"), std::string::npos)
+      << strict.str();
+  EXPECT_NE(strict.str().find("<failure type=\"missing\" message=\"1 benchmark instance of the base is missing"),
+            std::string::npos)
+      << strict.str();
   EXPECT_NE(s.find("<testsuites name=\"gpuperf compare\" tests=\"4\" failures=\"2\" errors=\"0\" skipped=\"1\">"),
             std::string::npos)
       << s;
