@@ -36,6 +36,7 @@ struct RecordArgs {
   std::uint64_t profile_groups = 0;     // metric groups over an identity's profiled launches (0: one a launch)
   std::string profile_replay = "auto";  // every pass everywhere ("kernel"), or one a launch in a distributed rank
   bool no_source_lines = false;         // with --metrics: no instrumented launch per identity
+  std::vector<std::string> environment;  // --env KEY=VALUE, repeatable: what the program declares (torch=2.9.0)
 };
 
 // The selection and identity options (--name, --kernel-regex, --nvtx-include, --launch-skip, --launch-count,

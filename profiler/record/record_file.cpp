@@ -257,6 +257,13 @@ void ProcessParser::parse_line(std::string_view line) {
     case 'J':
       if (const std::string why = source_.parse(line); !why.empty()) throw bad(why.c_str());
       break;
+    case 'c': {  // c <fingerprint> <mangled name>
+      std::string fingerprint;
+      if (!f.next_word(fingerprint) || f.at_end()) throw bad("malformed fingerprint line (c <fingerprint> <name>)");
+      p_.fingerprints.emplace(rest_after(line, 2), fingerprint);
+      break;
+    }
+    case 'l': p_.libraries.push_back(rest_after(line, 1)); break;
     case 'Z': p_.complete = true; break;
     default: throw bad("unknown record kind");
   }
