@@ -55,6 +55,8 @@ struct CompareReport {
   // Two recorded runs of which either has communication kernels: each side's GPU time by kind
   // (kind_split.hpp). Informative: it never gates (the kernels' own rows do, by the gate's rules).
   std::optional<KindSplitChange> kinds;
+  // The environment fields that differ between the two runs (identity_findings.hpp); explanation only.
+  std::vector<env::Change> environment;
   bool regression() const;  // any row is_regression()
 };
 

@@ -260,7 +260,8 @@ TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
   // The database as an earlier gpuperf left it: schema version 1, before run.command and exit_status (and the
   // source lines of schema 3, the rank fields of schema 4, the identity tables of schema 5).
   cluster_->exec(
-      "DROP TABLE outcome_code, run_environment, source_line, outcome_source; ALTER TABLE run DROP COLUMN command, DROP COLUMN exit_status, "
+      "DROP TABLE outcome_code, run_environment, source_line, outcome_source; ALTER TABLE run DROP COLUMN command, "
+      "DROP COLUMN exit_status, "
       "DROP COLUMN rank, DROP COLUMN local_rank, DROP COLUMN world_size; UPDATE schema_version SET version = 1",
       "gpuperf");
   for (const std::vector<std::string>& c :
