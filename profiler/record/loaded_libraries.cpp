@@ -5,6 +5,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 namespace gpuperf::record {
@@ -18,9 +19,10 @@ struct Noted {
   const char* name;
 };
 constexpr Noted kNoted[] = {
-    {"libcublasLt", "cublaslt"}, {"libcublas", "cublas"},     {"libcudnn", "cudnn"},       {"libnccl", "nccl"},
-    {"libcufft", "cufft"},       {"libcusparse", "cusparse"}, {"libcurand", "curand"},     {"libcusolver", "cusolver"},
-    {"libnvrtc", "nvrtc"},       {"libcudart", "cudart"},     {"libnvJitLink", "nvjitlink"}, {"libcuda", "cuda"},
+    {"libcublasLt", "cublaslt"}, {"libcublas", "cublas"},       {"libcudnn", "cudnn"},
+    {"libnccl", "nccl"},         {"libcufft", "cufft"},         {"libcusparse", "cusparse"},
+    {"libcurand", "curand"},     {"libcusolver", "cusolver"},   {"libnvrtc", "nvrtc"},
+    {"libcudart", "cudart"},     {"libnvJitLink", "nvjitlink"}, {"libcuda", "cuda"},
     {"libtorch_cuda", "torch"},
 };
 
@@ -33,16 +35,18 @@ std::string lower(std::string s) {
 std::string wheel_version(const fs::path& site, const std::string& name) {
   std::error_code ec;
   for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string dir = lower(it->path().filename().string());
-    const std::string prefix = "nvidia_" + name;
-    const std::size_t dash = dir.rfind('-');
-    if (dir.rfind(prefix, 0) != 0 || dash == std::string::npos || dir.size() < 10 ||
-        dir.compare(dir.size() - 10, 10, ".dist-info") != 0) {
+    const std::string name_as_given = it->path().filename().string();
+    const std::string dir = lower(name_as_given);
+    constexpr std::string_view kSuffix = ".dist-info";
+    if (dir.size() <= kSuffix.size() || dir.compare(dir.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
       continue;
-    }
-    const std::string rest = dir.substr(prefix.size(), dash - prefix.size());  // "" or "_cu12"
+    const std::string stem = dir.substr(0, dir.size() - kSuffix.size());  // "nvidia_cublas_cu12-12.8.4.1"
+    const std::string prefix = "nvidia_" + name;
+    const std::size_t dash = stem.rfind('-');
+    if (stem.rfind(prefix, 0) != 0 || dash == std::string::npos || dash < prefix.size()) continue;
+    const std::string rest = stem.substr(prefix.size(), dash - prefix.size());  // "" or "_cu12"
     if (!rest.empty() && rest.rfind("_cu", 0) != 0) continue;                   // nvidia_cublas_lt is not cublas
-    return it->path().filename().string().substr(dash + 1, dir.size() - 10 - dash - 1);
+    return name_as_given.substr(dash + 1, stem.size() - dash - 1);
   }
   return "";
 }
@@ -84,8 +88,8 @@ std::string noted_library(std::string_view path) {
     if (file.substr(0, stem.size()) != stem) continue;
     const std::string_view after = file.substr(stem.size());
     // "libcudnn.so.9", "libcudnn_graph.so.9" (cuDNN's parts), "libcublasLt.so.13"; not "libcudart_static.a".
-    if (after.rfind(".so", 0) == 0 || (std::string(n.name) == "cudnn" && after.rfind("_", 0) == 0 &&
-                                       after.find(".so") != std::string_view::npos)) {
+    if (after.rfind(".so", 0) == 0 ||
+        (std::string(n.name) == "cudnn" && after.rfind("_", 0) == 0 && after.find(".so") != std::string_view::npos)) {
       return n.name;
     }
   }

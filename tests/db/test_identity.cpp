@@ -55,8 +55,8 @@ TEST(Identity, InterchangeCarriesThemAndFilesWithoutThemStayValid) {
 TEST(Identity, BadFieldsAreRejectedWithTheirPath) {
   const gpuperf::Run with = make_identity_run("54545454-0000-4000-8000-000000000004", "2026-11-01T02:00:00Z");
   std::string text = db::to_interchange({with});
-  const std::string bad_env = std::string(text).replace(text.find("\"power_limit_w\":\"700\""), 21,
-                                                        "\"power_limit_w\":700");
+  const std::string bad_env =
+      std::string(text).replace(text.find("\"power_limit_w\":\"700\""), 21, "\"power_limit_w\":700");
   try {
     db::parse_interchange(bad_env, "t.json");
     FAIL() << "a number as an environment value was accepted";
