@@ -21,13 +21,13 @@ inline constexpr const char* kCudaDriverApi = "cuda_driver";  // the driver's CU
 inline constexpr const char* kCudaRuntime = "cuda_runtime";   // the runtime the program loaded, "13.0"
 inline constexpr const char* kToolkit = "toolkit";            // the nvcc that built the bench, "13.0.88"
 inline constexpr const char* kGpuName = "gpu_name";
-inline constexpr const char* kGpuBoard = "gpu_board";         // NVML board part number
-inline constexpr const char* kAppSmClock = "app_sm_clock_mhz";    // application clocks (NVML)
+inline constexpr const char* kGpuBoard = "gpu_board";           // NVML board part number
+inline constexpr const char* kAppSmClock = "app_sm_clock_mhz";  // application clocks (NVML)
 inline constexpr const char* kAppMemClock = "app_mem_clock_mhz";
-inline constexpr const char* kPowerLimit = "power_limit_w";   // the enforced limit
-inline constexpr const char* kEcc = "ecc";                    // "on" / "off"
-inline constexpr const char* kMig = "mig";                    // "on" / "off"
-inline constexpr const char* kPersistence = "persistence";    // "on" / "off"
+inline constexpr const char* kPowerLimit = "power_limit_w";  // the enforced limit
+inline constexpr const char* kEcc = "ecc";                   // "on" / "off"
+inline constexpr const char* kMig = "mig";                   // "on" / "off"
+inline constexpr const char* kPersistence = "persistence";   // "on" / "off"
 // A recorded program's CUDA libraries: "lib." + the library's short name ("lib.cublas" -> "13.0.0.19"), and
 // the frameworks it declares or that were found beside them: "framework." + name ("framework.torch").
 inline constexpr const char* kLibraryPrefix = "lib.";

@@ -41,7 +41,8 @@ void IdentityRows::add_code(std::int64_t run_id, std::int64_t benchmark_id, cons
 }
 
 void IdentityRows::flush(const Connection& c) {
-  if (!environment_.empty()) c.copy_in("COPY run_environment(run_id, key, value) FROM STDIN", environment_, "storing runs");
+  if (!environment_.empty())
+    c.copy_in("COPY run_environment(run_id, key, value) FROM STDIN", environment_, "storing runs");
   if (!code_.empty()) {
     c.copy_in("COPY outcome_code(run_id, benchmark_id, fingerprint, launch) FROM STDIN", code_, "storing runs");
   }

@@ -178,7 +178,8 @@ Run PgEngine::read_run(std::int64_t run_id, std::vector<ResultSlot>& slots) cons
     RunIdentity id = read_identity(conn_, run_id);
     run.environment = std::move(id.environment);
     for (auto& [bench, code] : id.code) {
-      if (auto it = result_of_benchmark.find(bench); it != result_of_benchmark.end()) run.results[it->second].code = code;
+      if (auto it = result_of_benchmark.find(bench); it != result_of_benchmark.end())
+        run.results[it->second].code = code;
     }
   }
   slots.clear();

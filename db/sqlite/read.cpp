@@ -168,7 +168,8 @@ Run SqliteEngine::load_run(std::int64_t run_id, bool with_samples) const {
     RunIdentity id = read_identity(c, run_id);
     run.environment = std::move(id.environment);
     for (auto& [bench, code] : id.code) {
-      if (auto it = result_of_benchmark.find(bench); it != result_of_benchmark.end()) run.results[it->second].code = code;
+      if (auto it = result_of_benchmark.find(bench); it != result_of_benchmark.end())
+        run.results[it->second].code = code;
     }
   }
   // result id -> (index of the instance in run.results, index of the metric in its metrics)

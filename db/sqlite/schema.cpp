@@ -178,11 +178,7 @@ void migration_5_identity(Connection& c) { c.exec(kSqliteIdentityMigration); }
 
 // Append migration 6 here (and raise Store::kSchemaVersion).
 constexpr Migration kMigrations[] = {
-    migration_1_initial,
-    migration_2_recorded_runs,
-    migration_3_source_lines,
-    migration_4_ranks,
-    migration_5_identity,
+    migration_1_initial, migration_2_recorded_runs, migration_3_source_lines, migration_4_ranks, migration_5_identity,
 };
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "Store::kSchemaVersion must equal the number of migrations");

@@ -29,7 +29,11 @@ std::map<std::string, std::string> function_fingerprints(const ElfFile& elf) {
 
 std::map<std::string, std::string> function_fingerprints(const void* cubin, std::size_t size) noexcept {
   try {
-    if (cubin == nullptr || size < 4 || std::string_view(static_cast<const char*>(cubin), 4) != "\x7f" "ELF") return {};
+    if (cubin == nullptr || size < 4 ||
+        std::string_view(static_cast<const char*>(cubin), 4) !=
+            "\x7f"
+            "ELF")
+      return {};
     return function_fingerprints(ElfFile::parse(cubin, size, "a loaded module"));
   } catch (...) {
     return {};  // not a cubin this reader takes: no fingerprints, the kernels keep none
@@ -50,8 +54,8 @@ std::string kernels_fingerprint(const std::vector<std::string>& kernels,
 
 std::string format_launch(const std::uint32_t grid[3], const std::uint32_t block[3], std::uint64_t dynamic_smem) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "grid=%ux%ux%u block=%ux%ux%u smem=%llu", grid[0], grid[1], grid[2], block[0], block[1],
-                block[2], static_cast<unsigned long long>(dynamic_smem));
+  std::snprintf(buf, sizeof buf, "grid=%ux%ux%u block=%ux%ux%u smem=%llu", grid[0], grid[1], grid[2], block[0],
+                block[1], block[2], static_cast<unsigned long long>(dynamic_smem));
   return buf;
 }
 

@@ -16,10 +16,10 @@ struct KernelRecord {
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::uint32_t stream_id = 0;
-  std::string name;  // mangled kernel name
-  std::uint32_t grid[3] = {0, 0, 0};   // launch shape; 0 where the record did not say
+  std::string name;                   // mangled kernel name
+  std::uint32_t grid[3] = {0, 0, 0};  // launch shape; 0 where the record did not say
   std::uint32_t block[3] = {0, 0, 0};
-  std::uint64_t dynamic_smem = 0;      // bytes of dynamic shared memory
+  std::uint64_t dynamic_smem = 0;  // bytes of dynamic shared memory
 };
 
 // The external id that was pushed while the API call with `correlation_id` was made

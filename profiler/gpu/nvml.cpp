@@ -95,7 +95,8 @@ std::map<std::string, std::string> nvml_settings(const std::string& gpu_uuid) {
   if (!n.ok || n.handle_by_uuid == nullptr || n.handle_by_uuid(gpu_uuid.c_str(), &dev) != kNvmlSuccess) return out;
   unsigned mhz = 0;
   if (n.app_clock && n.app_clock(dev, kNvmlClockSm, &mhz) == kNvmlSuccess) out[env::kAppSmClock] = std::to_string(mhz);
-  if (n.app_clock && n.app_clock(dev, kNvmlClockMem, &mhz) == kNvmlSuccess) out[env::kAppMemClock] = std::to_string(mhz);
+  if (n.app_clock && n.app_clock(dev, kNvmlClockMem, &mhz) == kNvmlSuccess)
+    out[env::kAppMemClock] = std::to_string(mhz);
   unsigned milliwatts = 0;
   if (n.power_limit && n.power_limit(dev, &milliwatts) == kNvmlSuccess) {
     out[env::kPowerLimit] = std::to_string(milliwatts / 1000);
@@ -105,9 +106,11 @@ std::map<std::string, std::string> nvml_settings(const std::string& gpu_uuid) {
   unsigned mig = 0, mig_pending = 0;
   if (n.mig_mode && n.mig_mode(dev, &mig, &mig_pending) == kNvmlSuccess) out[env::kMig] = on_off(mig != 0);
   int persistent = 0;
-  if (n.persistence && n.persistence(dev, &persistent) == kNvmlSuccess) out[env::kPersistence] = on_off(persistent != 0);
+  if (n.persistence && n.persistence(dev, &persistent) == kNvmlSuccess)
+    out[env::kPersistence] = on_off(persistent != 0);
   char part[96] = {};
-  if (n.part_number && n.part_number(dev, part, sizeof part) == kNvmlSuccess && part[0] != 0) out[env::kGpuBoard] = part;
+  if (n.part_number && n.part_number(dev, part, sizeof part) == kNvmlSuccess && part[0] != 0)
+    out[env::kGpuBoard] = part;
   return out;
 }
 

@@ -312,7 +312,8 @@ struct LinesUnavailable {
 CodeIdentity identity_code(const Acc& acc, const std::map<std::string, std::string>& fingerprints) {
   CodeIdentity code;
   if (auto it = fingerprints.find(std::string(acc.mangled)); it != fingerprints.end()) code.fingerprint = it->second;
-  code.launch = "grid=" + to_string(acc.instance.params.at("grid")) + " block=" + to_string(acc.instance.params.at("block"));
+  code.launch =
+      "grid=" + to_string(acc.instance.params.at("grid")) + " block=" + to_string(acc.instance.params.at("block"));
   return code;
 }
 

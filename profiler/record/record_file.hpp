@@ -148,9 +148,9 @@ struct ProcessRecord {
   std::map<std::string, std::string> fingerprints;  // c lines: mangled name -> code fingerprint (first kept)
   std::vector<std::string> libraries;               // l lines: paths of the loaded libraries of interest
   std::vector<std::string> metric_names;            // the C line
-  std::vector<LaunchRecord> launches;            // in file order
-  std::shared_ptr<const RecordStrings> strings;  // what the launches' name and nvtx_path view
-  std::shared_ptr<const SourceRecords> source;   // S, L, I, J lines; what the launches' source points into
+  std::vector<LaunchRecord> launches;               // in file order
+  std::shared_ptr<const RecordStrings> strings;     // what the launches' name and nvtx_path view
+  std::shared_ptr<const SourceRecords> source;      // S, L, I, J lines; what the launches' source points into
 
   // H lines: per metric group, indices into metric_names
   std::vector<std::vector<std::size_t>> metric_groups;

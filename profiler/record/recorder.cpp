@@ -9,19 +9,19 @@
 #include <utility>
 
 #include "core/command_line.hpp"
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/stats.hpp"
 #include "gpuperf/version.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/git_info.hpp"
-#include "core/environment.hpp"
 #include "profiler/gpu/device_info.hpp"
-#include "profiler/record/loaded_libraries.hpp"
 #include "profiler/gpu/nvml.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
 #include "profiler/record/launch_policy.hpp"
+#include "profiler/record/loaded_libraries.hpp"
 #include "profiler/record/program_name.hpp"
 #include "profiler/record/record_file.hpp"
 
