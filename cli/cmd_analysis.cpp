@@ -28,6 +28,7 @@
 #include "profiler/runner.hpp"
 #include "reports/analysis/compare.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/analysis/run_refs.hpp"
@@ -363,8 +364,9 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     say_missing_gates(options.gate, present);
   }
   auto changes = analysis::detect_changes(series, options);
-  analysis::attach_line_changes(changes, store);  // the source lines that moved at each change
-  reports::write_changes(std::cout, changes, format);
+  analysis::attach_line_changes(changes, store);                   // the source lines that moved at each change
+  const auto steps = analysis::attach_identities(changes, store);  // same code or not; environment steps
+  reports::write_changes(std::cout, changes, format, steps);
   std::cout.flush();
   if (!a.junit.empty()) {
     std::ostringstream junit;
@@ -373,7 +375,7 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   }
   if (!a.json_file.empty()) {
     std::ostringstream json;
-    reports::write_changes(json, changes, Format::json);
+    reports::write_changes(json, changes, Format::json, steps);
     reports::write_file_atomically(a.json_file, json.str());
   }
   if (a.fail_on_regression) {

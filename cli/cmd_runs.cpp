@@ -47,15 +47,6 @@ db::RunFilter make_filter(const db::Store& store, const RunsArgs& a) {
   return f;
 }
 
-db::RunInfo resolve_run(const db::Store& store, const std::string& ref) {
-  auto r = store.find_run(ref);
-  if (!r) {
-    throw InputError("no run matches '" + ref + "' (give a run id, a uuid or a unique prefix of 8+ characters, " +
-                     "or a commit sha of 7+; see `gpuperf runs`)");
-  }
-  return *r;
-}
-
 // A plain text table: columns as wide as their widest cell, two spaces apart.
 // Control characters in stored strings (a label or commit from an imported file) must not break the table.
 void print_table(std::vector<std::vector<std::string>> rows) {
@@ -167,7 +158,7 @@ int do_list(const Context& ctx, const RunsArgs& a) {
 
 int do_exclude(const Context& ctx, const ExcludeArgs& a, bool exclude) {
   db::Store store = open_existing_store(ctx);
-  const db::RunInfo r = resolve_run(store, a.run);
+  const db::RunInfo r = resolve_run(store, a.run);  // open_store.hpp
   store.set_excluded(r.id, exclude, a.reason);
   if (!ctx.quiet) {
     if (exclude) {
@@ -222,6 +213,8 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
                               {2, "no such run, no database at the path, or a damaged one (left untouched)"},
                               {3, "the database cannot be written"}}));
   include->callback([&ctx, in] { ctx.action = [&ctx, in] { return do_exclude(ctx, *in, false); }; });
+
+  add_runs_show_command(*runs, ctx);  // cli/cmd_runs_show.cpp
 
   // Subcommand callbacks run before their parent's: the listing only when no subcommand was given.
   runs->callback([&ctx, args, runs] {

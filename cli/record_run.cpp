@@ -11,6 +11,7 @@
 
 #include "cli/open_store.hpp"
 #include "core/command_line.hpp"
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/short_name.hpp"
 #include "db/store.hpp"
@@ -100,6 +101,10 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                   "needing more passes are not collected there), and another process stops range profiling at "
                   "its first communication kernel; kernel: every pass everywhere")
       ->check(CLI::IsMember({"auto", "kernel"}));
+  cmd->add_option("--env", a.environment,
+                  "KEY=VALUE (repeatable): a version the program declares, stored in the run's environment as "
+                  "framework.KEY (e.g. --env torch=2.9.0; `gpuperf runs show RUN` prints it)")
+      ->allow_extra_args(false);
   if (!metrics) return;  // `check` has its own --metrics and --no-source-lines
   cmd->add_option("--metrics", a.metrics,
                   "Hardware metrics of the first launches of each kernel (kernel replay): none (default), default, "
@@ -129,6 +134,10 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   options.commit = a.commit;
   options.branch = a.branch;
   options.label = a.label;
+  for (const std::string& e : a.environment) {
+    auto [key, value] = env::parse_assignment(e, "--env");
+    options.environment[key] = value;  // the last of a key given twice
+  }
   options.allow_empty = a.allow_empty;
   options.nvtx = !a.no_nvtx;
   options.keep_records = a.keep_records;

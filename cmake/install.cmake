@@ -43,8 +43,8 @@ install(FILES ${GPUPERF_GENERATED_INCLUDE_DIR}/gpuperf/version.hpp DESTINATION $
 # Consumers get include/ (install(TARGETS ... INCLUDES DESTINATION) below), nothing deeper.
 
 set(gpuperf_exported
-  gpuperf_core gpuperf_kernels gpuperf_builtin_kernels gpuperf_profiler gpuperf_collector gpuperf_record gpuperf_db
-  gpuperf_escape gpuperf_analysis gpuperf_reports gpuperf_cli gpuperf_main)
+  gpuperf_core gpuperf_cubin gpuperf_kernels gpuperf_builtin_kernels gpuperf_profiler gpuperf_collector gpuperf_record
+  gpuperf_db gpuperf_escape gpuperf_analysis gpuperf_reports gpuperf_cli gpuperf_main)
 foreach(target ${gpuperf_exported})
   string(REPLACE "gpuperf_" "" export_name ${target})
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})

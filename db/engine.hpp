@@ -73,6 +73,9 @@ class Engine {
     for (std::int64_t id : run_ids) each(load_run(id, true));
   }
 
+  // Store::identity.
+  virtual RunIdentity identity(std::int64_t run_id) const = 0;
+
   virtual std::vector<BenchmarkRow> benchmarks() const = 0;
   // Every stored metric's traits (unit, direction, determinism), in name order.
   virtual std::vector<MetricInfo> metrics() const = 0;

@@ -18,6 +18,10 @@
 //
 // A result whose source-line pass ran adds "source" (its per-line counters; db/interchange_source.hpp), on the
 // same terms: optional, written only when there is something to say, validated whole on reading.
+//
+// A run's environment (core/environment.hpp) is "environment": {"driver": "580.159.04", "lib.cublas": ...}
+// (strings), and a result's code identity "code": {"fingerprint": "sass:...", "launch": "grid=..."}: optional
+// on the same terms, so files without them stay valid and version 1 stays.
 #pragma once
 
 #include <iosfwd>

@@ -319,7 +319,25 @@ class Reader {
       }
     }
     if (const json* s = optional(v, "source")) r.source = source_lines_from_json(*s, source_, at_key(path, "source"));
+    if (const json* c = optional(v, "code")) r.code = code(*c, at_key(path, "code"));
     return r;
+  }
+
+  // Result::code: {"fingerprint": "sass:...", "launch": "grid=... block=... smem=..."}, each optional.
+  CodeIdentity code(const json& v, const std::string& path) const {
+    object(v, path);
+    return CodeIdentity{string_field(v, "fingerprint", path, false), string_field(v, "launch", path, false)};
+  }
+
+  // Run::environment: an object of strings, keys not empty.
+  std::map<std::string, std::string> environment(const json& v, const std::string& path) const {
+    object(v, path);
+    std::map<std::string, std::string> out;
+    for (const auto& [k, x] : v.items()) {
+      if (k.empty()) fail(path, "a field has an empty name");
+      out[k] = string(x, at_key(path, k));
+    }
+    return out;
   }
 
   Machine machine(const json& v, const std::string& path) const {
@@ -388,6 +406,7 @@ class Reader {
     if (const json* e = optional(v, "exit_status")) r.exit_status = exit_status(*e, at_key(path, "exit_status"));
     rank_fields(v, r, path);
     r.machine = machine(require(v, "machine", path), at_key(path, "machine"));
+    if (const json* e = optional(v, "environment")) r.environment = environment(*e, at_key(path, "environment"));
     const std::string rp = at_key(path, "results");
     const json& results = array(require(v, "results", path), rp);
     std::map<std::string, std::size_t> first_at;

@@ -232,6 +232,8 @@ std::vector<Series> Store::history(const HistoryFilter& f) const {
 
 std::vector<MetricInfo> Store::metrics() const { return engine_->metrics(); }
 
+RunIdentity Store::identity(std::int64_t run_id) const { return engine_->identity(run_id); }
+
 DbInfo Store::info() const {
   DbInfo d = engine_->info();
   d.path = shown_;

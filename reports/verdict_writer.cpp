@@ -12,6 +12,7 @@
 #include "core/errors.hpp"
 #include "core/short_name.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/identity_findings.hpp"
 #include "reports/escape.hpp"
 #include "reports/kind_split_text.hpp"
 #include "reports/line_text.hpp"
@@ -204,6 +205,7 @@ json row_json(const CompareRow& r, const CompareReport& report) {
   j["candidate_clock_mhz"] = r.candidate_clock_mhz > 0 ? json(r.candidate_clock_mhz) : json(nullptr);
   j["confirmed_in_cycles"] = r.confirmed_in_cycles;
   j["note"] = r.note;
+  if (!r.code.empty()) j["code"] = r.code;
   j["ambiguous_by_history"] = r.ambiguous_by_history;
   j["gated"] = r.gated;
   if (!r.lines.empty()) j["lines"] = line_changes_json(r.lines);
@@ -335,6 +337,60 @@ Format parse_format(const std::string& name) {
   throw InputError("unknown format '" + name + "' (expected text, md or json)");
 }
 
+json environment_json(const std::vector<env::Change>& changes) {
+  json out = json::array();
+  for (const env::Change& c : changes) out.push_back(json{{"field", c.key}, {"before", c.before}, {"after", c.after}});
+  return out;
+}
+
+json steps_json(const std::vector<EnvironmentStep>& steps, const std::vector<ChangePoint>& changes) {
+  json out = json::array();
+  for (const EnvironmentStep& s : steps) {
+    json kernels = json::array();
+    for (std::size_t i : s.changes) {
+      const ChangePoint& c = changes[i];
+      kernels.push_back(json{{"benchmark", c.instance.name},
+                             {"params", params_object(c.instance.params)},
+                             {"kind", to_string(c.kind)},
+                             {"change_pct", number_or_null(c.change_pct)},
+                             {"code", c.code}});
+    }
+    out.push_back(json{{"machine", s.machine},
+                       {"run", s.run_uuid},
+                       {"run_id", s.run_id},
+                       {"previous_run_id", s.previous_run_id},
+                       {"commit", s.commit},
+                       {"previous_commit", s.previous_commit},
+                       {"started_at", s.started_at},
+                       {"environment", environment_json(s.environment)},
+                       {"summary", describe_step(s, changes)},
+                       {"kernels", std::move(kernels)}});
+  }
+  return out;
+}
+
+// Each environment step: one line saying what changed and how many kernels moved, then the kernels.
+void write_steps(std::ostream& out, const std::vector<EnvironmentStep>& steps, const std::vector<ChangePoint>& changes,
+                 const ShortNames& names, bool text) {
+  for (const EnvironmentStep& s : steps) {
+    const std::string what = describe_step(s, changes);
+    if (text) {
+      out << "environment step at " << short_commit(s.commit) << " (run " << short_uuid(s.run_uuid) << ", "
+          << terminal_text(s.machine) << "): " << terminal_text(what) << '\n';
+    } else {
+      out << "**Environment step** at `" << md(short_commit(s.commit)) << "` (run " << md(short_uuid(s.run_uuid))
+          << "): " << md(what) << "\n\n";
+    }
+    for (std::size_t i : s.changes) {
+      const ChangePoint& c = changes[i];
+      const std::string line = names.display_name(c.instance) + " " + signed_pct(c.change_pct) + " " +
+                               format_value(c.before, c.metric.unit) + " -> " + format_value(c.after, c.metric.unit);
+      out << (text ? "    " + terminal_text(line) : "- " + md(line)) << '\n';
+    }
+    out << '\n';
+  }
+}
+
 void write_compare(std::ostream& out, const CompareReport& report, Format format, bool all_rows) {
   if (format == Format::json) {
     json j;
@@ -353,6 +409,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     j["rows"] = json::array();
     for (const auto& r : report.rows) j["rows"].push_back(row_json(r, report));
     if (report.kinds) j["kinds"] = kind_split_change_json(*report.kinds);
+    j["environment"] = environment_json(report.environment);
     out << j.dump(2) << '\n';
     return;
   }
@@ -387,7 +444,9 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   const bool regression = report.regression();
   if (format == Format::text) {
     out << "base       " << side_line(report.base) << '\n';
-    out << "candidate  " << side_line(report.candidate) << "\n\n";
+    out << "candidate  " << side_line(report.candidate) << "\n";
+    if (!report.environment.empty()) out << "changed    " << terminal_text(env::describe(report.environment)) << "\n";
+    out << "\n";
     if (!cells.empty()) {
       write_table(out, header, cells, &below);
       out << '\n';
@@ -413,6 +472,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   out << "Base " << side(report.base) << " against candidate " << side(report.candidate);
   if (!report.candidate.gpu_name.empty()) out << " on " << md(report.candidate.gpu_name);
   out << ".\n\n";
+  if (!report.environment.empty()) out << "Environment changed: " << md(env::describe(report.environment)) << ".\n\n";
   if (!cells.empty()) {
     write_md_table(out, header, "llrrrlll", cells);
     write_md_lines(out, md_lines);
@@ -428,7 +488,8 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   out << ".\n\nGate: " << md(report.gate.describe()) << ".\n";
 }
 
-void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format) {
+void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format,
+                   const std::vector<EnvironmentStep>& steps) {
   if (format == Format::json) {
     json j;
     j["changes"] = json::array();
@@ -456,7 +517,12 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
                                   {"gated", c.gated},
                                   {"hints", c.hints}});
       if (!c.lines.empty()) j["changes"].back()["lines"] = line_changes_json(c.lines);
+      json& x = j["changes"].back();
+      if (!c.code.empty()) x["code"] = c.code;
+      if (!c.environment.empty()) x["environment"] = environment_json(c.environment);
+      if (c.environment_step > 0) x["environment_step"] = c.environment_step;
     }
+    j["environment_steps"] = steps_json(steps, changes);
     out << j.dump(2) << '\n';
     return;
   }
@@ -477,7 +543,10 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
   for (const auto& c : changes) names.push_back(c.instance.name);
   const ShortNames short_names(names);
   std::vector<std::vector<std::string>> cells;
+  std::vector<const ChangePoint*> listed;  // the changes with a row: those of an environment step are under it
   for (const auto& c : changes) {
+    if (c.environment_step > 0 && c.environment_step <= steps.size()) continue;
+    listed.push_back(&c);
     std::vector<std::string> row;
     if (machine_column) row.push_back(esc(c.machine));
     std::string kind = to_string(c.kind);
@@ -504,6 +573,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
       const std::vector<bool> holds = line_holders(changes);
       for (std::size_t i = 0; i < changes.size(); ++i) {
         const auto& c = changes[i];
+        if (std::find(listed.begin(), listed.end(), &c) == listed.end()) continue;
         std::string hints;
         for (const auto& h : c.hints) hints += (hints.empty() ? "with: " : ", ") + h;
         const std::string lines = holds[i] ? lines_below(c.lines) : std::string();
@@ -512,6 +582,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
       write_table(out, header, cells, &below);
       out << '\n';
     }
+    write_steps(out, steps, changes, short_names, true);
     out << summary << '\n';
     return;
   }
@@ -523,13 +594,15 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     const std::vector<bool> holds = line_holders(changes);
     for (std::size_t i = 0; i < changes.size(); ++i) {
       const auto& c = changes[i];
-      if (!holds[i]) continue;
+      if (!holds[i] || std::find(listed.begin(), listed.end(), &c) == listed.end()) continue;
       md_lines.emplace_back("**" + md(short_names.display_name(c.instance)) + "** " + md(c.metric.name) + " at " +
                                 md(short_commit(c.commit)) + ":",
                             &c.lines);
     }
     write_md_lines(out, md_lines);
   }
+  if (!steps.empty()) out << '\n';
+  write_steps(out, steps, changes, short_names, false);
 }
 
 void write_compare_junit(std::ostream& out, const CompareReport& report) {

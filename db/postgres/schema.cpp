@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "db/postgres/identity.hpp"
 #include "db/postgres/source_lines.hpp"
 #include "db/schema_rules.hpp"
 
@@ -122,7 +123,10 @@ ALTER TABLE run ADD COLUMN local_rank integer CHECK(local_rank >= 0);
 ALTER TABLE run ADD COLUMN world_size integer CHECK(world_size >= 1);
 )sql";
 
-const Migration kMigrations[] = {kMigration1, kMigration2, kSourceLinesMigration, kMigration4};
+// Migration 5: a run's environment and each result's code identity (db/postgres/identity.cpp).
+const Migration kMigration5 = kIdentityMigration;
+
+const Migration kMigrations[] = {kMigration1, kMigration2, kSourceLinesMigration, kMigration4, kMigration5};
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "both engines have the same migrations");
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "db/schema_rules.hpp"
+#include "db/sqlite/identity.hpp"
 #include "db/store.hpp"
 
 namespace gpuperf::db::schema {
@@ -171,12 +172,13 @@ ALTER TABLE run ADD COLUMN world_size INTEGER CHECK(world_size >= 1);  -- WORLD_
 )sql");
 }
 
-// Append migration 5 here (and raise Store::kSchemaVersion).
+// Migration 5: a run's environment and each result's code identity (db/sqlite/identity.cpp says why so).
+// A version-4 file opened read-only has neither table: its reads give no identity.
+void migration_5_identity(Connection& c) { c.exec(kSqliteIdentityMigration); }
+
+// Append migration 6 here (and raise Store::kSchemaVersion).
 constexpr Migration kMigrations[] = {
-    migration_1_initial,
-    migration_2_recorded_runs,
-    migration_3_source_lines,
-    migration_4_ranks,
+    migration_1_initial, migration_2_recorded_runs, migration_3_source_lines, migration_4_ranks, migration_5_identity,
 };
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "Store::kSchemaVersion must equal the number of migrations");

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,9 +76,13 @@ class SassBackendFactory {
   // The back end for CUDA device `device`, whose current context is `cu_context` (CUcontext). Throws
   // BackendError (unsupported_device: no SASS metrics on this chip or driver; profiler_busy; ...).
   virtual std::unique_ptr<SassMetricsBackend> open_device(int device, void* cu_context) const = 0;
+  // The code fingerprint (profiler/cubin/code_fingerprint.hpp) of every function in the cubins kept since
+  // track_modules() or keep_cubin(), by mangled name. Empty when none was kept.
+  virtual std::map<std::string, std::string> function_fingerprints() const = 0;
 };
 
-inline constexpr int kSassBackendAbiVersion = 1;
+// 2: function_fingerprints.
+inline constexpr int kSassBackendAbiVersion = 2;
 inline constexpr const char* kSassFactorySymbol = "gpuperf_cupti_sass_factory";
 
 }  // namespace gpuperf::cupti

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "profiler/cubin/code_fingerprint.hpp"
 #include "profiler/cupti/cupti_check.hpp"
 #include "profiler/cupti/sass_backend.hpp"
 
@@ -40,8 +41,15 @@ class CubinStore {
     p.cubin = bytes.data();
     p.cubinSize = bytes.size();
     if (cuptiGetCubinCrc(&p) != CUPTI_SUCCESS) return;  // not a cubin CUPTI can read: no lines for it
+    const auto functions = cubin::function_fingerprints(bytes.data(), bytes.size());
     std::lock_guard<std::mutex> lock(mutex_);
     cubins_[static_cast<std::uint32_t>(p.cubinCrc)] = std::move(bytes);
+    // A name in two modules (a kernel in a library and in the program) keeps its first module's fingerprint.
+    fingerprints_.insert(functions.begin(), functions.end());
+  }
+  std::map<std::string, std::string> fingerprints() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return fingerprints_;
   }
   // A copy-free view would race with a later keep() of the same CRC; cubins are a few hundred kB at most.
   bool find(std::uint32_t crc, std::string& out) {
@@ -55,6 +63,7 @@ class CubinStore {
  private:
   std::mutex mutex_;
   std::map<std::uint32_t, std::string> cubins_;
+  std::map<std::string, std::string> fingerprints_;  // mangled name -> code fingerprint
 };
 
 void CUPTIAPI on_resource(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
@@ -253,6 +262,10 @@ class CuptiSassFactory final : public SassBackendFactory {
   }
 
   void keep_cubin(const void* cubin, std::size_t size) const override { CubinStore::instance().keep(cubin, size); }
+
+  std::map<std::string, std::string> function_fingerprints() const override {
+    return CubinStore::instance().fingerprints();
+  }
 
   std::unique_ptr<SassMetricsBackend> open_device(int device, void* cu_context) const override {
     auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);

@@ -307,6 +307,16 @@ struct LinesUnavailable {
   std::string why;  // "" when they were collected
 };
 
+// An identity's code (core/result.hpp CodeIdentity): its kernel's fingerprint from the `c` lines, and its launch
+// shape as its params say it (the record has no dynamic shared memory).
+CodeIdentity identity_code(const Acc& acc, const std::map<std::string, std::string>& fingerprints) {
+  CodeIdentity code;
+  if (auto it = fingerprints.find(std::string(acc.mangled)); it != fingerprints.end()) code.fingerprint = it->second;
+  code.launch =
+      "grid=" + to_string(acc.instance.params.at("grid")) + " block=" + to_string(acc.instance.params.at("block"));
+  return code;
+}
+
 // One identity's result: its durations, launches, kernel time and share of the device's, with --metrics one
 // sample per profiled launch of each metric (combined across its launches' groups), in the plan's order, and
 // with source lines its Result::source.
@@ -426,6 +436,8 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
   for (const auto& p : processes) {
     if (p.one_pass) not_collected[p.pid] = &p.not_collected;
   }
+  std::map<std::string, std::string> fingerprints;  // mangled name -> code fingerprint, from every process
+  for (const auto& p : processes) fingerprints.insert(p.fingerprints.begin(), p.fingerprints.end());
   for (auto& [device, accs] : by_device) {
     std::vector<Acc*> order;
     for (auto& [name, acc] : accs) order.push_back(&acc);
@@ -433,6 +445,7 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     for (Acc* acc : order) {
       out[device].push_back(
           identity_result(*acc, device_total_ns[device], options, totals, lines, texts, not_collected));
+      out[device].back().code = identity_code(*acc, fingerprints);
       ++totals.identities;
     }
   }

@@ -58,6 +58,7 @@
 #include "profiler/cupti/activity_api_linked.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/record/flush_guard.hpp"
+#include "profiler/record/inject_identity.hpp"
 #include "profiler/record/inject_lines.hpp"
 #include "profiler/record/inject_metrics.hpp"
 #include "profiler/record/inject_shared.hpp"
@@ -474,6 +475,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     gpuperf::record::inject::on_launch(domain, cbid, static_cast<const CUpti_CallbackData*>(data));
   } else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) gpuperf::record::inject::note_module_loaded(data);  // code identity
     gpuperf::record::inject::on_resource(cbid, data);  // source lines: a module's cubin (inject_lines.hpp)
   }
 }
@@ -504,6 +506,7 @@ void finish() {
   std::lock_guard<std::mutex> lock(state().mutex);
   if (state().finished || state().out == nullptr) return;
   write_own_time_locked();
+  for (const std::string& line : gpuperf::record::inject::library_lines()) write_line_locked(line);
   write_line_locked("Z");
   state().finished = true;
   std::fclose(state().out);
@@ -677,6 +680,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     CUpti_SubscriberHandle subscriber = nullptr;
     r = cuptiSubscribe(&subscriber, on_callback, nullptr);
     if (r == CUPTI_SUCCESS && nvtx) r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
+    // Every module's functions and their code fingerprints (inject_identity.hpp), plain and --metrics alike.
+    if (r == CUPTI_SUCCESS) {
+      r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    }
     if (r != CUPTI_SUCCESS) {
       // Kernels are still traced; NVTX paths and metrics are missing. Another tool may hold the one subscriber.
       report_error(

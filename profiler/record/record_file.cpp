@@ -294,6 +294,13 @@ void ProcessParser::parse_outcome_line(char kind, LineFields& f, std::string_vie
       if (p_.lost_counters++ == 0) p_.lost_first = rest_after(line, 3);
       break;
     }
+    case 'c': {  // c <fingerprint> <mangled name>
+      std::string fingerprint;
+      if (!f.next_word(fingerprint) || f.at_end()) throw bad(line, "malformed fingerprint line (c <fingerprint> <name>)");
+      p_.fingerprints.emplace(rest_after(line, 2), fingerprint);
+      break;
+    }
+    case 'l': p_.libraries.push_back(rest_after(line, 1)); break;
     default: throw bad(line, "unknown record kind");
   }
 }

@@ -40,6 +40,10 @@
 //                                              <thread> program (the program's threads), cupti (CUPTI's
 //                                              worker thread) or gpuperf (the library's flush thread)
 //   X <message>                                the injection library could not record (e.g. another profiler)
+//   c <fingerprint> <mangled name>             a loaded module's function and its code fingerprint
+//                                              (cubin/code_fingerprint.hpp), at the module's load
+//   l <path>                                   a CUDA library or framework the process had loaded (at its end,
+//                                              before Z; loaded_libraries.hpp says which)
 //   S, L, I, J                                 --metrics: source lines of instrumented launches (source_records.hpp)
 //   Z                                          the process ended and everything was flushed (last line)
 //
@@ -144,10 +148,12 @@ struct ProcessRecord {
   // of its identity; the first's reason
   std::uint64_t lost_counters = 0;
   std::string lost_first;
-  std::vector<std::string> metric_names;         // the C line
-  std::vector<LaunchRecord> launches;            // in file order
-  std::shared_ptr<const RecordStrings> strings;  // what the launches' name and nvtx_path view
-  std::shared_ptr<const SourceRecords> source;   // S, L, I, J lines; what the launches' source points into
+  std::map<std::string, std::string> fingerprints;  // c lines: mangled name -> code fingerprint (first kept)
+  std::vector<std::string> libraries;               // l lines: paths of the loaded libraries of interest
+  std::vector<std::string> metric_names;            // the C line
+  std::vector<LaunchRecord> launches;               // in file order
+  std::shared_ptr<const RecordStrings> strings;     // what the launches' name and nvtx_path view
+  std::shared_ptr<const SourceRecords> source;      // S, L, I, J lines; what the launches' source points into
 
   // H lines: per metric group, indices into metric_names
   std::vector<std::vector<std::size_t>> metric_groups;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/command_line.hpp"
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/stats.hpp"
 #include "gpuperf/version.hpp"
@@ -20,6 +21,7 @@
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
 #include "profiler/record/launch_policy.hpp"
+#include "profiler/record/loaded_libraries.hpp"
 #include "profiler/record/program_name.hpp"
 #include "profiler/record/record_file.hpp"
 
@@ -505,6 +507,25 @@ void check_record_options(const RecordOptions& options) {
   plan_record_metrics(options, false);
 }
 
+namespace {
+
+// A recorded run's environment (core/environment.hpp): the machine's settings as `run` reads them, less the
+// toolkit gpuperf was built with (not the program's), the CUDA libraries and frameworks its processes loaded
+// (loaded_libraries.hpp), and what `--env` declared over them.
+std::map<std::string, std::string> record_environment(int device, const Machine& machine,
+                                                      const std::vector<ProcessRecord>& processes,
+                                                      const std::map<std::string, std::string>& declared) {
+  std::map<std::string, std::string> out = gpu::describe_environment(device, machine);
+  out.erase(env::kToolkit);
+  std::vector<std::string> paths;
+  for (const ProcessRecord& p : processes) paths.insert(paths.end(), p.libraries.begin(), p.libraries.end());
+  for (const auto& [k, v] : library_versions(paths)) out[k] = v;
+  for (const auto& [k, v] : declared) out[k] = v;
+  return out;
+}
+
+}  // namespace
+
 Recording record_program(const RecordOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   check_before_metrics(o);  // exit 2 before anything runs
@@ -577,6 +598,7 @@ Recording record_program(const RecordOptions& o) {
     run.label = o.label;
     run.tool_version = GPUPERF_VERSION;
     run.machine = device < machines.size() ? machines[device] : gpu::describe_machine(static_cast<int>(device));
+    run.environment = record_environment(static_cast<int>(device), run.machine, processes, o.environment);
     run.command = command_line(o.command);
     run.exit_status = out.end.exit_status;
     run.results = std::move(results);

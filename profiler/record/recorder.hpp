@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct RecordOptions {
   SelectOptions select;              // which launches become samples; select.metrics is record_program's own
   std::string commit, branch;        // empty: detected with git in the current folder
   std::string label = "record";
+  // `--env KEY=VALUE`: what the program declares of itself (framework versions), as core/environment.hpp keys
+  // them ("framework.torch" -> "2.9.0"); stored in each run's environment over what was found.
+  std::map<std::string, std::string> environment;
   bool allow_empty = false;             // no kernel recorded: one empty run (device 0) instead of none
   bool nvtx = true;                     // false: no NVTX range paths (--no-nvtx)
   std::string keep_records;             // keep the record files in this folder; empty: a temporary one

@@ -10,6 +10,7 @@
 #include "core/metrics.hpp"
 #include "reports/analysis/compare_history.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/mann_whitney.hpp"
 #include "reports/analysis/ratio_ci.hpp"
@@ -414,6 +415,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
     }
   }
   attach_line_changes(report, base, candidate);  // the source lines that moved, for every writer
+  attach_identities(report, base, candidate);    // same code or not, and what else changed
   return report;
 }
 

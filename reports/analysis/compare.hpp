@@ -62,6 +62,8 @@ struct CompareReport {
   std::vector<std::string> missing_instances() const;
   // Any row is_regression(), or missing_instances() without allow_missing.
   bool regression() const;
+  // The environment fields that differ between the two runs (identity_findings.hpp); explanation only.
+  std::vector<env::Change> environment;
 };
 
 // Compares one metric of one instance; either side may be null (new/missing). `base_status` and

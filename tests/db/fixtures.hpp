@@ -246,6 +246,7 @@ inline void expect_same_run(const Run& a, const Run& b) {
   EXPECT_EQ(a.machine.sm_count, b.machine.sm_count);
   EXPECT_EQ(a.machine.driver, b.machine.driver);
   EXPECT_EQ(a.machine.cuda, b.machine.cuda);
+  EXPECT_EQ(a.environment, b.environment);
   ASSERT_EQ(a.results.size(), b.results.size());
   for (std::size_t i = 0; i < a.results.size(); ++i) {
     const Result& x = a.results[i];
@@ -279,6 +280,8 @@ inline void expect_same_run(const Run& a, const Run& b) {
       EXPECT_DOUBLE_EQ(m.summary.stdev, n.summary.stdev);
     }
     expect_same_source(x.source, y.source);
+    EXPECT_EQ(x.code.fingerprint, y.code.fingerprint);
+    EXPECT_EQ(x.code.launch, y.code.launch);
   }
 }
 

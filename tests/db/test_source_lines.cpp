@@ -102,9 +102,10 @@ TEST(SourceLineStore, AVersionTwoDatabaseIsReadAsItIsAndMigratedToTakeLines) {
     Store s(path);
     s.insert_run(old);
   }
-  {  // what schema 2 had: no source tables (and no rank fields, schema 4)
+  {  // what schema 2 had: no source tables (and no rank fields, schema 4, nor schema 5's tables)
     Connection c(path, SQLITE_OPEN_READWRITE);
     c.exec(
+        "DROP TABLE outcome_code; DROP TABLE run_environment; "
         "DROP TABLE source_line; DROP TABLE outcome_source; ALTER TABLE run DROP COLUMN world_size; "
         "ALTER TABLE run DROP COLUMN local_rank; ALTER TABLE run DROP COLUMN rank; PRAGMA user_version = 2;");
   }

@@ -258,9 +258,10 @@ TEST_F(PgRoles, TheReaderReadsEverythingAndStoresNothing) {
 TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
   ASSERT_EQ(gp(writer_, {"--quiet", "import", kFixture}).code, 0);
   // The database as an earlier gpuperf left it: schema version 1, before run.command and exit_status (and the
-  // source lines of schema 3, the rank fields of schema 4).
+  // source lines of schema 3, the rank fields of schema 4, the identity tables of schema 5).
   cluster_->exec(
-      "DROP TABLE source_line, outcome_source; ALTER TABLE run DROP COLUMN command, DROP COLUMN exit_status, "
+      "DROP TABLE outcome_code, run_environment, source_line, outcome_source; ALTER TABLE run DROP COLUMN command, "
+      "DROP COLUMN exit_status, "
       "DROP COLUMN rank, DROP COLUMN local_rank, DROP COLUMN world_size; UPDATE schema_version SET version = 1",
       "gpuperf");
   for (const std::vector<std::string>& c :
@@ -269,7 +270,7 @@ TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
     const CliResult r = gp(writer_, c);
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_TRUE(has(r, "role 'gpuperf_writer' may not write to")) << r.err;
-    EXPECT_TRUE(has(r, "schema version 1, this gpuperf writes 4")) << r.err;
+    EXPECT_TRUE(has(r, "schema version 1, this gpuperf writes 5")) << r.err;
     EXPECT_TRUE(has(r, "run `gpuperf db migrate` as the admin role")) << r.err;
   }
   EXPECT_EQ(cluster_->query_value("SELECT version FROM schema_version", "gpuperf"), "1");
