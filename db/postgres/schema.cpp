@@ -122,7 +122,14 @@ ALTER TABLE run ADD COLUMN local_rank integer CHECK(local_rank >= 0);
 ALTER TABLE run ADD COLUMN world_size integer CHECK(world_size >= 1);
 )sql";
 
-const Migration kMigrations[] = {kMigration1, kMigration2, kSourceLinesMigration, kMigration4};
+// Migration 7 (issue 53, renumbered where issues 54's and 56's merge): a source line's inlined call site
+// (db/sqlite/schema.cpp, migration 7).
+constexpr Migration kMigration7 = R"sql(
+ALTER TABLE source_line ADD COLUMN inlined_at_file text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE source_line ADD COLUMN inlined_at_line bigint NOT NULL DEFAULT 0 CHECK(inlined_at_line >= 0);
+)sql";
+
+const Migration kMigrations[] = {kMigration1, kMigration2, kSourceLinesMigration, kMigration4, kMigration7};
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "both engines have the same migrations");
 

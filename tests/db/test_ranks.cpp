@@ -44,7 +44,7 @@ void raw_exec(const std::string& path, const std::string& sql) {
   c.exec(sql);
 }
 
-// A database as gpuperf wrote it at schema 3: migration 4 adds three columns, so dropping them and the
+// A database as gpuperf wrote it at schema 3: migrations 4 and 7 add columns, so dropping them and the
 // version gives back what a version-3 gpuperf left.
 std::string version_three_database(const TempDir& dir, const std::vector<gpuperf::Run>& runs) {
   const std::string path = dir.file("v3.db");
@@ -53,6 +53,7 @@ std::string version_three_database(const TempDir& dir, const std::vector<gpuperf
     s.insert_runs(runs);
   }
   raw_exec(path,
+           "ALTER TABLE source_line DROP COLUMN inlined_at_file; ALTER TABLE source_line DROP COLUMN inlined_at_line; "
            "ALTER TABLE run DROP COLUMN world_size; ALTER TABLE run DROP COLUMN local_rank; "
            "ALTER TABLE run DROP COLUMN rank; PRAGMA user_version = 3; PRAGMA wal_checkpoint(TRUNCATE);");
   return path;
