@@ -43,7 +43,8 @@ prefix=$work/prefix
 export LD_LIBRARY_PATH=$headers/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GIT_AUTHOR_NAME=lines GIT_AUTHOR_EMAIL=lines@example.com GIT_COMMITTER_NAME=lines
 export GIT_COMMITTER_EMAIL=lines@example.com
-deps="-DCMAKE_PREFIX_PATH=$prefix;$headers -DSQLite3_INCLUDE_DIR=$headers/include \
+# Shell words for eval (bisect runs --build through a shell too): the prefix path's ';' stays quoted.
+deps="'-DCMAKE_PREFIX_PATH=$prefix;$headers' -DSQLite3_INCLUDE_DIR=$headers/include \
 -DSQLite3_LIBRARY=$headers/lib/libsqlite3.so.0 -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release"
 gp_build="cmake -S . -B build $deps -DGPUPERF_BUILD_TESTS=OFF -DGPUPERF_INSTALL=OFF >/dev/null && \
 cmake --build build -j $(nproc) --target gpuperf gpuperf_cupti >/dev/null"
@@ -98,7 +99,7 @@ bisect() {
 phase_install() {
   local src=$work/gp-src t0=$SECONDS
   rm -rf "$src" && mkdir -p "$src" && git -C "$repo" archive HEAD | tar -x -C "$src"
-  (cd "$src" && cmake -S . -B build $deps -DGPUPERF_BUILD_TESTS=OFF -DCMAKE_INSTALL_PREFIX="$prefix" >/dev/null &&
+  (cd "$src" && eval "cmake -S . -B build $deps -DGPUPERF_BUILD_TESTS=OFF -DCMAKE_INSTALL_PREFIX='$prefix'" >/dev/null &&
     cmake --build build -j "$(nproc)" >"$out/install-build.txt" 2>&1 && cmake --install build >/dev/null) ||
     { tail -20 "$out/install-build.txt"; return 1; }
   echo "installed gpuperf in $prefix in $((SECONDS - t0)) s" | tee -a "$out/summary.txt"
