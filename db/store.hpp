@@ -187,7 +187,7 @@ struct InsertOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
   // The oldest schema a read-only open reads as it is, without migrating (a copied CI artifact, a file
   // without write permission, a `merge` source): every read names only the columns that version has.
   // Older files are refused with "run `gpuperf db migrate` first".

@@ -126,7 +126,13 @@ ALTER TABLE run ADD COLUMN world_size integer CHECK(world_size >= 1);
 // Migration 5: a run's environment and each result's code identity (db/postgres/identity.cpp).
 const Migration kMigration5 = kIdentityMigration;
 
-const Migration kMigrations[] = {kMigration1, kMigration2, kSourceLinesMigration, kMigration4, kMigration5};
+// Migration 6: a source line's inlined call site (db/sqlite/schema.cpp, migration 6).
+constexpr Migration kMigration6 = R"sql(
+ALTER TABLE source_line ADD COLUMN inlined_at_file text COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE source_line ADD COLUMN inlined_at_line bigint NOT NULL DEFAULT 0 CHECK(inlined_at_line >= 0);
+)sql";
+
+const Migration kMigrations[] = {kMigration1, kMigration2, kSourceLinesMigration, kMigration4, kMigration5, kMigration6};
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "both engines have the same migrations");
 

@@ -176,9 +176,21 @@ ALTER TABLE run ADD COLUMN world_size INTEGER CHECK(world_size >= 1);  -- WORLD_
 // A version-4 file opened read-only has neither table: its reads give no identity.
 void migration_5_identity(Connection& c) { c.exec(kSqliteIdentityMigration); }
 
-// Append migration 6 here (and raise Store::kSchemaVersion).
+// Migration 6: where a source line's code was inlined. A line inside an inlined __device__ helper names the
+// helper's file and line, and these the kernel's own line that calls it (core/source_lines.hpp); '' and 0 for the
+// kernel's own code and for every line stored before. A file of an older version opened read-only has neither
+// column: its reads select '' and 0 in their place (db/sqlite/source_lines.cpp).
+void migration_6_inlined_call_sites(Connection& c) {
+  c.exec(R"sql(
+ALTER TABLE source_line ADD COLUMN inlined_at_file TEXT NOT NULL DEFAULT '';
+ALTER TABLE source_line ADD COLUMN inlined_at_line INTEGER NOT NULL DEFAULT 0 CHECK(inlined_at_line >= 0);
+)sql");
+}
+
+// Append the next migration here (and raise Store::kSchemaVersion).
 constexpr Migration kMigrations[] = {
-    migration_1_initial, migration_2_recorded_runs, migration_3_source_lines, migration_4_ranks, migration_5_identity,
+    migration_1_initial, migration_2_recorded_runs, migration_3_source_lines,
+    migration_4_ranks,   migration_5_identity,      migration_6_inlined_call_sites,
 };
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "Store::kSchemaVersion must equal the number of migrations");

@@ -11,7 +11,9 @@
 //                instance its launches and cuptiSassMetricsGetDataProperties + cuptiSassMetricsFlushData
 //                (counts add up from enable to flush, with no launch id), cuptiSassMetricsDisable;
 //   lines:       cuptiGetCubinCrc matches a record's cubin CRC to a kept cubin, cuptiGetSassToSourceCorrelation
-//                maps (cubin, function, PC offset) to file and line (needs nvcc -lineinfo or similar).
+//                maps (cubin, function, PC offset) to file and line (needs nvcc -lineinfo or similar); the
+//                cubin's own line table (profiler/cubin/line_table.hpp) is read first, as only it says where
+//                code was inlined, and CUPTI's correlation answers for what it does not cover.
 #pragma once
 
 #include <cstddef>
@@ -42,6 +44,9 @@ struct SassLocation {
   Kind kind = Kind::no_cubin;
   std::string file;  // as the line table names it, joined to its directory when that is given
   std::uint32_t line = 0;
+  // Code inlined from a helper: the kernel's line that calls it ("" and 0: the kernel's own code, or unknown).
+  std::string inlined_at_file;
+  std::uint32_t inlined_at_line = 0;
 };
 
 class SassMetricsBackend {

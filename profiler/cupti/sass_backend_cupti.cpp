@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "profiler/cubin/code_fingerprint.hpp"
+#include "profiler/cubin/line_table.hpp"
 #include "profiler/cupti/cupti_check.hpp"
 #include "profiler/cupti/sass_backend.hpp"
 
@@ -203,6 +204,15 @@ class CuptiSassBackend final : public SassMetricsBackend {
     if (cubin_crc != cached_crc_ || cached_cubin_.empty()) {
       if (!CubinStore::instance().find(cubin_crc, cached_cubin_)) return out;  // no_cubin
       cached_crc_ = cubin_crc;
+      cached_lines_ = read_line_table(cached_cubin_);
+    }
+    if (auto at = cached_lines_.locate(function, pc_offset); at && at->line > 0 && !at->file.empty()) {
+      out.kind = SassLocation::Kind::line;
+      out.file = at->file;
+      out.line = at->line;
+      out.inlined_at_file = at->inlined_at_file;
+      out.inlined_at_line = at->inlined_at_line;
+      return out;
     }
     CUpti_GetSassToSourceCorrelationParams p{};
     p.size = CUpti_GetSassToSourceCorrelationParamsSize;
@@ -235,8 +245,19 @@ class CuptiSassBackend final : public SassMetricsBackend {
   bool enabled_ = false;
   std::vector<CUpti_SassMetrics_Config> configs_;
   std::map<std::uint64_t, std::size_t> index_;  // CUPTI metric id -> index into configure()'s names
+  // The cubin's own line table, or an empty one where it has none or one this reader cannot read (then
+  // CUPTI's correlation gives every line, without inlining).
+  static cubin::LineTable read_line_table(const std::string& cubin) {
+    try {
+      return cubin::LineTable::read(cubin::ElfFile::parse(cubin.data(), cubin.size(), "cubin"));
+    } catch (const cubin::ElfError&) {
+      return cubin::LineTable{};
+    }
+  }
+
   std::uint32_t cached_crc_ = 0;
   std::string cached_cubin_;
+  cubin::LineTable cached_lines_;
 };
 
 class CuptiSassFactory final : public SassBackendFactory {

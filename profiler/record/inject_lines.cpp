@@ -184,6 +184,10 @@ void write_lines_locked(std::uint32_t correlation, const SourceLines& lines) {
       out += ' ';
       out += number(c);
     }
+    // Code inlined from a helper: the call site's file id and line after the counters (absent otherwise).
+    if (!l.inlined_at_file.empty()) {
+      out += " " + std::to_string(string_id_locked(l.inlined_at_file)) + " " + std::to_string(l.inlined_at_line);
+    }
     write_line(out);
   }
 }

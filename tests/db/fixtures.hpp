@@ -180,6 +180,8 @@ inline void expect_same_source(const SourceLines& a, const SourceLines& b) {
     EXPECT_EQ(x.function, y.function);
     EXPECT_EQ(x.sass_offset, y.sass_offset);
     EXPECT_EQ(x.text, y.text);
+    EXPECT_EQ(x.inlined_at_file, y.inlined_at_file);
+    EXPECT_EQ(x.inlined_at_line, y.inlined_at_line);
     EXPECT_EQ(x.inst_executed, y.inst_executed);
     EXPECT_EQ(x.thread_inst_executed, y.thread_inst_executed);
     EXPECT_EQ(x.global_ld_requests, y.global_ld_requests);
@@ -196,7 +198,8 @@ inline void expect_same_source(const SourceLines& a, const SourceLines& b) {
 
 // `n` lines of one kernel with distinct, known counters: line i executes 1000 + i warp instructions, and
 // every third line is a strided load whose excess sectors grow with i (3 sectors a request above an ideal
-// of 1, times i); the rest are coalesced. Per launch, as the collector gives them.
+// of 1, times i); the rest are coalesced; every fourth, from the second, is a helper's line inlined at the
+// kernel's line 60 + i. Per launch, as the collector gives them.
 inline SourceLines numbered_source_lines(std::size_t n, const std::string& file = "kernels/memory_access.cu") {
   SourceLines s;
   s.status = Status::ok;
@@ -217,6 +220,11 @@ inline SourceLines numbered_source_lines(std::size_t n, const std::string& file 
     }
     l.shared_wavefronts = l.shared_wavefronts_ideal = 0.5 * static_cast<double>(i);
     l.local_sectors = i == 7 ? 12.25 : 0;
+    if (i % 4 == 1) {  // a helper's line inlined into the kernel, called from the kernel's line 60 + i
+      l.file = "kernels/helpers.cuh";
+      l.inlined_at_file = file;
+      l.inlined_at_line = static_cast<std::int64_t>(60 + i);
+    }
     s.lines.push_back(l);
   }
   s.lines_total = static_cast<std::int64_t>(n);

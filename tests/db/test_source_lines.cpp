@@ -125,6 +125,32 @@ TEST(SourceLineStore, AVersionTwoDatabaseIsReadAsItIsAndMigratedToTakeLines) {
   testing::expect_same_run(rw.load_run(rw.insert_run(r).run_id), r);
 }
 
+TEST(SourceLineStore, AVersionFourDatabaseReadsItsLinesWithoutCallSites) {
+  TempDir dir;
+  const std::string path = dir.file("v4.db");
+  gpuperf::Run r = run_with_lines("40404040-0000-4000-8000-000000000006", 6);
+  {
+    Store s(path);
+    s.insert_run(r);
+  }
+  {  // what schema 4 had: no inlined call sites (migration 6)
+    Connection c(path, SQLITE_OPEN_READWRITE);
+    c.exec(
+        "ALTER TABLE source_line DROP COLUMN inlined_at_file; ALTER TABLE source_line DROP COLUMN inlined_at_line; "
+        "PRAGMA user_version = 4;");
+  }
+  for (SourceLine& l : r.results[0].source.lines) l.inlined_at_file.clear(), l.inlined_at_line = 0;
+  {
+    Store ro(path, Access::read_only);
+    EXPECT_EQ(ro.schema_version(), 4);
+    testing::expect_same_source(ro.load_run(ro.runs().front().id).results[0].source, r.results[0].source);
+  }
+  Store rw(path);
+  EXPECT_EQ(rw.schema_version(), Store::kSchemaVersion);
+  testing::expect_same_source(rw.load_run(rw.runs().front().id).results[0].source, r.results[0].source);
+  EXPECT_TRUE(rw.check().ok);
+}
+
 TEST(SourceLineInterchange, RoundTripsThroughAFileAndADatabase) {
   const auto runs = read_interchange_file(kFixture);
   ASSERT_EQ(runs.size(), 8u);
