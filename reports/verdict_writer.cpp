@@ -522,7 +522,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
       if (!c.environment.empty()) x["environment"] = environment_json(c.environment);
       if (c.environment_step > 0) x["environment_step"] = c.environment_step;
     }
-    j["environment_steps"] = steps_json(steps, changes);
+    if (!steps.empty()) j["environment_steps"] = steps_json(steps, changes);  // absent where none: files as before
     out << j.dump(2) << '\n';
     return;
   }

@@ -37,9 +37,9 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
 // "confirmed" or "unconfirmed (N runs)".
 // What changed besides the code (analysis/identity_findings.hpp): a change adds "code" ("same code", "code
 // changed"), "environment" ([{"field", "before", "after"}]) and "environment_step" (1-based) where known, and
-// the document "environment_steps" ([{"machine", "run", "run_id", "commit", "started_at", "environment",
-// "summary", "kernels"}]). Text and Markdown list a step's kernels under one line naming the fields, not as
-// rows of their own.
+// the document, where there are any, "environment_steps" ([{"machine", "run", "run_id", "commit", "started_at",
+// "environment", "summary", "kernels"}]). Text and Markdown list a step's kernels under one line naming the fields, not
+// as rows of their own.
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format,
                    const std::vector<EnvironmentStep>& steps = {});
 

@@ -221,6 +221,7 @@ TEST_F(BisectTest, SaysTheCodeIsTheSameAtBothEndsAndBisectsNoFurther) {
     git("commit -q -m 'later " + std::to_string(i) + "'");
     more.push_back(git("rev-parse HEAD"));
   }
+  shas_.insert(shas_.end(), more.begin(), more.end());  // the checkout's HEAD is the last of them
   const CliResult r = bisect(more[0], more[3], {"--format", "json"});
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const json j = json::parse(r.out);
