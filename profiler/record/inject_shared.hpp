@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "profiler/record/record_config.hpp"
+
 namespace gpuperf::record::inject {
 
 // The APIs that launch one kernel (<<<>>> is __cudaLaunchKernel in CUDA 13): tracing ties their activity
@@ -37,6 +39,9 @@ constexpr bool is_nvtx_pop(CUpti_CallbackId cbid) {
 }
 
 // Appends one line to this process's record file (thread-safe; dropped once the file is finished).
+// The configuration `gpuperf record` gave the program (record_config.hpp), read once at InitializeInjection.
+const RecordConfig& config();
+
 void write_line(const std::string& line);
 
 // The same, then the file's buffer is handed to the kernel (fflush): what a later SIGKILL cannot take back.

@@ -83,6 +83,11 @@ std::string incomplete_message(const Flushed& flushed, int exit_status);
 std::string describe_profiled(const KernelTotals& totals, const std::vector<ProcessRecord>& processes,
                               std::uint64_t per_identity, bool source_lines = false);
 
+// With --metrics: which metrics the partial identities lack and why, grouped by the metrics lacked, one clause
+// appended to describe_profiled's sentence: "; partial identities lack sm_throughput, memory_throughput (60:
+// gemm [step] 8x1x1 128x1x1, ...): each profiled launch collects ..."; "" when none is partial.
+std::string describe_lacking(const std::vector<Run>& runs);
+
 // The rank of the processes that launched on `device` (their A lines): set where they all agree, else
 // empty; one run is stored per GPU, so a job's ranks (one GPU each) get a run each with its rank.
 void fill_rank(Run& run, const std::vector<ProcessRecord>& processes, std::uint32_t device);
