@@ -237,6 +237,12 @@ void write_line_and_flush(const std::string& line) {
   write_line_locked(line);
   if (state().out != nullptr && !state().finished) std::fflush(state().out);
 }
+std::string current_range_path() {
+  std::string path;
+  if (t_ranges == nullptr) return path;
+  for (const auto& r : t_ranges->names) path += (path.empty() ? "" : "/") + r;
+  return path;
+}
 std::uint64_t current_range_id() { return t_ranges == nullptr || t_ranges->ids.empty() ? 0 : t_ranges->ids.back(); }
 void set_kernel_tracing(bool on) {
   const auto kinds = std::array{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL};

@@ -27,6 +27,7 @@
 #include "profiler/record/inject_lines.hpp"
 #include "profiler/record/inject_shared.hpp"
 #include "profiler/record/launch_policy.hpp"
+#include "profiler/record/launch_selection.hpp"
 #include "profiler/record/pass_groups.hpp"
 #include "profiler/record/profile_session.hpp"
 #include "profiler/record/session_events.hpp"
@@ -92,6 +93,9 @@ struct State {
   // default set): taken at the first context where the chip accepts them and they need fewer passes
   // (speed_of_light.hpp). Empty: `metrics` as they are.
   std::vector<std::string> triage;
+  // --kernel-regex, --nvtx-include, --launch-skip, --launch-count in the program (launch_selection.hpp): a launch
+  // they leave out is never profiled or instrumented. Null: every launch may be.
+  std::unique_ptr<LaunchSelection> selection;
   unsigned long long per_identity = 3;
   // Profiled launches per process at most (0: no limit): each costs a kernel replay of several passes, so a
   // program of thousands of identities would otherwise pay for each one. Identities that come after it is
@@ -411,6 +415,18 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
 
 void end_session_locked(SessionEnd why, bool in_capture);
 
+// Whether the selection admits the launch (every one without a selection); the first launch of a kernel it leaves
+// out writes "e <symbol>": traced, never profiled.
+bool launch_selected(const CUpti_CallbackData* data) {
+  LaunchSelection* s = g_state->selection.get();
+  if (s == nullptr || !s->active() || data->symbolName == nullptr) return true;
+  std::lock_guard<std::mutex> lock(g_state->mutex);
+  const std::string symbol = data->symbolName;
+  if (s->admit(symbol, current_range_id(), current_range_path)) return true;
+  if (s->first_exclusion(symbol)) write_line("e " + symbol);
+  return false;
+}
+
 // Source lines (inject_lines.hpp): the first launch after an identity's range-profiled ones (or of one whose
 // context cannot be range-profiled) is instrumented, within the same budgets of launches and time, holding
 // the gate exclusively. False: the launch is not (the caller takes the gate shared).
@@ -470,7 +486,8 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     pthread_rwlock_unlock(&g_state->gate);
   }
   // Communication kernels (never profiled) and a process whose profiling was given up: the gate, shared.
-  profilable = launch_may_be_profiled(profilable, info.known, data->symbolName) && data->context != nullptr;
+  const bool selected = launch_selected(data);  // counts the launch (--launch-skip, --launch-count)
+  profilable = launch_may_be_profiled(profilable, info.known, data->symbolName) && data->context != nullptr && selected;
   const bool candidate = profilable;
   t_communication = info.known && communication_launch(data->symbolName);  // an event after it (inject_comm.hpp)
   if (t_communication) g_state->communication_seen.store(true, std::memory_order_relaxed);
@@ -714,6 +731,15 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
     std::signal(SIGABRT, on_fault);
   }
   g_state->time_budget_ms = c.profile_ms;
+  try {
+    const KernelNaming naming = c.kernel_name == "function"  ? KernelNaming::function
+                                : c.kernel_name == "mangled" ? KernelNaming::mangled
+                                                             : KernelNaming::demangled;
+    g_state->selection =
+        std::make_unique<LaunchSelection>(c.kernel_regex, c.nvtx_include, c.launch_skip, c.launch_count, naming);
+  } catch (const std::regex_error& e) {  // the recorder checked the patterns: not expected
+    write_line(std::string("X the launch selection is not applied in the program: ") + e.what());
+  }
   g_state->replay_forced = c.replay_kernel;
   g_state->distributed = distributed_job([](const char* variable) { return std::getenv(variable); });
   g_state->one_pass = replay_mode(g_state->replay_forced, g_state->distributed, false) == ReplayMode::one_pass;

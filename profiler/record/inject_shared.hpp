@@ -50,6 +50,9 @@ void write_line_and_flush(const std::string& line);
 // The id (its R line) of the NVTX range path the calling thread is in; 0 outside any range or with --no-nvtx.
 std::uint64_t current_range_id();
 
+// The launching thread's NVTX path ("outer/inner"; "" outside any range), as `record` stores it.
+std::string current_range_path();
+
 // Pauses (false) and resumes (true) the tracing of kernels (source lines' "quiet" way, inject_lines.cpp).
 void set_kernel_tracing(bool on);
 

@@ -124,6 +124,7 @@ const std::vector<Key>& keys() {
        [](const RecordConfig& c) { return c.communication_kernels; }},
       text("kernel_regex", false, &RecordConfig::kernel_regex),
       text("nvtx_include", false, &RecordConfig::nvtx_include),
+      text("kernel_name", false, &RecordConfig::kernel_name),
       number("launch_skip", false, &RecordConfig::launch_skip),
       optional_number("launch_count", false, &RecordConfig::launch_count),
       number("flush_ms", true, &RecordConfig::flush_ms),

@@ -34,6 +34,7 @@ struct RecordConfig {
   // Which launches may be profiled and instrumented (launch_selection.hpp): the storage's selection, applied in
   // the program (--kernel-regex, --nvtx-include, --launch-skip, --launch-count).
   std::string kernel_regex, nvtx_include;
+  std::string kernel_name = "demangled";  // the name --kernel-regex searches: demangled, function or mangled
   std::uint64_t launch_skip = 0;
   std::optional<std::uint64_t> launch_count;
   // Diagnostics and tuning (their own variables win, see above).

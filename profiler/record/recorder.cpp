@@ -158,6 +158,10 @@ void check_before_metrics(const RecordOptions& o) {
       throw InputError("--communication-kernel '" + c +
                        "': expected a non-empty substring of a kernel name on one line");
   }
+  for (const std::string* pattern : {&o.select.kernel_regex, &o.select.nvtx_include}) {
+    if (pattern->find('\n') != std::string::npos)  // the library's configuration is one a line
+      throw InputError("--kernel-regex and --nvtx-include take a pattern on one line");
+  }
   resolve_program(o.command.front());
   KernelTotals none;
   aggregate_launches({}, family(o), o.select, none);  // bad regexes fail here
@@ -172,6 +176,9 @@ RecordConfig library_config(const std::optional<MetricPlan>& plan, const std::op
   c.nvtx_include = o.select.nvtx_include;
   c.launch_skip = o.select.launch_skip;
   c.launch_count = o.select.launch_count;
+  c.kernel_name = o.select.naming == KernelNaming::function  ? "function"
+                  : o.select.naming == KernelNaming::mangled ? "mangled"
+                                                             : "demangled";
   if (!plan) return c;
   c.metrics = plan->perfworks;
   if (triage) c.metrics_triage = triage->perfworks;
@@ -297,6 +304,22 @@ std::string describe_profile_time(const std::vector<ProcessRecord>& processes) {
 }
 
 }  // namespace
+
+std::string describe_excluded(const std::vector<ProcessRecord>& processes) {
+  std::vector<std::string> kernels;  // function names, each once
+  for (const auto& p : processes) {
+    for (const std::string& mangled : p.excluded) {
+      std::string name = kernel_name(mangled, KernelNaming::function);
+      if (std::find(kernels.begin(), kernels.end(), name) == kernels.end()) kernels.push_back(std::move(name));
+    }
+  }
+  if (kernels.empty()) return "";
+  std::string out =
+      "; the selection (--kernel-regex, --nvtx-include, --launch-skip, --launch-count) kept launches of " +
+      std::to_string(kernels.size()) + " kernel(s) out of profiling, traced only:";
+  for (std::size_t i = 0; i < kernels.size() && i < 5; ++i) out += (i == 0 ? " " : ", ") + kernels[i];
+  return out + (kernels.size() > 5 ? ", ..." : "");
+}
 
 std::string describe_lacking(const std::vector<Run>& runs) {
   std::map<std::string, std::vector<std::string>> by_set;  // "m1, m2" -> identities lacking exactly those
@@ -689,7 +712,7 @@ Recording record_program(const RecordOptions& o) {
     run.status = (failed || incomplete) ? Status::failed : Status::ok;
     out.runs.push_back(std::move(run));
   }
-  if (plan) out.profiled += describe_lacking(out.runs);
+  if (plan) out.profiled += describe_lacking(out.runs) + describe_excluded(processes);
   if (select.source_lines) out.source_lines = describe_source_lines(out.runs, out.totals, processes);
   return out;
 }

@@ -88,6 +88,11 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
 // gemm [step] 8x1x1 128x1x1, ...): each profiled launch collects ..."; "" when none is partial.
 std::string describe_lacking(const std::vector<Run>& runs);
 
+// With --metrics and a selection: the kernels whose launches the selection kept out of profiling inside the
+// program (e lines), one clause: "; the selection (...) kept launches of 2 kernel(s) out of profiling, traced
+// only: vectorized_elementwise_kernel, reduce_kernel"; "" when none.
+std::string describe_excluded(const std::vector<ProcessRecord>& processes);
+
 // The rank of the processes that launched on `device` (their A lines): set where they all agree, else
 // empty; one run is stored per GPU, so a job's ranks (one GPU each) get a run each with its rank.
 void fill_rank(Run& run, const std::vector<ProcessRecord>& processes, std::uint32_t device);

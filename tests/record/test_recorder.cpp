@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/metrics.hpp"
+#include "profiler/metric_eval.hpp"
 #include "profiler/record/record_file.hpp"
 #include "profiler/record/recorder.hpp"
 
@@ -141,6 +143,38 @@ TEST(RecorderEnds, PartialCountersCountAsCountersAndAreToldApart) {
                    "(their profiled launches did not cover every metric group); 1 left unprofiled: the time budget"),
             std::string::npos)
       << s;
+}
+
+// Which metrics the partial identities lack, grouped by the metrics lacked, with why (issue 55: "77 of them
+// partial" said neither).
+TEST(RecorderEnds, TheSummaryNamesTheMetricsPartialIdentitiesLack) {
+  gpuperf::Run run;
+  for (const char* kernel : {"app/gemm", "app/copy", "app/full"}) {
+    Result r;
+    r.instance.name = kernel;
+    r.metrics.push_back(single_value("dram_throughput", 10));
+    if (std::string(kernel) != "app/full") {
+      r.metrics.push_back(
+          failed_measurement(find_metric("sm_throughput")->info, Status::skipped, "partial counters: ..."));
+      r.metrics.push_back(
+          failed_measurement(find_metric("memory_throughput")->info, Status::skipped, "partial counters: ..."));
+    }
+    run.results.push_back(r);
+  }
+  const std::string s = describe_lacking({run});
+  EXPECT_NE(s.find("; partial identities lack sm_throughput, memory_throughput (2: app/gemm, ...): each profiled "
+                   "launch collects one group"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(describe_lacking({}), "");
+}
+
+// Kernels the selection kept out of profiling inside the program (e lines) are named, each once.
+TEST(RecorderEnds, TheSummaryNamesTheKernelsTheSelectionKeptOutOfProfiling) {
+  const std::string s = describe_excluded(
+      {process("P 1 0 5 x\ne _Z4copyPfS_\ne _Z6reducePf\nZ\n"), process("P 2 0 5 x\ne _Z4copyPfS_\nZ\n")});
+  EXPECT_NE(s.find("kept launches of 2 kernel(s) out of profiling, traced only: copy, reduce"), std::string::npos) << s;
+  EXPECT_EQ(describe_excluded({process("P 1 0 5 x\nZ\n")}), "");
 }
 
 TEST(RecorderEnds, RanksOfADistributedJobAreReplayedOnePassALaunchAndSaySo) {
