@@ -195,15 +195,8 @@ RecordConfig library_config(const std::optional<MetricPlan>& plan, const std::op
   c.communication_kernels = o.communication_kernels;
   c.profile_groups = o.profile_groups;
   c.replay_kernel = o.profile_replay == "kernel";
-  // The diagnostic settings a user gives `gpuperf record` in its environment (GPUPERF_RECORD_PROFILE_TRACE=1, ...).
-  const RecordConfig own = config_from_environment([](const char* v) { return std::getenv(v); }, nullptr);
-  c.flush_ms = own.flush_ms;
-  c.overhead_ab = own.overhead_ab;
-  c.nvtx_trace = own.nvtx_trace;
-  c.profile_trace = own.profile_trace;
-  c.profile_keep = own.profile_keep;
-  c.lines_flush = own.lines_flush;
-  c.communication_wait_ms = own.communication_wait_ms;
+  // The diagnostic settings (GPUPERF_RECORD_PROFILE_TRACE=1, ...) reach the program in the environment it
+  // inherits, where their own variables win (record_config.hpp).
   return c;
 }
 
