@@ -67,8 +67,10 @@ bool gpus_present_quickly() {
 
 std::string family(const RecordOptions& o) { return o.name.empty() ? program_name(o.command) : program_family(o.name); }
 
+}  // namespace
+
 // The profiler's requests of `names` (the others, static attributes, joined in `left_out`).
-std::vector<MetricRequest> profiler_requests(const std::vector<std::string>& names, std::string& left_out) {
+static std::vector<MetricRequest> profiler_requests(const std::vector<std::string>& names, std::string& left_out) {
   std::vector<MetricRequest> requests;
   for (auto& r : resolve_metric_requests(names, nullptr)) {
     if (r.source == MetricSource::profiler) {
@@ -95,8 +97,8 @@ std::optional<MetricPlan> plan_triage_metrics(const RecordOptions& o) {
 
 // The plan a process's metrics line (C) names: `today`'s, or `triage`'s requests whose counters all are in it (the
 // chip refused the others); nullopt when neither gives exactly its names.
-std::optional<MetricPlan> plan_of_line(const std::vector<std::string>& line, const MetricPlan& today,
-                                       const std::optional<MetricPlan>& triage) {
+static std::optional<MetricPlan> plan_of_line(const std::vector<std::string>& line, const MetricPlan& today,
+                                              const std::optional<MetricPlan>& triage) {
   if (line == today.perfworks) return today;
   if (!triage) return std::nullopt;
   std::vector<MetricRequest> kept;
@@ -148,6 +150,8 @@ std::optional<MetricPlan> plan_record_metrics(const RecordOptions& o, bool tell)
   if (o.profile_launches == 0) throw InputError("--profile-launches must be at least 1 with --metrics");
   return plan;
 }
+
+namespace {
 
 void check_before_metrics(const RecordOptions& o) {
   if (o.command.empty()) throw InputError("no program given: -- APP [ARGS...]");

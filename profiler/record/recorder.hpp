@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "profiler/metric_plan.hpp"
 #include "profiler/record/aggregate.hpp"
 #include "profiler/record/launch.hpp"
 
@@ -131,6 +132,18 @@ struct Recording {
   double seconds_before = 0;
   std::chrono::steady_clock::time_point program_started;
 };
+
+// --metrics: the collector's plan of the asked set (none for "none"), the Perfworks names the library profiles in
+// that order; `tell`: say through options.note which metrics a program's kernels cannot give. InputError when
+// none is left.
+std::optional<MetricPlan> plan_record_metrics(const RecordOptions& options, bool tell);
+// --metrics default: the same set with the speed of light as every TriageCompute metric (speed_of_light.hpp), which
+// the program takes at its first context where the chip accepts them and they need fewer passes; none otherwise.
+std::optional<MetricPlan> plan_triage_metrics(const RecordOptions& options);
+// The plan the processes profiled with, from their C lines: `today`'s, or `triage`'s requests whose counters the
+// line names (the chip refused the others); a process naming another set is told in `warnings` and not stored.
+MetricPlan recorded_plan(const std::vector<ProcessRecord>& processes, const MetricPlan& today,
+                         const std::optional<MetricPlan>& triage, std::vector<std::string>& warnings);
 
 // The checks that need no GPU and run nothing: a command, --max-samples >= 1, a program that exists, valid
 // regexes, --metrics naming hardware metrics a program's kernels can give and --profile-launches >= 1 with

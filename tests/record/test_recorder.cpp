@@ -3,6 +3,7 @@
 // cannot give are told through `note`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -167,6 +168,46 @@ TEST(RecorderEnds, TheSummaryNamesTheMetricsPartialIdentitiesLack) {
             std::string::npos)
       << s;
   EXPECT_EQ(describe_lacking({}), "");
+}
+
+// The set the program chose at its first context (its C line) decides what the recorder stores: today's names, the
+// TriageCompute ones (GH100), or those less the DRAMC one (GB100 refuses it).
+TEST(Recorder, TheStoredMetricsFollowTheSetTheProgramChose) {
+  RecordOptions o = options_for({"true"});
+  o.metrics = "default";
+  const auto today = plan_record_metrics(o, false);
+  const auto triage = plan_triage_metrics(o);
+  ASSERT_TRUE(today && triage);
+  const auto names = [](const MetricPlan& p) {
+    std::vector<std::string> out;
+    for (const auto& r : p.requests) out.push_back(r.name);
+    return out;
+  };
+  const auto has = [](const std::vector<std::string>& v, const char* n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  const auto c_line = [](const std::vector<std::string>& perfworks) {
+    std::string line = "P 1 0 5 x\nC";
+    for (const auto& p : perfworks) line += " " + p;
+    return process(line + "\nZ\n");
+  };
+  std::vector<std::string> warnings;
+  EXPECT_TRUE(has(names(recorded_plan({c_line(today->perfworks)}, *today, triage, warnings)), "sm_throughput"));
+  const std::vector<std::string> gh100 = names(recorded_plan({c_line(triage->perfworks)}, *today, triage, warnings));
+  EXPECT_TRUE(has(gh100, "sol_sm_triage") && has(gh100, "sol_dramc_triage"));
+  EXPECT_FALSE(has(gh100, "sm_throughput") || has(gh100, "memory_throughput"));
+  std::vector<std::string> without_dramc;
+  for (const auto& p : triage->perfworks) {
+    if (p.find("dramc__") == std::string::npos) without_dramc.push_back(p);
+  }
+  const std::vector<std::string> gb100 = names(recorded_plan({c_line(without_dramc)}, *today, triage, warnings));
+  EXPECT_TRUE(has(gb100, "sol_lts_triage"));
+  EXPECT_FALSE(has(gb100, "sol_dramc_triage"));
+  EXPECT_TRUE(warnings.empty());
+  // Two chips in one program: the first process's set is stored, the other is told.
+  recorded_plan({c_line(triage->perfworks), c_line(today->perfworks)}, *today, triage, warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("profiled another metric set"), std::string::npos);
 }
 
 // Kernels the selection kept out of profiling inside the program (e lines) are named, each once.
