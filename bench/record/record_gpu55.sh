@@ -53,17 +53,18 @@ done
 ncu_metrics=TriageCompute.sm__throughput$E,SM_A.TriageCompute.l1tex__throughput$E,LTS.TriageCompute.lts__throughput$E
 ncu_metrics+=,FBSP.TriageCompute.dramc__throughput$E,sm__throughput$E,gpu__compute_memory_throughput$E
 ncu_metrics+=,l1tex__throughput$E,lts__throughput$E,dram__throughput$E
+today_ncu=sm__throughput$E,gpu__compute_memory_throughput$E,l1tex__throughput$E,lts__throughput$E,dram__throughput$E
 for i in 1 2; do
-  if command -v "$NCU" >/dev/null; then
-    if ! "$NCU" --clock-control none --profile-from-start off --metrics "$ncu_metrics" --csv --page raw \
-      --print-units base --log-file "$w/ncu$i.csv" "$G" -q profile --launch-only >"$w/ncu${i}_order.txt" 2>"$w/ncu$i.err"; then
-      say "ncu run $i failed (the TriageCompute names refused?): $(tail -2 "$w/ncu$i.err" | tr '\n' ' ')"
-      continue
-    fi
-    args+=(--ncu "$w/ncu$i.csv" "$w/ncu${i}_order.txt")
-  else
-    say "ncu not found: no ncu column"
+  command -v "$NCU" >/dev/null || { say "ncu not found: no ncu column"; break; }
+  ((i == 1 || $(elapsed) < 200)) || { say "ncu run $i skipped: $(elapsed) s spent"; break; }
+  if ! "$NCU" --clock-control none --profile-from-start off --metrics "$ncu_metrics" --csv --page raw \
+    --print-units base --log-file "$w/ncu$i.csv" "$G" -q profile --launch-only >"$w/ncu${i}_order.txt" 2>"$w/ncu$i.err"; then
+    say "ncu run $i failed with the TriageCompute names, again with today's: $(tail -2 "$w/ncu$i.err" | tr '\n' ' ')"
+    ncu_metrics=$today_ncu
+    "$NCU" --clock-control none --profile-from-start off --metrics "$ncu_metrics" --csv --page raw --print-units base \
+      --log-file "$w/ncu$i.csv" "$G" -q profile --launch-only >"$w/ncu${i}_order.txt" 2>"$w/ncu$i.err" || continue
   fi
+  args+=(--ncu "$w/ncu$i.csv" "$w/ncu${i}_order.txt")
 done
 python3 "$here/sol_compare.py" "${args[@]}" 2>&1 | tee -a "$summary" | tail -60
 "$G" -q --db "$w/run.db" run --metrics default >"$w/run.log" 2>&1
@@ -75,7 +76,7 @@ print(", ".join(n for n in names if "throughput" in n or n.startswith("sol_")))'
 # ---- cost ----
 say "== cost: GPT-2 under record --metrics default ($(elapsed) s)"
 python3 "$here/profile_cost.py" --gpuperf "$G" --probe "$bundle/record_probe" --out "$w/cost" --only gpt2 \
-  --run-timeout 200 --stall-seconds 120 2>&1 | tee -a "$summary"
+  --run-timeout 150 --stall-seconds 100 2>&1 | tee -a "$summary"
 grep -h "^gpuperf: metrics:" "$w/cost/gpt2-now.log" | tee -a "$summary"
 
 # ---- regex ----
