@@ -93,6 +93,7 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
     // (cuptiActivityRegisterCallbacks: CUPTI_ERROR_NOT_INITIALIZED).
     copts.device = device;
     copts.metrics = metrics.names;
+    copts.triage_speed_of_light = metrics.from_default;
     collector = make_cupti_collector(copts);
     phase.lap("collector start (CUPTI, configuration)");
   }

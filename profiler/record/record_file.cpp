@@ -286,6 +286,7 @@ void ProcessParser::parse_outcome_line(char kind, LineFields& f, std::string_vie
       break;
     }
     case 'X': p_.errors.push_back(rest_after(line, 1)); break;
+    case 'e': p_.excluded.push_back(rest_after(line, 1)); break;  // a kernel the selection kept out of profiling
     case 'x': {  // a profiled launch's counters lost and its group given back (x <correlation> <group> <why>)
       std::uint32_t corr = 0;
       std::size_t group = 0;

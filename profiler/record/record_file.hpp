@@ -144,6 +144,9 @@ struct ProcessRecord {
   bool complete = false;                            // ended with Z
   std::uint64_t dropped = 0;                        // CUPTI's dropped records
   std::vector<std::string> errors;                  // X lines
+  // e lines: the kernels (mangled) whose launches --kernel-regex, --nvtx-include, --launch-skip or --launch-count
+  // kept out of profiling in the program (launch_selection.hpp), each named at its first such launch
+  std::vector<std::string> excluded;
   // x lines: profiled launches whose counters CUPTI failed to give, each one's group given back to a later launch
   // of its identity; the first's reason
   std::uint64_t lost_counters = 0;

@@ -157,10 +157,7 @@ SpeedOfLight speed_of_light(const Result* r) {
     if (m == nullptr || m->status != Status::ok || m->summary.n == 0) return std::nullopt;
     return m->summary.median;
   };
-  sol.sm = value("sm_throughput");
-  sol.memory = value("memory_throughput");
-  sol.dram = value("dram_throughput");
-  return sol;
+  return speed_of_light_from(value);
 }
 
 RunSide run_side(const Run& run, std::int64_t run_id) {
