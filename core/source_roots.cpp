@@ -1,5 +1,6 @@
 #include "core/source_roots.hpp"
 
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -49,7 +50,10 @@ std::vector<std::string> source_roots() {
   return out;
 }
 
-std::string root_relative(const std::string& path) {
+std::string root_relative(const std::string& given) {
+  // Lexically, as the path is written: a compiler given "../../kernels/x.cu" from build/kernels records
+  // "<root>/build/kernels/../../kernels/x.cu", which is "<root>/kernels/x.cu" (the file need not exist here).
+  const std::string path = given.empty() ? given : std::filesystem::path(given).lexically_normal().string();
   std::string best;
   std::size_t best_length = 0;
   for (const std::string& root : source_roots()) {

@@ -35,6 +35,14 @@ if ((prepare)); then
   cp -r /usr/include/nlohmann /usr/include/CLI "$headers/include/"
   cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 "$headers/share/cmake/"
   cp -L /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 "$headers/lib/libsqlite3.so.0"
+  # The store links libpq, which the GPU machine lacks: its headers, and the library with the LDAP and SASL
+  # libraries it needs there (found through LD_LIBRARY_PATH at link and run time).
+  mkdir -p "$headers/include/postgresql"
+  cp /usr/include/postgresql/libpq-fe.h /usr/include/postgresql/postgres_ext.h \
+    /usr/include/postgresql/pg_config_ext.h "$headers/include/postgresql/"
+  for lib in libpq.so.5 libldap-2.5.so.0 liblber-2.5.so.0 libsasl2.so.2; do
+    cp -L "/usr/lib/x86_64-linux-gnu/$lib" "$headers/lib/$lib"
+  done
   du -sh "$headers"
   exit 0
 fi
@@ -47,7 +55,8 @@ export GIT_AUTHOR_NAME=bisect GIT_AUTHOR_EMAIL=bisect@example.com GIT_COMMITTER_
 export GIT_COMMITTER_EMAIL=bisect@example.com
 build="cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGPUPERF_BUILD_TESTS=OFF -DGPUPERF_INSTALL=OFF \
 -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_PREFIX_PATH=$headers -DSQLite3_INCLUDE_DIR=$headers/include \
--DSQLite3_LIBRARY=$headers/lib/libsqlite3.so.0 >/dev/null && cmake --build build -j $(nproc) --target gpuperf gpuperf_cupti >/dev/null"
+-DSQLite3_LIBRARY=$headers/lib/libsqlite3.so.0 \
+-DPostgreSQL_INCLUDE_DIR=$headers/include/postgresql -DPostgreSQL_LIBRARY=$headers/lib/libpq.so.5 >/dev/null && cmake --build build -j $(nproc) --target gpuperf gpuperf_cupti >/dev/null"
 
 # history NAME EDIT_AT EDIT_COMMAND SUBJECT: 16 commits, the edit at EDIT_AT.
 history() {

@@ -45,7 +45,8 @@ export GIT_AUTHOR_NAME=lines GIT_AUTHOR_EMAIL=lines@example.com GIT_COMMITTER_NA
 export GIT_COMMITTER_EMAIL=lines@example.com
 # Shell words for eval (bisect runs --build through a shell too): the prefix path's ';' stays quoted.
 deps="'-DCMAKE_PREFIX_PATH=$prefix;$headers' -DSQLite3_INCLUDE_DIR=$headers/include \
--DSQLite3_LIBRARY=$headers/lib/libsqlite3.so.0 -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release"
+-DSQLite3_LIBRARY=$headers/lib/libsqlite3.so.0 -DPostgreSQL_INCLUDE_DIR=$headers/include/postgresql \
+-DPostgreSQL_LIBRARY=$headers/lib/libpq.so.5 -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release"
 gp_build="cmake -S . -B build $deps -DGPUPERF_BUILD_TESTS=OFF -DGPUPERF_INSTALL=OFF >/dev/null && \
 cmake --build build -j $(nproc) --target gpuperf gpuperf_cupti >/dev/null"
 user_build="cmake -S . -B build $deps >/dev/null && cmake --build build -j $(nproc) >/dev/null"

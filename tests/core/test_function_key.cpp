@@ -69,6 +69,11 @@ TEST(SourceRoots, PathsRelativeToTheDeepestRootWithoutTheFile) {
   EXPECT_EQ(root_relative("/nonexistent/build-17/third_party/lib/k.cuh"), "k.cuh");
   EXPECT_EQ(root_relative("/nonexistent/build-170/kernels/x.cu"), "");
   EXPECT_EQ(root_relative("/elsewhere/x.cu"), "");
+  // As a compiler records a relative source path (ccache or a hand-written build passing "../../kernels/x.cu"
+  // from build/kernels): read lexically, the same file, without touching the disk.
+  EXPECT_EQ(root_relative("/nonexistent/build-17/build/kernels/../../kernels/x.cu"), "kernels/x.cu");
+  EXPECT_EQ(root_relative("/nonexistent/build-17/./kernels//x.cu"), "kernels/x.cu");
+  EXPECT_EQ(root_relative("/nonexistent/build-17/../outside/x.cu"), "");
   add_embedded_source("kernels/x.cu", "line one\n  line two\n");
   const std::vector<std::string>* x = embedded_source("kernels/x.cu");
   ASSERT_NE(x, nullptr);
