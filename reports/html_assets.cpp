@@ -65,6 +65,10 @@ svg.chart .reference { stroke: #6b747d; stroke-width: 1; stroke-dasharray: 2 3; 
 svg.chart .marker line { stroke-width: 1.3; stroke-dasharray: 4 3; }
 svg.chart .marker.regression line { stroke: var(--bad); } svg.chart .marker.regression path { fill: var(--bad); }
 svg.chart .marker.improvement line { stroke: var(--good); } svg.chart .marker.improvement path { fill: var(--good); }
+svg.chart .note line { stroke: #6a4fb3; stroke-width: 1.2; stroke-dasharray: 1 3; }
+svg.chart .note line.hit { stroke: transparent; stroke-width: 12; stroke-dasharray: none; }
+svg.chart .note circle { fill: #6a4fb3; } svg.chart .note:hover circle, svg.chart .note:focus circle { r: 6; }
+.notes { margin: .3em 0 0; padding-left: 1.2em; font-size: .9em; color: var(--muted, #555); overflow-wrap: anywhere; }
 svg.chart .legend .swatch { stroke-width: 3; }
 svg.chart .hover { fill: transparent; cursor: crosshair; }
 svg.chart .cursor { stroke: #39424b; stroke-width: 1; pointer-events: none; }

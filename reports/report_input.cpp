@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "reports/analysis/answers.hpp"
 #include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/recent_samples.hpp"
 
@@ -127,6 +128,8 @@ ReportInput load_report_input(const db::Store& store, const ReportQuery& query, 
   // Source lines: each kernel's at the newest run, and the lines that moved at each change.
   in.sources = load_instance_sources(store, in.runs);
   analysis::attach_line_changes(in.change_points, store);
+  analysis::attach_acknowledgements(in.change_points, in.series, store.acknowledgements());
+  in.annotations = store.annotations();
   return in;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/analysis/compare.hpp"
+#include "reports/analysis/not_enough_data.hpp"
 #include "reports/analysis/types.hpp"
 
 namespace gpuperf::reports {
@@ -32,7 +33,11 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
 // "after", "confidence", "unconfirmed", "runs_after", "hints"}]}, and "lines" where source lines moved. Text and
 // Markdown add a "state" column:
 // "confirmed" or "unconfirmed (N runs)".
-void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format);
+// `too_short`: the series detect could not judge (not_enough_data.hpp): counted in the summary ("N series: not
+// enough data"), listed with their next step in text and Markdown, and as "not_enough_data" in JSON. An answered
+// change (ChangePoint::answer) shows its answer as its state and in JSON as "acknowledgement".
+void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format,
+                   const std::vector<analysis::ShortSeries>& too_short = {});
 
 // JUnit XML: one testcase per row (a regression is a <failure>, "failed" an <error>), or per change
 // (a regression is a <failure>; improvements pass).

@@ -241,12 +241,12 @@ TEST_F(CliTest, VersionOneDatabaseIsReadThenMigrated) {
   CliResult list = gp({"runs"});
   EXPECT_CLI(list, 0, "feature/x");
   EXPECT_EQ(list.out.find("command"), std::string::npos) << list.out;
-  EXPECT_CLI(gp({"db", "info"}), 0, "schema version  1 (this gpuperf writes 4)");
+  EXPECT_CLI(gp({"db", "info"}), 0, "schema version  1 (this gpuperf writes 5)");
   CliResult exported = gp({"export"});
   ASSERT_EQ(exported.code, 0) << exported.err;
   EXPECT_EQ(nlohmann::json::parse(exported.out)["runs"].size(), 2u);
   EXPECT_EQ(bytes("gpuperf.db"), before);  // reading migrated nothing
-  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version 1 -> 4");
+  EXPECT_CLI(gp({"db", "migrate"}), 0, "schema version 1 -> 5");
   EXPECT_EQ(gp({"export"}).out, exported.out);  // the same runs after the migration
 }
 

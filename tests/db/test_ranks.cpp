@@ -53,6 +53,7 @@ std::string version_three_database(const TempDir& dir, const std::vector<gpuperf
     s.insert_runs(runs);
   }
   raw_exec(path,
+           "DROP TABLE annotation; DROP TABLE acknowledgement_undo; DROP TABLE acknowledgement; "
            "ALTER TABLE run DROP COLUMN world_size; ALTER TABLE run DROP COLUMN local_rank; "
            "ALTER TABLE run DROP COLUMN rank; PRAGMA user_version = 3; PRAGMA wal_checkpoint(TRUNCATE);");
   return path;

@@ -255,12 +255,44 @@ TEST_F(PgRoles, TheReaderReadsEverythingAndStoresNothing) {
   EXPECT_EQ(cluster_->query_value("SELECT count(*) FROM run WHERE excluded", "gpuperf"), "0");
 }
 
+// Answering findings (gpuperf ack, annotate) is the writer's and the admin's: the default privileges of the
+// page's first block grant INSERT on the answers' tables as the admin's migration makes them. The reader is
+// refused with exit 2, naming the privilege, and nothing changes.
+TEST_F(PgRoles, TheWriterAndAdminAnswerFindingsTheReaderMayNot) {
+  ASSERT_EQ(gp(writer_, {"--quiet", "import", kFixture}).code, 0);
+  const std::vector<std::string> ack = {"ack",      "--run",          "12", "--benchmark", "matmul/naive[n=1024]",
+                                        "--reason", "tracked in #123"};
+  const CliResult refused = gp(reader_, ack);
+  EXPECT_EQ(refused.code, 2) << refused.out << refused.err;
+  EXPECT_TRUE(has(refused, "may not record acknowledgements or annotations")) << refused.err;
+  EXPECT_TRUE(has(refused, "INSERT on table acknowledgement")) << refused.err;
+  const CliResult note_refused = gp(reader_, {"annotate", "--run", "12", "driver 590 installed"});
+  EXPECT_EQ(note_refused.code, 2) << note_refused.err;
+  EXPECT_EQ(cluster_->query_value("SELECT count(*) FROM acknowledgement", "gpuperf"), "0");
+  EXPECT_EQ(cluster_->query_value("SELECT count(*) FROM annotation", "gpuperf"), "0");
+
+  const CliResult acked = gp(writer_, ack);
+  ASSERT_EQ(acked.code, 0) << acked.err;
+  EXPECT_EQ(gp(writer_, {"annotate", "--run", "12", "driver 590 installed", "--by", "ana"}).code, 0);
+  const CliResult undone = gp(admin_, {"ack", "--undo", "--run", "12", "--benchmark", "matmul/naive[n=1024]"});
+  EXPECT_EQ(undone.code, 0) << undone.err;
+  // The reader lists them.
+  const CliResult listed = gp(reader_, {"ack", "--list"});
+  EXPECT_EQ(listed.code, 0) << listed.err;
+  EXPECT_TRUE(has(listed, "undone, was acknowledged: tracked in #123")) << listed.out;
+  EXPECT_TRUE(has(gp(reader_, {"annotate", "--list"}), "driver 590 installed"));
+  const CliResult undo_refused = gp(reader_, {"ack", "--undo", "--run", "12", "--benchmark", "matmul/naive[n=1024]"});
+  EXPECT_EQ(undo_refused.code, 2) << undo_refused.err;
+  EXPECT_EQ(cluster_->query_value("SELECT count(*) FROM acknowledgement_undo", "gpuperf"), "1");
+}
+
 TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
   ASSERT_EQ(gp(writer_, {"--quiet", "import", kFixture}).code, 0);
   // The database as an earlier gpuperf left it: schema version 1, before run.command and exit_status (and the
   // source lines of schema 3, the rank fields of schema 4).
   cluster_->exec(
-      "DROP TABLE source_line, outcome_source; ALTER TABLE run DROP COLUMN command, DROP COLUMN exit_status, "
+      "DROP TABLE annotation, acknowledgement_undo, acknowledgement, source_line, outcome_source; ALTER TABLE run DROP "
+      "COLUMN command, DROP COLUMN exit_status, "
       "DROP COLUMN rank, DROP COLUMN local_rank, DROP COLUMN world_size; UPDATE schema_version SET version = 1",
       "gpuperf");
   for (const std::vector<std::string>& c :
@@ -269,7 +301,7 @@ TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
     const CliResult r = gp(writer_, c);
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_TRUE(has(r, "role 'gpuperf_writer' may not write to")) << r.err;
-    EXPECT_TRUE(has(r, "schema version 1, this gpuperf writes 4")) << r.err;
+    EXPECT_TRUE(has(r, "schema version 1, this gpuperf writes 5")) << r.err;
     EXPECT_TRUE(has(r, "run `gpuperf db migrate` as the admin role")) << r.err;
   }
   EXPECT_EQ(cluster_->query_value("SELECT version FROM schema_version", "gpuperf"), "1");
@@ -280,7 +312,7 @@ TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
 
   const CliResult migrated = gp(admin_, {"db", "migrate"});
   ASSERT_EQ(migrated.code, 0) << migrated.err;
-  EXPECT_TRUE(has(migrated, "schema version 1 -> 4")) << migrated.out;
+  EXPECT_TRUE(has(migrated, "schema version 1 -> 5")) << migrated.out;
   const CliResult stored = gp(writer_, {"--quiet", "import", generated(3)});
   EXPECT_EQ(stored.code, 0) << stored.err;
   EXPECT_EQ(gp(reader_, {"runs"}).code, 0);

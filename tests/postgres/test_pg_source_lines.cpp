@@ -61,7 +61,8 @@ TEST_F(PgSourceLines, ASchemaTwoDatabaseIsReadWithoutLinesAndMigratedToTakeThem)
   }
   // Schema 2: no source-line tables, and none of schema 4's rank columns.
   cluster_->exec(
-      "DROP TABLE source_line; DROP TABLE outcome_source; "
+      "DROP TABLE annotation, acknowledgement_undo, acknowledgement; DROP TABLE source_line; DROP TABLE "
+      "outcome_source; "
       "ALTER TABLE run DROP COLUMN rank, DROP COLUMN local_rank, DROP COLUMN world_size; "
       "UPDATE schema_version SET version = 2",
       "gpuperf");
