@@ -155,8 +155,9 @@ int print_notes(const db::Store& store, const std::string& format) {
     const std::string on = n.run_id            ? "run " + n.run_uuid.substr(0, 8)
                            : !n.commit.empty() ? "commit " + n.commit.substr(0, 10)
                                                : "night " + n.night + " of " + n.fingerprint;
-    std::printf("%lld  %s: %s (by %s %s)\n", static_cast<long long>(n.id), reports::terminal_text(on).c_str(),
-                reports::terminal_text(n.text).c_str(), reports::terminal_text(n.by).c_str(), n.at.c_str());
+    const std::string who_when = (n.by.empty() ? "" : reports::terminal_text(n.by) + ", ") + n.at;
+    std::printf("%lld  %s: %s (%s)\n", static_cast<long long>(n.id), reports::terminal_text(on).c_str(),
+                reports::terminal_text(n.text).c_str(), who_when.c_str());
   }
   if (notes.empty()) std::printf("no annotations\n");
   return kExitOk;

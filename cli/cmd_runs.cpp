@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/cmd_runs_show.hpp"
 #include "cli/context.hpp"
 #include "cli/help.hpp"
 #include "cli/open_store.hpp"
@@ -221,6 +222,7 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
                               {2, "no such run, no database at the path, or a damaged one (left untouched)"},
                               {3, "the database cannot be written"}}));
   include->callback([&ctx, in] { ctx.action = [&ctx, in] { return do_exclude(ctx, *in, false); }; });
+  add_runs_show_command(runs, ctx);
 
   // Subcommand callbacks run before their parent's: the listing only when no subcommand was given.
   runs->callback([&ctx, args, runs] {

@@ -184,6 +184,20 @@ std::string script() {
     charts[0].querySelector('rect.hover').dispatchEvent(new MouseEvent('mousemove',
         {clientX: hr.right - 1, clientY: hr.top + hr.height / 2, bubbles: true}));
     document.documentElement.setAttribute('data-selftest-tip', tip.textContent);
+    // The team's notes: how many a pointer at their dot reaches (the dot, not the chart's hover area, is on
+    // top), the first one's hover text, and whether the page fits the window's width.
+    var notes = document.querySelectorAll('svg.chart g.note'), reached = 0;
+    Array.prototype.forEach.call(notes, function (g) {
+      g.scrollIntoView({block: 'center', inline: 'center'});
+      var c = g.querySelector('circle').getBoundingClientRect();
+      var at = document.elementFromPoint(c.left + c.width / 2, c.top + c.height / 2);
+      if (at && g.contains(at)) reached += 1;
+    });
+    document.documentElement.setAttribute('data-selftest-notes', reached + ' of ' + notes.length + ': ' +
+        (notes.length ? notes[0].querySelector('title').textContent : ''));
+    window.scrollTo(0, 0);
+    document.documentElement.setAttribute('data-selftest-fits',
+        String(document.documentElement.scrollWidth <= window.innerWidth));
   }
   document.documentElement.setAttribute('data-charts-ready', String(charts.length));
 })();
