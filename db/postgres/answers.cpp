@@ -1,25 +1,15 @@
 // The PostgreSQL engine: a team's answers (db/answers.hpp), in the tables of migration 5 ("answers"). Writes
 // take the write lock as a run's do; a role without INSERT on these tables (the reader) is refused before
 // (db::check_can_answer, missing_answer_privileges).
+#include "db/answers_sql.hpp"
 #include "db/postgres/engine.hpp"
 
 namespace gpuperf::db::pg {
 namespace {
 
-constexpr int kAnswersVersion = 5;  // the migration that made the answers' tables
-
-constexpr const char* kSelectAcks =
-    "SELECT a.id, a.uuid, a.machine_id, m.fingerprint, a.benchmark_id, b.name, b.params_json, mt.name, a.run_id, "
-    "r.uuid, r.commit_sha, a.reason, a.link, a.acked_by, a.acked_at, a.accepted, u.ack_id IS NOT NULL, "
-    "coalesce(u.undone_by, ''), coalesce(u.undone_at, '') FROM acknowledgement a "
-    "JOIN machine m ON m.id = a.machine_id JOIN benchmark b ON b.id = a.benchmark_id "
-    "JOIN metric mt ON mt.id = a.metric_id JOIN run r ON r.id = a.run_id "
-    "LEFT JOIN acknowledgement_undo u ON u.ack_id = a.id ORDER BY a.id";
-
-constexpr const char* kSelectNotes =
-    "SELECT n.id, n.uuid, n.run_id, coalesce(r.uuid, ''), n.commit_sha, n.machine_id, coalesce(m.fingerprint, ''), "
-    "n.night, n.text, n.noted_by, n.noted_at FROM annotation n LEFT JOIN run r ON r.id = n.run_id "
-    "LEFT JOIN machine m ON m.id = n.machine_id ORDER BY n.id";
+using answers_sql::kAnswersVersion;
+using answers_sql::kSelectAcks;
+using answers_sql::kSelectNotes;
 
 std::optional<std::int64_t> optional_id(const Result& r, int row, int col) {
   return r.is_null(row, col) ? std::nullopt : std::optional<std::int64_t>(r.int64(row, col));

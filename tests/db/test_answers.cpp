@@ -1,5 +1,6 @@
 // A team's answers on the SQLite engine (tests/db/answers_checks.hpp), and on a file older than them.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "db/sqlite/connection.hpp"
 #include "tests/db/answers_checks.hpp"
