@@ -185,7 +185,7 @@ std::string script() {
         {clientX: hr.right - 1, clientY: hr.top + hr.height / 2, bubbles: true}));
     document.documentElement.setAttribute('data-selftest-tip', tip.textContent);
     // The team's notes: how many a pointer at their dot reaches (the dot, not the chart's hover area, is on
-    // top), the first one's hover text, and whether the page fits the window's width.
+    // top), the first one's hover text, and the page's width.
     var notes = document.querySelectorAll('svg.chart g.note'), reached = 0;
     Array.prototype.forEach.call(notes, function (g) {
       g.scrollIntoView({block: 'center', inline: 'center'});
@@ -196,8 +196,7 @@ std::string script() {
     document.documentElement.setAttribute('data-selftest-notes', reached + ' of ' + notes.length + ': ' +
         (notes.length ? notes[0].querySelector('title').textContent : ''));
     window.scrollTo(0, 0);
-    document.documentElement.setAttribute('data-selftest-fits',
-        String(document.documentElement.scrollWidth <= window.innerWidth));
+    document.documentElement.setAttribute('data-selftest-width', String(document.documentElement.scrollWidth));
   }
   document.documentElement.setAttribute('data-charts-ready', String(charts.length));
 })();
