@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -17,6 +18,7 @@
 #include "cli/option_kinds.hpp"
 #include "cli/unknown_word.hpp"
 #include "core/errors.hpp"
+#include "core/value_rules.hpp"
 #include "gpuperf/version.hpp"
 #include "kernels/benchmark.hpp"
 
@@ -53,7 +55,7 @@ namespace {
 // Every refusal of the command line reads as gpuperf's own errors do, "gpuperf: error: " and what was
 // expected (option values are checked by cli/option_kinds.hpp), then the help of the command refused.
 std::string failure_message(const CLI::App* app, const CLI::Error& e) {
-  std::string command = "gpuperf";
+  std::string command = app->get_name();
   const CLI::App* deepest = app;
   for (;;) {
     const auto parsed = deepest->get_subcommands();
@@ -70,16 +72,35 @@ std::string failure_message(const CLI::App* app, const CLI::Error& e) {
     }
     what = "'" + command + "' needs a command: " + names;
   }
-  return "gpuperf: error: " + what + "\nSee '" + command + " --help' for its options and examples.\n";
+  return app->get_name() + ": error: " + what + "\nSee '" + command + " --help' for its options and examples.\n";
+}
+
+// An error's lines as the terminal shows them: a value quoted from a file or an option (a uuid, a status, a
+// key) keeps its control characters as escapes (rules::shown_text), whichever message quotes it.
+std::string shown_lines(const std::string& what) {
+  std::string out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = what.find('\n', start);
+    out += rules::shown_text(what.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return out;
+    out += '\n';
+    start = end + 1;
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The program's own name, not its build path: "Usage: gpuperf ...", and a user's bench (GPUPERF_BENCHMARK
+  // and gpuperf::main) says "my_bench: error: ...".
+  const std::string program = argc > 0 ? std::filesystem::path(argv[0]).filename().string() : "gpuperf";
   // A GPUPERF_BENCHMARK that was refused at start-up (a name registered twice, ...) makes every result of
   // this executable suspect: say where, and stop.
   if (const auto& errors = Registry::global().registration_errors(); !errors.empty()) {
-    for (const auto& e : errors) std::fprintf(stderr, "gpuperf: error: benchmark registration: %s\n", e.c_str());
+    for (const auto& e : errors) {
+      std::fprintf(stderr, "%s: error: benchmark registration: %s\n", program.c_str(), e.c_str());
+    }
     return kExitUsage;
   }
   Context ctx;
@@ -90,7 +111,7 @@ int main(int argc, char** argv) {
     ctx.db_path = "gpuperf.db";
   }
 
-  CLI::App app{"gpuperf: performance regressions and profiles of CUDA kernels"};
+  CLI::App app{"gpuperf: performance regressions and profiles of CUDA kernels", program};
   app.set_version_flag("--version", std::string("gpuperf ") + GPUPERF_VERSION);
   app.require_subcommand(1);
   app.failure_message(failure_message);
@@ -142,10 +163,10 @@ int main(int argc, char** argv) {
   try {
     return ctx.action();
   } catch (const Error& e) {
-    std::fprintf(stderr, "gpuperf: error: %s\n", e.what());
+    std::fprintf(stderr, "%s: error: %s\n", program.c_str(), shown_lines(e.what()).c_str());
     return e.exit_code();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gpuperf: internal error: %s\n", e.what());
+    std::fprintf(stderr, "%s: internal error: %s\n", program.c_str(), shown_lines(e.what()).c_str());
     return kExitUsage;
   }
 }

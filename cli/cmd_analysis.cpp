@@ -29,11 +29,13 @@
 #include "reports/analysis/answers.hpp"
 #include "reports/analysis/compare.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/not_enough_data.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/analysis/run_refs.hpp"
 #include "reports/escape.hpp"
+#include "reports/report_files.hpp"
 #include "reports/verdict_writer.hpp"
 
 namespace gpuperf::cli {
@@ -52,6 +54,7 @@ struct VerdictArgs {
   std::vector<std::string> metrics;
   std::vector<std::string> gate;  // --gate: metrics that fail the job besides the default gate
   std::size_t history = 10;
+  bool allow_missing = false;  // --allow-missing: a partial candidate passes
 };
 
 struct CompareArgs {
@@ -94,21 +97,6 @@ std::regex make_regex(const std::string& pattern) {
     return std::regex(pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
     throw InputError("--filter '" + pattern + "' is not a valid regular expression: " + e.what());
-  }
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw EnvironmentError("cannot write " + tmp);
-    f << text;
-    f.close();
-    if (!f) throw EnvironmentError("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw EnvironmentError("cannot move " + tmp + " to " + path);
   }
 }
 
@@ -174,6 +162,7 @@ std::vector<std::string> row_metrics(const analysis::CompareReport& report) {
 int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
   const Format format = reports::parse_format(a.format);
   select_rows(report, a);
+  report.allow_missing = a.allow_missing;
   say_missing_metrics(a.metrics, row_metrics(report), "rows");
   say_missing_gates(report.gate, row_metrics(report));
   reports::write_compare(std::cout, report, format, a.all);
@@ -181,7 +170,7 @@ int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
   if (!a.junit.empty()) {
     std::ostringstream junit;
     reports::write_compare_junit(junit, report);
-    write_file_atomically(a.junit, junit.str());
+    reports::write_file_atomically(a.junit, junit.str());
   }
   return report.regression() ? kExitRegression : kExitOk;
 }
@@ -382,20 +371,21 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     say_missing_gates(options.gate, present);
   }
   auto changes = analysis::detect_changes(series, options);
-  analysis::attach_line_changes(changes, store);  // the source lines that moved at each change
+  analysis::attach_line_changes(changes, store);                   // the source lines that moved at each change
+  const auto steps = analysis::attach_identities(changes, store);  // same code or not; environment steps
   analysis::attach_acknowledgements(changes, series, store.acknowledgements());
   const auto too_short = analysis::short_series(series, options, a.branch);
-  reports::write_changes(std::cout, changes, format, too_short);
+  reports::write_changes(std::cout, changes, format, steps, too_short);
   std::cout.flush();
   if (!a.junit.empty()) {
     std::ostringstream junit;
     reports::write_changes_junit(junit, changes, series.size());
-    write_file_atomically(a.junit, junit.str());
+    reports::write_file_atomically(a.junit, junit.str());
   }
   if (!a.json_file.empty()) {
     std::ostringstream json;
-    reports::write_changes(json, changes, Format::json, too_short);
-    write_file_atomically(a.json_file, json.str());
+    reports::write_changes(json, changes, Format::json, steps, too_short);
+    reports::write_file_atomically(a.json_file, json.str());
   }
   if (a.fail_on_regression) {
     for (const auto& c : changes) {
@@ -410,6 +400,9 @@ void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
                 {"text", "md", "markdown", "json"});
   cmd->add_option("--junit", a.junit, "Also write JUnit XML here (one test case per row)");
   cmd->add_flag("--all", a.all, "List every row in text and md, also those that are the same");
+  cmd->add_flag("--allow-missing", a.allow_missing,
+                "Pass a partial candidate: instances of the base that the candidate lacks (a filtered run) do not "
+                "fail the job (default: they fail it, exit 1, named)");
   cmd->add_option("--threshold", a.thresholds,
                   "Minimum effect per metric, METRIC=PERCENT (repeatable; '*=PCT' for the other noisy metrics). "
                   "Defaults: duration, gbps, gflops 2; achieved_occupancy, dram bytes, issue_active, throughputs 5; "
@@ -448,8 +441,8 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   "gpuperf compare label:release-1.2 branch:feature --format md > comment.md",
                   exit_codes({{0, "no regression"},
                               {1,
-                               "a regression: a gated row slower (duration, deterministic counters, --gate), or a "
-                               "kernel failed in the candidate"},
+                               "a regression: a gated row slower (duration, deterministic counters, --gate), a "
+                               "kernel failed in the candidate, or instances of the base missing from it"},
                               {2,
                                "bad usage or input: a run reference that names no run, an unknown metric name, a "
                                "database not gpuperf's"}}));
@@ -474,7 +467,9 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   "gpuperf check --baseline branch:main --junit check.xml\n"
                   "gpuperf check --record --baseline label:first -- ./my_app --size 4096",
                   exit_codes({{0, "no regression against the baseline"},
-                              {1, "a regression of a gated metric against the baseline (see --gate)"},
+                              {1,
+                               "a regression of a gated metric against the baseline (see --gate), or instances "
+                               "of the baseline missing from the run (--allow-missing)"},
                               {2,
                                "bad usage or input: an unknown option or value, a database not gpuperf's"
                                "; no baseline run"},

@@ -30,6 +30,7 @@
 #include "db/store.hpp"
 #include "reports/analysis/bisect_rule.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/bisect_writer.hpp"
@@ -334,6 +335,16 @@ int do_bisect(const Context& ctx, BisectArgs a) {
       for (End* e : {&good, &bad}) {
         if (e->id == 0) e->id = store.insert_run(e->run).run_id;
       }
+    }
+    std::vector<BenchmarkInstance> instances;
+    for (const auto& t : tracked) instances.push_back(t.instance);
+    // The kernels' code is byte for byte the same at both ends: no commit can be the culprit; say so and stop.
+    report.same_code = analysis::same_code_at_ends(good.run, bad.run, instances);
+    if (!report.same_code.empty()) {
+      report.steps = {good.row, bad.row};
+      report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      write_report(a.format, report);
+      return kExitOk;
     }
     cfg.good_run = good.id;
     cfg.bad_run = bad.id;

@@ -140,8 +140,9 @@ void add_report_command(CLI::App& app, Context& ctx) {
                               "Directory for report.html and report.md (created if missing); without it, or "
                               "with -, --format md prints the Markdown report on standard output"),
               "a directory, or - for standard output");
-  choice_option(cmd->add_option("--format", args->formats, "Formats to write: html, md (default both)")->delimiter(','),
-                {"html", "md"});
+  choice_option(cmd->add_option("--format", args->formats, "Formats to write: html, md (or markdown; default both)")
+                    ->delimiter(','),
+                {"html", "md", "markdown"});
   cmd->add_option("--branch", args->branch, "Only runs of this branch (default: all branches)");
   cmd->add_option("--machine", args->machines,
                   "Only this machine: fingerprint, hostname or id (repeatable: only these machines; default: all)");

@@ -10,7 +10,6 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "cli/cmd_runs_show.hpp"
 #include "cli/context.hpp"
 #include "cli/help.hpp"
 #include "cli/open_store.hpp"
@@ -26,7 +25,7 @@ namespace {
 struct RunsArgs {
   std::string branch, machine, since, run_key;
   std::size_t last = 0;  // 0: all
-  std::string format = "table";
+  std::string format = "text";
 };
 
 struct ExcludeArgs {
@@ -46,15 +45,6 @@ db::RunFilter make_filter(const db::Store& store, const RunsArgs& a) {
     f.machine_id = m->id;
   }
   return f;
-}
-
-db::RunInfo resolve_run(const db::Store& store, const std::string& ref) {
-  auto r = store.find_run(ref);
-  if (!r) {
-    throw InputError("no run matches '" + ref + "' (give a run id, a uuid or a unique prefix of 8+ characters, " +
-                     "or a commit sha of 7+; see `gpuperf runs`)");
-  }
-  return *r;
 }
 
 // A plain text table: columns as wide as their widest cell, two spaces apart.
@@ -168,12 +158,12 @@ int do_list(const Context& ctx, const RunsArgs& a) {
 
 int do_exclude(const Context& ctx, const ExcludeArgs& a, bool exclude) {
   db::Store store = open_existing_store(ctx);
-  const db::RunInfo r = resolve_run(store, a.run);
+  const db::RunInfo r = resolve_run(store, a.run);  // open_store.hpp
   store.set_excluded(r.id, exclude, a.reason);
   if (!ctx.quiet) {
     if (exclude) {
       std::printf("excluded run %lld (%s, %s): %s\n", static_cast<long long>(r.id), r.uuid.c_str(),
-                  r.started_at.c_str(), a.reason.c_str());
+                  r.started_at.c_str(), reports::terminal_text(a.reason).c_str());
     } else {
       std::printf("included run %lld (%s, %s) again\n", static_cast<long long>(r.id), r.uuid.c_str(),
                   r.started_at.c_str());
@@ -195,7 +185,8 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
   runs->add_option(
       "--run-key", args->run_key,
       "Only the runs stored by `gpuperf run --run-key KEY` (one per GPU), e.g. nightly/2026-11-22/3f2a1c9e");
-  choice_option(runs->add_option("--format", args->format, "table or json"), {"table", "json"});
+  choice_option(runs->add_option("--format", args->format, "text (a table, the default; also: table) or json"),
+                {"text", "table", "json"});
   set_help_footer(*runs,
                   "gpuperf runs --branch main --last 10\n"
                   "gpuperf runs exclude 42 --reason 'GPU shared with another job'",
@@ -222,7 +213,7 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
                               {2, "no such run, no database at the path, or a damaged one (left untouched)"},
                               {3, "the database cannot be written"}}));
   include->callback([&ctx, in] { ctx.action = [&ctx, in] { return do_exclude(ctx, *in, false); }; });
-  add_runs_show_command(runs, ctx);
+  add_runs_show_command(*runs, ctx);  // cli/cmd_runs_show.cpp
 
   // Subcommand callbacks run before their parent's: the listing only when no subcommand was given.
   runs->callback([&ctx, args, runs] {

@@ -26,8 +26,9 @@ struct Context {
 };
 
 // Each subcommand file adds its commands here; see main.cpp for the order.
-void add_db_commands(CLI::App& app, Context& ctx);    // db info | check | migrate
-void add_runs_commands(CLI::App& app, Context& ctx);  // runs [exclude|include]
+void add_db_commands(CLI::App& app, Context& ctx);         // db info | check | migrate
+void add_runs_commands(CLI::App& app, Context& ctx);       // runs [exclude|include|show]
+void add_runs_show_command(CLI::App& runs, Context& ctx);  // runs show RUN (cli/cmd_runs_show.cpp)
 void add_import_export_commands(CLI::App& app, Context& ctx);
 void add_list_run_commands(CLI::App& app, Context& ctx);  // list, run
 void add_profile_command(CLI::App& app, Context& ctx);

@@ -1,6 +1,8 @@
 #include "cli/measure.hpp"
 
 #include <cstdio>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -9,6 +11,8 @@
 #include "core/errors.hpp"
 #include "gpuperf/version.hpp"
 #include "profiler/collector.hpp"
+#include "profiler/cupti/range_backend_loader.hpp"
+#include "profiler/cupti/sass_backend.hpp"
 #include "profiler/phase_log.hpp"
 #include "profiler/runner.hpp"
 #include "profiler/source_line_pass.hpp"
@@ -32,7 +36,8 @@ void add_measure_options(CLI::App* cmd, MeasureArgs& a) {
   cmd->add_flag("--no-source-lines", a.no_source_lines,
                 "No per-source-line counters (their pass instruments each kernel for one launch)")
       ->excludes(on);
-  cmd->add_option("--seed", a.seed, "Input seed (default: fresh random per run; printed with a wrong answer)");
+  cmd->add_option("--seed", a.seed, "Input seed (default: a fresh random seed per run, printed with a wrong answer)")
+      ->default_str("");
 }
 
 const Registry& registered_benchmarks() {
@@ -62,6 +67,19 @@ void print_progress(const ProgressEvent& e) {
                e.instance->instance().display_name().c_str());
   std::fflush(stderr);
 }
+// Code fingerprints (profiler/cubin/code_fingerprint.hpp) of the modules CUDA loads from now on, through the
+// SASS back end's module tracking, which the source-line pass shares. Unset where libcupti or the back-end
+// module is missing or another tool holds CUPTI's one subscriber: results then keep their launch shapes alone.
+std::function<std::map<std::string, std::string>()> track_code_fingerprints() {
+  try {
+    const cupti::SassBackendFactory& factory = cupti::load_sass_backend();
+    if (!factory.track_modules().empty()) return {};
+    return [&factory] { return factory.function_fingerprints(); };
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
 }  // namespace
 
 Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<InstanceRef>& instances, int device) {
@@ -75,6 +93,7 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
     // (cuptiActivityRegisterCallbacks: CUPTI_ERROR_NOT_INITIALIZED).
     copts.device = device;
     copts.metrics = metrics.names;
+    copts.triage_speed_of_light = metrics.from_default;
     collector = make_cupti_collector(copts);
     phase.lap("collector start (CUPTI, configuration)");
   }
@@ -92,6 +111,8 @@ Measured measure(const Context& ctx, const MeasureArgs& a, const std::vector<Ins
   }
   double collect_seconds = 0;
   RunOptions options;
+  // Before the first benchmark kernel loads its module, as the source-line pass.
+  options.code_fingerprints = track_code_fingerprints();
   options.device = device;
   options.timing = a.quick ? TimingOptions::quick() : TimingOptions{};
   if (a.hot) options.timing.mode = TimingMode::hot;

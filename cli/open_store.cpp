@@ -68,4 +68,13 @@ std::vector<std::int64_t> store_runs(const Context& ctx, db::Store& store, const
   return ids;
 }
 
+db::RunInfo resolve_run(const db::Store& store, const std::string& ref) {
+  auto r = store.find_run(ref);
+  if (!r) {
+    throw InputError("no run matches '" + ref + "' (give a run id, a uuid or a unique prefix of 8+ characters, " +
+                     "or a commit sha of 7+; see `gpuperf runs`)");
+  }
+  return *r;
+}
+
 }  // namespace gpuperf::cli

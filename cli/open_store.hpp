@@ -30,6 +30,9 @@ db::Store open_existing_store(const Context& ctx);
 // happened"), as detect, report and export refuse it.
 void require_branch(const db::Store& store, const std::string& branch);
 
+// The stored run `ref` names (db::Store::find_run); InputError saying what a reference may be when none.
+db::RunInfo resolve_run(const db::Store& store, const std::string& ref);
+
 // For a command that measures first and stores after: on a server, connects and checks now that the role
 // may store runs (db::check_can_store), so that a refused login or a reader role fails before minutes of
 // measuring (exit 3).

@@ -11,6 +11,7 @@
 
 #include "cli/open_store.hpp"
 #include "core/command_line.hpp"
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/short_name.hpp"
 #include "db/store.hpp"
@@ -45,9 +46,13 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
   cmd->add_option("--name", a.name,
                   "Program name the kernels are stored under (default: the script an interpreter or launcher runs, "
                   "without its extension, else the executable's base name)");
-  cmd->add_option("--kernel-regex", a.kernel_regex, "Only kernels whose name matches this ECMAScript regex");
-  cmd->add_option("--nvtx-include", a.nvtx_include,
-                  "Only launches whose NVTX range path (outer/inner) matches this ECMAScript regex");
+  cmd->add_option(
+      "--kernel-regex", a.kernel_regex,
+      "Only kernels whose name matches this ECMAScript regex (with --metrics, the others are never profiled)");
+  cmd->add_option(
+      "--nvtx-include", a.nvtx_include,
+      "Only launches whose NVTX range path (outer/inner) matches this ECMAScript regex (with --metrics, the "
+      "others are never profiled)");
   count_option(cmd->add_option("--launch-skip", a.launch_skip, "Skip the first N selected launches"), 0);
   count_option(
       cmd->add_option("--launch-count", a.launch_count, "Keep at most N selected launches after the skipped ones"), 1);
@@ -88,9 +93,10 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
   count_option(cmd->add_option("--profile-groups", a.profile_groups,
                                "With --metrics: split the metrics into at most N groups, one per profiled launch of "
                                "an identity in turn, whose counters combine its launches; the metrics that need "
-                               "several passes alone (speed of light) are one group (default 0: two groups when "
-                               "there are such metrics, those and the rest, else as many as --profile-launches; 1: "
-                               "every metric in every profiled launch)"),
+                               "several passes alone (speed of light) are one group (default 0: one group when the "
+                               "set needs at most 6 passes, else two groups when there are such metrics, those and "
+                               "the rest, else as many as --profile-launches; 1: every metric in every profiled "
+                               "launch)"),
                0);
   cmd->add_option("--profile-replay", a.profile_replay,
                   "With --metrics: auto (default) profiles with kernel replay of every pass a launch needs, "
@@ -100,6 +106,10 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                   "needing more passes are not collected there), and another process stops range profiling at "
                   "its first communication kernel; kernel: every pass everywhere")
       ->check(CLI::IsMember({"auto", "kernel"}));
+  cmd->add_option("--env", a.environment,
+                  "KEY=VALUE (repeatable): a version the program declares, stored in the run's environment as "
+                  "framework.KEY (e.g. --env torch=2.9.0; `gpuperf runs show RUN` prints it)")
+      ->allow_extra_args(false);
   if (!metrics) return;  // `check` has its own --metrics and --no-source-lines
   cmd->add_option("--metrics", a.metrics,
                   "Hardware metrics of the first launches of each kernel (kernel replay): none (default), default, "
@@ -129,6 +139,10 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   options.commit = a.commit;
   options.branch = a.branch;
   options.label = a.label;
+  for (const std::string& e : a.environment) {
+    auto [key, value] = env::parse_assignment(e, "--env");
+    options.environment[key] = value;  // the last of a key given twice
+  }
   options.allow_empty = a.allow_empty;
   options.nvtx = !a.no_nvtx;
   options.keep_records = a.keep_records;

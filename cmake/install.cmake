@@ -43,8 +43,8 @@ install(FILES ${GPUPERF_GENERATED_INCLUDE_DIR}/gpuperf/version.hpp DESTINATION $
 # Consumers get include/ (install(TARGETS ... INCLUDES DESTINATION) below), nothing deeper.
 
 set(gpuperf_exported
-  gpuperf_core gpuperf_kernels gpuperf_builtin_kernels gpuperf_profiler gpuperf_collector gpuperf_record gpuperf_db
-  gpuperf_escape gpuperf_analysis gpuperf_reports gpuperf_cli gpuperf_main)
+  gpuperf_core gpuperf_cubin gpuperf_kernels gpuperf_builtin_kernels gpuperf_profiler gpuperf_collector gpuperf_record
+  gpuperf_db gpuperf_escape gpuperf_analysis gpuperf_reports gpuperf_cli gpuperf_main)
 foreach(target ${gpuperf_exported})
   string(REPLACE "gpuperf_" "" export_name ${target})
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${export_name})
@@ -87,6 +87,9 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/gpuperfConfig.cmake ${CMAKE_CURRENT_BI
         DESTINATION ${GPUPERF_INSTALL_CMAKEDIR})
 
 # `cpack -G DEB` in the build folder: a Debian package of this install (README, "Use gpuperf in your project").
+# The install and the package copy what `--target gpuperf` built (it builds every installed file): they do not
+# build the whole tree first, which with the tests on is some 34 test programs and minutes of compiling.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 set(CPACK_PACKAGE_NAME gpuperf)
 set(CPACK_PACKAGE_VENDOR "gpuperf")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Performance regressions and profiles of CUDA kernels (CUPTI, SQLite)")

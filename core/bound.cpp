@@ -6,6 +6,24 @@
 #include "core/metrics.hpp"
 
 namespace gpuperf {
+
+SpeedOfLight speed_of_light_from(const std::function<std::optional<double>(const char* metric)>& value) {
+  SpeedOfLight sol;
+  sol.sm = value("sm_throughput");
+  if (!sol.sm) sol.sm = value("sol_sm_triage");
+  sol.memory = value("memory_throughput");
+  sol.dram = value("dram_throughput");
+  if (!sol.memory) {
+    bool triage = false;
+    for (const char* m : {"sol_l1tex_triage", "sol_lts_triage", "sol_dramc_triage", "dram_throughput"}) {
+      const std::optional<double> v = value(m);
+      triage = triage || (v && m[0] == 's');
+      if (v && (!sol.memory || *v > *sol.memory)) sol.memory = v;
+    }
+    if (!triage) sol.memory.reset();  // dram_throughput alone is not the memory side
+  }
+  return sol;
+}
 namespace {
 
 constexpr double kDramWithinPoints = 5.0;  // DRAM this close to the memory throughput: DRAM is the busiest

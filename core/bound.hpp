@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,12 @@ inline constexpr double kBoundPeakPct = 60.0;
 struct SpeedOfLight {
   std::optional<double> sm, memory, dram;
 };
+
+// A kernel's speed of light from its metrics by name (`value`: nullopt when it has no usable value): sm_throughput
+// and memory_throughput, or where a chip read them as TriageCompute metrics (profiler/speed_of_light.hpp)
+// sol_sm_triage and the busiest of sol_l1tex_triage, sol_lts_triage, sol_dramc_triage and dram_throughput (what
+// gpu__compute_memory_throughput takes the busiest of, near enough to classify; not stored as memory_throughput).
+SpeedOfLight speed_of_light_from(const std::function<std::optional<double>(const char* metric)>& value);
 
 struct BoundVerdict {
   std::optional<Bound> bound;  // nullopt: not classified (see `missing`)

@@ -59,6 +59,23 @@ const std::vector<MetricTraits>& known_metrics() {
            "memory throughput: the busiest of L1, L2 and DRAM, % of its peak"),
       make("dram_throughput", "%", true, false, MetricSource::profiler,
            {"dram__throughput.avg.pct_of_peak_sustained_elapsed"}, "DRAM throughput, % of peak"),
+      // The speed of light as NVIDIA's TriageCompute metrics read it: 2 range-profiler passes together on GH100
+      // where sm__throughput and gpu__compute_memory_throughput need 9 (profiler/speed_of_light.hpp). Only some
+      // chips accept them (GH100 and GB100 in CUPTI 13.0, GB100 without the DRAMC one); the default set takes
+      // them instead of sm_throughput and memory_throughput where the chip does and the set then needs fewer
+      // passes. Names of their own until validated against those and ncu per instance (docs/metrics.md).
+      make("sol_sm_triage", "%", true, false, MetricSource::profiler,
+           {"TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed"},
+           "SM throughput (TriageCompute configuration), % of peak: sm_throughput in fewer passes"),
+      make("sol_l1tex_triage", "%", true, false, MetricSource::profiler,
+           {"SM_A.TriageCompute.l1tex__throughput.avg.pct_of_peak_sustained_elapsed"},
+           "L1/texture throughput (TriageCompute configuration), % of peak"),
+      make("sol_lts_triage", "%", true, false, MetricSource::profiler,
+           {"LTS.TriageCompute.lts__throughput.avg.pct_of_peak_sustained_elapsed"},
+           "L2 (LTS) throughput (TriageCompute configuration), % of peak"),
+      make("sol_dramc_triage", "%", true, false, MetricSource::profiler,
+           {"FBSP.TriageCompute.dramc__throughput.avg.pct_of_peak_sustained_elapsed"},
+           "DRAM controller throughput (TriageCompute configuration), % of peak"),
       // Work: warp instructions executed, in total and on the pipes that explain a compute change. Exact for a
       // deterministic kernel (same input size, same code): any change is a change of the code or its launch.
       make("instructions", "count", false, true, MetricSource::profiler, {"smsp__inst_executed.sum"},

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.hpp"
+#include "core/value_rules.hpp"
 
 namespace gpuperf {
 
@@ -28,7 +29,8 @@ Status status_from_string(const std::string& s) {
   for (Status st : {Status::ok, Status::incorrect, Status::failed, Status::unsupported, Status::skipped}) {
     if (s == to_string(st)) return st;
   }
-  throw InputError("unknown status '" + s + "' (expected ok, incorrect, failed, unsupported or skipped)");
+  throw InputError("unknown status '" + rules::shown_text(s) +
+                   "' (expected ok, incorrect, failed, unsupported or skipped)");
 }
 
 std::string to_string(const ParamValue& v) {

@@ -84,6 +84,15 @@ struct SourceLines {
   std::vector<SourceLine> lines;
 };
 
+// What a result's kernel was (core/code_identity.hpp): a fingerprint of the function's SASS, free of build
+// paths and of nvcc's build-dependent names, and its launch configuration. Empty where unknown (a result from
+// before fingerprints, a kernel whose cubin the collector did not see).
+struct CodeIdentity {
+  std::string fingerprint;  // "sass:" + 16 hex digits
+  std::string launch;       // "grid=1024x1x1 block=256x1x1 smem=0"
+  bool empty() const { return fingerprint.empty() && launch.empty(); }
+};
+
 struct Result {
   BenchmarkInstance instance;
   // The benchmark this one is paired against in its family ("matmul/naive" for "matmul/tiled"); empty for
@@ -94,6 +103,7 @@ struct Result {
   std::string message;
   std::vector<Measurement> metrics;
   SourceLines source;  // per-line counters, when a source-line pass ran
+  CodeIdentity code;   // the kernel's code and launch, when the collector saw them
 
   const Measurement* find(const std::string& metric_name) const;
 };
@@ -136,6 +146,10 @@ struct Run {
   std::optional<int> local_rank;
   std::optional<int> world_size;
   Machine machine;
+  // What the machine and the process ran with, beyond Machine (core/environment.hpp names the keys): driver
+  // and runtime, the toolkit the bench was built with, clocks and power limit, ECC/MIG/persistence, a recorded
+  // program's CUDA libraries and frameworks. Key -> value; a field that could not be read is absent.
+  std::map<std::string, std::string> environment;
   std::vector<Result> results;
 };
 

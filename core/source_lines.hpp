@@ -22,6 +22,11 @@ struct SourceLine {
   std::string function;           // the kernel function the line's instructions belong to
   std::int64_t sass_offset = -1;  // the lowest SASS offset (bytes) of the line's instructions
   std::string text;               // the line's source, whitespace trimmed; empty when the file was not readable
+  // For code inlined from a __device__ helper (`file`:`line` is then the helper's): the kernel's own line
+  // that calls it, through any helpers between (the cubin's line table, profiler/cubin/line_table.hpp).
+  // Empty and 0 for the kernel's own code, and where only CUPTI's correlation (no inlining) was available.
+  std::string inlined_at_file;
+  std::int64_t inlined_at_line = 0;
 
   // Counters summed over the line's SASS instructions, per launch.
   double inst_executed = 0;            // warp instructions (smsp__sass_inst_executed)

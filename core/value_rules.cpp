@@ -9,7 +9,7 @@
 namespace gpuperf::rules {
 namespace {
 
-std::string quoted(const std::string& text) { return "'" + text + "'"; }
+std::string quoted(const std::string& text) { return "'" + rules::shown_text(text) + "'"; }
 
 int days_in(int year, int month) {
   static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -18,6 +18,30 @@ int days_in(int year, int month) {
 }
 
 }  // namespace
+
+std::string shown_text(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    char buf[8];
+    if (b < 0x20 || b == 0x7F) {
+      std::snprintf(buf, sizeof buf, "\\u%04x", b);
+      out += buf;
+    } else if (b == 0xC2 && next >= 0x80 && next < 0xA0) {  // U+0080-U+009F: C1 controls (CSI is U+009B)
+      std::snprintf(buf, sizeof buf, "\\u%04x", next);
+      out += buf;
+      ++i;
+    } else if (b >= 0x80 && b < 0xC0 && (i == 0 || static_cast<unsigned char>(text[i - 1]) < 0x80)) {
+      std::snprintf(buf, sizeof buf, "\\x%02x", b);  // a lone continuation byte: 0x9B is CSI to an 8-bit terminal
+      out += buf;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
 
 std::string date(const std::string& text) {
   static const std::regex form(R"((\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2}))?)?Z?)?)?)?)");
@@ -81,16 +105,22 @@ std::string uuid(const std::string& text) {
 
 std::string measured_value(double value, const std::string& unit) {
   if (!std::isfinite(value)) return "expected a finite number";
+  // Beyond any measurement: 1e15 ns is 11.6 days of GPU time; no counter of a kernel or a program reaches
+  // 1e18. A sample of 1e308 ns would make compare print a 30-digit percentage.
+  char shown[40];
+  std::snprintf(shown, sizeof shown, "%g", value);
+  if (unit == "ns" && value > 1e15)
+    return std::string("expected a duration of at most 1e15 ns (11.6 days), got ") + shown;
+  if (std::fabs(value) > 1e18)
+    return std::string("expected a measured value of at most 1e18 in magnitude, got ") + shown;
   // A time is above 0 (the shortest kernel takes about a microsecond); a sample of 0 ns would read as
   // "-100%, faster". Counts, bytes and percentages may be 0.
   if (unit == "ns" && value <= 0) {
-    char shown[32];
-    std::snprintf(shown, sizeof shown, "%g", value);
     return std::string("expected a duration above 0 ns, got ") + shown;
   }
   static const char* const non_negative[] = {"ns", "count", "bytes", "%", "GB/s", "GFLOP/s"};
   for (const char* u : non_negative) {
-    if (unit == u && value < 0) return "expected a value of 0 or more (" + unit + "), got " + std::to_string(value);
+    if (unit == u && value < 0) return "expected a value of 0 or more (" + unit + "), got " + shown;
   }
   return "";
 }

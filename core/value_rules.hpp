@@ -9,6 +9,10 @@
 
 namespace gpuperf::rules {
 
+// `text` as a message quotes it: control characters (C0, DEL, C1) written as JSON escapes (\u001b) and a
+// lone byte 0x80-0xBF as \x9b, so a value from a file or a command line cannot drive the terminal.
+std::string shown_text(const std::string& text);
+
 // An ISO 8601 date, or a prefix of a date and time, as stored runs' started_at is compared with:
 // 2026, 2026-06, 2026-06-01, 2026-06-01T02, 2026-06-01T02:30, 2026-06-01T02:30:00 (a space for T, a Z at the
 // end allowed). The calendar holds: month 1-12, a day the month has, hours 0-23, minutes and seconds 0-59.
@@ -31,9 +35,9 @@ std::string not_blank(const std::string& text, const std::string& what);
 // A run uuid: 8-4-4-4-12 hexadecimal digits (what gpuperf writes; a run's identity across databases).
 std::string uuid(const std::string& text);
 
-// A measured value of a metric in `unit`: finite, above 0 for a time (ns), not negative for the other units
-// gpuperf measures (count, bytes, %, GB/s, GFLOP/s); any finite value for another unit (a raw Perfworks
-// counter's own).
+// A measured value of a metric in `unit` (gpuperf's or a custom one): finite and at most 1e18 in magnitude,
+// above 0 and at most 1e15 for a time (ns), not negative for the other units gpuperf measures (count, bytes,
+// %, GB/s, GFLOP/s); any such value for another unit (a raw Perfworks counter's own).
 std::string measured_value(double value, const std::string& unit);
 
 }  // namespace gpuperf::rules

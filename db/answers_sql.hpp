@@ -4,7 +4,7 @@
 
 namespace gpuperf::db::answers_sql {
 
-inline constexpr int kAnswersVersion = 5;  // the migration that made the answers' tables
+inline constexpr int kAnswersVersion = 7;  // the migration that made the answers' tables
 
 // id, uuid, machine_id, fingerprint, benchmark_id, name, params_json, metric, run_id, run uuid, commit, reason,
 // link, by, at, accepted, undone, undone_by, undone_at; in id order.

@@ -83,6 +83,9 @@ class Engine {
     for (std::int64_t id : run_ids) each(load_run(id, true));
   }
 
+  // Store::identity.
+  virtual RunIdentity identity(std::int64_t run_id) const = 0;
+
   virtual std::vector<BenchmarkRow> benchmarks() const = 0;
   // Every stored metric's traits (unit, direction, determinism), in name order.
   virtual std::vector<MetricInfo> metrics() const = 0;
@@ -104,5 +107,8 @@ namespace gpuperf::db {
 // The engines' openers (db/sqlite/engine.cpp, db/postgres/engine.cpp), as Store's constructor documents.
 std::unique_ptr<Engine> open_sqlite(const std::string& path, Access access, const OpenOptions& options);
 std::unique_ptr<Engine> open_postgres(const std::string& location, Access access, const OpenOptions& options);
+// For a command that measures first: an existing SQLite file that is damaged is refused now (InputError),
+// read-only, before minutes of measuring; anything else (missing, empty, a server) is left to the open.
+void refuse_damaged_file(const std::string& path, const OpenOptions& options);
 
 }  // namespace gpuperf::db

@@ -1,17 +1,12 @@
 #include "db/import_export.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 
+#include "core/atomic_file.hpp"
 #include "core/errors.hpp"
 #include "db/answers_transfer.hpp"
 #include "db/interchange.hpp"
@@ -76,6 +71,44 @@ void check_metric_meanings(const ParsedFiles& parsed, const std::vector<MetricIn
   }
 }
 
+namespace {
+
+// What differs between a stored run and a run of the same uuid that arrives again; empty when they agree
+// (by their fields, machine, instances, metrics and each metric's count, median, min and max).
+std::string run_difference(const Run& stored, const Run& arrived) {
+  const auto field = [](const char* name, const std::string& a, const std::string& b) {
+    return a == b ? std::string() : std::string(name) + " \"" + a + "\" stored, \"" + b + "\" arriving";
+  };
+  for (const std::string& d :
+       {field("started_at", stored.started_at, arrived.started_at), field("commit", stored.commit, arrived.commit),
+        field("branch", stored.branch, arrived.branch), field("label", stored.label, arrived.label),
+        field("machine", stored.machine.fingerprint(), arrived.machine.fingerprint())}) {
+    if (!d.empty()) return d;
+  }
+  std::map<std::string, const Measurement*> kept;
+  for (const Result& r : stored.results) {
+    for (const Measurement& m : r.metrics) kept[r.instance.display_name() + " " + m.metric.name] = &m;
+  }
+  std::size_t arrived_rows = 0;
+  for (const Result& r : arrived.results) {
+    for (const Measurement& m : r.metrics) {
+      ++arrived_rows;
+      const std::string key = r.instance.display_name() + " " + m.metric.name;
+      const auto it = kept.find(key);
+      if (it == kept.end()) return key + " is not in the stored run";
+      const Summary& a = it->second->summary;
+      const Summary& b = m.summary;
+      if (a.n != b.n || a.median != b.median || a.min != b.min || a.max != b.max) return key + " has other values";
+    }
+  }
+  if (arrived_rows != kept.size()) {
+    return std::to_string(kept.size()) + " metric results stored, " + std::to_string(arrived_rows) + " arriving";
+  }
+  return {};
+}
+
+}  // namespace
+
 ImportReport import_runs(Store& store, const ParsedFiles& parsed) {
   ImportReport report;
   report.files = parsed.files;
@@ -93,6 +126,11 @@ ImportReport import_runs(Store& store, const ParsedFiles& parsed) {
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (!outcomes[i].inserted) {
       report.skipped += 1;
+      const std::string diff = run_difference(store.load_run(outcomes[i].run_id, false), parsed.runs[i]);
+      if (!diff.empty()) {
+        report.differing.push_back("run " + parsed.runs[i].uuid + " (id " + std::to_string(outcomes[i].run_id) +
+                                   ") is stored already with other content (" + diff + "); the stored run is kept");
+      }
       continue;
     }
     report.inserted += 1;
@@ -141,43 +179,11 @@ std::size_t export_runs(const Store& store, const std::vector<std::int64_t>& run
 }
 
 std::size_t export_runs_to_file(const Store& store, const std::vector<std::int64_t>& run_ids, const std::string& path) {
-  namespace fs = std::filesystem;
   std::error_code ec;
-  if (fs::is_directory(path, ec)) throw InputError("export destination '" + path + "' is a directory");
-  fs::path dest(path);
-  fs::path dir = dest.has_parent_path() ? dest.parent_path() : fs::path(".");
-  std::string tmpl = (dir / ("." + dest.filename().string() + ".tmp-XXXXXX")).string();
-  int fd = mkstemp(tmpl.data());
-  if (fd < 0) {
-    throw EnvironmentError("cannot write '" + path + "': cannot create a file in '" + dir.string() +
-                           "': " + std::strerror(errno));
-  }
-  close(fd);
-  try {
-    std::size_t n = 0;
-    {
-      std::ofstream out(tmpl, std::ios::binary | std::ios::trunc);
-      if (!out) throw EnvironmentError("cannot write '" + tmpl + "': " + std::strerror(errno));
-      n = export_runs(store, run_ids, out);
-      out.close();
-      if (!out) throw EnvironmentError("cannot write '" + path + "': " + std::strerror(errno));
-    }
-    // On disk before it gets its name, so a crash cannot leave a named but empty file.
-    if (int sync_fd = open(tmpl.c_str(), O_RDONLY); sync_fd >= 0) {
-      fsync(sync_fd);
-      close(sync_fd);
-    }
-    // mkstemp creates 0600; an export is an ordinary file.
-    fs::permissions(
-        tmpl, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read, ec);
-    if (std::rename(tmpl.c_str(), path.c_str()) != 0) {
-      throw EnvironmentError("cannot move the export into place at '" + path + "': " + std::strerror(errno));
-    }
-    return n;
-  } catch (...) {
-    std::remove(tmpl.c_str());
-    throw;
-  }
+  if (std::filesystem::is_directory(path, ec)) throw InputError("export destination '" + path + "' is a directory");
+  std::size_t n = 0;
+  write_file_atomically(path, [&](std::ostream& out) { n = export_runs(store, run_ids, out); });
+  return n;
 }
 
 }  // namespace gpuperf::db

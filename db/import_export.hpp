@@ -18,6 +18,9 @@ struct ImportReport {
   std::size_t results = 0;   // metric results of the inserted runs
   std::size_t samples = 0;   // raw samples of the inserted runs
   std::size_t answers = 0;   // acknowledgements and annotations new to the database (db/answers.hpp)
+  // Skipped runs whose stored namesake differs (another commit, other results or values): one line each,
+  // "run UUID (id N): stored with commit abc, the file says def"; the stored run is kept as it was.
+  std::vector<std::string> differing;
 };
 
 struct ParsedFiles {

@@ -22,6 +22,10 @@
 // A team's answers (db/answers.hpp) travel beside the runs as two optional top-level arrays, "acknowledgements"
 // and "annotations" (db/answers_json.hpp gives their objects), on the same terms: version 1 still, written only
 // when there are some, a file without them as valid as before, validated whole on reading.
+//
+// A run's environment (core/environment.hpp) is "environment": {"driver": "580.159.04", "lib.cublas": ...}
+// (strings), and a result's code identity "code": {"fingerprint": "sass:...", "launch": "grid=..."}: optional
+// on the same terms, so files without them stay valid and version 1 stays.
 #pragma once
 
 #include <iosfwd>

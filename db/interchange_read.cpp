@@ -32,7 +32,11 @@ namespace {
 // ordered_json keeps metrics in the order the file lists them.
 using json = nlohmann::ordered_json;
 
-std::string at_key(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+// A key with characters a terminal would obey (a params key "\u001b[2J") is shown JSON-style: ["\u001b[2J"].
+std::string at_key(const std::string& path, const std::string& key) {
+  if (rules::shown_text(key) != key) return path + "[" + rules::shown_text(json(key).dump()) + "]";
+  return path.empty() ? key : path + "." + key;
+}
 std::string at_index(const std::string& path, std::size_t i) { return path + "[" + std::to_string(i) + "]"; }
 
 // A value as an error message shows it.
@@ -42,7 +46,7 @@ std::string describe(const json& v) {
       if (is_overflow(v)) return overflow_literal(v) + " (beyond the range of a double)";
       std::string s = v.get<std::string>();
       if (s.size() > 40) s = s.substr(0, 40) + "...";
-      return json(s).dump();
+      return rules::shown_text(json(s).dump());
     }
     case json::value_t::number_float:
       if (!std::isfinite(v.get<double>())) return "a number out of range (it overflows to infinity)";
@@ -70,6 +74,7 @@ class Reader {
  public:
   explicit Reader(std::string source) : source_(std::move(source)), now_(std::time(nullptr)) {}
   static constexpr std::time_t kClockSkewSeconds = 24 * 3600;
+  static constexpr const char* kEarliest = "2000-01-01T00:00:00Z";
 
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
     throw InputError(source_ + ": " + (path.empty() ? "" : path + ": ") + what);
@@ -92,14 +97,29 @@ class Reader {
     if (!v.is_array()) fail(path, "expected an array, got " + describe(v));
     return v;
   }
-  std::string string(const json& v, const std::string& path) const {
+  // Longest strings: a name (commit, branch, label, machine fields, benchmark, params, metric, unit) and any
+  // other text (a message, a command line, a reason). A 30 MB label would make `runs` print 420 MB.
+  static constexpr std::size_t kMaxName = 1024, kMaxText = 65536;
+  std::string string(const json& v, const std::string& path, std::size_t max = kMaxText) const {
     if (!v.is_string() || is_overflow(v)) fail(path, "expected a string, got " + describe(v));
-    return v.get<std::string>();
+    std::string s = v.get<std::string>();
+    if (s.size() > max) {
+      fail(path, "a string of " + std::to_string(s.size()) + " bytes, longer than the " + std::to_string(max) +
+                     " bytes this field may have");
+    }
+    return s;
   }
-  std::string string_field(const json& obj, const char* key, const std::string& path, bool required) const {
-    if (required) return string(require(obj, key, path), at_key(path, key));
+  std::string string_field(const json& obj, const char* key, const std::string& path, bool required,
+                           std::size_t max = kMaxName) const {
+    if (required) return string(require(obj, key, path), at_key(path, key), max);
     const json* v = optional(obj, key);
-    return v == nullptr ? std::string() : string(*v, at_key(path, key));
+    return v == nullptr ? std::string() : string(*v, at_key(path, key), max);
+  }
+  void name_key(const std::string& key, const std::string& path) const {
+    if (key.size() > kMaxName) {
+      fail(path, "a key of " + std::to_string(key.size()) + " bytes, longer than the " + std::to_string(kMaxName) +
+                     " bytes a name may have");
+    }
   }
   bool boolean(const json& v, const std::string& path) const {
     if (!v.is_boolean()) fail(path, "expected true or false, got " + describe(v));
@@ -230,7 +250,7 @@ class Reader {
       m.metric.deterministic = boolean(*d, at_key(path, "deterministic"));
     if (const MetricTraits* t = find_metric(name)) builtin_traits(m.metric, t->info, v, path);
     if (const json* s = optional(v, "status")) m.status = status(*s, at_key(path, "status"));
-    m.message = string_field(v, "message", path, false);
+    m.message = string_field(v, "message", path, false, kMaxText);
     const json* samples = optional(v, "samples");
     const json* value = optional(v, "value");
     if (samples != nullptr && value != nullptr) fail(path, "has both \"samples\" and \"value\"; give one");
@@ -255,7 +275,7 @@ class Reader {
     } else if (m.status == Status::ok) {
       fail(path, "needs \"samples\" or \"value\" (or a \"status\" saying why there is none)");
     }
-    if (find_metric(name) != nullptr) {  // gpuperf's own metrics: no negative durations, counts or bytes
+    {  // by the unit, gpuperf's or a custom metric's: no negative durations, counts, bytes or %, no 1e308 ns
       for (std::size_t i = 0; i < m.samples.size(); ++i) {
         const std::string problem = rules::measured_value(m.samples[i], m.metric.unit);
         if (!problem.empty())
@@ -275,30 +295,50 @@ class Reader {
       const std::string pp = at_key(path, "params");
       object(*p, pp);
       for (const auto& [k, x] : p->items()) {
+        name_key(k, pp);
         if (x.is_number_integer()) {
           r.instance.params[k] = x.get<std::int64_t>();
         } else if (x.is_number_float()) {
           r.instance.params[k] = finite(x, at_key(pp, k));
         } else if (x.is_string() && !is_overflow(x)) {
-          r.instance.params[k] = x.get<std::string>();
+          r.instance.params[k] = string(x, at_key(pp, k), kMaxName);
         } else {
           fail(at_key(pp, k), "expected a number or a string, got " + describe(x));
         }
       }
     }
     r.status = status(require(v, "status", path), at_key(path, "status"));
-    r.message = string_field(v, "message", path, false);
+    r.message = string_field(v, "message", path, false, kMaxText);
     r.baseline = string_field(v, "baseline", path, false);
     if (const json* ms = optional(v, "metrics")) {
       const std::string mp = at_key(path, "metrics");
       object(*ms, mp);
       for (const auto& [name, mv] : ms->items()) {
         if (name.empty()) fail(mp, "a metric has an empty name");
+        name_key(name, mp);
         r.metrics.push_back(measurement(name, mv, at_key(mp, name)));
       }
     }
     if (const json* s = optional(v, "source")) r.source = source_lines_from_json(*s, source_, at_key(path, "source"));
+    if (const json* c = optional(v, "code")) r.code = code(*c, at_key(path, "code"));
     return r;
+  }
+
+  // Result::code: {"fingerprint": "sass:...", "launch": "grid=... block=... smem=..."}, each optional.
+  CodeIdentity code(const json& v, const std::string& path) const {
+    object(v, path);
+    return CodeIdentity{string_field(v, "fingerprint", path, false), string_field(v, "launch", path, false)};
+  }
+
+  // Run::environment: an object of strings, keys not empty.
+  std::map<std::string, std::string> environment(const json& v, const std::string& path) const {
+    object(v, path);
+    std::map<std::string, std::string> out;
+    for (const auto& [k, x] : v.items()) {
+      if (k.empty()) fail(path, "a field has an empty name");
+      out[k] = string(x, at_key(path, k));
+    }
+    return out;
   }
 
   Machine machine(const json& v, const std::string& path) const {
@@ -330,6 +370,11 @@ class Reader {
     const std::string latest = utc_timestamp(now_ + kClockSkewSeconds);
     for (const auto& [key, t] : {std::pair<const char*, const std::string&>{"started_at", r.started_at},
                                  std::pair<const char*, const std::string&>{"finished_at", r.finished_at}}) {
+      // CUDA came in 2007: a run dated 1900 or 1970 is a clock that was never set, and would be the oldest
+      // point of every trend for ever.
+      if (!t.empty() && compare_timestamps(t, kEarliest) < 0) {
+        fail(at_key(path, key), "\"" + t + "\" is before " + kEarliest + " (a machine clock that was not set?)");
+      }
       if (!t.empty() && compare_timestamps(t, latest) > 0) {
         fail(at_key(path, key), "\"" + t + "\" is in the future (this machine's clock says " + utc_timestamp(now_) +
                                     "; a day of clock skew is allowed)");
@@ -343,6 +388,9 @@ class Reader {
     r.uuid = string_field(v, "uuid", path, true);
     if (r.uuid.empty()) fail(at_key(path, "uuid"), "empty");
     if (const std::string problem = rules::uuid(r.uuid); !problem.empty()) fail(at_key(path, "uuid"), problem);
+    // A uuid's hexadecimal digits have no case (RFC 4122): stored in lower case, as gpuperf writes them, so
+    // 5F0C... and 5f0c... are one run.
+    std::transform(r.uuid.begin(), r.uuid.end(), r.uuid.begin(), [](unsigned char c) { return std::tolower(c); });
     r.started_at = timestamp(require(v, "started_at", path), at_key(path, "started_at"));
     if (const json* f = optional(v, "finished_at");
         f != nullptr && !(f->is_string() && f->get<std::string>().empty())) {
@@ -354,11 +402,12 @@ class Reader {
     r.label = string_field(v, "label", path, false);
     r.tool_version = string_field(v, "tool_version", path, false);
     if (const json* e = optional(v, "excluded")) r.excluded = boolean(*e, at_key(path, "excluded"));
-    r.exclude_reason = string_field(v, "exclude_reason", path, false);
-    r.command = string_field(v, "command", path, false);
+    r.exclude_reason = string_field(v, "exclude_reason", path, false, kMaxText);
+    r.command = string_field(v, "command", path, false, kMaxText);
     if (const json* e = optional(v, "exit_status")) r.exit_status = exit_status(*e, at_key(path, "exit_status"));
     rank_fields(v, r, path);
     r.machine = machine(require(v, "machine", path), at_key(path, "machine"));
+    if (const json* e = optional(v, "environment")) r.environment = environment(*e, at_key(path, "environment"));
     const std::string rp = at_key(path, "results");
     const json& results = array(require(v, "results", path), rp);
     std::map<std::string, std::size_t> first_at;

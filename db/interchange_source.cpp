@@ -68,6 +68,10 @@ class Reader {
     l.function = string(v, "function", path);
     l.sass_offset = integer(v, "sass_offset", path, -1, -1);
     l.text = string(v, "text", path);
+    l.inlined_at_file = string(v, "inlined_at_file", path);
+    l.inlined_at_line = integer(v, "inlined_at_line", path, 0, 0);
+    if (l.inlined_at_file.empty() != (l.inlined_at_line == 0))
+      fail(path, "an \"inlined_at_file\" needs an \"inlined_at_line\" and the other way round");
     if (l.function.empty() && l.file.empty()) fail(path, "names neither a \"file\" nor a \"function\"");
     for (const LineCounter& c : kLineCounters) l.*c.member = counter(v, c.name, path);
     return l;
@@ -119,6 +123,8 @@ json source_lines_to_json(const SourceLines& s) {
     x["function"] = l.function;
     if (l.sass_offset >= 0) x["sass_offset"] = l.sass_offset;
     if (!l.text.empty()) x["text"] = l.text;
+    if (!l.inlined_at_file.empty()) x["inlined_at_file"] = l.inlined_at_file;
+    if (l.inlined_at_line != 0) x["inlined_at_line"] = l.inlined_at_line;
     for (const LineCounter& c : kLineCounters) {
       if (l.*c.member != 0) x[c.name] = l.*c.member;
     }

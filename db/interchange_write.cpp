@@ -68,6 +68,8 @@ ojson run_to_json(const Run& run) {
   const Machine& m = run.machine;
   j["machine"] = ojson{{"hostname", m.hostname}, {"gpu_name", m.gpu_name}, {"gpu_uuid", m.gpu_uuid}, {"cc", m.cc},
                        {"sm_count", m.sm_count}, {"driver", m.driver},     {"cuda", m.cuda}};
+  // What the run ran with (core/environment.hpp); absent for runs that recorded none.
+  if (!run.environment.empty()) j["environment"] = run.environment;
   ojson results = ojson::array();
   for (const Result& r : run.results) {
     ojson x;
@@ -80,6 +82,7 @@ ojson run_to_json(const Run& run) {
     for (const Measurement& meas : r.metrics) metrics[meas.metric.name] = measurement_to_json(meas);
     x["metrics"] = std::move(metrics);
     if (has_source_lines(r.source)) x["source"] = source_lines_to_json(r.source);
+    if (!r.code.empty()) x["code"] = ojson{{"fingerprint", r.code.fingerprint}, {"launch", r.code.launch}};
     results.push_back(std::move(x));
   }
   j["results"] = std::move(results);

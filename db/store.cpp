@@ -65,7 +65,11 @@ bool location_exists(const std::string& location) {
 }
 
 void check_can_store(const std::string& location, const OpenOptions& options) {
-  if (is_server_location(location)) Store(location, Access::read_write, options);
+  if (is_server_location(location)) {
+    Store(location, Access::read_write, options);
+  } else {
+    refuse_damaged_file(location, options);
+  }
 }
 
 std::string absolute_location(const std::string& location) {
@@ -227,6 +231,8 @@ std::vector<Series> Store::history(const HistoryFilter& f) const {
 }
 
 std::vector<MetricInfo> Store::metrics() const { return engine_->metrics(); }
+
+RunIdentity Store::identity(std::int64_t run_id) const { return engine_->identity(run_id); }
 
 DbInfo Store::info() const {
   DbInfo d = engine_->info();

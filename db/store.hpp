@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,7 +40,8 @@ std::string display_location(const std::string& location);
 bool location_exists(const std::string& location);
 // For a command that measures first and stores after: on a server, connects and checks now that the role
 // may store runs (EnvironmentError naming the privilege), so that minutes of measuring are not lost. A file
-// is left alone until the runs are stored: a failed measurement leaves no new file.
+// is only read (a damaged one is refused now, exit 2) and left alone until the runs are stored: a failed
+// measurement leaves no new file.
 void check_can_store(const std::string& location, const OpenOptions& options);
 // For `ack` and `annotate`: on a server, connects and checks that the role may record a team's answers
 // (INSERT on acknowledgement, acknowledgement_undo and annotation: the writer and the admin may, the reader
@@ -177,6 +179,13 @@ struct PruneReport {
   std::int64_t bytes = -1;
 };
 
+// A stored run's environment and its results' code identities (schema 5), by benchmark id: what the findings
+// compare between two points of a series (SeriesKey::benchmark_id).
+struct RunIdentity {
+  std::map<std::string, std::string> environment;  // Run::environment as stored (not env::effective)
+  std::map<std::int64_t, CodeIdentity> code;       // benchmark id -> identity; absent: none stored
+};
+
 struct InsertOutcome {
   std::int64_t run_id = 0;
   bool inserted = false;  // false: a run with this uuid was already there (idempotent import)
@@ -184,7 +193,7 @@ struct InsertOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 7;
   // The oldest schema a read-only open reads as it is, without migrating (a copied CI artifact, a file
   // without write permission, a `merge` source): every read names only the columns that version has.
   // Older files are refused with "run `gpuperf db migrate` first".
@@ -262,6 +271,9 @@ class Store {
   std::vector<Series> history(const HistoryFilter& filter) const;
   // Every stored metric's traits, in name order.
   std::vector<MetricInfo> metrics() const;
+  // The environment and code identities of the run with this id (empty for a run stored before schema 5, and
+  // for an id that names no run).
+  RunIdentity identity(std::int64_t run_id) const;
 
   DbInfo info() const;
   CheckReport check() const;

@@ -19,6 +19,7 @@
 #include "profiler/metric_eval.hpp"
 #include "profiler/metric_plan.hpp"
 #include "profiler/phase_log.hpp"
+#include "profiler/speed_of_light.hpp"
 
 namespace gpuperf {
 namespace {
@@ -437,11 +438,39 @@ std::unique_ptr<MetricCollector> make_cupti_collector(const CollectorOptions& op
       unavailable = e.what();
     }
   }
+  if (backend && options.triage_speed_of_light) {
+    CollectorOptions chosen = options;
+    chosen.metrics = speed_of_light_for_chip(names, backend->chip_name());
+    return make_collector(std::move(backend), std::move(device), chosen);
+  }
   if (!unavailable.empty()) {
     // Raw names cannot be checked against the chip without CUPTI; they fail with the reason instead.
     return std::make_unique<Collector>(nullptr, std::move(device), options, unavailable);
   }
   return make_collector(std::move(backend), std::move(device), options);
+}
+
+// A host-only back end for the chip answers (the device's own numbers its configurations, which the collector's
+// plan relies on).
+std::vector<std::string> speed_of_light_for_chip(const std::vector<std::string>& names, const std::string& chip) {
+  try {
+    auto host = cupti::load_backend().open_host(chip);
+    const AcceptsMetric accepts = [&](const std::string& m) {
+      try {
+        host->add_configuration({m});
+        return true;
+      } catch (const cupti::BackendError&) {
+        return false;
+      }
+    };
+    const PassesOfList passes = [&](const std::vector<std::string>& list) {
+      const MetricPlan plan = plan_metrics(resolve_metric_requests(list, nullptr));
+      return plan.perfworks.empty() ? std::size_t{0} : host->add_configuration(plan.perfworks);
+    };
+    return speed_of_light_names(names, accepts, passes);
+  } catch (const std::exception&) {  // the host API refused the chip: today's names, as before
+    return names;
+  }
 }
 
 std::vector<std::string> list_chip_metrics(const std::string& chip, const std::string& filter) {

@@ -67,6 +67,9 @@ struct CollectorOptions {
   // Profile SASS-patched metrics (smsp__sass_*: the efficiencies) in sessions of their own, so hardware
   // counters (occupancy, DRAM, shared memory) are read while kernels run unpatched. Costs one more session.
   bool separate_sass = false;
+  // The default set was asked: its speed-of-light throughputs are read as TriageCompute metrics where the chip
+  // accepts them and the set then needs fewer passes (profiler/speed_of_light.hpp, speed_of_light_names).
+  bool triage_speed_of_light = false;
 };
 
 class MetricCollector {
@@ -112,6 +115,11 @@ std::unique_ptr<MetricCollector> make_collector(std::unique_ptr<cupti::RangeProf
 // Every Perfworks metric of `chip` ("GH100") whose full name contains `filter`, sorted; only the base
 // names when `filter` is empty. Needs libcupti (the host API), not a GPU. Throws EnvironmentError.
 std::vector<std::string> list_chip_metrics(const std::string& chip, const std::string& filter);
+// gpuperf metric `names` (the default set's) as `chip` reads them with the fewest passes: the speed-of-light
+// throughputs as TriageCompute metrics where CUPTI's host API accepts them for the chip and the set then needs fewer
+// passes (speed_of_light.hpp, speed_of_light_names); `names` unchanged otherwise, or when the host API cannot
+// answer (no libcupti). Needs no GPU.
+std::vector<std::string> speed_of_light_for_chip(const std::vector<std::string>& names, const std::string& chip);
 // CUPTI's chip name for CUDA device `device` ("GH100" on an H100 or H200). Throws EnvironmentError.
 std::string device_chip_name(int device);
 
@@ -123,6 +131,9 @@ std::vector<std::string> default_collector_metrics();
 struct MetricSelection {
   bool enabled = true;
   std::vector<std::string> names;  // resolved, deduplicated, in the order given
+  // "default" was asked (alone or in the list): its speed-of-light throughputs may be read under the TriageCompute
+  // names where the chip has them and the set needs fewer passes (profiler/speed_of_light.hpp).
+  bool from_default = false;
 };
 // Parses "none", "default", "all" or a comma-separated list of gpuperf names and raw Perfworks names
 // ("gld_efficiency,dram__bytes_read.sum"); "default" may appear inside a list. Throws InputError for an

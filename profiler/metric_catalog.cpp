@@ -213,6 +213,7 @@ MetricSelection parse_metrics_option(const std::string& text) {
   }
   std::vector<std::string> items;
   if (all.empty() || all == "default") {
+    sel.from_default = true;
     items = default_collector_metrics();
   } else if (all == "all") {
     items = collectable_names();
@@ -226,6 +227,7 @@ MetricSelection parse_metrics_option(const std::string& text) {
         throw InputError("--metrics: '" + item + "' cannot be combined with other names");
       }
       if (item == "default") {
+        sel.from_default = true;
         for (auto& d : default_collector_metrics()) items.push_back(d);
       } else {
         items.push_back(item);

@@ -11,6 +11,7 @@
 #include "core/metrics.hpp"
 #include "gpuperf/version.hpp"
 #include "kernels/host_data.hpp"
+#include "profiler/cubin/code_fingerprint.hpp"
 #include "profiler/cupti/activity_tracer.hpp"
 #include "profiler/git_info.hpp"
 #include "profiler/gpu/cuda_timing_device.hpp"
@@ -103,7 +104,8 @@ std::unique_ptr<Workload> verify_instance(const InstanceRef& ref, std::uint64_t 
 }
 
 std::unique_ptr<Workload> time_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream,
-                                        SampleTimer& timer, const TimingOptions& timing, Result& r) {
+                                        SampleTimer& timer, const TimingOptions& timing, Result& r,
+                                        std::vector<std::string>* kernels) {
   auto workload = verify_instance(ref, seed, stream, r);
   if (!workload) return nullptr;
   try {
@@ -111,6 +113,9 @@ std::unique_ptr<Workload> time_instance(const InstanceRef& ref, std::uint64_t se
     const double bytes = ref.benchmark->bytes ? ref.benchmark->bytes(ref.params) : 0.0;
     const double flops = ref.benchmark->flops ? ref.benchmark->flops(ref.params) : 0.0;
     r.metrics = timing_measurements(t, bytes, flops);
+    r.code.launch.clear();
+    for (const std::string& l : t.launches) r.code.launch += (r.code.launch.empty() ? "" : "; ") + l;
+    if (kernels != nullptr) *kernels = t.kernels;
     if (const std::size_t throttled = t.throttled_count(); throttled > 0) {
       r.message = std::to_string(throttled) + " of " + std::to_string(t.duration_ns.size()) +
                   " samples throttled (SM clock below " + format_mhz(timing.throttle_fraction * t.reference_clock_mhz) +
@@ -199,6 +204,13 @@ int exit_code_for(const Run& run) {
   return kExitOk;
 }
 
+void add_code_fingerprints(const std::map<std::string, std::string>& fingerprints,
+                           const std::vector<std::vector<std::string>>& kernels, std::vector<Result>& results) {
+  for (std::size_t i = 0; i < results.size() && i < kernels.size(); ++i) {
+    results[i].code.fingerprint = cubin::kernels_fingerprint(kernels[i], fingerprints);
+  }
+}
+
 Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& options) {
   PhaseTimer phase;
   Run run;
@@ -216,6 +228,7 @@ Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& 
 
   gpu::select_device(options.device);
   run.machine = gpu::describe_machine(options.device);
+  run.environment = gpu::describe_environment(options.device, run.machine);
   std::uint64_t seed = options.seed;
   if (seed == 0) {
     std::random_device rd;
@@ -243,6 +256,7 @@ Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& 
   const double min_free = options.min_free_memory_fraction;
   limits.memory_low = [min_free] { return gpu::free_memory_fraction() < min_free; };
   std::string broken;  // set once the context is unusable: the rest cannot run
+  std::vector<std::vector<std::string>> kernels_of(instances.size());  // each result's kernels, for its code
   for_each_live_group(
       instances, limits,
       [&](std::size_t i) -> std::unique_ptr<Workload> {
@@ -257,7 +271,7 @@ Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& 
           r.status = Status::skipped;
           r.message = "not run: the GPU context broke earlier in this run: " + broken;
         } else {
-          workload = time_instance(ref, seed, stream.get(), loop, options.timing, r);
+          workload = time_instance(ref, seed, stream.get(), loop, options.timing, r, &kernels_of[i]);
           if (r.status == Status::failed) broken = gpu::sticky_error();
         }
         if (!workload || (!options.collect && !options.collect_lines)) {
@@ -277,6 +291,7 @@ Run run_benchmarks(const std::vector<InstanceRef>& instances, const RunOptions& 
         if (options.collect_lines) add_group_source_lines(targets, stream.get(), options.collect_lines, results);
         for (std::size_t i : index) finished(i);
       });
+  if (options.code_fingerprints) add_code_fingerprints(options.code_fingerprints(), kernels_of, run.results);
   run.finished_at = now_iso8601();
   run.status = worst_status(run.results);
   return run;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +57,10 @@ struct RunOptions {
   // Per-source-line counters (an instrumented pass of its own, after `collect`), when set; a group is
   // kept alive for it as for `collect`.
   SourceLinesBatchFn collect_lines;
+  // The code fingerprint of every function in the modules loaded so far, by mangled name
+  // (cubin/code_fingerprint.hpp); asked once, after the last instance. Unset or empty: results keep no
+  // fingerprint, only their launch shape.
+  std::function<std::map<std::string, std::string>()> code_fingerprints;
   std::size_t max_group = 64;
   double min_free_memory_fraction = 0.25;
   std::function<void(const ProgressEvent&)> progress;  // optional
@@ -75,8 +80,10 @@ std::unique_ptr<Workload> verify_instance(const InstanceRef& ref, std::uint64_t 
 
 // verify_instance, then time it with `timer`: `r` gets the duration and derived metrics. Returns the live
 // workload (for the collector) when it was verified and timed, else null with `r` saying why.
+// `kernels` (may be null) receives the mangled names of the kernels one sample ran; r.code.launch their shapes.
 std::unique_ptr<Workload> time_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle stream,
-                                        SampleTimer& timer, const TimingOptions& timing, Result& r);
+                                        SampleTimer& timer, const TimingOptions& timing, Result& r,
+                                        std::vector<std::string>* kernels = nullptr);
 
 // Appends a group's hardware metrics to its results (results[k] belongs to targets[k]). A collector that
 // throws leaves the timings as they are and notes "profiling failed: ..." in each result's message.
@@ -96,6 +103,11 @@ Result measure_instance(const InstanceRef& ref, std::uint64_t seed, StreamHandle
 // The measurements gpuperf derives from a timing: "duration" (raw samples, SM clock per sample) and,
 // when the benchmark declares bytes / FLOPs, "gbps" / "gflops" from the median duration (single values).
 std::vector<Measurement> timing_measurements(const TimingResult& timing, double bytes, double flops);
+
+// Sets each result's code fingerprint from the kernels its sample ran (kernels[i] for results[i]) and the
+// fingerprints of the functions loaded (cubin/code_fingerprint.hpp kernels_fingerprint).
+void add_code_fingerprints(const std::map<std::string, std::string>& fingerprints,
+                           const std::vector<std::vector<std::string>>& kernels, std::vector<Result>& results);
 
 // The worst status of `results` in the order incorrect > failed > unsupported > skipped > ok.
 Status worst_status(const std::vector<Result>& results);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/errors.hpp"
+#include "profiler/cubin/code_fingerprint.hpp"
 #include "profiler/phase_log.hpp"
 
 namespace gpuperf {
@@ -39,6 +40,14 @@ void add_gpu_time(const cupti::ActivityBatch& records, const std::vector<std::ui
   t.add("sampling: GPU time of L2 flushes", flush);
   t.add("sampling: GPU time of clock probes", probe);
   if (other > 0) t.add("sampling: GPU time of other kernels", other);
+}
+
+// A sample's kernels and their launch shapes, kept in the result for its code identity (runner.cpp).
+void note_kernels(const std::vector<cupti::KernelRecord>& kernels, TimingResult& result) {
+  for (const cupti::KernelRecord& k : kernels) {
+    result.kernels.push_back(k.name);
+    result.launches.push_back(cubin::format_launch(k.grid, k.block, k.dynamic_smem));
+  }
 }
 
 }  // namespace
@@ -175,6 +184,7 @@ TimingResult SampleLoop::time(Workload& workload, StreamHandle stream, const std
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     add_gpu_time(records, ids);
+    if (result.kernels.empty()) note_kernels(cupti::kernels_of_first_tag(records, ids), result);
     phase_totals().add("sampling: batches (count)", 1);
     phase_totals().add("sampling: samples (count)", static_cast<double>(batch));
 

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <utility>
 
+#include "core/source_roots.hpp"
+
 namespace gpuperf {
 namespace {
 
@@ -34,14 +36,18 @@ struct InstructionKey {
   }
 };
 
-// A line's identity: with line info (function, file, line); without it, (function, "", 0, offset).
+// A line's identity: with line info (function, file, line, the call site it was inlined at); without it,
+// (function, "", 0, offset). A helper's line inlined at two call sites is two lines: each site's cost.
 struct LineKey {
   std::string function;
   std::string file;
   std::int64_t line;
   std::int64_t offset;
+  std::string inlined_at_file;
+  std::int64_t inlined_at_line;
   bool operator<(const LineKey& o) const {
-    return std::tie(function, file, line, offset) < std::tie(o.function, o.file, o.line, o.offset);
+    return std::tie(function, file, line, offset, inlined_at_file, inlined_at_line) <
+           std::tie(o.function, o.file, o.line, o.offset, o.inlined_at_file, o.inlined_at_line);
   }
 };
 
@@ -86,16 +92,33 @@ SourceTextCache::SourceTextCache(std::function<std::vector<std::string>(const st
 std::string SourceTextCache::shown_path(const std::string& path) {
   auto it = shown_.find(path);
   if (it == shown_.end()) {
-    std::string rel = shown_of_ ? shown_of_(path) : checkout_relative(path);
+    std::string rel = shown_of_ ? shown_of_(path) : root_relative(path);
+    if (rel.empty() && !shown_of_) rel = checkout_relative(path);
     it = shown_.emplace(path, rel.empty() ? path : rel).first;
   }
   return it->second;
 }
 
+std::vector<std::string> SourceTextCache::take_missing() {
+  std::vector<std::string> out;
+  for (const std::string& f : missing_) {
+    if (said_.insert(f).second) out.push_back(f);
+  }
+  return out;
+}
+
 std::string SourceTextCache::line(const std::string& path, std::int64_t line) {
   if (path.empty() || line <= 0) return "";
   auto it = files_.find(path);
-  if (it == files_.end()) it = files_.emplace(path, read_(path)).first;
+  if (it == files_.end()) {
+    std::vector<std::string> lines = read_(path);
+    // Not on this machine: the text the binary carries (the built-in suite's), under its root-relative name.
+    if (lines.empty() && !shown_of_) {
+      if (const std::vector<std::string>* carried = embedded_source(shown_path(path))) lines = *carried;
+    }
+    if (lines.empty()) missing_.insert(shown_path(path));
+    it = files_.emplace(path, std::move(lines)).first;
+  }
   const auto& lines = it->second;
   return static_cast<std::size_t>(line) <= lines.size() ? trim(lines[static_cast<std::size_t>(line) - 1]) : "";
 }
@@ -121,8 +144,12 @@ SourceLines aggregate_source_lines(const std::vector<cupti::SassValue>& values,
     if (!has_line) {
       (where.kind == cupti::SassLocation::Kind::no_cubin ? untracked : without_lines).insert(key.function);
     }
-    LineKey lk{key.function, has_line ? where.file : "", has_line ? static_cast<std::int64_t>(where.line) : 0,
-               has_line ? -1 : static_cast<std::int64_t>(key.pc)};
+    LineKey lk{key.function,
+               has_line ? where.file : "",
+               has_line ? static_cast<std::int64_t>(where.line) : 0,
+               has_line ? -1 : static_cast<std::int64_t>(key.pc),
+               has_line ? where.inlined_at_file : "",
+               has_line ? static_cast<std::int64_t>(where.inlined_at_line) : 0};
     auto [it, fresh] = lines.try_emplace(lk);
     SourceLine& l = it->second;
     if (fresh) {
@@ -131,6 +158,10 @@ SourceLines aggregate_source_lines(const std::vector<cupti::SassValue>& values,
       l.function = key.function;
       l.sass_offset = key.pc;
       if (has_line) l.text = texts.line(lk.file, l.line);  // read where the line table says it is
+      if (!lk.inlined_at_file.empty()) {
+        l.inlined_at_file = texts.shown_path(lk.inlined_at_file);
+        l.inlined_at_line = lk.inlined_at_line;
+      }
     }
     l.sass_offset = std::min<std::int64_t>(l.sass_offset, key.pc);
     l.inst_executed += at(c, SassCounter::inst_executed);
@@ -170,6 +201,10 @@ SourceLines aggregate_source_lines(const std::vector<cupti::SassValue>& values,
   }
   for (const auto& f : untracked) {
     say(f + ": its module was loaded before gpuperf followed module loads: per SASS offset");
+  }
+  // Once per file and text cache (a run's): lines named without their text.
+  for (const auto& f : texts.take_missing()) {
+    say("no source text for " + f + " (not on this machine, not carried by the binary): its lines have none");
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,15 +46,20 @@ class SourceTextCache {
                            std::function<std::string(const std::string& path)> shown = {});
   // Line `line` (1-based) of `path`, whitespace trimmed; "" when the file or the line is not there.
   std::string line(const std::string& path, std::int64_t line);
-  // How a run names `path`: relative to the root of the git checkout that holds it when the file is here and
-  // in one ("kernels/matmul.cu", the same on every machine that builds the same tree), else as given.
+  // How a run names `path`: relative to the source root the binary was built from (core/source_roots.hpp),
+  // whether or not the file is here; else relative to the git checkout that holds it when the file is here
+  // ("kernels/matmul.cu", the same on every machine that builds the same tree); else as given.
   std::string shown_path(const std::string& path);
+  // The files (as shown) whose text was asked for and found neither here nor in the binary, each once: the
+  // ones not returned by an earlier call.
+  std::vector<std::string> take_missing();
 
  private:
   std::function<std::vector<std::string>(const std::string&)> read_;
   std::function<std::string(const std::string&)> shown_of_;
   std::map<std::string, std::vector<std::string>> files_;
   std::map<std::string, std::string> shown_;
+  std::set<std::string> missing_, said_;
 };
 
 using LocateFn = std::function<cupti::SassLocation(std::uint32_t crc, const std::string& function, std::uint32_t pc)>;

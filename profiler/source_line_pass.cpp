@@ -78,7 +78,7 @@ class Pass final : public SourceLineCollector {
       for (std::size_t i = 0; i < targets.size(); ++i) out.push_back(not_collected(Status::unsupported, unavailable_));
       return out;
     }
-    SourceTextCache texts;
+    SourceTextCache& texts = texts_;
     const LocateFn locate = [this](std::uint32_t crc, const std::string& f, std::uint32_t pc) {
       return backend_->locate(crc, f, pc);
     };
@@ -159,6 +159,7 @@ class Pass final : public SourceLineCollector {
   std::string unavailable_;
   std::vector<SassCounter> counter_of_;  // per configured metric
   std::string missing_;                  // counters this chip lacks
+  SourceTextCache texts_;                // for the whole run: each file read once, a missing one said once
 };
 
 }  // namespace

@@ -45,6 +45,10 @@ struct TimingResult {
   std::size_t warmup_launches = 0;
   StopReason stop_reason = StopReason::not_yet;
   double elapsed_s = 0;  // wall time spent sampling (not a measurement: the cap's clock)
+  // What one sample ran, from the activity records: its kernels' mangled names in start order, and each one's
+  // launch shape (cubin/code_fingerprint.hpp format_launch); empty when no record said (a fake timer).
+  std::vector<std::string> kernels;
+  std::vector<std::string> launches;
   std::size_t throttled_count() const;
 };
 

@@ -38,6 +38,7 @@ std::string cost_text(const BisectReport& r) {
 }
 
 std::string culprit_line(const BisectReport& r) {
+  if (!r.same_code.empty()) return "none: " + r.same_code;
   if (r.resolved) return r.culprit.sha + " " + r.culprit.subject + " (" + r.culprit.date + ")";
   std::string out = "one of " + std::to_string(r.candidates.size()) + " commits (skipped ones left git unsure):";
   for (const auto& c : r.candidates) out += " " + short_sha(c);
@@ -126,6 +127,7 @@ void write_bisect_json(std::ostream& out, const BisectReport& r) {
     j["culprit"] = nullptr;
   }
   j["candidates"] = r.candidates;
+  if (!r.same_code.empty()) j["same_code"] = r.same_code;
   json levels = json::array();
   for (const BisectLevel& l : r.levels) {
     levels.push_back({{"instance", l.instance},

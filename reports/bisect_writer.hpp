@@ -33,7 +33,10 @@ struct BisectReport {
   std::string good, bad;  // full shas of the ends
   std::string filter, metric;
   std::size_t commits_in_range = 0;
-  bool resolved = false;                // git named one commit
+  bool resolved = false;  // git named one commit
+  // Set when the tracked kernels' code is the same at both ends (analysis/identity_findings.hpp): no commit in
+  // the range changed it, so nothing was bisected; says so and what else differs between the ends.
+  std::string same_code;
   CommitInfo culprit;                   // when resolved
   std::vector<std::string> candidates;  // when not: the commits git could not tell apart (skipped)
   std::vector<BisectLevel> levels;

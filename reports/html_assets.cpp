@@ -35,7 +35,11 @@ th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: lef
 th { background: var(--bg-soft); font-weight: 600; font-size: 13px; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 td.name { overflow-wrap: anywhere; min-width: 12em; }
-td.nowrap { white-space: nowrap; }
+td.nowrap, span.nowrap { white-space: nowrap; }
+td .lead { font-weight: 500; }
+td .lead .sep { color: var(--muted); }
+td details summary { color: var(--muted); cursor: pointer; font-size: 0.9em; }
+td details ul { margin: 4px 0 0 0; padding-left: 18px; }
 details.kname > summary { cursor: pointer; }
 details.kname code.full, p.fullname code { display: block; white-space: pre-wrap; overflow-wrap: anywhere;
   font-size: 11.5px; color: var(--muted); margin: 2px 0 4px; max-height: 16em; overflow-y: auto; }
@@ -55,7 +59,8 @@ svg.chart text { fill: var(--fg); }
 svg.chart .grid line { stroke: #e8ecef; stroke-width: 1; }
 svg.chart .axis { stroke: #8a949e; fill: none; }
 svg.chart .ticks line { stroke: #8a949e; }
-svg.chart .ticks.y text, svg.chart .unit { text-anchor: end; fill: var(--muted); }
+svg.chart .ticks.y text { text-anchor: end; fill: var(--muted); }
+svg.chart .unit { text-anchor: start; fill: var(--muted); }
 svg.chart .ticks.x text, svg.chart .caption { text-anchor: middle; fill: var(--muted); }
 svg.chart .ticks.x text.last { text-anchor: end; }
 svg.chart .line { fill: none; stroke-width: 1.6; stroke-linejoin: round; }

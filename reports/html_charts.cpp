@@ -161,15 +161,6 @@ std::string trend_figure(const MachineReport& m, std::size_t machine_index, cons
   return o;
 }
 
-std::string ratio_label(const MachineReport& m, const VariantPair& pair) {
-  const auto& v = m.instances[pair.variant].instance;
-  const auto& b = m.instances[pair.baseline].instance;
-  const std::string& num = pair.numerator_is_baseline ? b.name : v.name;
-  const std::string& den = pair.numerator_is_baseline ? v.name : b.name;
-  if (benchmark_variant(num) == benchmark_variant(den)) return num + " / " + den;
-  return benchmark_variant(num) + "/" + benchmark_variant(den);
-}
-
 std::string pair_figures(const MachineReport& m, std::size_t machine_index, const VariantPair& pair, HoverData& hover) {
   const InstanceTrends& v = m.instances[pair.variant];
   const InstanceTrends& b = m.instances[pair.baseline];
@@ -201,7 +192,7 @@ std::string pair_figures(const MachineReport& m, std::size_t machine_index, cons
     spec.unit = "\xC3\x97";  // ×
     spec.runs = &m.runs;
     ChartLine line;
-    line.label = ratio_label(m, pair);
+    line.label = m.ratio_label(pair);
     line.color = 2;
     for (const auto& r : pair.ratio) line.points.emplace_back(r.run, r.value);
     spec.lines.push_back(std::move(line));
@@ -209,9 +200,9 @@ std::string pair_figures(const MachineReport& m, std::size_t machine_index, cons
     // The ratio moves when either side's duration does: show both sides' change points.
     if (const TrendSeries* d = b.find("duration")) add_markers(spec, *d, benchmark_variant(b.instance.name));
     if (const TrendSeries* d = v.find("duration")) add_markers(spec, *d, benchmark_variant(v.instance.name));
-    spec.aria_label = "duration ratio " + ratio_label(m, pair);
+    spec.aria_label = "duration ratio " + m.ratio_label(pair);
     spec.hover_index = hover.add(machine_index, spec);
-    const std::string caption = "<span class=\"metric\">" + html_escape(ratio_label(m, pair)) +
+    const std::string caption = "<span class=\"metric\">" + html_escape(m.ratio_label(pair)) +
                                 " duration</span> <span class=\"latest\">" +
                                 html_escape(format_ratio(pair.ratio.back().value)) + "</span>";
     o += figure(caption, render_chart(spec), "ratio");

@@ -32,9 +32,6 @@ std::string trend_figure(const MachineReport& m, std::size_t machine_index, cons
 // The duration, key-metric and ratio figures of a variant pair.
 std::string pair_figures(const MachineReport& m, std::size_t machine_index, const VariantPair& pair, HoverData& hover);
 
-// "slower/faster" for the pair's ratio, by benchmark variant names ("naive/tiled").
-std::string ratio_label(const MachineReport& m, const VariantPair& pair);
-
 // Tooltip text of a change point: change, levels, commits, date, hints.
 std::string change_title(const analysis::ChangePoint& cp);
 // A note's hover text: "Note on night 2026-11-20: driver 590 installed\nana, 2026-11-20 09:00".

@@ -109,7 +109,13 @@ std::string line_table(const std::vector<const SourceLine*>& lines, const std::v
     }
     o += "</tr>\n";
   }
-  return o + "</tbody></table>\n";
+  // What the bars and the tick mean, under every line table.
+  return o +
+         "</tbody></table>\n<p class=\"muted slegend\"><span class=\"sbar\"><span class=\"sfill\" "
+         "style=\"width:70%\"></span><span class=\"sideal\" style=\"left:30%\"></span></span>bar: the line's "
+         "count (the column's largest fills it); tick: its ideal, what coalesced, conflict-free accesses would "
+         "take; <span class=\"sbar\"><span class=\"sfill waste\" style=\"width:70%\"></span></span>red: "
+         "above its ideal</p>\n";
 }
 
 }  // namespace
@@ -134,6 +140,8 @@ td.srcbar { min-width: 150px; white-space: nowrap; }
 .sfill.waste { background: var(--bad); }
 .sideal { position: absolute; top: -2px; bottom: -2px; border-left: 2px solid var(--fg); }
 .sval { font-variant-numeric: tabular-nums; }
+.slegend { font-size: 12px; margin: 2px 0 8px; }
+.slegend .sbar { width: 40px; }
 .srcpair { display: grid; grid-template-columns: minmax(0, 1fr); gap: 4px; }
 .srcpair h5 { margin: 8px 0 4px; }
 table.src td.scode { min-width: 280px; }

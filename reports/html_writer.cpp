@@ -124,6 +124,58 @@ std::string summary(const MachineReport& m) {
   return o;
 }
 
+// A hint as HTML whose "a -> b" never breaks across lines.
+std::string hint_html(const std::string& hint) {
+  std::string o = esc(hint);
+  for (std::size_t at = o.find(" -&gt; "); at != std::string::npos; at = o.find(" -&gt; ", at)) {
+    const std::string arrow = "<span class=\"nowrap\">&nbsp;-&gt;&nbsp;</span>";
+    o.replace(at, 7, arrow);
+    at += arrow.size();
+  }
+  return o;
+}
+
+// A finding's hints: one line first, what explains it (the bound, the counter that explains the time, the
+// source line whose counters moved), then the rest folded under it. order_hints() puts the explaining counters
+// first and the bound after them.
+std::string hints_cell(const std::vector<std::string>& hints, const std::vector<analysis::LineChange>& lines) {
+  if (hints.empty() && lines.empty()) return "";
+  std::vector<std::string> lead, rest;
+  const auto is_bound = [](const std::string& h) {
+    return h.find("-bound ") != std::string::npos || h.rfind("bound ", 0) == 0;
+  };
+  const auto bound = std::find_if(hints.begin(), hints.end(), is_bound);
+  const auto counter = std::find_if(hints.begin(), hints.end(), [&](const std::string& h) { return !is_bound(h); });
+  if (bound != hints.end()) lead.push_back("<span class=\"bound\">" + hint_html(*bound) + "</span>");
+  if (counter != hints.end()) lead.push_back(hint_html(*counter));
+  std::size_t first_folded = 1;  // of `lines`
+  if (!lines.empty()) {
+    analysis::LineChange short_line = lines.front();  // its place, its text and its first counter
+    if (short_line.counters.size() > 1) {
+      short_line.counters.resize(1);
+      first_folded = 0;  // in full below
+    }
+    lead.push_back("<code>" + esc(line_change_text(short_line)) + "</code>");
+  }
+  for (auto it = hints.begin(); it != hints.end(); ++it) {
+    if (it != bound && it != counter) rest.push_back("<li>" + hint_html(*it) + "</li>");
+  }
+  // The source lines that moved at the change (line_text.hpp).
+  for (std::size_t i = first_folded; i < lines.size(); ++i) {
+    rest.push_back("<li class=\"srcline\"><code>" + esc(line_change_text(lines[i])) + "</code></li>");
+  }
+  std::string o = "<div class=\"lead\">";
+  for (std::size_t i = 0; i < lead.size(); ++i) o += (i > 0 ? " <span class=\"sep\">\xC2\xB7</span> " : "") + lead[i];
+  o += "</div>";
+  if (!rest.empty()) {
+    o += "<details><summary>" + std::to_string(rest.size()) + (rest.size() == 1 ? " more hint" : " more hints") +
+         "</summary><ul>";
+    for (const auto& r : rest) o += r;
+    o += "</ul></details>";
+  }
+  return o;
+}
+
 std::string change_table(const MachineReport& m, std::size_t mi, const std::vector<ChangeRow>& rows, bool regression) {
   if (rows.empty()) {
     return std::string("<p class=\"muted\">No ") + (regression ? "regressions" : "improvements") +
@@ -146,13 +198,7 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
          "</td><td class=\"num\">" + std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) + "%</td><td" +
          (cp.answer ? " class=\"answered\"" : " class=\"nowrap\"") + ">" + esc(change_state(cp)) + "</td><td>";
     if (row.counter_only) o += std::string("<em>") + kCounterOnly + (cp.gated ? "" : kNotGated) + "</em>";
-    if (!row.hints.empty() || !cp.lines.empty()) {
-      o += "<ul>";
-      for (const auto& h : row.hints) o += "<li>" + esc(h) + "</li>";
-      // The source lines that moved at the change (line_text.hpp).
-      for (const auto& l : cp.lines) o += "<li class=\"srcline\"><code>" + esc(line_change_text(l)) + "</code></li>";
-      o += "</ul>";
-    }
+    o += hints_cell(row.hints, cp.lines);
     o += "</td></tr>\n";
   }
   o += "</tbody></table>\n";
@@ -218,7 +264,7 @@ std::string families(const MachineReport& m, std::size_t mi, HoverData& hover) {
       const auto& b = m.instances[pair.baseline];
       o += "<div class=\"pair\"><h5>" + name_span(v) + " <span class=\"muted\">vs</span> " + name_span(b) + "</h5>\n";
       if (!pair.ratio.empty()) {
-        const std::string label = html::ratio_label(m, pair);
+        const std::string label = m.ratio_label(pair);
         o += "<p>" + esc(label) + " duration ratio: <strong>" + esc(format_ratio(pair.ratio.back().value)) +
              "</strong> now";
         if (pair.ratio.size() > 1) {

@@ -19,7 +19,15 @@ std::string value_text(const analysis::LineCounterChange& c, double v) {
 }  // namespace
 
 std::string line_place(const SourceLine& l) {
-  if (!l.file.empty() && l.line > 0) return l.file + ":" + std::to_string(l.line);
+  if (!l.file.empty() && l.line > 0) {
+    std::string s = l.file + ":" + std::to_string(l.line);
+    if (!l.inlined_at_file.empty()) {
+      // The call site's file is named only where it is another file than the helper's.
+      s += " (inlined at " + (l.inlined_at_file == l.file ? std::string(":") : l.inlined_at_file + ":") +
+           std::to_string(l.inlined_at_line) + ")";
+    }
+    return s;
+  }
   char buf[32];
   std::snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(l.sass_offset < 0 ? 0 : l.sass_offset));
   return (l.function.empty() ? std::string("?") : l.function) + buf;
@@ -62,6 +70,8 @@ nlohmann::json line_changes_json(const std::vector<analysis::LineChange>& change
     out.push_back({{"file", ch.line.file},
                    {"line", ch.line.line},
                    {"was_line", ch.was_line ? nlohmann::json(*ch.was_line) : nlohmann::json(nullptr)},
+                   {"inlined_at_file", ch.line.inlined_at_file},
+                   {"inlined_at_line", ch.line.inlined_at_line},
                    {"function", ch.line.function},
                    {"sass_offset", ch.line.sass_offset},
                    {"text", ch.line.text},

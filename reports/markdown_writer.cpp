@@ -30,15 +30,6 @@ std::string md_commit(const std::string& sha) {
   return "`" + s + "`";
 }
 
-std::string ratio_label(const MachineReport& m, const VariantPair& pair) {
-  const auto& v = m.instances[pair.variant].instance;
-  const auto& b = m.instances[pair.baseline].instance;
-  const std::string& num = pair.numerator_is_baseline ? b.name : v.name;
-  const std::string& den = pair.numerator_is_baseline ? v.name : b.name;
-  if (benchmark_variant(num) == benchmark_variant(den)) return num + " / " + den;
-  return benchmark_variant(num) + "/" + benchmark_variant(den);
-}
-
 // Appends table rows while they fit the budget; says how many were left out.
 class Table {
  public:
@@ -200,7 +191,7 @@ struct Writer {
           const auto& v = m.instances[pair.variant];
           const auto& b = m.instances[pair.baseline];
           std::string r = several ? "| " + md(m.host) + " " : "";
-          r += "| " + md(f.family) + " | " + md(ratio_label(m, pair)) + " | " + md(v.short_display_name()) + " vs " +
+          r += "| " + md(f.family) + " | " + md(m.ratio_label(pair)) + " | " + md(v.short_display_name()) + " vs " +
                md(b.short_display_name()) + " | ";
           const TrendSeries* vd = v.find("duration");
           const TrendSeries* bd = b.find("duration");

@@ -1,15 +1,10 @@
-// Writing reports to disk: all or nothing. A reader (a browser, a CI upload step) never sees a half-written
-// report, and a failed write leaves the previous report in place.
+// Writing reports to disk: all or nothing (core/atomic_file.hpp).
 #pragma once
 
-#include <filesystem>
-#include <string>
+#include "core/atomic_file.hpp"
 
 namespace gpuperf::reports {
 
-// Writes `content` to a temporary file next to `path`, flushes it to disk and renames it over `path`.
-// Creates the parent directory. Throws EnvironmentError naming the path when anything fails (and removes the
-// temporary file).
-void write_file_atomically(const std::filesystem::path& path, const std::string& content);
+using gpuperf::write_file_atomically;
 
 }  // namespace gpuperf::reports

@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "reports/analysis/answers.hpp"
+#include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/recent_samples.hpp"
 
@@ -128,6 +129,8 @@ ReportInput load_report_input(const db::Store& store, const ReportQuery& query, 
   // Source lines: each kernel's at the newest run, and the lines that moved at each change.
   in.sources = load_instance_sources(store, in.runs);
   analysis::attach_line_changes(in.change_points, store);
+  // Same code or not, and the environment fields that moved, as hints of each change (identity_findings.hpp).
+  analysis::attach_identities(in.change_points, store);
   analysis::attach_acknowledgements(in.change_points, in.series, store.acknowledgements());
   in.annotations = store.annotations();
   return in;

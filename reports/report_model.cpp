@@ -62,6 +62,15 @@ std::string MachineReport::title() const {
   return host + " \xC2\xB7 " + machine.gpu_name;  // ·
 }
 
+std::string MachineReport::ratio_label(const VariantPair& pair) const {
+  const auto& v = instances[pair.variant].instance;
+  const auto& b = instances[pair.baseline].instance;
+  const std::string& num = pair.numerator_is_baseline ? b.name : v.name;
+  const std::string& den = pair.numerator_is_baseline ? v.name : b.name;
+  if (benchmark_variant(num) == benchmark_variant(den)) return num + " / " + den;
+  return benchmark_variant(num) + "/" + benchmark_variant(den);
+}
+
 std::size_t ReportModel::total_runs() const {
   std::size_t n = 0;
   for (const auto& m : machines) n += m.runs.size();

@@ -170,6 +170,8 @@ struct MachineReport {
   std::vector<RunNote> notes;  // the team's annotations on this machine's runs, in run order
 
   std::string title() const;  // "host · NVIDIA H200"
+  // "slower/faster" for a pair's ratio, by benchmark variant names ("naive/tiled"), as every writer labels it.
+  std::string ratio_label(const VariantPair& pair) const;
 };
 
 struct ReportModel {

@@ -193,8 +193,8 @@ void draw_value_axis(std::string& o, const ChartSpec& spec, const Frame& f) {
     o += "<text x=\"" + num(G::left - 6) + "\" y=\"" + num(f.y_of(v) + 3.5) + "\">" + buf + "</text>";
   }
   std::string unit_label = f.scale.unit.empty() ? spec.unit : f.scale.unit;
-  o += "</g><text class=\"unit\" x=\"" + num(G::left - 6) + "\" y=\"" + num(G::top - 8) + "\">" +
-       html_escape(unit_label) + "</text>";
+  // From the left edge rightwards: a long unit ("warps/issue") is not cut off by the chart's left border.
+  o += "</g><text class=\"unit\" x=\"2\" y=\"" + num(G::top - 8) + "\">" + html_escape(unit_label) + "</text>";
 }
 
 // Run dates under the plot, the axis lines, and the caption ("30 runs, 2026-10-01 to 2026-10-30").

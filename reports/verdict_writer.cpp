@@ -13,6 +13,7 @@
 #include "core/short_name.hpp"
 #include "db/answers_json.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/identity_findings.hpp"
 #include "reports/escape.hpp"
 #include "reports/kind_split_text.hpp"
 #include "reports/line_text.hpp"
@@ -149,6 +150,20 @@ std::string summary_line(const CompareReport& report) {
   return s;
 }
 
+// The base's instances the candidate lacks: what they do to the job, and the first names. Empty when none.
+std::string missing_line(const CompareReport& report) {
+  const std::vector<std::string> names = report.missing_instances();
+  if (names.empty()) return {};
+  std::string first;
+  for (std::size_t i = 0; i < names.size() && i < 5; ++i) first += (i > 0 ? ", " : "") + names[i];
+  if (names.size() > 5) first += ", ...";
+  const std::string what = std::to_string(names.size()) + " benchmark instance" + (names.size() == 1 ? "" : "s") +
+                           " of the base " + (names.size() == 1 ? "is" : "are") + " missing from the candidate (" +
+                           first + ")";
+  return terminal_text(report.allow_missing ? what + ": allowed by --allow-missing"
+                                            : what + ": a partial candidate fails; --allow-missing allows it");
+}
+
 json side_json(const RunSide& s) {
   json j{{"run", s.uuid},    {"run_id", s.run_id},         {"commit", s.commit},       {"branch", s.branch},
          {"label", s.label}, {"started_at", s.started_at}, {"machine", s.fingerprint}, {"gpu_name", s.gpu_name}};
@@ -191,6 +206,7 @@ json row_json(const CompareRow& r, const CompareReport& report) {
   j["candidate_clock_mhz"] = r.candidate_clock_mhz > 0 ? json(r.candidate_clock_mhz) : json(nullptr);
   j["confirmed_in_cycles"] = r.confirmed_in_cycles;
   j["note"] = r.note;
+  if (!r.code.empty()) j["code"] = r.code;
   j["ambiguous_by_history"] = r.ambiguous_by_history;
   j["gated"] = r.gated;
   if (!r.lines.empty()) j["lines"] = line_changes_json(r.lines);
@@ -246,6 +262,69 @@ std::string confidence_cell(double c) {
   return buf;
 }
 
+// Findings, as the report lists them (report_model.cpp, add_findings): one instance's change at one run, a
+// duration change with the counters that moved with it (a noisy counter's change may sit one run apart), or a
+// counter's change alone. A finding is a regression or an improvement as its leading change is; it gates when
+// a regression among its changes gates. The other change points are its hints.
+struct FindingCounts {
+  std::size_t regressions = 0, improvements = 0, gated = 0;
+};
+
+bool folds_into(const ChangePoint& c, const ChangePoint& d) {
+  if (c.metric.name == "duration" || d.metric.name != "duration" || &c == &d) return false;
+  if (c.machine != d.machine || c.instance.display_name() != d.instance.display_name()) return false;
+  return c.run_id == d.run_id ||
+         (!c.metric.deterministic && (c.previous_run_id == d.run_id || d.previous_run_id == c.run_id));
+}
+
+FindingCounts count_findings(const std::vector<ChangePoint>& changes) {
+  FindingCounts f;
+  std::vector<const ChangePoint*> lead(changes.size(), nullptr);
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    lead[i] = &changes[i];
+    for (const auto& d : changes) {
+      if (folds_into(changes[i], d)) lead[i] = &d;
+    }
+  }
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const ChangePoint& c = changes[i];
+    if (lead[i] == &c) {
+      (c.kind == ChangeKind::regression ? f.regressions : f.improvements) += 1;
+      bool gates = false;
+      for (std::size_t j = 0; j < changes.size(); ++j) {
+        gates = gates || (lead[j] == &c && changes[j].kind == ChangeKind::regression && changes[j].gated);
+      }
+      f.gated += gates && c.kind == ChangeKind::regression ? 1 : 0;
+    }
+  }
+  return f;
+}
+
+// detect's headline: findings first (what the report lists), then the change points they come from.
+// "1 finding: 1 regression (gates), 0 improvements; from 14 change points, 8 unconfirmed (...)".
+std::string changes_headline(const std::vector<ChangePoint>& changes) {
+  const FindingCounts f = count_findings(changes);
+  const std::size_t n = f.regressions + f.improvements;
+  const auto plural = [](std::size_t k, const char* one, const char* many) {
+    return std::to_string(k) + ' ' + (k == 1 ? one : many);
+  };
+  std::string s = plural(n, "finding", "findings") + ": " + plural(f.regressions, "regression", "regressions");
+  if (f.regressions > 0) {
+    s += f.gated == f.regressions ? std::string(f.regressions == 1 ? " (gates)" : " (all gate)")
+                                  : " (" + std::to_string(f.gated) + " gate" + (f.gated == 1 ? "s" : "") + ")";
+  }
+  s += ", " + plural(f.improvements, "improvement", "improvements");
+  std::size_t unconfirmed = 0;
+  for (const auto& c : changes) unconfirmed += c.unconfirmed ? 1 : 0;
+  s += "; from " + plural(changes.size(), "change point", "change points");
+  if (unconfirmed > 0) {
+    s += ", " + std::to_string(unconfirmed) +
+         " unconfirmed (fewer runs at the new level than --min-segment: flagged from tonight's samples, the next "
+         "runs confirm or withdraw them)";
+  }
+  return s;
+}
+
 // "confirmed", or "unconfirmed (1 run)": how much of the new level there is to go on.
 // An answered change says so first: "accepted: new kernel" or "acknowledged: tracked in #123".
 std::string state_cell(const ChangePoint& c) {
@@ -263,6 +342,60 @@ Format parse_format(const std::string& name) {
   throw InputError("unknown format '" + name + "' (expected text, md or json)");
 }
 
+json environment_json(const std::vector<env::Change>& changes) {
+  json out = json::array();
+  for (const env::Change& c : changes) out.push_back(json{{"field", c.key}, {"before", c.before}, {"after", c.after}});
+  return out;
+}
+
+json steps_json(const std::vector<EnvironmentStep>& steps, const std::vector<ChangePoint>& changes) {
+  json out = json::array();
+  for (const EnvironmentStep& s : steps) {
+    json kernels = json::array();
+    for (std::size_t i : s.changes) {
+      const ChangePoint& c = changes[i];
+      kernels.push_back(json{{"benchmark", c.instance.name},
+                             {"params", params_object(c.instance.params)},
+                             {"kind", to_string(c.kind)},
+                             {"change_pct", number_or_null(c.change_pct)},
+                             {"code", c.code}});
+    }
+    out.push_back(json{{"machine", s.machine},
+                       {"run", s.run_uuid},
+                       {"run_id", s.run_id},
+                       {"previous_run_id", s.previous_run_id},
+                       {"commit", s.commit},
+                       {"previous_commit", s.previous_commit},
+                       {"started_at", s.started_at},
+                       {"environment", environment_json(s.environment)},
+                       {"summary", describe_step(s, changes)},
+                       {"kernels", std::move(kernels)}});
+  }
+  return out;
+}
+
+// Each environment step: one line saying what changed and how many kernels moved, then the kernels.
+void write_steps(std::ostream& out, const std::vector<EnvironmentStep>& steps, const std::vector<ChangePoint>& changes,
+                 const ShortNames& names, bool text) {
+  for (const EnvironmentStep& s : steps) {
+    const std::string what = describe_step(s, changes);
+    if (text) {
+      out << "environment step at " << short_commit(s.commit) << " (run " << short_uuid(s.run_uuid) << ", "
+          << terminal_text(s.machine) << "): " << terminal_text(what) << '\n';
+    } else {
+      out << "**Environment step** at `" << md(short_commit(s.commit)) << "` (run " << md(short_uuid(s.run_uuid))
+          << "): " << md(what) << "\n\n";
+    }
+    for (std::size_t i : s.changes) {
+      const ChangePoint& c = changes[i];
+      const std::string line = names.display_name(c.instance) + " " + signed_pct(c.change_pct) + " " +
+                               format_value(c.before, c.metric.unit) + " -> " + format_value(c.after, c.metric.unit);
+      out << (text ? "    " + terminal_text(line) : "- " + md(line)) << '\n';
+    }
+    out << '\n';
+  }
+}
+
 void write_compare(std::ostream& out, const CompareReport& report, Format format, bool all_rows) {
   if (format == Format::json) {
     json j;
@@ -276,9 +409,12 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     for (const auto& [v, n] : verdict_counts(report.rows)) summary[to_string(v)] = n;
     j["summary"] = summary;
     j["ambiguous_by_history"] = ambiguous_by_history(report.rows);
+    j["missing_instances"] = report.missing_instances();
+    j["allow_missing"] = report.allow_missing;
     j["rows"] = json::array();
     for (const auto& r : report.rows) j["rows"].push_back(row_json(r, report));
     if (report.kinds) j["kinds"] = kind_split_change_json(*report.kinds);
+    j["environment"] = environment_json(report.environment);
     out << j.dump(2) << '\n';
     return;
   }
@@ -318,7 +454,9 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   const bool regression = report.regression();
   if (format == Format::text) {
     out << "base       " << side_line(report.base) << '\n';
-    out << "candidate  " << side_line(report.candidate) << "\n\n";
+    out << "candidate  " << side_line(report.candidate) << "\n";
+    if (!report.environment.empty()) out << "changed    " << terminal_text(env::describe(report.environment)) << "\n";
+    out << "\n";
     if (!cells.empty()) {
       write_table(out, header, cells, &below);
       out << '\n';
@@ -329,6 +467,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     }
     out << summary_line(report);
     if (hidden > 0) out << " (" << hidden << " same not listed; --all lists them)";
+    if (const std::string missing = missing_line(report); !missing.empty()) out << '\n' << missing;
     out << "\ngate: " << report.gate.describe() << '\n' << (regression ? "REGRESSION" : "no regression") << '\n';
     return;
   }
@@ -343,6 +482,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   out << "Base " << side(report.base) << " against candidate " << side(report.candidate);
   if (!report.candidate.gpu_name.empty()) out << " on " << md(report.candidate.gpu_name);
   out << ".\n\n";
+  if (!report.environment.empty()) out << "Environment changed: " << md(env::describe(report.environment)) << ".\n\n";
   if (!cells.empty()) {
     write_md_table(out, header, "llrrrlll", cells);
     write_md_lines(out, md_lines);
@@ -354,6 +494,7 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   }
   out << summary_line(report);
   if (hidden > 0) out << " (" << hidden << " same not listed)";
+  if (const std::string missing = missing_line(report); !missing.empty()) out << ".\n\n" << md(missing);
   out << ".\n\nGate: " << md(report.gate.describe()) << ".\n";
 }
 
@@ -393,7 +534,7 @@ void write_short_series(std::ostream& out, const std::vector<ShortSeries>& too_s
 }  // namespace
 
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format,
-                   const std::vector<ShortSeries>& too_short) {
+                   const std::vector<EnvironmentStep>& steps, const std::vector<ShortSeries>& too_short) {
   if (format == Format::json) {
     json j;
     j["changes"] = json::array();
@@ -421,8 +562,13 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
                                   {"gated", c.gated},
                                   {"hints", c.hints}});
       if (!c.lines.empty()) j["changes"].back()["lines"] = line_changes_json(c.lines);
-      if (c.answer) j["changes"].back()["acknowledgement"] = db::acknowledgement_json(*c.answer);
+      json& x = j["changes"].back();
+      if (c.answer) x["acknowledgement"] = db::acknowledgement_json(*c.answer);
+      if (!c.code.empty()) x["code"] = c.code;
+      if (!c.environment.empty()) x["environment"] = environment_json(c.environment);
+      if (c.environment_step > 0) x["environment_step"] = c.environment_step;
     }
+    if (!steps.empty()) j["environment_steps"] = steps_json(steps, changes);  // absent where none: files as before
     j["not_enough_data"] = short_series_json(too_short);
     out << j.dump(2) << '\n';
     return;
@@ -430,13 +576,8 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
   std::set<std::string> machines;
   for (const auto& c : changes) machines.insert(c.machine);
   const bool machine_column = machines.size() > 1;
-  std::size_t regressions = 0, unconfirmed = 0, gated = 0, answered = 0;
-  for (const auto& c : changes) {
-    answered += c.answer ? 1 : 0;
-    regressions += c.kind == ChangeKind::regression ? 1 : 0;
-    gated += c.kind == ChangeKind::regression && c.gated ? 1 : 0;
-    unconfirmed += c.unconfirmed ? 1 : 0;
-  }
+  std::size_t answered = 0;
+  for (const auto& c : changes) answered += c.answer ? 1 : 0;
   const bool text = format == Format::text;
   const auto esc = [&](const std::string& s) { return text ? s : md(s); };
 
@@ -451,7 +592,10 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
   for (const auto& c : changes) names.push_back(c.instance.name);
   const ShortNames short_names(names);
   std::vector<std::vector<std::string>> cells;
+  std::vector<const ChangePoint*> listed;  // the changes with a row: those of an environment step are under it
   for (const auto& c : changes) {
+    if (c.environment_step > 0 && c.environment_step <= steps.size()) continue;
+    listed.push_back(&c);
     std::vector<std::string> row;
     if (machine_column) row.push_back(esc(c.machine));
     std::string kind = to_string(c.kind);
@@ -471,12 +615,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     cells.push_back(std::move(row));
   }
   const std::string summary =
-      std::to_string(changes.size()) + " change point" + (changes.size() == 1 ? "" : "s") + ": " +
-      std::to_string(regressions) + " regression" + (regressions == 1 ? "" : "s") +
-      (regressions > gated ? " (" + std::to_string(gated) + " gated)" : "") + ", " +
-      std::to_string(changes.size() - regressions) + " improvement" + (changes.size() - regressions == 1 ? "" : "s") +
-      (unconfirmed > 0 ? " (" + std::to_string(unconfirmed) + " unconfirmed)" : "") +
-      (answered > 0 ? "; " + std::to_string(answered) + " acknowledged" : "") +
+      changes_headline(changes) + (answered > 0 ? "; " + std::to_string(answered) + " acknowledged" : "") +
       (too_short.empty() ? "" : "; " + std::to_string(too_short.size()) + " series: not enough data");
   if (text) {
     if (!machine_column && !machines.empty()) out << "machine  " << terminal_text(*machines.begin()) << "\n\n";
@@ -485,6 +624,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
       const std::vector<bool> holds = line_holders(changes);
       for (std::size_t i = 0; i < changes.size(); ++i) {
         const auto& c = changes[i];
+        if (std::find(listed.begin(), listed.end(), &c) == listed.end()) continue;
         std::string hints;
         for (const auto& h : c.hints) hints += (hints.empty() ? "with: " : ", ") + h;
         const std::string lines = holds[i] ? lines_below(c.lines) : std::string();
@@ -493,6 +633,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
       write_table(out, header, cells, &below);
       out << '\n';
     }
+    write_steps(out, steps, changes, short_names, true);
     write_short_series(out, too_short, false);
     out << summary << '\n';
     return;
@@ -505,13 +646,15 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     const std::vector<bool> holds = line_holders(changes);
     for (std::size_t i = 0; i < changes.size(); ++i) {
       const auto& c = changes[i];
-      if (!holds[i]) continue;
+      if (!holds[i] || std::find(listed.begin(), listed.end(), &c) == listed.end()) continue;
       md_lines.emplace_back("**" + md(short_names.display_name(c.instance)) + "** " + md(c.metric.name) + " at " +
                                 md(short_commit(c.commit)) + ":",
                             &c.lines);
     }
     write_md_lines(out, md_lines);
   }
+  if (!steps.empty()) out << '\n';
+  write_steps(out, steps, changes, short_names, false);
   write_short_series(out, too_short, true);
 }
 
@@ -522,12 +665,16 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
     if (r.verdict == Verdict::failed) ++errors;
     if (r.verdict == Verdict::new_ || r.verdict == Verdict::missing) ++skipped;
   }
+  // A partial candidate fails as one test case of its own (its rows stay skipped).
+  const bool missing_fails = !report.allow_missing && !report.missing_instances().empty();
+  const std::size_t tests = report.rows.size() + (missing_fails ? 1 : 0);
+  failures += missing_fails ? 1 : 0;
   const std::string suite =
       "gpuperf compare " + short_commit(report.base.commit) + ".." + short_commit(report.candidate.commit);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"gpuperf compare\" tests=\"" << report.rows.size() << "\" failures=\"" << failures
-      << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
-  out << "  <testsuite name=\"" << xml(suite) << "\" tests=\"" << report.rows.size() << "\" failures=\"" << failures
+  out << "<testsuites name=\"gpuperf compare\" tests=\"" << tests << "\" failures=\"" << failures << "\" errors=\""
+      << errors << "\" skipped=\"" << skipped << "\">\n";
+  out << "  <testsuite name=\"" << xml(suite) << "\" tests=\"" << tests << "\" failures=\"" << failures
       << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
   for (const auto& r : report.rows) {
     out << "    <testcase classname=\"" << xml(r.instance.display_name()) << "\" name=\"" << xml(r.metric.name)
@@ -546,6 +693,12 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
       out << "\n      <system-out>" << xml(detail) << "</system-out>\n    ";
     }
     out << "</testcase>\n";
+  }
+  if (missing_fails) {
+    const std::string detail = missing_line(report);
+    out << "    <testcase classname=\"gpuperf.compare\" name=\"instances missing from the candidate\" "
+           "time=\"0\">\n      <failure type=\"missing\" message=\""
+        << xml(detail) << "\">" << xml(detail) << "</failure>\n    </testcase>\n";
   }
   out << "  </testsuite>\n</testsuites>\n";
 }

@@ -14,6 +14,7 @@ namespace gpuperf::reports {
 
 using analysis::ChangePoint;
 using analysis::CompareReport;
+using analysis::EnvironmentStep;
 
 enum class Format { text, md, json };
 // "text", "md" (or "markdown"), "json"; InputError otherwise.
@@ -24,7 +25,9 @@ Format parse_format(const std::string& name);
 // "rows": [{"machine", "benchmark", "params", "metric", "unit", "commit", "previous_commit", "run",
 // "kind", "change_pct", "before", "after", "confidence", "verdict", "p_value", "welch_p_value", "ci_low_pct",
 // "ci_high_pct",
-// "n_before", "n_after", "confirmed_in_cycles", "note"}]}. A row whose source lines moved adds "lines"
+// "n_before", "n_after", "confirmed_in_cycles", "note"}]} and "environment" ([{"field", "before", "after"}]: the
+// fields that differ between the runs); a duration row adds "code" ("same code" / "code changed") where both
+// sides have fingerprints, and its note starts with it. A row whose source lines moved adds "lines"
 // (line_text.hpp's line_changes_json); text prints them under its row, Markdown lists them below the table,
 // each instance's once.
 void write_compare(std::ostream& out, const CompareReport& report, Format format, bool all_rows = false);
@@ -33,10 +36,16 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
 // "after", "confidence", "unconfirmed", "runs_after", "hints"}]}, and "lines" where source lines moved. Text and
 // Markdown add a "state" column:
 // "confirmed" or "unconfirmed (N runs)".
+// What changed besides the code (analysis/identity_findings.hpp): a change adds "code" ("same code", "code
+// changed"), "environment" ([{"field", "before", "after"}]) and "environment_step" (1-based) where known, and
+// the document, where there are any, "environment_steps" ([{"machine", "run", "run_id", "commit", "started_at",
+// "environment", "summary", "kernels"}]). Text and Markdown list a step's kernels under one line naming the fields, not
+// as rows of their own.
 // `too_short`: the series detect could not judge (not_enough_data.hpp): counted in the summary ("N series: not
 // enough data"), listed with their next step in text and Markdown, and as "not_enough_data" in JSON. An answered
 // change (ChangePoint::answer) shows its answer as its state and in JSON as "acknowledgement".
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format,
+                   const std::vector<EnvironmentStep>& steps = {},
                    const std::vector<analysis::ShortSeries>& too_short = {});
 
 // JUnit XML: one testcase per row (a regression is a <failure>, "failed" an <error>), or per change

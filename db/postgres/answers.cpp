@@ -1,4 +1,4 @@
-// The PostgreSQL engine: a team's answers (db/answers.hpp), in the tables of migration 5 ("answers"). Writes
+// The PostgreSQL engine: a team's answers (db/answers.hpp), in the tables of migration 7 ("answers"). Writes
 // take the write lock as a run's do; a role without INSERT on these tables (the reader) is refused before
 // (db::check_can_answer, missing_answer_privileges).
 #include "db/answers_sql.hpp"

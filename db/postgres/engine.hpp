@@ -34,6 +34,7 @@ class PgEngine final : public Engine {
   std::optional<RunInfo> latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const override;
   Run load_run(std::int64_t run_id, bool with_samples) const override;
   void load_runs(const std::vector<std::int64_t>& run_ids, const std::function<void(Run&&)>& each) const override;
+  RunIdentity identity(std::int64_t run_id) const override;
   std::vector<BenchmarkRow> benchmarks() const override;
   std::vector<MetricInfo> metrics() const override;
   void history_rows(const HistoryFilter& filter, const std::optional<std::vector<std::int64_t>>& benchmark_ids,

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "db/postgres/engine.hpp"
+#include "db/postgres/identity.hpp"
 #include "db/postgres/source_lines.hpp"
 
 namespace gpuperf::db::pg {
@@ -173,6 +174,14 @@ Run PgEngine::read_run(std::int64_t run_id, std::vector<ResultSlot>& slots) cons
     }
   }
   read_source_lines(conn_, run_id, result_of_benchmark, run);
+  {
+    RunIdentity id = read_identity(conn_, run_id);
+    run.environment = std::move(id.environment);
+    for (auto& [bench, code] : id.code) {
+      if (auto it = result_of_benchmark.find(bench); it != result_of_benchmark.end())
+        run.results[it->second].code = code;
+    }
+  }
   slots.clear();
   {
     Result r = conn_.exec(
@@ -217,6 +226,8 @@ Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
   }
   return run;
 }
+
+RunIdentity PgEngine::identity(std::int64_t run_id) const { return read_identity(conn_, run_id); }
 
 std::vector<BenchmarkRow> PgEngine::benchmarks() const {
   Result r = conn_.exec("SELECT id, name, params_json FROM benchmark ORDER BY id", {}, "reading benchmarks");

@@ -62,7 +62,9 @@ void SourceLineRows::add(std::int64_t run_id, std::int64_t benchmark_id, const S
     lines_ += '\t' + std::to_string(l.sass_offset) + '\t';
     copy_text_field(lines_, l.text);
     for (const LineCounter& c : kLineCounters) lines_ += '\t' + round_trip(l.*c.member);
-    lines_ += '\n';
+    lines_ += '\t';
+    copy_text_field(lines_, l.inlined_at_file);
+    lines_ += '\t' + std::to_string(l.inlined_at_line) + '\n';
   }
 }
 
@@ -73,7 +75,7 @@ void SourceLineRows::flush(const Connection& c) {
   }
   if (!lines_.empty()) {
     c.copy_in("COPY source_line(run_id, benchmark_id, idx, file, line, function, sass_offset, text" +
-                  counter_columns() + ") FROM STDIN",
+                  counter_columns() + ", inlined_at_file, inlined_at_line) FROM STDIN",
               lines_, "storing runs");
   }
   heads_.clear();
@@ -97,7 +99,14 @@ void read_source_lines(const Connection& c, std::int64_t run_id,
       src.lines_total = r.int64(i, 4);
     }
   }
+  // A database from before migration 6 opened read-only has no call-site columns.
+  const bool sites = c.exec(
+                          "SELECT count(*) > 0 FROM pg_attribute WHERE attrelid = to_regclass('source_line') "
+                          "AND attname = 'inlined_at_file' AND NOT attisdropped",
+                          {}, "reading a run")
+                         .boolean(0, 0);
   Result r = c.exec("SELECT benchmark_id, file, line, function, sass_offset, text" + counter_columns() +
+                        (sites ? ", inlined_at_file, inlined_at_line" : ", '', 0") +
                         " FROM source_line WHERE run_id = $1 ORDER BY benchmark_id, idx",
                     Params().add(run_id), "reading a run's source lines");
   for (int i = 0; i < r.rows(); ++i) {
@@ -110,6 +119,8 @@ void read_source_lines(const Connection& c, std::int64_t run_id,
     l.sass_offset = r.int64(i, 4);
     l.text = r.text(i, 5);
     for (std::size_t k = 0; k < kLineCounterCount; ++k) l.*kLineCounters[k].member = r.real(i, static_cast<int>(6 + k));
+    l.inlined_at_file = r.text(i, static_cast<int>(6 + kLineCounterCount));
+    l.inlined_at_line = r.int64(i, static_cast<int>(7 + kLineCounterCount));
     run.results[it->second].source.lines.push_back(std::move(l));
   }
 }

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "db/postgres/engine.hpp"
+#include "db/postgres/identity.hpp"
 #include "db/postgres/source_lines.hpp"
 #include "db/run_rules.hpp"
 
@@ -55,6 +56,7 @@ struct Writer {
   static constexpr std::size_t kFlushBytes = 8u << 20;
   std::string outcomes, results, samples;
   SourceLineRows source_lines;
+  IdentityRows identities;
 
   // Sends the rows gathered so far, parents first.
   void flush() {
@@ -62,6 +64,7 @@ struct Writer {
       c.copy_in("COPY outcome(run_id, benchmark_id, seq, status, message) FROM STDIN", outcomes, "storing runs");
     }
     source_lines.flush(c);
+    identities.flush(c);
     if (!results.empty()) {
       c.copy_in(
           "COPY result(id, run_id, benchmark_id, metric_id, seq, status, message, n, median, mean, min, max, q1, q3, "
@@ -179,6 +182,7 @@ struct Writer {
              p, "storing runs")
             .int64(0, 0);
 
+    identities.add_environment(run_id, run);
     // Result ids, taken in the order SQLite would give them.
     std::size_t result_count = 0;
     for (const auto& r : run.results) result_count += r.metrics.size();
@@ -200,6 +204,7 @@ struct Writer {
       copy_text_field(outcomes, r.message);
       outcomes += '\n';
       source_lines.add(run_id, bench, r.source);
+      identities.add_code(run_id, bench, r.code);
       for (std::size_t j = 0; j < r.metrics.size(); ++j) {
         const Measurement& m = r.metrics[j];
         const std::int64_t mid = metric_id(m.metric, where);
@@ -230,7 +235,7 @@ struct Writer {
         }
       }
     }
-    if (samples.size() + source_lines.bytes() > kFlushBytes) flush();
+    if (samples.size() + source_lines.bytes() + identities.bytes() > kFlushBytes) flush();
     return {run_id, true};
   }
 

@@ -1,4 +1,4 @@
-// The SQLite engine: a team's answers (db/answers.hpp), in the tables of migration 5 ("answers").
+// The SQLite engine: a team's answers (db/answers.hpp), in the tables of migration 7 ("answers").
 #include "db/answers_sql.hpp"
 #include "db/sqlite/engine.hpp"
 

@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
@@ -62,6 +63,32 @@ RecordedFields read_recorded(const Statement& s, int first) {
   return f;
 }
 
+void refuse_damaged(const Connection& c) {
+  try {
+    // quick_check reads every page of every table and index and checks each b-tree's structure (not that
+    // an index agrees with its table): docs/database.md "Damaged files" has what it costs and detects.
+    Statement qc(c, "PRAGMA quick_check(1)");
+    if (qc.step() && qc.text(0) != "ok") {
+      std::string problem = qc.text(0);  // "*** in database main ***\nPage 364: ...": one line
+      std::replace(problem.begin(), problem.end(), '\n', ' ');
+      throw InputError("database '" + c.path() + "' is damaged (" + problem +
+                       "); nothing was changed. `gpuperf db check` lists the problems; restore a backup");
+    }
+  } catch (const SqliteError& e) {
+    const int code = e.primary_code();
+    if (code != SQLITE_CORRUPT && code != SQLITE_NOTADB) throw;
+    throw InputError("database '" + c.path() + "' is damaged (" + e.what() +
+                     "); nothing was changed. `gpuperf db check` lists the problems; restore a backup");
+  }
+}
+
+void refuse_damaged_file(const std::string& path, const OpenOptions& options) {
+  std::error_code ec;
+  if (is_memory(path) || std::filesystem::file_size(path, ec) == 0 || ec) return;
+  Connection c = open_connection(path, Access::read_only, options);
+  if (schema::current_version(c) > 0) refuse_damaged(c);
+}
+
 std::unique_ptr<Engine> open_sqlite(const std::string& path, Access access, const OpenOptions& options) {
   const std::chrono::milliseconds timeout = options.busy_timeout.value_or(default_busy_timeout());
   std::optional<Connection> opened;
@@ -78,6 +105,8 @@ std::unique_ptr<Engine> open_sqlite(const std::string& path, Access access, cons
   Connection c = std::move(*opened);
   const int latest = schema::latest_version();
   if (version > latest) refuse_newer_schema(path, version);
+  // Every command that writes refuses a damaged file before it changes anything (before a migration too).
+  if (access == Access::read_write && !created && version > 0) refuse_damaged(c);
   c.exec("PRAGMA foreign_keys = ON");
   if (access == Access::read_only) {
     if (version == 0) {
@@ -112,15 +141,7 @@ sqlite3* sqlite_handle(const Store& store) {
 int SqliteEngine::schema_version() const { return schema::current_version(conn_); }
 
 bool SqliteEngine::set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) {
-  // A damaged file is refused and left untouched (docs/database.md), also where the pages this UPDATE
-  // touches happen to be sound. The whole file is read once: an exclusion is a person's rare act.
-  {
-    Statement qc(conn_, "PRAGMA quick_check(1)");
-    if (qc.step() && qc.text(0) != "ok") {
-      throw InputError("database '" + conn_.path() + "' is damaged (" + qc.text(0) +
-                       "); nothing was changed. `gpuperf db check` lists the problems; restore a backup");
-    }
-  }
+  // A damaged file was refused by the read-write open (refuse_damaged).
   Transaction tx(conn_);
   Statement s(conn_, "UPDATE run SET excluded = ?1, exclude_reason = ?2 WHERE id = ?3");
   s.bind_all(excluded, reason, run_id).run();

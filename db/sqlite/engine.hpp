@@ -38,6 +38,7 @@ class SqliteEngine final : public Engine {
   std::vector<RunInfo> runs_matching(RunKey key, const std::string& value) const override;
   std::optional<RunInfo> latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const override;
   Run load_run(std::int64_t run_id, bool with_samples) const override;
+  RunIdentity identity(std::int64_t run_id) const override;
   std::vector<BenchmarkRow> benchmarks() const override;
   std::vector<MetricInfo> metrics() const override;
   void history_rows(const HistoryFilter& filter, const std::optional<std::vector<std::int64_t>>& benchmark_ids,
@@ -69,6 +70,9 @@ bool is_memory(const std::string& path);
 // missing one whole (read_write), falls back to an immutable read where a reader cannot make the WAL's
 // files, and sets the busy wait. `created` (may be null) tells whether this call made the file.
 Connection open_connection(const std::string& path, Access access, const OpenOptions& options, bool* created = nullptr);
+// InputError (exit 2) when the file's b-trees are damaged (PRAGMA quick_check): every read-write open of an
+// existing file calls it before it changes anything.
+void refuse_damaged(const Connection& c);
 // Puts the database in WAL mode, retrying within `timeout` while other connections are in transactions.
 void enable_wal(Connection& c, std::chrono::milliseconds timeout);
 

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "db/sqlite/engine.hpp"
+#include "db/sqlite/identity.hpp"
 #include "db/sqlite/source_lines.hpp"
 
 namespace gpuperf::db {
@@ -93,6 +94,8 @@ std::vector<RunInfo> SqliteEngine::runs_matching(RunKey key, const std::string& 
   return {};
 }
 
+RunIdentity SqliteEngine::identity(std::int64_t run_id) const { return read_identity(conn_, run_id); }
+
 std::vector<BenchmarkRow> SqliteEngine::benchmarks() const {
   std::vector<BenchmarkRow> out;
   Statement s(conn_, "SELECT id, name, params_json FROM benchmark ORDER BY id");
@@ -161,6 +164,14 @@ Run SqliteEngine::load_run(std::int64_t run_id, bool with_samples) const {
     }
   }
   read_source_lines(c, run_id, result_of_benchmark, run);
+  {
+    RunIdentity id = read_identity(c, run_id);
+    run.environment = std::move(id.environment);
+    for (auto& [bench, code] : id.code) {
+      if (auto it = result_of_benchmark.find(bench); it != result_of_benchmark.end())
+        run.results[it->second].code = code;
+    }
+  }
   // result id -> (index of the instance in run.results, index of the metric in its metrics)
   std::map<std::int64_t, std::pair<std::size_t, std::size_t>> where_of_result;
   {

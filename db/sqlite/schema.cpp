@@ -3,6 +3,7 @@
 #include <string>
 
 #include "db/schema_rules.hpp"
+#include "db/sqlite/identity.hpp"
 #include "db/store.hpp"
 
 namespace gpuperf::db::schema {
@@ -171,12 +172,27 @@ ALTER TABLE run ADD COLUMN world_size INTEGER CHECK(world_size >= 1);  -- WORLD_
 )sql");
 }
 
-// Migration 5 ("answers"): a team's answers beside the history (db/answers.hpp). An acknowledgement names a
+// Migration 5: a run's environment and each result's code identity (db/sqlite/identity.cpp says why so).
+// A version-4 file opened read-only has neither table: its reads give no identity.
+void migration_5_identity(Connection& c) { c.exec(kSqliteIdentityMigration); }
+
+// Migration 6: where a source line's code was inlined. A line inside an inlined __device__ helper names the
+// helper's file and line, and these the kernel's own line that calls it (core/source_lines.hpp); '' and 0 for the
+// kernel's own code and for every line stored before. A file of an older version opened read-only has neither
+// column: its reads select '' and 0 in their place (db/sqlite/source_lines.cpp).
+void migration_6_inlined_call_sites(Connection& c) {
+  c.exec(R"sql(
+ALTER TABLE source_line ADD COLUMN inlined_at_file TEXT NOT NULL DEFAULT '';
+ALTER TABLE source_line ADD COLUMN inlined_at_line INTEGER NOT NULL DEFAULT 0 CHECK(inlined_at_line >= 0);
+)sql");
+}
+
+// Migration 7 ("answers"): a team's answers beside the history (db/answers.hpp). An acknowledgement names a
 // series and the run where its step starts; undoing one adds a row to acknowledgement_undo rather than
 // changing it, so a writer role needs INSERT only and the history keeps who said what. An annotation is on
 // exactly one of a run, a commit or a machine's night. Both are idempotent on uuid (import, merge). New tables
-// only: a version-4 file opened read-only has none, and its reads of answers are empty.
-void migration_5_answers(Connection& c) {
+// only: a file of an older version opened read-only has none, and its reads of answers are empty.
+void migration_7_answers(Connection& c) {
   c.exec(R"sql(
 CREATE TABLE acknowledgement(
   id           INTEGER PRIMARY KEY,
@@ -215,8 +231,10 @@ CREATE TABLE annotation(
 )sql");
 }
 
+// Append the next migration here (and raise Store::kSchemaVersion).
 constexpr Migration kMigrations[] = {
-    migration_1_initial, migration_2_recorded_runs, migration_3_source_lines, migration_4_ranks, migration_5_answers,
+    migration_1_initial,  migration_2_recorded_runs,      migration_3_source_lines, migration_4_ranks,
+    migration_5_identity, migration_6_inlined_call_sites, migration_7_answers,
 };
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "Store::kSchemaVersion must equal the number of migrations");

@@ -14,11 +14,15 @@ std::string counter_columns(const char* prefix) {
   return out;
 }
 
+// The inlined call site's columns come after the counters.
+constexpr int kSiteColumn = static_cast<int>(9 + kLineCounterCount);
+
 std::string insert_line_sql() {
   std::string values;
-  for (std::size_t i = 0; i < kLineCounterCount; ++i) values += ", ?" + std::to_string(9 + i);
+  for (std::size_t i = 0; i < kLineCounterCount + 2; ++i) values += ", ?" + std::to_string(9 + i);
   return "INSERT INTO source_line(run_id, benchmark_id, idx, file, line, function, sass_offset, text" +
-         counter_columns("") + ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8" + values + ")";
+         counter_columns("") + ", inlined_at_file, inlined_at_line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8" + values +
+         ")";
 }
 
 }  // namespace
@@ -37,6 +41,8 @@ void SourceLineWriter::write(std::int64_t run_id, std::int64_t benchmark_id, con
     const SourceLine& l = kept.lines[i];
     line_.bind_all(run_id, benchmark_id, i, l.file, l.line, l.function, l.sass_offset, l.text);
     for (std::size_t k = 0; k < kLineCounterCount; ++k) line_.bind(static_cast<int>(9 + k), l.*kLineCounters[k].member);
+    line_.bind(kSiteColumn, l.inlined_at_file);
+    line_.bind(kSiteColumn + 1, l.inlined_at_line);
     line_.run();
   }
 }
@@ -57,7 +63,11 @@ void read_source_lines(const Connection& c, std::int64_t run_id,
       src.lines_total = s.int64(4);
     }
   }
+  // A file from before migration 6 opened read-only has no call-site columns.
+  const bool sites =
+      query_int(c, "SELECT count(*) FROM pragma_table_info('source_line') WHERE name = 'inlined_at_file'") > 0;
   Statement s(c, "SELECT benchmark_id, file, line, function, sass_offset, text" + counter_columns("") +
+                     (sites ? ", inlined_at_file, inlined_at_line" : ", '', 0") +
                      " FROM source_line WHERE run_id = ?1 ORDER BY benchmark_id, idx");
   s.bind(1, run_id);
   while (s.step()) {
@@ -70,6 +80,8 @@ void read_source_lines(const Connection& c, std::int64_t run_id,
     l.sass_offset = s.int64(4);
     l.text = s.text(5);
     for (std::size_t k = 0; k < kLineCounterCount; ++k) l.*kLineCounters[k].member = s.real(static_cast<int>(6 + k));
+    l.inlined_at_file = s.text(static_cast<int>(6 + kLineCounterCount));
+    l.inlined_at_line = s.int64(static_cast<int>(7 + kLineCounterCount));
     run.results[it->second].source.lines.push_back(std::move(l));
   }
 }

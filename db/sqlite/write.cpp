@@ -6,6 +6,7 @@
 
 #include "db/run_rules.hpp"
 #include "db/sqlite/engine.hpp"
+#include "db/sqlite/identity.hpp"
 #include "db/sqlite/source_lines.hpp"
 #include "db/timestamp.hpp"
 
@@ -49,6 +50,7 @@ struct Writer {
       "q1, q3, stdev) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"};
   Statement insert_sample{c, "INSERT INTO sample(result_id, idx, value, sm_clock_mhz) VALUES(?1, ?2, ?3, ?4)"};
   SourceLineWriter source_lines{c};
+  IdentityWriter identities{c};
   // Read from the database once per batch; each later use in the batch is checked against the first, so a
   // batch cannot store one metric name with two units.
   std::map<std::string, std::pair<std::int64_t, MetricInfo>> metric_ids;
@@ -112,6 +114,7 @@ struct Writer {
     if (run.world_size) insert_run.bind(19, *run.world_size);
     insert_run.run();
     std::int64_t run_id = c.last_insert_rowid();
+    identities.write_environment(run_id, run);
 
     for (std::size_t i = 0; i < run.results.size(); ++i) {
       const Result& r = run.results[i];
@@ -121,6 +124,7 @@ struct Writer {
       std::int64_t bench_id = returning_id(upsert_benchmark);
       insert_outcome.bind_all(run_id, bench_id, i, to_string(r.status), r.message).run();
       source_lines.write(run_id, bench_id, r.source);
+      identities.write_code(run_id, bench_id, r.code);
       for (std::size_t j = 0; j < r.metrics.size(); ++j) {
         const Measurement& m = r.metrics[j];
         std::int64_t mid = metric_id(m.metric, where);

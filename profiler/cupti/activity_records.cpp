@@ -31,4 +31,22 @@ std::map<std::uint64_t, double> durations_by_external_id(const ActivityBatch& ba
   return out;
 }
 
+std::vector<KernelRecord> kernels_of_first_tag(const ActivityBatch& batch, const std::vector<std::uint64_t>& ids) {
+  for (std::uint64_t id : ids) {
+    std::set<std::uint32_t> correlations;
+    for (const auto& c : batch.correlations) {
+      if (c.external_id == id) correlations.insert(c.correlation_id);
+    }
+    std::vector<KernelRecord> out;
+    for (const auto& k : batch.kernels) {
+      if (correlations.count(k.correlation_id) != 0) out.push_back(k);
+    }
+    if (out.empty()) continue;
+    std::stable_sort(out.begin(), out.end(),
+                     [](const KernelRecord& a, const KernelRecord& b) { return a.start_ns < b.start_ns; });
+    return out;
+  }
+  return {};
+}
+
 }  // namespace gpuperf::cupti

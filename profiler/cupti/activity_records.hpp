@@ -16,7 +16,10 @@ struct KernelRecord {
   std::uint64_t start_ns = 0;
   std::uint64_t end_ns = 0;
   std::uint32_t stream_id = 0;
-  std::string name;  // mangled kernel name
+  std::string name;                   // mangled kernel name
+  std::uint32_t grid[3] = {0, 0, 0};  // launch shape; 0 where the record did not say
+  std::uint32_t block[3] = {0, 0, 0};
+  std::uint64_t dynamic_smem = 0;  // bytes of dynamic shared memory
 };
 
 // The external id that was pushed while the API call with `correlation_id` was made
@@ -54,5 +57,9 @@ class ActivitySource {
 // probe) are ignored. Ids without any kernel record are absent from the map.
 std::map<std::uint64_t, double> durations_by_external_id(const ActivityBatch& batch,
                                                          const std::vector<std::uint64_t>& ids);
+
+// The kernels of one sample: those tagged with the first of `ids` that has any, in start order (a workload may
+// launch several kernels per sample). Empty when none of the ids has a kernel record.
+std::vector<KernelRecord> kernels_of_first_tag(const ActivityBatch& batch, const std::vector<std::uint64_t>& ids);
 
 }  // namespace gpuperf::cupti

@@ -75,8 +75,15 @@ class Sink : public ActivityHandler {
     records.for_each([&](const CUpti_Activity& record) {
       if (record.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || record.kind == CUPTI_ACTIVITY_KIND_KERNEL) {
         const auto& k = reinterpret_cast<const KernelActivity&>(record);
-        got.kernels.push_back(
-            KernelRecord{k.correlationId, k.start, k.end, k.streamId, k.name != nullptr ? k.name : ""});
+        KernelRecord r{k.correlationId, k.start, k.end, k.streamId, k.name != nullptr ? k.name : ""};
+        r.grid[0] = static_cast<std::uint32_t>(k.gridX);
+        r.grid[1] = static_cast<std::uint32_t>(k.gridY);
+        r.grid[2] = static_cast<std::uint32_t>(k.gridZ);
+        r.block[0] = static_cast<std::uint32_t>(k.blockX);
+        r.block[1] = static_cast<std::uint32_t>(k.blockY);
+        r.block[2] = static_cast<std::uint32_t>(k.blockZ);
+        r.dynamic_smem = static_cast<std::uint64_t>(k.dynamicSharedMemory);
+        got.kernels.push_back(std::move(r));
       } else if (record.kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
         const auto& e = reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record);
         if (e.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {

@@ -11,11 +11,14 @@
 //                instance its launches and cuptiSassMetricsGetDataProperties + cuptiSassMetricsFlushData
 //                (counts add up from enable to flush, with no launch id), cuptiSassMetricsDisable;
 //   lines:       cuptiGetCubinCrc matches a record's cubin CRC to a kept cubin, cuptiGetSassToSourceCorrelation
-//                maps (cubin, function, PC offset) to file and line (needs nvcc -lineinfo or similar).
+//                maps (cubin, function, PC offset) to file and line (needs nvcc -lineinfo or similar); the
+//                cubin's own line table (profiler/cubin/line_table.hpp) is read first, as only it says where
+//                code was inlined, and CUPTI's correlation answers for what it does not cover.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +44,9 @@ struct SassLocation {
   Kind kind = Kind::no_cubin;
   std::string file;  // as the line table names it, joined to its directory when that is given
   std::uint32_t line = 0;
+  // Code inlined from a helper: the kernel's line that calls it ("" and 0: the kernel's own code, or unknown).
+  std::string inlined_at_file;
+  std::uint32_t inlined_at_line = 0;
 };
 
 class SassMetricsBackend {
@@ -75,9 +81,13 @@ class SassBackendFactory {
   // The back end for CUDA device `device`, whose current context is `cu_context` (CUcontext). Throws
   // BackendError (unsupported_device: no SASS metrics on this chip or driver; profiler_busy; ...).
   virtual std::unique_ptr<SassMetricsBackend> open_device(int device, void* cu_context) const = 0;
+  // The code fingerprint (profiler/cubin/code_fingerprint.hpp) of every function in the cubins kept since
+  // track_modules() or keep_cubin(), by mangled name. Empty when none was kept.
+  virtual std::map<std::string, std::string> function_fingerprints() const = 0;
 };
 
-inline constexpr int kSassBackendAbiVersion = 1;
+// 2: function_fingerprints.
+inline constexpr int kSassBackendAbiVersion = 2;
 inline constexpr const char* kSassFactorySymbol = "gpuperf_cupti_sass_factory";
 
 }  // namespace gpuperf::cupti

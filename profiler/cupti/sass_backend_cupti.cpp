@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "profiler/cubin/code_fingerprint.hpp"
+#include "profiler/cubin/line_table.hpp"
 #include "profiler/cupti/cupti_check.hpp"
 #include "profiler/cupti/sass_backend.hpp"
 
@@ -40,8 +42,15 @@ class CubinStore {
     p.cubin = bytes.data();
     p.cubinSize = bytes.size();
     if (cuptiGetCubinCrc(&p) != CUPTI_SUCCESS) return;  // not a cubin CUPTI can read: no lines for it
+    const auto functions = cubin::function_fingerprints(bytes.data(), bytes.size());
     std::lock_guard<std::mutex> lock(mutex_);
     cubins_[static_cast<std::uint32_t>(p.cubinCrc)] = std::move(bytes);
+    // A name in two modules (a kernel in a library and in the program) keeps its first module's fingerprint.
+    fingerprints_.insert(functions.begin(), functions.end());
+  }
+  std::map<std::string, std::string> fingerprints() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return fingerprints_;
   }
   // A copy-free view would race with a later keep() of the same CRC; cubins are a few hundred kB at most.
   bool find(std::uint32_t crc, std::string& out) {
@@ -55,6 +64,7 @@ class CubinStore {
  private:
   std::mutex mutex_;
   std::map<std::uint32_t, std::string> cubins_;
+  std::map<std::string, std::string> fingerprints_;  // mangled name -> code fingerprint
 };
 
 void CUPTIAPI on_resource(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
@@ -194,6 +204,15 @@ class CuptiSassBackend final : public SassMetricsBackend {
     if (cubin_crc != cached_crc_ || cached_cubin_.empty()) {
       if (!CubinStore::instance().find(cubin_crc, cached_cubin_)) return out;  // no_cubin
       cached_crc_ = cubin_crc;
+      cached_lines_ = read_line_table(cached_cubin_);
+    }
+    if (auto at = cached_lines_.locate(function, pc_offset); at && at->line > 0 && !at->file.empty()) {
+      out.kind = SassLocation::Kind::line;
+      out.file = at->file;
+      out.line = at->line;
+      out.inlined_at_file = at->inlined_at_file;
+      out.inlined_at_line = at->inlined_at_line;
+      return out;
     }
     CUpti_GetSassToSourceCorrelationParams p{};
     p.size = CUpti_GetSassToSourceCorrelationParamsSize;
@@ -226,8 +245,19 @@ class CuptiSassBackend final : public SassMetricsBackend {
   bool enabled_ = false;
   std::vector<CUpti_SassMetrics_Config> configs_;
   std::map<std::uint64_t, std::size_t> index_;  // CUPTI metric id -> index into configure()'s names
+  // The cubin's own line table, or an empty one where it has none or one this reader cannot read (then
+  // CUPTI's correlation gives every line, without inlining).
+  static cubin::LineTable read_line_table(const std::string& cubin) {
+    try {
+      return cubin::LineTable::read(cubin::ElfFile::parse(cubin.data(), cubin.size(), "cubin"));
+    } catch (const cubin::ElfError&) {
+      return cubin::LineTable{};
+    }
+  }
+
   std::uint32_t cached_crc_ = 0;
   std::string cached_cubin_;
+  cubin::LineTable cached_lines_;
 };
 
 class CuptiSassFactory final : public SassBackendFactory {
@@ -253,6 +283,10 @@ class CuptiSassFactory final : public SassBackendFactory {
   }
 
   void keep_cubin(const void* cubin, std::size_t size) const override { CubinStore::instance().keep(cubin, size); }
+
+  std::map<std::string, std::string> function_fingerprints() const override {
+    return CubinStore::instance().fingerprints();
+  }
 
   std::unique_ptr<SassMetricsBackend> open_device(int device, void* cu_context) const override {
     auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);

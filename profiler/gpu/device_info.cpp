@@ -5,6 +5,7 @@
 
 #include <cstdio>
 
+#include "core/environment.hpp"
 #include "kernels/cuda_check.hpp"
 #include "profiler/gpu/nvml.hpp"
 
@@ -67,6 +68,21 @@ Machine describe_machine(int device) {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) m.hostname = host;
   return m;
+}
+
+std::map<std::string, std::string> describe_environment(int device, const Machine& machine) {
+  std::map<std::string, std::string> out = nvml_settings(machine.gpu_uuid);
+  if (!machine.driver.empty()) out[env::kDriver] = machine.driver;
+  if (!machine.cuda.empty()) out[env::kCudaRuntime] = machine.cuda;
+  if (!machine.gpu_name.empty()) out[env::kGpuName] = machine.gpu_name;
+  int driver = 0;
+  if (cudaSetDevice(device) == cudaSuccess && cudaDriverGetVersion(&driver) == cudaSuccess && driver > 0) {
+    out[env::kCudaDriverApi] = format_cuda_version(driver);
+  }
+#ifdef GPUPERF_CUDA_TOOLKIT_VERSION
+  out[env::kToolkit] = GPUPERF_CUDA_TOOLKIT_VERSION;  // the nvcc that compiled the kernels, from CMake
+#endif
+  return out;
 }
 
 }  // namespace gpuperf::gpu

@@ -2,6 +2,7 @@
 // on machines without the driver. Every function returns nullopt when NVML or the query is unavailable.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -16,5 +17,12 @@ std::optional<std::string> nvml_driver_version();
 
 // The SM clock of the GPU with this UUID ("GPU-..."), in MHz, right now.
 std::optional<unsigned> nvml_sm_clock_mhz(const std::string& gpu_uuid);
+
+// The settings of the GPU with this UUID that change its speed without changing any code, keyed as
+// core/environment.hpp names them: application clocks, the enforced power limit, ECC, MIG and persistence mode,
+// and the board's part number. A query NVML refuses (a GPU without ECC, a user without permission) leaves its
+// key out; without NVML the map is empty. Locked clocks (`nvidia-smi -lgc`) have no NVML getter this reads:
+// a locked clock shows where it matters, in the samples' SM clock.
+std::map<std::string, std::string> nvml_settings(const std::string& gpu_uuid);
 
 }  // namespace gpuperf::gpu

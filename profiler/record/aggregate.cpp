@@ -1,7 +1,5 @@
 #include "profiler/record/aggregate.hpp"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -20,45 +18,6 @@
 namespace gpuperf::record {
 namespace {
 
-// Drops a demangled function's trailing parameter list "(int, float*)" and a leading "void " (kernels
-// return void; the demangler prints the return type of function templates).
-std::string without_signature(std::string s) {
-  if (!s.empty() && s.back() == ')') {
-    int depth = 0;
-    for (std::size_t i = s.size(); i-- > 0;) {
-      if (s[i] == ')') ++depth;
-      if (s[i] == '(' && --depth == 0) {
-        s.erase(i);
-        break;
-      }
-    }
-  }
-  if (s.rfind("void ", 0) == 0) s.erase(0, 5);
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
-// "ns::vectorized_elementwise_kernel<4, F>" -> "vectorized_elementwise_kernel": the last '::' component
-// outside template arguments, without them.
-std::string function_only(const std::string& s) {
-  std::string out;
-  int depth = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '<') ++depth;
-    if (depth == 0) {
-      if (c == ':' && i + 1 < s.size() && s[i + 1] == ':') {
-        out.clear();
-        ++i;
-        continue;
-      }
-      out += c;
-    }
-    if (c == '>' && depth > 0) --depth;
-  }
-  return out.empty() ? s : out;
-}
-
 std::regex compile(const std::string& pattern, const char* option) {
   try {
     return std::regex(pattern, std::regex::ECMAScript);
@@ -74,16 +33,6 @@ KernelNaming kernel_naming_from_string(const std::string& s) {
   if (s == "function") return KernelNaming::function;
   if (s == "mangled") return KernelNaming::mangled;
   throw InputError("--kernel-name '" + s + "': expected demangled, function or mangled");
-}
-
-std::string kernel_name(const std::string& mangled, KernelNaming naming) {
-  if (naming == KernelNaming::mangled) return mangled;
-  int status = 0;
-  char* d = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  std::string name = (status == 0 && d != nullptr) ? std::string(d) : mangled;
-  std::free(d);
-  name = without_signature(name);
-  return naming == KernelNaming::function ? function_only(name) : name;
 }
 
 std::string dims(const std::uint32_t d[3]) {
@@ -307,6 +256,16 @@ struct LinesUnavailable {
   std::string why;  // "" when they were collected
 };
 
+// An identity's code (core/result.hpp CodeIdentity): its kernel's fingerprint from the `c` lines, and its launch
+// shape as its params say it (the record has no dynamic shared memory).
+CodeIdentity identity_code(const Acc& acc, const std::map<std::string, std::string>& fingerprints) {
+  CodeIdentity code;
+  if (auto it = fingerprints.find(std::string(acc.mangled)); it != fingerprints.end()) code.fingerprint = it->second;
+  code.launch =
+      "grid=" + to_string(acc.instance.params.at("grid")) + " block=" + to_string(acc.instance.params.at("block"));
+  return code;
+}
+
 // One identity's result: its durations, launches, kernel time and share of the device's, with --metrics one
 // sample per profiled launch of each metric (combined across its launches' groups), in the plan's order, and
 // with source lines its Result::source.
@@ -426,6 +385,8 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
   for (const auto& p : processes) {
     if (p.one_pass) not_collected[p.pid] = &p.not_collected;
   }
+  std::map<std::string, std::string> fingerprints;  // mangled name -> code fingerprint, from every process
+  for (const auto& p : processes) fingerprints.insert(p.fingerprints.begin(), p.fingerprints.end());
   for (auto& [device, accs] : by_device) {
     std::vector<Acc*> order;
     for (auto& [name, acc] : accs) order.push_back(&acc);
@@ -433,6 +394,7 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     for (Acc* acc : order) {
       out[device].push_back(
           identity_result(*acc, device_total_ns[device], options, totals, lines, texts, not_collected));
+      out[device].back().code = identity_code(*acc, fingerprints);
       ++totals.identities;
     }
   }

@@ -16,16 +16,13 @@
 
 #include "core/result.hpp"
 #include "profiler/metric_plan.hpp"
+#include "profiler/record/kernel_naming.hpp"
 #include "profiler/record/record_file.hpp"
 
 namespace gpuperf::record {
 
-enum class KernelNaming { demangled, function, mangled };
 // "demangled" | "function" | "mangled"; InputError otherwise.
 KernelNaming kernel_naming_from_string(const std::string& s);
-
-// The kernel's name for its identity. Names that do not demangle (extern "C" kernels) stay as they are.
-std::string kernel_name(const std::string& mangled, KernelNaming naming);
 
 // A launch's grid or block as its identity's params write it: "128x1x1".
 std::string dims(const std::uint32_t d[3]);

@@ -58,6 +58,7 @@
 #include "profiler/cupti/activity_api_linked.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/record/flush_guard.hpp"
+#include "profiler/record/inject_identity.hpp"
 #include "profiler/record/inject_lines.hpp"
 #include "profiler/record/inject_metrics.hpp"
 #include "profiler/record/inject_shared.hpp"
@@ -219,6 +220,15 @@ void write_line_locked(const std::string& line) { write_locked((line + '\n').dat
 }  // namespace
 
 namespace gpuperf::record::inject {
+const RecordConfig& config() {
+  static const RecordConfig* c = [] {  // never destroyed: read from exit handlers too
+    std::string error;
+    auto* read = new RecordConfig(config_from_environment([](const char* v) { return std::getenv(v); }, &error));
+    if (!error.empty()) std::fprintf(stderr, "gpuperf record: %s: %s\n", kRecordConfigVariable, error.c_str());
+    return read;
+  }();
+  return *c;
+}
 void write_line(const std::string& line) {
   std::lock_guard<std::mutex> lock(state().mutex);
   write_line_locked(line);
@@ -227,6 +237,12 @@ void write_line_and_flush(const std::string& line) {
   std::lock_guard<std::mutex> lock(state().mutex);
   write_line_locked(line);
   if (state().out != nullptr && !state().finished) std::fflush(state().out);
+}
+std::string current_range_path() {
+  std::string path;
+  if (t_ranges == nullptr) return path;
+  for (const auto& r : t_ranges->names) path += (path.empty() ? "" : "/") + r;
+  return path;
 }
 std::uint64_t current_range_id() { return t_ranges == nullptr || t_ranges->ids.empty() ? 0 : t_ranges->ids.back(); }
 void set_kernel_tracing(bool on) {
@@ -474,6 +490,7 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
     gpuperf::record::inject::on_launch(domain, cbid, static_cast<const CUpti_CallbackData*>(data));
   } else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) gpuperf::record::inject::note_module_loaded(data);  // code identity
     gpuperf::record::inject::on_resource(cbid, data);  // source lines: a module's cubin (inject_lines.hpp)
   }
 }
@@ -504,6 +521,7 @@ void finish() {
   std::lock_guard<std::mutex> lock(state().mutex);
   if (state().finished || state().out == nullptr) return;
   write_own_time_locked();
+  for (const std::string& line : gpuperf::record::inject::library_lines()) write_line_locked(line);
   write_line_locked("Z");
   state().finished = true;
   std::fclose(state().out);
@@ -538,11 +556,7 @@ void on_fatal_signal(int sig) {
 
 // The flush period (GPUPERF_RECORD_FLUSH_MS; 0 turns the periodic flush off): 1 s by default, so a SIGKILL
 // takes at most about a second of records.
-unsigned flush_period_ms() {
-  const char* v = std::getenv("GPUPERF_RECORD_FLUSH_MS");
-  if (v == nullptr || *v == '\0') return 1000;
-  return static_cast<unsigned>(std::strtoul(v, nullptr, 10));
-}
+unsigned flush_period_ms() { return static_cast<unsigned>(gpuperf::record::inject::config().flush_ms); }
 
 // One periodic flush on the flush thread (cuptiActivityFlushAll, not forced); false when CUPTI refused it.
 // Skipped, without calling CUPTI, while a profiled launch is in progress (flush_guard.hpp): the flush never
@@ -618,9 +632,9 @@ void install_signal_handlers() {
 extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
   bool expected = false;
   if (!g_started.compare_exchange_strong(expected, true)) return 1;
-  const char* dir = std::getenv("GPUPERF_RECORD_DIR");
-  if (dir == nullptr || *dir == '\0') return 1;  // loaded without `gpuperf record`: do nothing
-  const std::string path = std::string(dir) + "/process-" + std::to_string(getpid()) + ".txt";
+  const gpuperf::record::RecordConfig& config = gpuperf::record::inject::config();
+  if (config.dir.empty()) return 1;  // loaded without `gpuperf record`: do nothing
+  const std::string path = config.dir + "/process-" + std::to_string(getpid()) + ".txt";
   {
     std::lock_guard<std::mutex> lock(state().mutex);
     state().out = std::fopen(path.c_str(), "w");
@@ -639,19 +653,17 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   }
   // NVTX reaches CUPTI only through NVTX_INJECTION64_PATH, read at the program's first NVTX call: point it
   // at the libcupti this library runs with (a program that used NVTX before CUDA started is too late).
-  const char* no_nvtx = std::getenv("GPUPERF_RECORD_NO_NVTX");  // gpuperf record --no-nvtx
-  const bool nvtx = no_nvtx == nullptr || *no_nvtx == '\0' || *no_nvtx == '0';
-  if (const char* ab = std::getenv("GPUPERF_RECORD_OVERHEAD_AB"); ab != nullptr && *ab != '\0') {
+  const bool nvtx = config.nvtx;  // gpuperf record --no-nvtx
+  if (const std::string& ab = config.overhead_ab; !ab.empty()) {
     g_ab_parts = parse_parts(ab);
     if (g_ab_parts > 0) {
       g_ab_allowed = true;
     } else {
-      report_error(std::string("GPUPERF_RECORD_OVERHEAD_AB='") + ab +
+      report_error("GPUPERF_RECORD_OVERHEAD_AB='" + ab +
                    "': expected all, or a comma list of nvtx, write and flush; the pause is off");
     }
   }
-  const char* trace = std::getenv("GPUPERF_RECORD_NVTX_TRACE");
-  g_trace_nvtx = trace != nullptr && *trace == '1';
+  g_trace_nvtx = config.nvtx_trace;
   Dl_info cupti_info{};
   if (nvtx && std::getenv("NVTX_INJECTION64_PATH") == nullptr &&
       dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &cupti_info) != 0 && cupti_info.dli_fname != nullptr) {
@@ -672,11 +684,14 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     report_error(std::string("cannot trace kernels: ") + result_text(r));
     return 1;
   }
-  const char* metrics = std::getenv("GPUPERF_RECORD_METRICS");
-  if (nvtx || (metrics != nullptr && *metrics != '\0')) {
+  if (nvtx || !config.metrics.empty()) {
     CUpti_SubscriberHandle subscriber = nullptr;
     r = cuptiSubscribe(&subscriber, on_callback, nullptr);
     if (r == CUPTI_SUCCESS && nvtx) r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
+    // Every module's functions and their code fingerprints (inject_identity.hpp), plain and --metrics alike.
+    if (r == CUPTI_SUCCESS) {
+      r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+    }
     if (r != CUPTI_SUCCESS) {
       // Kernels are still traced; NVTX paths and metrics are missing. Another tool may hold the one subscriber.
       report_error(

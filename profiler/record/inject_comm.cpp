@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "profiler/record/communication_wait.hpp"
+#include "profiler/record/inject_shared.hpp"
 
 namespace gpuperf::record::inject {
 namespace {
@@ -32,9 +33,7 @@ int query_event(void* event) {
 }  // namespace
 
 void init_communication_wait() {
-  if (const char* v = std::getenv("GPUPERF_RECORD_COMMUNICATION_WAIT_MS"); v != nullptr && *v != '\0') {
-    g_wait_ms = std::strtoull(v, nullptr, 10);
-  }
+  if (config().communication_wait_ms) g_wait_ms = *config().communication_wait_ms;
   g_in_flight = new CommunicationInFlight({record_event, query_event});
 }
 

@@ -13,10 +13,6 @@
 namespace gpuperf::record::inject {
 namespace {
 
-// 30 s: a profiled launch takes 0.1-1 s (docs/record-ends.md, up to a second where most of the GPU's memory is
-// saved and restored); thirty times the worst seen is a hang, not a slow replay.
-constexpr std::uint64_t kDefaultWatchdogMs = 30000;
-
 std::vector<std::string>* g_communication = nullptr;  // never destroyed, like the rest of the library's state
 ProfileWatchdog* g_watchdog = nullptr;
 thread_local const char* t_last_symbol = nullptr;  // the last kernel name classified on this thread
@@ -33,13 +29,9 @@ void on_give_up(std::uint32_t correlation, const std::string& identity, std::uin
 
 }  // namespace
 
-void init_guard() {
-  g_communication =
-      new std::vector<std::string>(parse_communication_kernels(std::getenv("GPUPERF_RECORD_COMMUNICATION_KERNELS")));
-  std::uint64_t bound = kDefaultWatchdogMs;
-  if (const char* v = std::getenv("GPUPERF_RECORD_PROFILE_WATCHDOG_MS"); v != nullptr && *v != '\0') {
-    bound = std::strtoull(v, nullptr, 10);
-  }
+void init_guard(const std::vector<std::string>& communication_kernels, std::uint64_t watchdog_ms) {
+  g_communication = new std::vector<std::string>(communication_kernels);
+  const std::uint64_t bound = watchdog_ms;
   g_watchdog = new ProfileWatchdog(bound, on_give_up);
 }
 

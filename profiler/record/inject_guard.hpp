@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gpuperf::record::inject {
 
-// Reads GPUPERF_RECORD_COMMUNICATION_KERNELS (substrings, one a line) and GPUPERF_RECORD_PROFILE_WATCHDOG_MS
-// (default 30000; 0: no watchdog) and starts the watchdog. Once, from init_metrics.
-void init_guard();
+// Takes the user's communication-kernel substrings (--communication-kernel) and the watchdog's bound in ms
+// (--profile-watchdog-ms, default 30000: a profiled launch takes 0.1-1 s, docs/record-ends.md, so thirty times
+// the worst seen is a hang; 0: no watchdog) and starts the watchdog. Once, from init_metrics.
+void init_guard(const std::vector<std::string>& communication_kernels, std::uint64_t watchdog_ms);
 
 // Whether a launch may be profiled at all: a single-kernel launch whose shape is known, of a kernel that is
 // not communication, while profiling has not been given up. Cached per kernel name pointer (CUPTI hands the

@@ -55,8 +55,8 @@ struct ReadMode {
 
 ReadMode read_mode() {
   ReadMode m;
-  const char* v = std::getenv("GPUPERF_RECORD_LINES_FLUSH");
-  const std::string s = v != nullptr && *v != '\0' ? v : "next-quiet";
+  const std::string& flush = config().lines_flush;
+  const std::string s = !flush.empty() ? flush : "next-quiet";
   if (s.rfind("exit", 0) == 0) m.at = ReadAt::exit;
   m.helper = s.find("thread") != std::string::npos;
   m.quiet = s.find("quiet") != std::string::npos;
@@ -184,16 +184,17 @@ void write_lines_locked(std::uint32_t correlation, const SourceLines& lines) {
       out += ' ';
       out += number(c);
     }
+    // Code inlined from a helper: the call site's file id and line after the counters (absent otherwise).
+    if (!l.inlined_at_file.empty()) {
+      out += " " + std::to_string(string_id_locked(l.inlined_at_file)) + " " + std::to_string(l.inlined_at_line);
+    }
     write_line(out);
   }
 }
 
 }  // namespace
 
-bool source_lines_asked() {
-  const char* on = std::getenv("GPUPERF_RECORD_SOURCE_LINES");
-  return on != nullptr && *on == '1';
-}
+bool source_lines_asked() { return config().source_lines; }
 
 void init_lines(CUpti_SubscriberHandle subscriber, const cupti::SassBackendFactory* sass) {
   if (!source_lines_asked()) return;

@@ -27,9 +27,11 @@
 #include "profiler/record/inject_lines.hpp"
 #include "profiler/record/inject_shared.hpp"
 #include "profiler/record/launch_policy.hpp"
+#include "profiler/record/launch_selection.hpp"
 #include "profiler/record/pass_groups.hpp"
 #include "profiler/record/profile_session.hpp"
 #include "profiler/record/session_events.hpp"
+#include "profiler/speed_of_light.hpp"
 
 namespace gpuperf::record::inject {
 namespace {
@@ -87,6 +89,13 @@ struct State {
   pthread_rwlock_t gate;
   const cupti::BackendFactory* factory = nullptr;
   std::vector<std::string> metrics;
+  // The same set with the speed-of-light throughputs as TriageCompute metrics (the recorder plans both for the
+  // default set): taken at the first context where the chip accepts them and they need fewer passes
+  // (speed_of_light.hpp). Empty: `metrics` as they are.
+  std::vector<std::string> triage;
+  // --kernel-regex, --nvtx-include, --launch-skip, --launch-count in the program (launch_selection.hpp): a launch
+  // they leave out is never profiled or instrumented. Null: every launch may be.
+  std::unique_ptr<LaunchSelection> selection;
   unsigned long long per_identity = 3;
   // Profiled launches per process at most (0: no limit): each costs a kernel replay of several passes, so a
   // program of thousands of identities would otherwise pay for each one. Identities that come after it is
@@ -173,12 +182,27 @@ bool grouped() { return g_state->one_pass || g_state->groups.size() > 1; }
 void plan_groups(const std::string& chip) {
   g_state->planned = true;
   std::unique_ptr<cupti::RangeProfilerBackend> host;
-  if (g_state->split != 1 || g_state->one_pass) host = g_state->factory->open_host(chip);
+  if (g_state->split != 1 || g_state->one_pass || !g_state->triage.empty()) host = g_state->factory->open_host(chip);
   std::map<std::vector<std::string>, std::size_t> counted;  // each list's passes, counted once
   const PassCount passes = [&](const std::vector<std::string>& m) {
     const auto it = counted.find(m);
     return it != counted.end() ? it->second : counted[m] = host->add_configuration(m);
   };
+  if (!g_state->triage.empty()) {
+    const AcceptsMetric accepts = [&](const std::string& m) {
+      try {
+        passes({m});
+        return true;
+      } catch (const std::exception&) {  // CUPTI refuses the name on this chip
+        return false;
+      }
+    };
+    g_state->metrics = choose_speed_of_light(g_state->metrics, g_state->triage, accepts, passes);
+  }
+  // The metrics line, once the chip has chosen the names: every later line's values follow its order.
+  std::string header = "C";
+  for (const std::string& name : g_state->metrics) header += " " + name;
+  write_line(header);
   if (g_state->one_pass) {
     SinglePassGroups packed = pack_single_pass(g_state->metrics, passes);
     // The largest group first: an identity launched once collects the most it can.
@@ -391,6 +415,18 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
 
 void end_session_locked(SessionEnd why, bool in_capture);
 
+// Whether the selection admits the launch (every one without a selection); the first launch of a kernel it leaves
+// out writes "e <symbol>": traced, never profiled.
+bool launch_selected(const CUpti_CallbackData* data) {
+  LaunchSelection* s = g_state->selection.get();
+  if (s == nullptr || !s->active() || data->symbolName == nullptr) return true;
+  std::lock_guard<std::mutex> lock(g_state->mutex);
+  const std::string symbol = data->symbolName;
+  if (s->admit(symbol, current_range_id(), current_range_path)) return true;
+  if (s->first_exclusion(symbol)) write_line("e " + symbol);
+  return false;
+}
+
 // Source lines (inject_lines.hpp): the first launch after an identity's range-profiled ones (or of one whose
 // context cannot be range-profiled) is instrumented, within the same budgets of launches and time, holding
 // the gate exclusively. False: the launch is not (the caller takes the gate shared).
@@ -450,7 +486,8 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     pthread_rwlock_unlock(&g_state->gate);
   }
   // Communication kernels (never profiled) and a process whose profiling was given up: the gate, shared.
-  profilable = launch_may_be_profiled(profilable, info.known, data->symbolName) && data->context != nullptr;
+  const bool selected = launch_selected(data);  // counts the launch (--launch-skip, --launch-count)
+  profilable = launch_may_be_profiled(profilable, info.known, data->symbolName) && data->context != nullptr && selected;
   const bool candidate = profilable;
   t_communication = info.known && communication_launch(data->symbolName);  // an event after it (inject_comm.hpp)
   if (t_communication) g_state->communication_seen.store(true, std::memory_order_relaxed);
@@ -624,18 +661,15 @@ void mark(Phase p) {
 
 // GPUPERF_RECORD_PROFILE_KEEP=0 ends each session after its launch; GPUPERF_RECORD_PROFILE_GROUPS=N splits the
 // metric set into N groups at most (default 0: pass_groups.hpp's default_groups).
-void configure_session_env() {
-  const char* keep = std::getenv("GPUPERF_RECORD_PROFILE_KEEP");
+void configure_session() {
+  const std::optional<bool> keep = config().profile_keep;
   // Not in a rank that instruments source lines (launch_policy.hpp, keep_sessions_by_default; docs/record-ends.md):
   // with --no-source-lines a rank keeps them. GPUPERF_RECORD_PROFILE_KEEP=1 keeps them anyway, =0 never.
   const bool keep_default =
       keep_sessions_by_default(g_state->one_pass ? ReplayMode::one_pass : ReplayMode::every_pass, source_lines_asked());
-  g_state->session.set_keep(keep == nullptr || *keep == '\0' ? keep_default : *keep != '0');
+  g_state->session.set_keep(keep.value_or(keep_default));
   g_state->split = g_state->per_identity <= 1 ? 1 : 0;
-  if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_GROUPS"); n != nullptr && *n != '\0') {
-    const unsigned long long groups = std::strtoull(n, nullptr, 10);  // 0: the default
-    if (groups > 0) g_state->split = static_cast<std::size_t>(groups);
-  }
+  if (config().profile_groups > 0) g_state->split = static_cast<std::size_t>(config().profile_groups);  // 0: default
 }
 
 // A capture begins or a context goes: waits for a profiled launch in flight (the gate), then ends the session.
@@ -670,12 +704,11 @@ void end_metrics_session() {
 }
 
 bool init_metrics(CUpti_SubscriberHandle subscriber) {
-  const char* metrics = std::getenv("GPUPERF_RECORD_METRICS");
-  if (metrics == nullptr || *metrics == '\0') return true;
-  const char* module = std::getenv("GPUPERF_RECORD_CUPTI_MODULE");  // gpuperf found it (find_backend_module)
-  const cupti::OpenedBackend opened = module != nullptr && *module != '\0'
-                                          ? cupti::open_backend_module(module)
-                                          : cupti::OpenedBackend{nullptr, "GPUPERF_RECORD_CUPTI_MODULE is unset"};
+  const RecordConfig& c = config();
+  if (c.metrics.empty()) return true;
+  const std::string& module = c.cupti_module;  // gpuperf found it (find_backend_module)
+  const cupti::OpenedBackend opened = !module.empty() ? cupti::open_backend_module(module)
+                                                      : cupti::OpenedBackend{nullptr, "no CUPTI module configured"};
   if (opened.factory == nullptr) {
     write_line("X hardware metrics are not recorded: " + opened.error);
     return false;
@@ -687,36 +720,31 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   pthread_rwlock_init(&g_state->gate, &attr);
   pthread_rwlockattr_destroy(&attr);
   g_state->factory = opened.factory;
-  std::stringstream names(metrics);
-  std::string name, header = "C";
-  while (std::getline(names, name, ',')) {
-    if (name.empty()) continue;
-    g_state->metrics.push_back(name);
-    header += " " + name;
-  }
-  if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_LAUNCHES"); n != nullptr && *n != '\0') {
-    g_state->per_identity = std::strtoull(n, nullptr, 10);
-  }
-  if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_BUDGET"); n != nullptr && *n != '\0') {
-    g_state->budget = std::strtoull(n, nullptr, 10);
-  }
-  if (const char* t = std::getenv("GPUPERF_RECORD_PROFILE_TRACE"); t != nullptr && *t == '1') {
+  g_state->metrics = c.metrics;
+  g_state->triage = c.metrics_triage;
+  g_state->per_identity = c.profile_launches;
+  g_state->budget = c.profile_budget;
+  if (c.profile_trace) {
     g_trace = true;
     std::signal(SIGSEGV, on_fault);
     std::signal(SIGBUS, on_fault);
     std::signal(SIGABRT, on_fault);
   }
-  if (const char* n = std::getenv("GPUPERF_RECORD_PROFILE_MS"); n != nullptr && *n != '\0') {
-    g_state->time_budget_ms = std::strtoull(n, nullptr, 10);
+  g_state->time_budget_ms = c.profile_ms;
+  try {
+    const KernelNaming naming = c.kernel_name == "function"  ? KernelNaming::function
+                                : c.kernel_name == "mangled" ? KernelNaming::mangled
+                                                             : KernelNaming::demangled;
+    g_state->selection =
+        std::make_unique<LaunchSelection>(c.kernel_regex, c.nvtx_include, c.launch_skip, c.launch_count, naming);
+  } catch (const std::regex_error& e) {  // the recorder checked the patterns: not expected
+    write_line(std::string("X the launch selection is not applied in the program: ") + e.what());
   }
-  if (const char* r = std::getenv("GPUPERF_RECORD_PROFILE_REPLAY"); r != nullptr && std::strcmp(r, "kernel") == 0) {
-    g_state->replay_forced = true;
-  }
+  g_state->replay_forced = c.replay_kernel;
   g_state->distributed = distributed_job([](const char* variable) { return std::getenv(variable); });
   g_state->one_pass = replay_mode(g_state->replay_forced, g_state->distributed, false) == ReplayMode::one_pass;
-  configure_session_env();
-  write_line(header);
-  init_guard();
+  configure_session();
+  init_guard(c.communication_kernels, c.profile_watchdog_ms);
   init_communication_wait();
   // Callbacks for the launch APIs alone (every other API call runs without one): single-kernel launches
   // are profiled, the others pass the gate.

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "profiler/record/record_config.hpp"
+
 namespace gpuperf::record::inject {
 
 // The APIs that launch one kernel (<<<>>> is __cudaLaunchKernel in CUDA 13): tracing ties their activity
@@ -37,6 +39,9 @@ constexpr bool is_nvtx_pop(CUpti_CallbackId cbid) {
 }
 
 // Appends one line to this process's record file (thread-safe; dropped once the file is finished).
+// The configuration `gpuperf record` gave the program (record_config.hpp), read once at InitializeInjection.
+const RecordConfig& config();
+
 void write_line(const std::string& line);
 
 // The same, then the file's buffer is handed to the kernel (fflush): what a later SIGKILL cannot take back.
@@ -44,6 +49,9 @@ void write_line_and_flush(const std::string& line);
 
 // The id (its R line) of the NVTX range path the calling thread is in; 0 outside any range or with --no-nvtx.
 std::uint64_t current_range_id();
+
+// The launching thread's NVTX path ("outer/inner"; "" outside any range), as `record` stores it.
+std::string current_range_path();
 
 // Pauses (false) and resumes (true) the tracing of kernels (source lines' "quiet" way, inject_lines.cpp).
 void set_kernel_tracing(bool on);

@@ -81,9 +81,11 @@ void check_no_other_injection() {
 }
 
 ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& record_dir,
-                       const std::string& inject_library, bool nvtx,
-                       const std::vector<std::pair<std::string, std::string>>& env,
+                       const std::string& inject_library, bool nvtx, RecordConfig config,
                        const std::function<void()>& while_running) {
+  config.dir = record_dir;
+  config.nvtx = nvtx;
+  const std::string config_text = config.to_text();
   const std::string program = resolve_program(argv.at(0));
   ProgramEnd end;
   end.started_at = now_iso8601();
@@ -100,9 +102,7 @@ ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& 
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
     setenv("CUDA_INJECTION64_PATH", inject_library.c_str(), 1);
-    setenv("GPUPERF_RECORD_DIR", record_dir.c_str(), 1);
-    if (!nvtx) setenv("GPUPERF_RECORD_NO_NVTX", "1", 1);
-    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+    setenv(kRecordConfigVariable, config_text.c_str(), 1);  // the library's whole configuration
     // NVTX reaches CUPTI only through this variable; with --no-nvtx it stays unset, so the program's NVTX
     // calls stay the no-ops they are without a tool (as under the bare tracer record_overhead.py compares with).
     if (nvtx && std::getenv("NVTX_INJECTION64_PATH") == nullptr && *GPUPERF_CUPTI_LIBRARY != '\0' &&

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "profiler/record/record_config.hpp"
+
 namespace gpuperf::record {
 
 // The injection library's file name, installed next to the CUPTI module.
@@ -31,18 +33,16 @@ struct ProgramEnd {
 };
 
 // Runs argv[0] (resolved) with argv[1..] and waits for it. The child gets CUDA_INJECTION64_PATH =
-// `inject_library`, GPUPERF_RECORD_DIR = `record_dir` and, unless set, NVTX_INJECTION64_PATH = libcupti (so
-// NVTX ranges reach CUPTI); children it starts inherit them. While it runs, SIGINT is left to the program
-// (the terminal sends it there too) and SIGTERM is passed on to it, so gpuperf lives to store what was seen.
-// With `nvtx` false the library records no NVTX paths (GPUPERF_RECORD_NO_NVTX=1): no launch-API records.
-// `env` adds variables for the library (the hardware metrics' GPUPERF_RECORD_METRICS, ...).
-// `while_running`, when given, is called in gpuperf once the program has started and then every 10 ms or
-// so until it ends, so that gpuperf's own work (describing the machine, reading the records as they are
-// written) overlaps the program instead of adding to it. Once it throws it is not called again, and the
-// exception is rethrown when the program has ended: the program is never left unwaited.
+// `inject_library`, GPUPERF_RECORD_CONFIG = `config` with `record_dir` and `nvtx` (record_config.hpp) and, unless
+// set, NVTX_INJECTION64_PATH = libcupti (so NVTX ranges reach CUPTI); children it starts inherit them. While it runs,
+// SIGINT is left to the program (the terminal sends it there too) and SIGTERM is passed on to it, so gpuperf lives to
+// store what was seen. With `nvtx` false the library records no NVTX paths: no launch-API records. `config` holds the
+// rest of the library's settings (the hardware metrics, the selection, ...). `while_running`, when given, is called in
+// gpuperf once the program has started and then every 10 ms or so until it ends, so that gpuperf's own work (describing
+// the machine, reading the records as they are written) overlaps the program instead of adding to it. Once it throws it
+// is not called again, and the exception is rethrown when the program has ended: the program is never left unwaited.
 ProgramEnd run_program(const std::vector<std::string>& argv, const std::string& record_dir,
-                       const std::string& inject_library, bool nvtx = true,
-                       const std::vector<std::pair<std::string, std::string>>& env = {},
+                       const std::string& inject_library, bool nvtx = true, RecordConfig config = {},
                        const std::function<void()>& while_running = {});
 
 }  // namespace gpuperf::record

@@ -47,7 +47,7 @@ std::vector<std::vector<std::size_t>> split_passes(const std::vector<std::string
 
 std::size_t default_groups(const std::vector<std::string>& metrics, std::size_t per_identity, const PassCount& passes) {
   const std::size_t most = std::min<std::size_t>(std::max<std::size_t>(per_identity, 1), 8);
-  if (most < 2) return 1;
+  if (most < 2 || passes(metrics) <= kOneGroupMostPasses) return 1;
   const bool heavy =
       std::any_of(metrics.begin(), metrics.end(), [&](const std::string& m) { return needs_passes_alone(m, passes); });
   return heavy ? 2 : most;

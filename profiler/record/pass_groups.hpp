@@ -33,7 +33,13 @@ using PassCount = std::function<std::size_t(const std::vector<std::string>& metr
 std::vector<std::vector<std::size_t>> split_passes(const std::vector<std::string>& metrics, std::size_t groups,
                                                    const PassCount& passes);
 
-// The groups `record --metrics` splits `metrics` into unless told (--profile-groups): 2 when some metric needs
+// A set that needs at most this many passes together is not split: every profiled launch collects all of it, so
+// no identity is partial (GH100's default set with the TriageCompute speed of light: 4 passes; with today's names
+// 12, split into 4 + 9).
+inline constexpr std::size_t kOneGroupMostPasses = 6;
+
+// The groups `record --metrics` splits `metrics` into unless told (--profile-groups): 1 when the whole set needs
+// at most kOneGroupMostPasses passes; else 2 when some metric needs
 // more than one pass on its own (those, and the rest: an identity's counters are whole after two profiled
 // launches, the first giving every metric but those), else as many as an identity's profiled launches
 // (`per_identity`), at most 8; 1 when one launch an identity is profiled.

@@ -66,58 +66,75 @@ void ProcessParser::feed(std::string_view bytes) {
   }
 }
 
+InputError ProcessParser::bad(std::string_view line, const char* why) const {
+  return InputError(what_ + ":" + std::to_string(lineno_) + ": " + why + ": '" + std::string(line.substr(0, 120)) +
+                    "'");
+}
+
 void ProcessParser::parse_line(std::string_view line) {
   ++lineno_;
   if (line.empty()) return;
   LineFields f(line);
   char kind = 0;
   f.next_char(kind);
-  auto bad = [&](const char* why) {
-    return InputError(what_ + ":" + std::to_string(lineno_) + ": " + why + ": '" + std::string(line.substr(0, 120)) +
-                      "'");
-  };
   switch (kind) {
-    case 'P':
-      if (!(f.next(p_.pid) && f.next(p_.ppid) && f.next(p_.started_ns))) throw bad("malformed process line");
-      p_.argv0 = rest_after(line, 4);
+    case 'K': parse_kernel_line(f, line); break;
+    case 'C':
+    case 'M':
+    case 'H':
+    case 'Q':
+    case 'Y':
+    case 'W': parse_metrics_line(kind, f, line); break;
+    case 'A': parse_rank_line(f, line); break;
+    case 'S':
+    case 'L':
+    case 'I':
+    case 'J':
+      if (const std::string why = source_.parse(line); !why.empty()) throw bad(line, why.c_str());
       break;
-    case 'N': {
-      std::uint64_t id = 0;
-      if (!f.next(id)) throw bad("malformed name line");
-      strings_->names[id] = rest_after(line, 2);
-      break;
-    }
-    case 'R': {
-      std::uint64_t id = 0;
-      if (!f.next(id)) throw bad("malformed range line");
-      strings_->ranges[id] = stable_nvtx_path(rest_after(line, 2));
-      break;
-    }
-    case 'K': {
-      LaunchRecord r;
-      std::uint64_t name_id = 0;
-      if (!(f.next(r.device) && f.next(r.context) && f.next(r.stream) && f.next(r.correlation) && f.next(r.start_ns) &&
-            f.next(r.end_ns) && f.next(r.grid[0]) && f.next(r.grid[1]) && f.next(r.grid[2]) && f.next(r.block[0]) &&
-            f.next(r.block[1]) && f.next(r.block[2]) && f.next(name_id))) {
-        throw bad("malformed kernel line");
-      }
-      if (!f.at_end() && !(f.next(r.graph) && f.at_end())) throw bad("malformed kernel line");
-      if (r.end_ns == 0 && r.start_ns != 0) {
-        r.unfinished = true;  // still running when a forced flush handed its record over
-      } else if (r.end_ns < r.start_ns) {
-        throw bad("kernel ends before it starts");
-      }
-      p_.launches.push_back(r);
-      name_ids_.push_back(name_id);
-      break;
-    }
-    case 'E': {
-      std::uint32_t corr = 0;
-      std::uint64_t range = 0;
-      if (!(f.next(corr) && f.next(range))) throw bad("malformed correlation line");
-      range_of_correlation_[corr] = range;
-      break;
-    }
+    case 'Z': p_.complete = true; break;
+    default: parse_process_line(kind, f, line);
+  }
+}
+
+// K: one kernel launch (device, context, stream, correlation, start, end, grid, block, name id[, graph]).
+void ProcessParser::parse_kernel_line(LineFields& f, std::string_view line) {
+  LaunchRecord r;
+  std::uint64_t name_id = 0;
+  if (!(f.next(r.device) && f.next(r.context) && f.next(r.stream) && f.next(r.correlation) && f.next(r.start_ns) &&
+        f.next(r.end_ns) && f.next(r.grid[0]) && f.next(r.grid[1]) && f.next(r.grid[2]) && f.next(r.block[0]) &&
+        f.next(r.block[1]) && f.next(r.block[2]) && f.next(name_id))) {
+    throw bad(line, "malformed kernel line");
+  }
+  if (!f.at_end() && !(f.next(r.graph) && f.at_end())) throw bad(line, "malformed kernel line");
+  if (r.end_ns == 0 && r.start_ns != 0) {
+    r.unfinished = true;  // still running when a forced flush handed its record over
+  } else if (r.end_ns < r.start_ns) {
+    throw bad(line, "kernel ends before it starts");
+  }
+  p_.launches.push_back(r);
+  name_ids_.push_back(name_id);
+}
+
+// A, the process's place in a distributed job: rank, local rank, world size, each a number or "-".
+void ProcessParser::parse_rank_line(LineFields& f, std::string_view line) {
+  std::optional<int>* fields[] = {&p_.rank, &p_.local_rank, &p_.world_size};
+  for (std::optional<int>* field : fields) {
+    std::string word;
+    int v = 0;
+    if (!f.next_word(word)) throw bad(line, "malformed rank line");
+    if (word == "-") continue;
+    const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+    if (ec != std::errc() || end != word.data() + word.size() || v < 0) throw bad(line, "malformed rank line");
+    *field = v;
+  }
+  if (!f.at_end()) throw bad(line, "malformed rank line");
+}
+
+// The metrics' lines: C (names), M (a launch's values), H (a group of them), Q (a launch's values of one
+// group), Y (one pass a launch: what was not collected), W (a profiled launch's time).
+void ProcessParser::parse_metrics_line(char kind, LineFields& f, std::string_view line) {
+  switch (kind) {
     case 'C': {
       std::string name;
       while (f.next_word(name)) p_.metric_names.push_back(name);
@@ -125,24 +142,25 @@ void ProcessParser::parse_line(std::string_view line) {
     }
     case 'M': {
       std::uint32_t corr = 0;
-      if (!f.next(corr)) throw bad("malformed metrics line");
+      if (!f.next(corr)) throw bad(line, "malformed metrics line");
       std::vector<double> values;
       double v = 0;
       while (f.next(v)) values.push_back(v);
-      if (!f.at_end() || values.size() != p_.metric_names.size()) throw bad("metric values do not match the C line");
+      if (!f.at_end() || values.size() != p_.metric_names.size())
+        throw bad(line, "metric values do not match the C line");
       metrics_of_correlation_[corr] = std::move(values);
       break;
     }
     case 'H': {  // a group of the C line's metrics, by index, that a Q line's launch collected
       std::size_t group = 0, index = 0;
-      if (!f.next(group)) throw bad("malformed metric group line");
+      if (!f.next(group)) throw bad(line, "malformed metric group line");
       std::vector<std::size_t> indices;
       while (f.next(index)) {
-        if (index >= p_.metric_names.size()) throw bad("metric group names a metric the C line does not have");
+        if (index >= p_.metric_names.size()) throw bad(line, "metric group names a metric the C line does not have");
         indices.push_back(index);
       }
       if (!f.at_end() || indices.empty() || group != p_.metric_groups.size()) {
-        throw bad("malformed metric group line (groups are numbered 0, 1, ... in order, each with its metrics)");
+        throw bad(line, "malformed metric group line (groups are numbered 0, 1, ... in order, each with its metrics)");
       }
       p_.metric_groups.push_back(std::move(indices));
       break;
@@ -150,8 +168,8 @@ void ProcessParser::parse_line(std::string_view line) {
     case 'Q': {  // one profiled launch's values of one metric group: the others are absent, not zero
       std::uint32_t corr = 0;
       std::size_t group = 0;
-      if (!(f.next(corr) && f.next(group))) throw bad("malformed group metrics line");
-      if (group >= p_.metric_groups.size()) throw bad("group metrics line of a group no H line defined");
+      if (!(f.next(corr) && f.next(group))) throw bad(line, "malformed group metrics line");
+      if (group >= p_.metric_groups.size()) throw bad(line, "group metrics line of a group no H line defined");
       const std::vector<std::size_t>& indices = p_.metric_groups[group];
       std::vector<double> values(p_.metric_names.size(), std::nan(""));
       std::vector<bool> present(p_.metric_names.size(), false);
@@ -161,76 +179,101 @@ void ProcessParser::parse_line(std::string_view line) {
         values[indices[k]] = v;
         present[indices[k++]] = true;
       }
-      if (k != indices.size() || !f.at_end()) throw bad("group metric values do not match the H line");
+      if (k != indices.size() || !f.at_end()) throw bad(line, "group metric values do not match the H line");
       metrics_of_correlation_[corr] = std::move(values);
       present_of_correlation_[corr] = std::move(present);
       break;
     }
-    case 'D': {
-      std::uint64_t n = 0;
-      if (!f.next(n)) throw bad("malformed dropped-records line");
-      p_.dropped += n;
-      break;
-    }
-    case 'F':
-      if (!(f.next(p_.last_flush_ns) && f.at_end())) throw bad("malformed flush line");
-      break;
-    case 'B':
-      if (!(f.next(p_.profile_budget_spent) && f.at_end())) throw bad("malformed budget line");
-      break;
-    case 'T':
-      if (!(f.next(p_.profile_time_budget_ms) && f.at_end())) throw bad("malformed time budget line");
-      break;
-    case 'U': {  // not range-profiled: a rank of a distributed job, or after its first communication kernel
-      std::string why;
-      if (!(f.next_word(why) && f.at_end()) || (why != "distributed" && why != "communication")) {
-        throw bad("malformed unreplayed line (U distributed|communication)");
-      }
-      p_.unreplayed = why;
-      break;
-    }
     case 'Y': {  // one pass a launch: the metrics listed need more and were not collected
-      if (p_.metric_names.empty()) throw bad("one-pass line before the metrics line (C)");
+      if (p_.metric_names.empty()) throw bad(line, "one-pass line before the metrics line (C)");
       p_.one_pass = true;
       p_.not_collected.assign(p_.metric_names.size(), false);
       std::size_t index = 0;
       while (f.next(index)) {
-        if (index >= p_.metric_names.size()) throw bad("one-pass line names a metric the C line does not have");
+        if (index >= p_.metric_names.size()) throw bad(line, "one-pass line names a metric the C line does not have");
         p_.not_collected[index] = true;
       }
-      if (!f.at_end()) throw bad("malformed one-pass line (Y <metric index>...)");
+      if (!f.at_end()) throw bad(line, "malformed one-pass line (Y <metric index>...)");
       break;
     }
     case 'W': {
       std::uint32_t corr = 0;
       std::uint64_t ns = 0;
-      if (!(f.next(corr) && f.next(ns))) throw bad("malformed profile time line");
+      if (!(f.next(corr) && f.next(ns))) throw bad(line, "malformed profile time line");
       profile_ns_of_correlation_[corr] = ns;
       break;
     }
-    case 'A': {
-      std::optional<int>* fields[] = {&p_.rank, &p_.local_rank, &p_.world_size};
-      for (std::optional<int>* field : fields) {
-        std::string word;
-        int v = 0;
-        if (!f.next_word(word)) throw bad("malformed rank line");
-        if (word == "-") continue;
-        const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
-        if (ec != std::errc() || end != word.data() + word.size() || v < 0) throw bad("malformed rank line");
-        *field = v;
+  }
+}
+
+// The process's own lines: P, names (N) and ranges (R), correlations (E), what was dropped (D), flushed (F)
+// and spent (B, T); the rest are parse_outcome_line's.
+void ProcessParser::parse_process_line(char kind, LineFields& f, std::string_view line) {
+  switch (kind) {
+    case 'P':
+      if (!(f.next(p_.pid) && f.next(p_.ppid) && f.next(p_.started_ns))) throw bad(line, "malformed process line");
+      p_.argv0 = rest_after(line, 4);
+      break;
+    case 'N': {
+      std::uint64_t id = 0;
+      if (!f.next(id)) throw bad(line, "malformed name line");
+      strings_->names[id] = rest_after(line, 2);
+      break;
+    }
+    case 'R': {
+      std::uint64_t id = 0;
+      if (!f.next(id)) throw bad(line, "malformed range line");
+      strings_->ranges[id] = stable_nvtx_path(rest_after(line, 2));
+      break;
+    }
+    case 'E': {
+      std::uint32_t corr = 0;
+      std::uint64_t range = 0;
+      if (!(f.next(corr) && f.next(range))) throw bad(line, "malformed correlation line");
+      range_of_correlation_[corr] = range;
+      break;
+    }
+    case 'D': {
+      std::uint64_t n = 0;
+      if (!f.next(n)) throw bad(line, "malformed dropped-records line");
+      p_.dropped += n;
+      break;
+    }
+    case 'F':
+      if (!(f.next(p_.last_flush_ns) && f.at_end())) throw bad(line, "malformed flush line");
+      break;
+    case 'B':
+      if (!(f.next(p_.profile_budget_spent) && f.at_end())) throw bad(line, "malformed budget line");
+      break;
+    case 'T':
+      if (!(f.next(p_.profile_time_budget_ms) && f.at_end())) throw bad(line, "malformed time budget line");
+      break;
+    default: parse_outcome_line(kind, f, line);
+  }
+}
+
+// What the library could not do as asked: U (not range-profiled), V (communication), G (the watchdog gave a
+// launch up), O (its own time), X (an error), x (a launch's counters lost).
+void ProcessParser::parse_outcome_line(char kind, LineFields& f, std::string_view line) {
+  switch (kind) {
+    case 'U': {  // not range-profiled: a rank of a distributed job, or after its first communication kernel
+      std::string why;
+      if (!(f.next_word(why) && f.at_end()) || (why != "distributed" && why != "communication")) {
+        throw bad(line, "malformed unreplayed line (U distributed|communication)");
       }
-      if (!f.at_end()) throw bad("malformed rank line");
+      p_.unreplayed = why;
       break;
     }
     case 'V': {
       std::uint32_t corr = 0;
-      if (!(f.next(corr) && f.next(p_.communication_wait_ms) && f.at_end())) throw bad("malformed communication line");
+      if (!(f.next(corr) && f.next(p_.communication_wait_ms) && f.at_end()))
+        throw bad(line, "malformed communication line");
       ++p_.communication_busy;
       break;
     }
     case 'G': {
       GivenUp g;
-      if (!(f.next(g.correlation) && f.next(g.ms))) throw bad("malformed watchdog line");
+      if (!(f.next(g.correlation) && f.next(g.ms))) throw bad(line, "malformed watchdog line");
       g.identity = rest_after(line, 3);
       p_.given_up.push_back(std::move(g));
       break;
@@ -238,27 +281,28 @@ void ProcessParser::parse_line(std::string_view line) {
     case 'O': {  // fields past the fifth are a newer library's: ignored
       OwnWork w;
       if (!(f.next_word(w.work) && f.next_word(w.thread) && f.next(w.calls) && f.next(w.items) && f.next(w.ns)))
-        throw bad("malformed own-time line");
+        throw bad(line, "malformed own-time line");
       p_.own_work.push_back(std::move(w));
       break;
     }
     case 'X': p_.errors.push_back(rest_after(line, 1)); break;
+    case 'e': p_.excluded.push_back(rest_after(line, 1)); break;  // a kernel the selection kept out of profiling
     case 'x': {  // a profiled launch's counters lost and its group given back (x <correlation> <group> <why>)
       std::uint32_t corr = 0;
       std::size_t group = 0;
       if (!(f.next(corr) && f.next(group)) || f.at_end())
-        throw bad("malformed lost-counters line (x <correlation> <group> <why>)");
+        throw bad(line, "malformed lost-counters line (x <correlation> <group> <why>)");
       if (p_.lost_counters++ == 0) p_.lost_first = rest_after(line, 3);
       break;
     }
-    case 'S':
-    case 'L':
-    case 'I':
-    case 'J':
-      if (const std::string why = source_.parse(line); !why.empty()) throw bad(why.c_str());
+    case 'c': {  // c <fingerprint> <mangled name>
+      std::string fingerprint;
+      if (!f.next_word(fingerprint) || f.at_end()) throw bad(line, "malformed fingerprint line (c <fingerprint> <name>)");
+      p_.fingerprints.emplace(rest_after(line, 2), fingerprint);
       break;
-    case 'Z': p_.complete = true; break;
-    default: throw bad("unknown record kind");
+    }
+    case 'l': p_.libraries.push_back(rest_after(line, 1)); break;
+    default: throw bad(line, "unknown record kind");
   }
 }
 

@@ -40,6 +40,10 @@
 //                                              <thread> program (the program's threads), cupti (CUPTI's
 //                                              worker thread) or gpuperf (the library's flush thread)
 //   X <message>                                the injection library could not record (e.g. another profiler)
+//   c <fingerprint> <mangled name>             a loaded module's function and its code fingerprint
+//                                              (cubin/code_fingerprint.hpp), at the module's load
+//   l <path>                                   a CUDA library or framework the process had loaded (at its end,
+//                                              before Z; loaded_libraries.hpp says which)
 //   S, L, I, J                                 --metrics: source lines of instrumented launches (source_records.hpp)
 //   Z                                          the process ended and everything was flushed (last line)
 //
@@ -66,9 +70,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "profiler/record/source_records.hpp"
 
 namespace gpuperf::record {
+
+class LineFields;
 
 // The kernel names and NVTX paths one process file defines. Launches view them: the strings are shared by
 // every copy of the ProcessRecord, so a launch stays valid as long as one of them lives.
@@ -137,14 +144,19 @@ struct ProcessRecord {
   bool complete = false;                            // ended with Z
   std::uint64_t dropped = 0;                        // CUPTI's dropped records
   std::vector<std::string> errors;                  // X lines
+  // e lines: the kernels (mangled) whose launches --kernel-regex, --nvtx-include, --launch-skip or --launch-count
+  // kept out of profiling in the program (launch_selection.hpp), each named at its first such launch
+  std::vector<std::string> excluded;
   // x lines: profiled launches whose counters CUPTI failed to give, each one's group given back to a later launch
   // of its identity; the first's reason
   std::uint64_t lost_counters = 0;
   std::string lost_first;
-  std::vector<std::string> metric_names;         // the C line
-  std::vector<LaunchRecord> launches;            // in file order
-  std::shared_ptr<const RecordStrings> strings;  // what the launches' name and nvtx_path view
-  std::shared_ptr<const SourceRecords> source;   // S, L, I, J lines; what the launches' source points into
+  std::map<std::string, std::string> fingerprints;  // c lines: mangled name -> code fingerprint (first kept)
+  std::vector<std::string> libraries;               // l lines: paths of the loaded libraries of interest
+  std::vector<std::string> metric_names;            // the C line
+  std::vector<LaunchRecord> launches;               // in file order
+  std::shared_ptr<const RecordStrings> strings;     // what the launches' name and nvtx_path view
+  std::shared_ptr<const SourceRecords> source;      // S, L, I, J lines; what the launches' source points into
 
   // H lines: per metric group, indices into metric_names
   std::vector<std::vector<std::size_t>> metric_groups;
@@ -162,6 +174,12 @@ class ProcessParser {
 
  private:
   void parse_line(std::string_view line);
+  void parse_kernel_line(LineFields& f, std::string_view line);
+  void parse_rank_line(LineFields& f, std::string_view line);
+  void parse_metrics_line(char kind, LineFields& f, std::string_view line);
+  void parse_process_line(char kind, LineFields& f, std::string_view line);
+  void parse_outcome_line(char kind, LineFields& f, std::string_view line);
+  InputError bad(std::string_view line, const char* why) const;  // "FILE:LINE: why: 'the line'"
 
   std::string what_;
   std::string partial_;  // the bytes after the last '\n' fed

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/command_line.hpp"
+#include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/stats.hpp"
 #include "gpuperf/version.hpp"
@@ -20,8 +21,10 @@
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
 #include "profiler/record/launch_policy.hpp"
+#include "profiler/record/loaded_libraries.hpp"
 #include "profiler/record/program_name.hpp"
 #include "profiler/record/record_file.hpp"
+#include "profiler/speed_of_light.hpp"
 
 namespace gpuperf::record {
 namespace {
@@ -66,20 +69,77 @@ bool gpus_present_quickly() {
 
 std::string family(const RecordOptions& o) { return o.name.empty() ? program_name(o.command) : program_family(o.name); }
 
-// --metrics: the collector's metric plan (none when not asked); the injection library profiles
-// plan.perfworks in that order. `tell`: say through options.note which metrics are left out.
-std::optional<MetricPlan> plan_record_metrics(const RecordOptions& o, bool tell) {
-  const MetricSelection selection = parse_metrics_option(o.metrics);
-  if (!selection.enabled) return std::nullopt;
+}  // namespace
+
+// The profiler's requests of `names` (the others, static attributes, joined in `left_out`).
+static std::vector<MetricRequest> profiler_requests(const std::vector<std::string>& names, std::string& left_out) {
   std::vector<MetricRequest> requests;
-  std::string left_out;
-  for (auto& r : resolve_metric_requests(selection.names, nullptr)) {
+  for (auto& r : resolve_metric_requests(names, nullptr)) {
     if (r.source == MetricSource::profiler) {
       requests.push_back(std::move(r));
     } else {
       left_out += (left_out.empty() ? "" : ", ") + r.name;
     }
   }
+  return requests;
+}
+
+// --metrics default: the plan with the speed-of-light throughputs as TriageCompute metrics, every one of them; the
+// program takes it at its first context where the chip accepts them (those it accepts) and it needs fewer passes
+// (speed_of_light.hpp). None for another selection.
+std::optional<MetricPlan> plan_triage_metrics(const RecordOptions& o) {
+  const MetricSelection selection = parse_metrics_option(o.metrics);
+  if (!selection.enabled || !selection.from_default) return std::nullopt;
+  std::string left_out;
+  const auto all = [](const std::string&) { return true; };
+  std::vector<MetricRequest> requests = profiler_requests(with_triage_names(selection.names, all), left_out);
+  if (requests.empty()) return std::nullopt;
+  return plan_metrics(std::move(requests));
+}
+
+// The plan a process's metrics line (C) names: `today`'s, or `triage`'s requests whose counters all are in it (the
+// chip refused the others); nullopt when neither gives exactly its names.
+static std::optional<MetricPlan> plan_of_line(const std::vector<std::string>& line, const MetricPlan& today,
+                                              const std::optional<MetricPlan>& triage) {
+  if (line == today.perfworks) return today;
+  if (!triage) return std::nullopt;
+  std::vector<MetricRequest> kept;
+  for (const MetricRequest& r : triage->requests) {
+    if (std::all_of(r.perfworks.begin(), r.perfworks.end(),
+                    [&](const std::string& p) { return std::find(line.begin(), line.end(), p) != line.end(); }))
+      kept.push_back(r);
+  }
+  MetricPlan plan = plan_metrics(std::move(kept));
+  if (plan.perfworks != line) return std::nullopt;
+  return plan;
+}
+
+// The plan the recorded processes profiled with, from their C lines (the first process that wrote one decides);
+// a process whose line names another set (a second chip) is told in `warnings`: its counters are not stored.
+MetricPlan recorded_plan(const std::vector<ProcessRecord>& processes, const MetricPlan& today,
+                         const std::optional<MetricPlan>& triage, std::vector<std::string>& warnings) {
+  std::optional<MetricPlan> chosen;
+  for (const auto& p : processes) {
+    if (p.metric_names.empty()) continue;
+    if (!chosen) {
+      chosen = plan_of_line(p.metric_names, today, triage);
+      if (chosen) continue;
+    }
+    if (!chosen || p.metric_names != chosen->perfworks)
+      warnings.push_back("process " + std::to_string(p.pid) +
+                         " profiled another metric set than the other processes (another chip?): its counters are "
+                         "not stored");
+  }
+  return chosen ? *chosen : today;
+}
+
+// --metrics: the collector's metric plan (none when not asked); the injection library profiles
+// plan.perfworks in that order. `tell`: say through options.note which metrics are left out.
+std::optional<MetricPlan> plan_record_metrics(const RecordOptions& o, bool tell) {
+  const MetricSelection selection = parse_metrics_option(o.metrics);
+  if (!selection.enabled) return std::nullopt;
+  std::string left_out;
+  std::vector<MetricRequest> requests = profiler_requests(selection.names, left_out);
   if (!left_out.empty() && tell && o.note) {
     o.note(
         "not recorded for a program's kernels (they need the kernel function, which a recorded program does not "
@@ -93,6 +153,8 @@ std::optional<MetricPlan> plan_record_metrics(const RecordOptions& o, bool tell)
   return plan;
 }
 
+namespace {
+
 void check_before_metrics(const RecordOptions& o) {
   if (o.command.empty()) throw InputError("no program given: -- APP [ARGS...]");
   if (o.select.max_samples == 0) throw InputError("--max-samples must be at least 1");
@@ -102,30 +164,46 @@ void check_before_metrics(const RecordOptions& o) {
       throw InputError("--communication-kernel '" + c +
                        "': expected a non-empty substring of a kernel name on one line");
   }
+  for (const std::string* pattern : {&o.select.kernel_regex, &o.select.nvtx_include}) {
+    if (pattern->find('\n') != std::string::npos)  // the library's configuration is one a line
+      throw InputError("--kernel-regex and --nvtx-include take a pattern on one line");
+  }
   resolve_program(o.command.front());
   KernelTotals none;
   aggregate_launches({}, family(o), o.select, none);  // bad regexes fail here
 }
 
-// The library's environment for the plan: the Perfworks names, the CUPTI back end and the launches to profile.
-std::vector<std::pair<std::string, std::string>> metrics_environment(const MetricPlan& plan, const RecordOptions& o) {
-  std::string names, module;
-  for (const auto& n : plan.perfworks) names += (names.empty() ? "" : ",") + n;
+// The library's configuration (record_config.hpp): the selection it profiles within and, with --metrics, the
+// plan's Perfworks names (and the TriageCompute alternative), the CUPTI back end and the launches to profile.
+RecordConfig library_config(const std::optional<MetricPlan>& plan, const std::optional<MetricPlan>& triage,
+                            const RecordOptions& o) {
+  RecordConfig c;
+  c.kernel_regex = o.select.kernel_regex;
+  c.nvtx_include = o.select.nvtx_include;
+  c.launch_skip = o.select.launch_skip;
+  c.launch_count = o.select.launch_count;
+  c.kernel_name = o.select.naming == KernelNaming::function  ? "function"
+                  : o.select.naming == KernelNaming::mangled ? "mangled"
+                                                             : "demangled";
+  if (!plan) return c;
+  c.metrics = plan->perfworks;
+  if (triage) c.metrics_triage = triage->perfworks;
   try {
-    module = cupti::find_backend_module();
+    c.cupti_module = cupti::find_backend_module();
   } catch (const EnvironmentError& e) {
     throw EnvironmentError(std::string("--metrics needs gpuperf's CUPTI back end: ") + e.what());
   }
-  return {{"GPUPERF_RECORD_METRICS", names},
-          {"GPUPERF_RECORD_CUPTI_MODULE", module},
-          {"GPUPERF_RECORD_PROFILE_LAUNCHES", std::to_string(o.profile_launches)},
-          {"GPUPERF_RECORD_PROFILE_BUDGET", std::to_string(o.profile_budget)},
-          {"GPUPERF_RECORD_PROFILE_MS", std::to_string(o.profile_seconds * 1000)},
-          {"GPUPERF_RECORD_SOURCE_LINES", o.source_lines ? "1" : "0"},
-          {"GPUPERF_RECORD_PROFILE_WATCHDOG_MS", std::to_string(o.profile_watchdog_ms)},
-          {"GPUPERF_RECORD_COMMUNICATION_KERNELS", communication_kernels_value(o.communication_kernels)},
-          {"GPUPERF_RECORD_PROFILE_GROUPS", std::to_string(o.profile_groups)},
-          {"GPUPERF_RECORD_PROFILE_REPLAY", o.profile_replay}};
+  c.profile_launches = o.profile_launches;
+  c.profile_budget = o.profile_budget;
+  c.profile_ms = o.profile_seconds * 1000;
+  c.source_lines = o.source_lines;
+  c.profile_watchdog_ms = o.profile_watchdog_ms;
+  c.communication_kernels = o.communication_kernels;
+  c.profile_groups = o.profile_groups;
+  c.replay_kernel = o.profile_replay == "kernel";
+  // The diagnostic settings (GPUPERF_RECORD_PROFILE_TRACE=1, ...) reach the program in the environment it
+  // inherits, where their own variables win (record_config.hpp).
+  return c;
 }
 
 std::string seconds_text(double s) {
@@ -225,6 +303,48 @@ std::string describe_profile_time(const std::vector<ProcessRecord>& processes) {
 }
 
 }  // namespace
+
+std::string describe_excluded(const std::vector<ProcessRecord>& processes) {
+  std::vector<std::string> kernels;  // function names, each once
+  for (const auto& p : processes) {
+    for (const std::string& mangled : p.excluded) {
+      std::string name = kernel_name(mangled, KernelNaming::function);
+      if (std::find(kernels.begin(), kernels.end(), name) == kernels.end()) kernels.push_back(std::move(name));
+    }
+  }
+  if (kernels.empty()) return "";
+  std::string out =
+      "; the selection (--kernel-regex, --nvtx-include, --launch-skip, --launch-count) kept launches of " +
+      std::to_string(kernels.size()) + " kernel(s) out of profiling, traced only:";
+  for (std::size_t i = 0; i < kernels.size() && i < 5; ++i) out += (i == 0 ? " " : ", ") + kernels[i];
+  return out + (kernels.size() > 5 ? ", ..." : "");
+}
+
+std::string describe_lacking(const std::vector<Run>& runs) {
+  std::map<std::string, std::vector<std::string>> by_set;  // "m1, m2" -> identities lacking exactly those
+  for (const Run& run : runs) {
+    for (const Result& r : run.results) {
+      std::string set;
+      for (const Measurement& m : r.metrics) {
+        if (m.status == Status::skipped && m.message.rfind("partial counters", 0) == 0)
+          set += (set.empty() ? "" : ", ") + m.metric.name;
+      }
+      if (!set.empty()) by_set[set].push_back(r.instance.display_name());
+    }
+  }
+  if (by_set.empty()) return "";
+  std::string out = "; partial identities lack";
+  bool first = true;
+  for (const auto& [set, identities] : by_set) {
+    out += std::string(first ? " " : "; ") + set + " (" + std::to_string(identities.size()) + ": " +
+           identities.front() + (identities.size() > 1 ? ", ..." : "") + ")";
+    first = false;
+  }
+  return out +
+         ": each profiled launch collects one group of the metrics, and their profiled launches ended before every "
+         "group (launched fewer times than there are groups, or a budget ran out; --profile-groups 1 collects "
+         "every metric in each profiled launch)";
+}
 
 Flushed flushed_of(const std::vector<ProcessRecord>& processes) {
   Flushed f;
@@ -505,18 +625,34 @@ void check_record_options(const RecordOptions& options) {
   plan_record_metrics(options, false);
 }
 
+namespace {
+
+// A recorded run's environment (core/environment.hpp): the machine's settings as `run` reads them, less the
+// toolkit gpuperf was built with (not the program's), the CUDA libraries and frameworks its processes loaded
+// (loaded_libraries.hpp), and what `--env` declared over them.
+std::map<std::string, std::string> record_environment(int device, const Machine& machine,
+                                                      const std::vector<ProcessRecord>& processes,
+                                                      const std::map<std::string, std::string>& declared) {
+  std::map<std::string, std::string> out = gpu::describe_environment(device, machine);
+  out.erase(env::kToolkit);
+  std::vector<std::string> paths;
+  for (const ProcessRecord& p : processes) paths.insert(paths.end(), p.libraries.begin(), p.libraries.end());
+  for (const auto& [k, v] : library_versions(paths)) out[k] = v;
+  for (const auto& [k, v] : declared) out[k] = v;
+  return out;
+}
+
+}  // namespace
+
 Recording record_program(const RecordOptions& o) {
   const auto started = std::chrono::steady_clock::now();
   check_before_metrics(o);  // exit 2 before anything runs
   SelectOptions select = o.select;
   select.communication_kernels = o.communication_kernels;
-  std::vector<std::pair<std::string, std::string>> env;
   const std::optional<MetricPlan> plan = plan_record_metrics(o, true);
-  if (plan) {
-    env = metrics_environment(*plan, o);
-    select.metrics = &*plan;
-    select.source_lines = o.source_lines;
-  }
+  const std::optional<MetricPlan> triage = plan ? plan_triage_metrics(o) : std::nullopt;
+  const RecordConfig config = library_config(plan, triage, o);
+  if (plan) select.source_lines = o.source_lines;
 
   check_no_other_injection();
   // Exit 3 without a GPU, before the program runs. Where NVML sees GPUs that CUDA_VISIBLE_DEVICES does not
@@ -547,11 +683,16 @@ Recording record_program(const RecordOptions& o) {
   };
   out.program_started = std::chrono::steady_clock::now();
   out.seconds_before = std::chrono::duration<double>(out.program_started - started).count();
-  out.end = run_program(o.command, dir.path(), out.inject_library, o.nvtx, env, while_running);
+  out.end = run_program(o.command, dir.path(), out.inject_library, o.nvtx, config, while_running);
   const auto processes = reader.finish();
   out.processes = processes.size();
-  auto by_device = aggregate_launches(processes, out.program, select, out.totals);
   out.warnings = record_warnings(processes);
+  MetricPlan profiled_plan;  // the set the program chose at its first context (speed_of_light.hpp)
+  if (plan) {
+    profiled_plan = recorded_plan(processes, *plan, triage, out.warnings);
+    select.metrics = &profiled_plan;
+  }
+  auto by_device = aggregate_launches(processes, out.program, select, out.totals);
   out.flushed = flushed_of(processes);
   const bool incomplete = !out.flushed.complete;
   if (incomplete) out.incomplete = incomplete_message(out.flushed, out.end.exit_status);
@@ -577,6 +718,7 @@ Recording record_program(const RecordOptions& o) {
     run.label = o.label;
     run.tool_version = GPUPERF_VERSION;
     run.machine = device < machines.size() ? machines[device] : gpu::describe_machine(static_cast<int>(device));
+    run.environment = record_environment(static_cast<int>(device), run.machine, processes, o.environment);
     run.command = command_line(o.command);
     run.exit_status = out.end.exit_status;
     run.results = std::move(results);
@@ -589,6 +731,7 @@ Recording record_program(const RecordOptions& o) {
     run.status = (failed || incomplete) ? Status::failed : Status::ok;
     out.runs.push_back(std::move(run));
   }
+  if (plan) out.profiled += describe_lacking(out.runs) + describe_excluded(processes);
   if (select.source_lines) out.source_lines = describe_source_lines(out.runs, out.totals, processes);
   return out;
 }

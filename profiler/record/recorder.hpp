@@ -12,10 +12,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "core/result.hpp"
+#include "profiler/metric_plan.hpp"
 #include "profiler/record/aggregate.hpp"
 #include "profiler/record/launch.hpp"
 
@@ -27,6 +29,9 @@ struct RecordOptions {
   SelectOptions select;              // which launches become samples; select.metrics is record_program's own
   std::string commit, branch;        // empty: detected with git in the current folder
   std::string label = "record";
+  // `--env KEY=VALUE`: what the program declares of itself (framework versions), as core/environment.hpp keys
+  // them ("framework.torch" -> "2.9.0"); stored in each run's environment over what was found.
+  std::map<std::string, std::string> environment;
   bool allow_empty = false;             // no kernel recorded: one empty run (device 0) instead of none
   bool nvtx = true;                     // false: no NVTX range paths (--no-nvtx)
   std::string keep_records;             // keep the record files in this folder; empty: a temporary one
@@ -83,6 +88,16 @@ std::string incomplete_message(const Flushed& flushed, int exit_status);
 std::string describe_profiled(const KernelTotals& totals, const std::vector<ProcessRecord>& processes,
                               std::uint64_t per_identity, bool source_lines = false);
 
+// With --metrics: which metrics the partial identities lack and why, grouped by the metrics lacked, one clause
+// appended to describe_profiled's sentence: "; partial identities lack sm_throughput, memory_throughput (60:
+// gemm [step] 8x1x1 128x1x1, ...): each profiled launch collects ..."; "" when none is partial.
+std::string describe_lacking(const std::vector<Run>& runs);
+
+// With --metrics and a selection: the kernels whose launches the selection kept out of profiling inside the
+// program (e lines), one clause: "; the selection (...) kept launches of 2 kernel(s) out of profiling, traced
+// only: vectorized_elementwise_kernel, reduce_kernel"; "" when none.
+std::string describe_excluded(const std::vector<ProcessRecord>& processes);
+
 // The rank of the processes that launched on `device` (their A lines): set where they all agree, else
 // empty; one run is stored per GPU, so a job's ranks (one GPU each) get a run each with its rank.
 void fill_rank(Run& run, const std::vector<ProcessRecord>& processes, std::uint32_t device);
@@ -121,6 +136,18 @@ struct Recording {
   double seconds_before = 0;
   std::chrono::steady_clock::time_point program_started;
 };
+
+// --metrics: the collector's plan of the asked set (none for "none"), the Perfworks names the library profiles in
+// that order; `tell`: say through options.note which metrics a program's kernels cannot give. InputError when
+// none is left.
+std::optional<MetricPlan> plan_record_metrics(const RecordOptions& options, bool tell);
+// --metrics default: the same set with the speed of light as every TriageCompute metric (speed_of_light.hpp), which
+// the program takes at its first context where the chip accepts them and they need fewer passes; none otherwise.
+std::optional<MetricPlan> plan_triage_metrics(const RecordOptions& options);
+// The plan the processes profiled with, from their C lines: `today`'s, or `triage`'s requests whose counters the
+// line names (the chip refused the others); a process naming another set is told in `warnings` and not stored.
+MetricPlan recorded_plan(const std::vector<ProcessRecord>& processes, const MetricPlan& today,
+                         const std::optional<MetricPlan>& triage, std::vector<std::string>& warnings);
 
 // The checks that need no GPU and run nothing: a command, --max-samples >= 1, a program that exists, valid
 // regexes, --metrics naming hardware metrics a program's kernels can give and --profile-launches >= 1 with

@@ -67,7 +67,11 @@ std::string SourceRecordParser::parse(std::string_view line) {
         if (!w.next(*c)) return "malformed source line: expected 11 counters";
         if (!std::isfinite(*c) || *c < 0) return "malformed source line: a counter is negative or not finite";
       }
-      if (!w.at_end()) return "malformed source line: more than 11 counters";
+      std::uint64_t site = 0;  // optional: the call site of inlined code (file id, line)
+      if (!w.at_end() &&
+          !(w.next(site) && w.next(l.inlined_at_line) && w.at_end() && site != 0 && l.inlined_at_line > 0)) {
+        return "malformed source line: more than 11 counters, and not an inlined call site's file id and line";
+      }
       if (l.line < 0 || l.sass_offset < 0) return "malformed source line: a negative line or SASS offset";
       const auto f = strings_.find(function);
       if (f == strings_.end()) return "source line names function id " + std::to_string(function) + " before a J line";
@@ -76,6 +80,11 @@ std::string SourceRecordParser::parse(std::string_view line) {
         const auto p = strings_.find(file);
         if (p == strings_.end()) return "source line names file id " + std::to_string(file) + " before a J line";
         l.file = p->second;
+      }
+      if (site != 0) {
+        const auto p = strings_.find(site);
+        if (p == strings_.end()) return "source line names file id " + std::to_string(site) + " before a J line";
+        l.inlined_at_file = p->second;
       }
       if (l.file.empty() != (l.line == 0)) return "malformed source line: a file without a line or a line without one";
       pending_[corr].lines.push_back(std::move(l));
@@ -174,7 +183,8 @@ SourceLines identity_source_lines(const std::vector<const SourceLaunch*>& launch
     return out;
   }
   // The launches that gave lines count; a failed one says why, and the identity is failed only if all failed.
-  using Key = std::tuple<std::string, std::string, std::int64_t, std::int64_t>;  // function, file, line, offset
+  // function, file, line, offset, the call site of inlined code
+  using Key = std::tuple<std::string, std::string, std::int64_t, std::int64_t, std::string, std::int64_t>;
   std::map<Key, SourceLine> lines;
   std::vector<Key> order;  // first seen: the library writes lines in source order
   std::int64_t counted = 0;
@@ -187,7 +197,8 @@ SourceLines identity_source_lines(const std::vector<const SourceLaunch*>& launch
     ++counted;
     say(out.message, l->message);
     for (const SourceLine& in : l->lines) {
-      const Key key{in.function, in.file, in.line, in.file.empty() ? in.sass_offset : -1};
+      const Key key{in.function,        in.file,           in.line, in.file.empty() ? in.sass_offset : -1,
+                    in.inlined_at_file, in.inlined_at_line};
       auto [it, fresh] = lines.try_emplace(key, in);
       if (fresh) {
         order.push_back(key);
@@ -215,6 +226,7 @@ SourceLines identity_source_lines(const std::vector<const SourceLaunch*>& launch
       l.text = texts.line(l.file, l.line);  // where the line table says it is, on this machine
       l.file = texts.shown_path(l.file);
     }
+    if (!l.inlined_at_file.empty()) l.inlined_at_file = texts.shown_path(l.inlined_at_file);
     out.lines.push_back(std::move(l));
   }
   out.lines_total = static_cast<std::int64_t>(out.lines.size());

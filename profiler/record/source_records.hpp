@@ -10,7 +10,8 @@
 //   L <correlation> <function id> <file id> <line> <sass offset> <11 counters>
 //                                            one source line of an instrumented launch (file id 0 and line 0
 //                                            without line info: then the SASS offset is the key); the counters
-//                                            in SourceLine's order, inst_executed ... local_sectors, per launch
+//                                            in SourceLine's order, inst_executed ... local_sectors, per launch;
+//                                            then, for code inlined from a helper, <call-site file id> <line>
 //   S <correlation> ok|failed|unsupported <message>   how that launch's collection went (the message may be
 //                                            empty; "f: no line info ...: per SASS offset", metrics the chip lacks)
 //   I <correlation> <ns> [<device> <gx> <gy> <gz> <bx> <by> <bz> <range id> <function id>]

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 
 #include "core/bound.hpp"
 #include "core/metrics.hpp"
 #include "reports/analysis/compare_history.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/mann_whitney.hpp"
 #include "reports/analysis/not_enough_data.hpp"
@@ -156,10 +158,7 @@ SpeedOfLight speed_of_light(const Result* r) {
     if (m == nullptr || m->status != Status::ok || m->summary.n == 0) return std::nullopt;
     return m->summary.median;
   };
-  sol.sm = value("sm_throughput");
-  sol.memory = value("memory_throughput");
-  sol.dram = value("dram_throughput");
-  return sol;
+  return speed_of_light_from(value);
 }
 
 RunSide run_side(const Run& run, std::int64_t run_id) {
@@ -186,7 +185,22 @@ bool is_regression(const CompareRow& row) {
 
 bool is_ungated_slowdown(const CompareRow& row) { return row.verdict == Verdict::slower && !row.gated; }
 
+std::vector<std::string> CompareReport::missing_instances() const {
+  std::vector<std::string> names;
+  std::set<std::string> present;  // instances with a candidate row (or seen already)
+  for (const auto& r : rows) {
+    if (r.verdict != Verdict::missing) present.insert(r.instance.display_name());
+  }
+  for (const auto& r : rows) {
+    if (r.verdict == Verdict::missing && present.insert(r.instance.display_name()).second) {
+      names.push_back(r.instance.display_name());
+    }
+  }
+  return names;
+}
+
 bool CompareReport::regression() const {
+  if (!allow_missing && !missing_instances().empty()) return true;
   return std::any_of(rows.begin(), rows.end(), [](const CompareRow& r) { return is_regression(r); });
 }
 
@@ -419,6 +433,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
     }
   }
   attach_line_changes(report, base, candidate);  // the source lines that moved, for every writer
+  attach_identities(report, base, candidate);    // same code or not, and what else changed
   return report;
 }
 

@@ -55,7 +55,15 @@ struct CompareReport {
   // Two recorded runs of which either has communication kernels: each side's GPU time by kind
   // (kind_split.hpp). Informative: it never gates (the kernels' own rows do, by the gate's rules).
   std::optional<KindSplitChange> kinds;
-  bool regression() const;  // any row is_regression()
+  // --allow-missing: a partial candidate (a filtered run) passes; by default an instance of the base with no
+  // row in the candidate (every row of it "missing": its bench crashed or a filter dropped it) fails the job.
+  bool allow_missing = false;
+  // The instances of the base that the candidate lacks entirely, by display name, in row order.
+  std::vector<std::string> missing_instances() const;
+  // Any row is_regression(), or missing_instances() without allow_missing.
+  bool regression() const;
+  // The environment fields that differ between the two runs (identity_findings.hpp); explanation only.
+  std::vector<env::Change> environment;
 };
 
 // Compares one metric of one instance; either side may be null (new/missing). `base_status` and

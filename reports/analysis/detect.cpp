@@ -54,18 +54,17 @@ std::vector<std::string> explained_duration(const ChangePoint& c, const std::vec
 
 // The kernel's speed of light at run `run_id` from its series (the instance's series of one machine).
 SpeedOfLight speed_of_light_at(const std::vector<const db::Series*>& instance_series, std::int64_t run_id) {
-  SpeedOfLight sol;
-  for (const db::Series* s : instance_series) {
-    std::optional<double>* slot = s->key.metric.name == "sm_throughput"       ? &sol.sm
-                                  : s->key.metric.name == "memory_throughput" ? &sol.memory
-                                  : s->key.metric.name == "dram_throughput"   ? &sol.dram
-                                                                              : nullptr;
-    if (slot == nullptr) continue;
-    for (const db::SeriesPoint& p : s->points) {
-      if (p.run_id == run_id && usable(p)) *slot = p.summary.median;
+  const auto value = [&](const char* metric) -> std::optional<double> {
+    std::optional<double> out;
+    for (const db::Series* s : instance_series) {
+      if (s->key.metric.name != metric) continue;
+      for (const db::SeriesPoint& p : s->points) {
+        if (p.run_id == run_id && usable(p)) out = p.summary.median;
+      }
     }
-  }
-  return sol;
+    return out;
+  };
+  return speed_of_light_from(value);
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 // so a line is matched first by (function, text): the same statement is the same line wherever it moved;
 // lines of equal text in one function pair in order. What is left is matched by number, shifted as the
 // nearest text-matched lines of the same function and file moved (an edited line between two unedited ones
-// keeps its place among them), then by its plain number, and lines without line info by (function, SASS
-// offset). A line with no partner is new (before 0) or gone (after 0).
+// keeps its place among them; lines without text shift as the most lines equal in every counter do), then by
+// its plain number, and lines without line info by (function, SASS offset). Last, lines still alone on both
+// sides pair when they are the same line: equal text, or without text the same function and counters. A line
+// with no partner is new (before 0) or gone (after 0).
 //
 // Moved. Counters are exact counts divided by the instrumented launches, so two runs of the same code agree
 // to the last bit. A counter moved when it changed by more than half a count per launch (what dividing
@@ -23,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/function_key.hpp"
 #include "core/source_lines.hpp"
 
 namespace gpuperf::analysis {
@@ -33,10 +36,6 @@ inline constexpr double kLineRelativeFloor = 1e-3;
 bool count_moved(double before, double after);
 // The same for a ratio of counts (no absolute half count).
 bool ratio_moved(double before, double after);
-
-// `function` with the hash nvcc gives an anonymous namespace blanked ("_GLOBAL__N__0395d2d5_..." ->
-// "_GLOBAL__N__xxxxxxxx_..."): it differs between builds of one file at other paths; lines match on this key.
-std::string function_key(const std::string& function);
 
 // One pair of the matching; either side may be null (a new or a gone line).
 struct LineMatch {
@@ -59,6 +58,7 @@ struct LineChange {
   SourceLine line;                       // after's line (before's for a gone line): where to look now
   std::optional<std::int64_t> was_line;  // before's line number where it differs (it moved)
   bool is_new = false, is_gone = false;
+  bool edited = false;  // matched, and its text differs between the runs (the line the commit changed)
   std::vector<LineCounterChange> counters;  // the moved ones, in kLineCounters' order of meaning
   double weight = 0;  // the largest share of the kernel's total of a moved counter that this line's change is
 };

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/environment.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/line_changes.hpp"
 
@@ -34,6 +35,7 @@ struct CompareRow {
   double p_value = 1;                      // Mann-Whitney U, two-sided; 1 where no test ran (deterministic, n < 2)
   bool confirmed_in_cycles = true;         // false when clocks moved and the change vanishes in cycles
   std::string note;                        // why (e.g. "clock 1980 -> 1755 MHz", "status incorrect")
+  std::string code;  // "same code", "code changed" or "" (identity_findings.hpp); duration rows only
   // Added by the analysis for the writers (not in the first contract):
   Status base_status = Status::ok, candidate_status = Status::ok;  // the instance's or metric's status
   double min_effect_pct = 0;                                       // the threshold the verdict used
@@ -88,6 +90,23 @@ struct ChangePoint {
   // The team's answer to this change (answers.hpp): acknowledged or accepted, with its reason; such a change
   // is not open (not new in the nightly, not failing `detect --fail-on-regression`).
   std::optional<db::Acknowledgement> answer;
+  // What changed besides the code (identity_findings.hpp): "same code", "code changed" or "" (unknown), the
+  // environment fields that differ from the previous run to this one, and, when this change is one of a night's
+  // kernels that stepped together with the environment, the number (1-based) of that EnvironmentStep; 0: none.
+  std::string code;
+  std::vector<env::Change> environment;
+  std::size_t environment_step = 0;
+};
+
+// Many kernels of one machine stepping on one night while its environment changed (identity_findings.hpp): one
+// finding naming the fields and the kernels, in place of a change point per kernel.
+struct EnvironmentStep {
+  std::string machine;
+  std::int64_t run_id = 0, previous_run_id = 0;
+  std::string run_uuid, commit, previous_commit, started_at;
+  std::vector<env::Change> environment;
+  std::vector<std::size_t> changes;  // indices into the change points, in their order
+  std::size_t regressions = 0;       // of them, slower
 };
 
 }  // namespace gpuperf::analysis

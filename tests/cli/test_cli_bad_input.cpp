@@ -140,7 +140,7 @@ TEST_F(CliTest, CorruptedPage) {
   EXPECT_NE(check.err.find("problem"), std::string::npos) << check.err;
   EXPECT_CLI(gp({"runs"}), 2, "database disk image is malformed");
   write("a.json", runs_file(10, 1));
-  EXPECT_CLI(gp({"import", "a.json"}), 2, "malformed");
+  EXPECT_CLI(gp({"import", "a.json"}), 2, "database 'gpuperf.db' is damaged");
   EXPECT_EQ(bytes("gpuperf.db"), b);
 }
 

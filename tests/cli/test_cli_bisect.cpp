@@ -209,5 +209,38 @@ TEST_F(BisectTest, InterruptRemovesTheWorktreeAndLeavesTheCheckout) {
   expect_checkout_untouched();
 }
 
+// The ends' results carry the same code fingerprint (the fake bench's third level.txt field): no commit between
+// them changed the kernel, so bisect says so once the ends are measured and builds nothing more.
+TEST_F(BisectTest, SaysTheCodeIsTheSameAtBothEndsAndBisectsNoFurther) {
+  const std::vector<std::string> levels{"100000 100 sass:00000000000000aa", "", "120000 100 sass:00000000000000aa", ""};
+  std::vector<std::string> more;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    if (!levels[i].empty()) write("level.txt", levels[i] + "\n");
+    write("notes.txt", "later commit " + std::to_string(i) + "\n");
+    git("add -A");
+    git("commit -q -m 'later " + std::to_string(i) + "'");
+    more.push_back(git("rev-parse HEAD"));
+  }
+  shas_.insert(shas_.end(), more.begin(), more.end());  // the checkout's HEAD is the last of them
+  const CliResult r = bisect(more[0], more[3], {"--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_FALSE(j["resolved"].get<bool>());
+  ASSERT_TRUE(j.contains("same_code")) << j;
+  const std::string why = j["same_code"];
+  EXPECT_NE(why.find("the code of memory/coalesced[n=1024] is the same at both ends (sass:00000000000000aa)"),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("no commit in the range changed it"), std::string::npos) << why;
+  EXPECT_EQ(bench_calls(), 2);  // the two ends, nothing between them
+  EXPECT_EQ(stored_runs(), 2u);
+  const CliResult text = bisect(more[0], more[3]);
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("culprit  none: the code of memory/coalesced[n=1024] is the same at both ends"),
+            std::string::npos)
+      << text.out;
+  expect_checkout_untouched();
+}
+
 }  // namespace
 }  // namespace gpuperf::testing

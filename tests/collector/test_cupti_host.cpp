@@ -3,16 +3,19 @@
 // pass count measured on the H200.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
 #include "profiler/record/pass_groups.hpp"
+#include "profiler/speed_of_light.hpp"
 
 namespace gpuperf {
 namespace {
@@ -161,6 +164,69 @@ TEST(CuptiHost, AChipCuptiDoesNotKnowIsAnUnsupportedDevice) {
     FAIL() << "expected BackendError";
   } catch (const cupti::BackendError& e) {
     EXPECT_NE(std::string(e.what()).find("cuptiProfilerHostInitialize"), std::string::npos) << e.what();
+  }
+}
+
+// The speed of light per chip (profiler/speed_of_light.hpp), asked of CUPTI 13's host API from the chip name alone:
+// GH100 takes the TriageCompute throughputs, and the default set then needs 4 passes in one configuration (12 with
+// today's names), so `record` collects all of it in every profiled launch (one group); GB100 takes them without the
+// DRAMC one, which it refuses; GA100, AD102 and GB202 refuse them and keep today's names.
+TEST(CuptiHost, TheSpeedOfLightNamesAreChosenPerChip) {
+  const std::vector<std::string> def = default_profile_metrics();
+  const auto has = [](const std::vector<std::string>& v, const char* n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  const std::vector<std::string> chosen = speed_of_light_for_chip(def, "GH100");
+  for (const char* n : {"sol_sm_triage", "sol_l1tex_triage", "sol_lts_triage", "sol_dramc_triage", "dram_throughput"})
+    EXPECT_TRUE(has(chosen, n)) << n;
+  EXPECT_FALSE(has(chosen, "sm_throughput"));
+  EXPECT_FALSE(has(chosen, "memory_throughput"));
+  EXPECT_EQ(chosen.size(), def.size() + 2);  // two names became four
+  auto host = gh100();
+  const auto passes = [&](const std::vector<std::string>& names) {
+    return host->add_configuration(plan_metrics(resolve_metric_requests(names, nullptr)).perfworks);
+  };
+  std::printf("default set on GH100: %zu passes with TriageCompute, %zu with today's names\n", passes(chosen),
+              passes(def));
+  EXPECT_LE(passes(chosen), 4u);
+  EXPECT_GT(passes(def), passes(chosen));
+
+  const std::vector<std::string> gb100 = speed_of_light_for_chip(def, "GB100");
+  EXPECT_TRUE(has(gb100, "sol_sm_triage"));
+  EXPECT_TRUE(has(gb100, "sol_lts_triage"));
+  EXPECT_FALSE(has(gb100, "sol_dramc_triage"));
+  for (const char* chip : {"GA100", "AD102", "GB202"}) EXPECT_EQ(speed_of_light_for_chip(def, chip), def) << chip;
+  // An explicit list without today's speed-of-light names is left alone.
+  EXPECT_EQ(speed_of_light_for_chip({"dram_throughput", "instructions"}, "GH100"),
+            (std::vector<std::string>{"dram_throughput", "instructions"}));
+}
+
+// Inside a recorded program (inject_metrics.cpp): the recorder's two Perfworks lists, chosen at the first context by
+// the chip, and the groups the chosen one is split into: one on GH100 (no partial identity), two on GA100.
+TEST(CuptiHost, TheRecordedProgramChoosesTheTriageListAndOneGroupOnGH100) {
+  const auto perfworks = [](const std::vector<std::string>& names) {
+    return plan_metrics(resolve_metric_requests(names, nullptr)).perfworks;
+  };
+  const std::vector<std::string> def = default_profile_metrics();
+  const std::vector<std::string> today = perfworks(def);
+  const std::vector<std::string> triage = perfworks(with_triage_names(def, [](const std::string&) { return true; }));
+  for (const char* chip : {"GH100", "GA100"}) {
+    auto host = cupti::load_backend().open_host(chip);
+    const record::inject::PassCount passes = [&](const std::vector<std::string>& m) {
+      return host->add_configuration(m);
+    };
+    const AcceptsMetric accepts = [&](const std::string& m) {
+      try {
+        host->add_configuration({m});
+        return true;
+      } catch (const cupti::BackendError&) {
+        return false;
+      }
+    };
+    const std::vector<std::string> chosen = choose_speed_of_light(today, triage, accepts, passes);
+    const bool gh = std::string(chip) == "GH100";
+    EXPECT_EQ(chosen, gh ? triage : today) << chip;
+    EXPECT_EQ(record::inject::default_groups(chosen, 3, passes), gh ? 1u : 2u) << chip;
   }
 }
 

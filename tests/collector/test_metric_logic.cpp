@@ -33,7 +33,13 @@ TEST(ParseMetricsOption, NoneDefaultAllAndLists) {
   EXPECT_EQ(def.names, default_collector_metrics());
   EXPECT_EQ(parse_metrics_option("").names, default_collector_metrics());
   auto all = parse_metrics_option("all");
-  EXPECT_EQ(all.names.size(), 24u);  // 20 profiler metrics and 4 static attributes
+  // 20 profiler metrics, the 4 TriageCompute speed-of-light ones and 4 static attributes.
+  EXPECT_EQ(all.names.size(), 28u);
+  // Only "default" lets the chip read its speed of light under the TriageCompute names (speed_of_light.hpp).
+  EXPECT_TRUE(def.from_default);
+  EXPECT_TRUE(parse_metrics_option("gld_efficiency,default").from_default);
+  EXPECT_FALSE(all.from_default);
+  EXPECT_FALSE(parse_metrics_option("sm_throughput,memory_throughput").from_default);
   EXPECT_EQ(std::count(all.names.begin(), all.names.end(), "duration"), 0);
 
   auto list = parse_metrics_option(" gld_efficiency , dram__bytes_read.sum,gld_efficiency");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/source_roots.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/cupti/sass_backend.hpp"
 #include "profiler/runner.hpp"
@@ -168,6 +169,33 @@ TEST(SourceLineAggregate, UntrackedModuleAndUnreadableSourceStillGiveCounters) {
   EXPECT_EQ(t.lines[0].text, "");
 }
 
+TEST(SourceLineAggregate, AFileAwayFromItsBuildIsNamedFromItsRootWithTheTextTheBinaryCarries) {
+  // Built under /nonexistent/ci-17, run here: the root the binary registered names the file, and the text it
+  // carries (the built-in suite's) stands in for the file.
+  add_source_root("/nonexistent/ci-17");
+  add_embedded_source("kernels/away.cu", "__global__ void k(float* y) {\n  y[0] = 1.0f;  \n}\n");
+  const LocateFn locate = [](std::uint32_t, const std::string&, std::uint32_t pc) {
+    SassLocation at{SassLocation::Kind::line, "/nonexistent/ci-17/kernels/away.cu", 2};
+    if (pc >= 0x10) at.file = "/nonexistent/ci-17/kernels/other.cu";
+    if (pc >= 0x20) at.inlined_at_file = "/nonexistent/ci-17/kernels/away.cu", at.inlined_at_line = 2;
+    return at;
+  };
+  SourceTextCache texts;
+  std::vector<SassValue> values = {{1, "k", 0x0, 0, 5}, {1, "k", 0x10, 0, 3}, {1, "k", 0x20, 0, 2}};
+  const SourceLines s = aggregate_source_lines(values, {SassCounter::inst_executed}, 1, locate, texts);
+  ASSERT_EQ(s.lines.size(), 3u);
+  EXPECT_EQ(s.lines[0].file, "kernels/away.cu");
+  EXPECT_EQ(s.lines[0].text, "y[0] = 1.0f;");
+  EXPECT_EQ(s.lines[1].file, "kernels/other.cu");  // relative even with no text anywhere
+  EXPECT_EQ(s.lines[1].text, "");
+  EXPECT_EQ(s.lines[2].inlined_at_file, "kernels/away.cu");  // inlined there: a line of its own
+  EXPECT_EQ(s.lines[2].inlined_at_line, 2);
+  EXPECT_DOUBLE_EQ(s.lines[2].inst_executed, 2);
+  EXPECT_EQ(s.message,
+            "no source text for kernels/other.cu (not on this machine, not carried by the binary): its lines have "
+            "none");
+}
+
 TEST(SourceLineAggregate, AFileInACheckoutIsNamedFromTheCheckoutsRootAndOneOutsideAsGiven) {
   namespace fs = std::filesystem;
   char tmpl[] = "/tmp/gpuperf-lines-XXXXXX";
@@ -308,8 +336,23 @@ TEST(SourceLinePass, AMetricTheChipLacksIsNamedAndTheOthersAreCollected) {
   EXPECT_EQ(rig.sass->configured.size(), kSassCounters - 1);
   const auto out = rig.pass->collect_batch(rig.targets, nullptr);
   EXPECT_EQ(out[0].status, Status::ok);
-  EXPECT_EQ(out[0].message, "not on GH100: smsp__sass_sectors_mem_local");
+  // The fake's source file is on no machine: said once, before the missing metric.
+  EXPECT_EQ(out[0].message,
+            "no source text for /src/k.cu (not on this machine, not carried by the binary): its lines have none; "
+            "not on GH100: smsp__sass_sectors_mem_local");
   EXPECT_DOUBLE_EQ(out[0].lines.at(0).inst_executed, 10);
+}
+
+TEST(SourceLinePass, AFileWithoutTextIsSaidOnceForTheWholeRun) {
+  PassRig rig(2, {});
+  const auto first = rig.pass->collect_batch(rig.targets, nullptr);
+  const auto second = rig.pass->collect_batch(rig.targets, nullptr);
+  ASSERT_EQ(first.size(), 2u);
+  ASSERT_EQ(second.size(), 2u);
+  EXPECT_NE(first[0].message.find("no source text for /src/k.cu"), std::string::npos) << first[0].message;
+  EXPECT_EQ(first[1].message.find("no source text"), std::string::npos) << first[1].message;
+  EXPECT_EQ(second[0].message.find("no source text"), std::string::npos) << second[0].message;
+  EXPECT_TRUE(first[1].lines.at(0).text.empty());
 }
 
 TEST(SourceLinePass, UnavailableMarksEveryResultUnsupportedWithTheReasonAndLaunchesNothing) {

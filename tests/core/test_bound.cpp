@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 namespace gpuperf {
 namespace {
 
@@ -63,6 +66,35 @@ TEST(Bound, HintRankPutsTheExplainingCountersFirst) {
   EXPECT_TRUE(is_work_metric("instructions"));
   EXPECT_TRUE(is_work_metric("inst_fma"));
   EXPECT_FALSE(is_work_metric("issue_active"));
+}
+
+}  // namespace
+}  // namespace gpuperf
+
+namespace gpuperf {
+namespace {
+
+// A GH100 run of the default set stores the TriageCompute speed of light (profiler/speed_of_light.hpp): the bound
+// still classifies, its memory side the busiest of the L1, L2, DRAMC and DRAM throughputs.
+TEST(Bound, TheTriageNamesGiveTheSpeedOfLight) {
+  std::map<std::string, double> values = {{"sol_sm_triage", 6.0},
+                                          {"sol_l1tex_triage", 26.9},
+                                          {"sol_lts_triage", 47.5},
+                                          {"sol_dramc_triage", 83.0},
+                                          {"dram_throughput", 83.1}};
+  const auto value = [&](const char* m) -> std::optional<double> {
+    const auto it = values.find(m);
+    return it == values.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  const SpeedOfLight sol = speed_of_light_from(value);
+  EXPECT_EQ(sol.sm, 6.0);
+  EXPECT_EQ(sol.memory, 83.1);
+  EXPECT_EQ(classify_bound(sol).bound, Bound::memory);
+  // Today's names win where both are stored; dram_throughput alone is no memory side.
+  values = {{"sm_throughput", 94.7}, {"sol_sm_triage", 90.0}, {"dram_throughput", 1.0}};
+  const SpeedOfLight today = speed_of_light_from(value);
+  EXPECT_EQ(today.sm, 94.7);
+  EXPECT_FALSE(today.memory.has_value());
 }
 
 }  // namespace

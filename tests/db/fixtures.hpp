@@ -180,6 +180,8 @@ inline void expect_same_source(const SourceLines& a, const SourceLines& b) {
     EXPECT_EQ(x.function, y.function);
     EXPECT_EQ(x.sass_offset, y.sass_offset);
     EXPECT_EQ(x.text, y.text);
+    EXPECT_EQ(x.inlined_at_file, y.inlined_at_file);
+    EXPECT_EQ(x.inlined_at_line, y.inlined_at_line);
     EXPECT_EQ(x.inst_executed, y.inst_executed);
     EXPECT_EQ(x.thread_inst_executed, y.thread_inst_executed);
     EXPECT_EQ(x.global_ld_requests, y.global_ld_requests);
@@ -196,7 +198,8 @@ inline void expect_same_source(const SourceLines& a, const SourceLines& b) {
 
 // `n` lines of one kernel with distinct, known counters: line i executes 1000 + i warp instructions, and
 // every third line is a strided load whose excess sectors grow with i (3 sectors a request above an ideal
-// of 1, times i); the rest are coalesced. Per launch, as the collector gives them.
+// of 1, times i); the rest are coalesced; every fourth, from the second, is a helper's line inlined at the
+// kernel's line 60 + i. Per launch, as the collector gives them.
 inline SourceLines numbered_source_lines(std::size_t n, const std::string& file = "kernels/memory_access.cu") {
   SourceLines s;
   s.status = Status::ok;
@@ -217,6 +220,11 @@ inline SourceLines numbered_source_lines(std::size_t n, const std::string& file 
     }
     l.shared_wavefronts = l.shared_wavefronts_ideal = 0.5 * static_cast<double>(i);
     l.local_sectors = i == 7 ? 12.25 : 0;
+    if (i % 4 == 1) {  // a helper's line inlined into the kernel, called from the kernel's line 60 + i
+      l.file = "kernels/helpers.cuh";
+      l.inlined_at_file = file;
+      l.inlined_at_line = static_cast<std::int64_t>(60 + i);
+    }
     s.lines.push_back(l);
   }
   s.lines_total = static_cast<std::int64_t>(n);
@@ -246,6 +254,7 @@ inline void expect_same_run(const Run& a, const Run& b) {
   EXPECT_EQ(a.machine.sm_count, b.machine.sm_count);
   EXPECT_EQ(a.machine.driver, b.machine.driver);
   EXPECT_EQ(a.machine.cuda, b.machine.cuda);
+  EXPECT_EQ(a.environment, b.environment);
   ASSERT_EQ(a.results.size(), b.results.size());
   for (std::size_t i = 0; i < a.results.size(); ++i) {
     const Result& x = a.results[i];
@@ -279,6 +288,8 @@ inline void expect_same_run(const Run& a, const Run& b) {
       EXPECT_DOUBLE_EQ(m.summary.stdev, n.summary.stdev);
     }
     expect_same_source(x.source, y.source);
+    EXPECT_EQ(x.code.fingerprint, y.code.fingerprint);
+    EXPECT_EQ(x.code.launch, y.code.launch);
   }
 }
 

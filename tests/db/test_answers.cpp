@@ -16,7 +16,7 @@ TEST(Answers, AcknowledgeUndoAndAnnotate) {
 
 TEST(Answers, AFileFromBeforeThemReadsNoneAndIsMigrated) {
   TempDir dir;
-  const std::string path = dir.file("v4.db");
+  const std::string path = dir.file("v6.db");
   {
     db::Store s(path);
     s.insert_run(make_run("22222222-0000-4000-8000-000000000001", "2026-11-01T02:00:00Z"));
@@ -24,7 +24,7 @@ TEST(Answers, AFileFromBeforeThemReadsNoneAndIsMigrated) {
   {
     db::Connection c(path, SQLITE_OPEN_READWRITE);
     c.exec(
-        "DROP TABLE annotation; DROP TABLE acknowledgement_undo; DROP TABLE acknowledgement; PRAGMA user_version = 4;");
+        "DROP TABLE annotation; DROP TABLE acknowledgement_undo; DROP TABLE acknowledgement; PRAGMA user_version = 6;");
   }
   {
     const db::Store ro(path, db::Access::read_only);
@@ -32,7 +32,7 @@ TEST(Answers, AFileFromBeforeThemReadsNoneAndIsMigrated) {
     EXPECT_TRUE(ro.annotations().empty());
   }
   db::Store rw(path);
-  EXPECT_EQ(rw.opened_version(), 4);
+  EXPECT_EQ(rw.opened_version(), 6);
   db::Annotation n;
   n.run_id = 1;
   n.text = "after the migration";

@@ -66,8 +66,8 @@ TEST(Migrations, EmptyFileBecomesTheLatestSchema) {
   Store s(dir.file("empty.db"));
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
   EXPECT_EQ(tables(s), (std::vector<std::string>{"acknowledgement", "acknowledgement_undo", "annotation", "benchmark",
-                                                 "machine", "metric", "outcome", "outcome_source", "result", "run",
-                                                 "sample", "source_line"}));
+                                                 "machine", "metric", "outcome", "outcome_code", "outcome_source",
+                                                 "result", "run", "run_environment", "sample", "source_line"}));
 }
 
 TEST(Migrations, VersionZeroSqliteFileIsMigrated) {

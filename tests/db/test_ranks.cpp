@@ -44,8 +44,8 @@ void raw_exec(const std::string& path, const std::string& sql) {
   c.exec(sql);
 }
 
-// A database as gpuperf wrote it at schema 3: migration 4 adds three columns, so dropping them and the
-// version gives back what a version-3 gpuperf left.
+// A database as gpuperf wrote it at schema 3: migration 4 adds three columns, migration 5 two tables and
+// migration 6 two columns, so dropping them and the version gives back what a version-3 gpuperf left.
 std::string version_three_database(const TempDir& dir, const std::vector<gpuperf::Run>& runs) {
   const std::string path = dir.file("v3.db");
   {
@@ -54,6 +54,8 @@ std::string version_three_database(const TempDir& dir, const std::vector<gpuperf
   }
   raw_exec(path,
            "DROP TABLE annotation; DROP TABLE acknowledgement_undo; DROP TABLE acknowledgement; "
+           "DROP TABLE outcome_code; DROP TABLE run_environment; "
+           "ALTER TABLE source_line DROP COLUMN inlined_at_file; ALTER TABLE source_line DROP COLUMN inlined_at_line; "
            "ALTER TABLE run DROP COLUMN world_size; ALTER TABLE run DROP COLUMN local_rank; "
            "ALTER TABLE run DROP COLUMN rank; PRAGMA user_version = 3; PRAGMA wal_checkpoint(TRUNCATE);");
   return path;

@@ -102,10 +102,11 @@ TEST(SourceLineStore, AVersionTwoDatabaseIsReadAsItIsAndMigratedToTakeLines) {
     Store s(path);
     s.insert_run(old);
   }
-  {  // what schema 2 had: no source tables (and no rank fields, schema 4)
+  {  // what schema 2 had: no source tables (and no rank fields, schema 4, nor the tables of schemas 5 and 7)
     Connection c(path, SQLITE_OPEN_READWRITE);
     c.exec(
         "DROP TABLE annotation; DROP TABLE acknowledgement_undo; DROP TABLE acknowledgement; "
+        "DROP TABLE outcome_code; DROP TABLE run_environment; "
         "DROP TABLE source_line; DROP TABLE outcome_source; ALTER TABLE run DROP COLUMN world_size; "
         "ALTER TABLE run DROP COLUMN local_rank; ALTER TABLE run DROP COLUMN rank; PRAGMA user_version = 2;");
   }
@@ -123,6 +124,34 @@ TEST(SourceLineStore, AVersionTwoDatabaseIsReadAsItIsAndMigratedToTakeLines) {
   EXPECT_EQ(rw.schema_version(), Store::kSchemaVersion);
   gpuperf::Run r = run_with_lines("40404040-0000-4000-8000-000000000005", 8);
   testing::expect_same_run(rw.load_run(rw.insert_run(r).run_id), r);
+}
+
+TEST(SourceLineStore, AVersionFourDatabaseReadsItsLinesWithoutCallSites) {
+  TempDir dir;
+  const std::string path = dir.file("v4.db");
+  gpuperf::Run r = run_with_lines("40404040-0000-4000-8000-000000000006", 6);
+  {
+    Store s(path);
+    s.insert_run(r);
+  }
+  {  // what schema 4 had: no identity tables (migration 5), no inlined call sites (6), no answers (7)
+    Connection c(path, SQLITE_OPEN_READWRITE);
+    c.exec(
+        "DROP TABLE annotation; DROP TABLE acknowledgement_undo; DROP TABLE acknowledgement; "
+        "DROP TABLE outcome_code; DROP TABLE run_environment; "
+        "ALTER TABLE source_line DROP COLUMN inlined_at_file; ALTER TABLE source_line DROP COLUMN inlined_at_line; "
+        "PRAGMA user_version = 4;");
+  }
+  for (SourceLine& l : r.results[0].source.lines) l.inlined_at_file.clear(), l.inlined_at_line = 0;
+  {
+    Store ro(path, Access::read_only);
+    EXPECT_EQ(ro.schema_version(), 4);
+    testing::expect_same_source(ro.load_run(ro.runs().front().id).results[0].source, r.results[0].source);
+  }
+  Store rw(path);
+  EXPECT_EQ(rw.schema_version(), Store::kSchemaVersion);
+  testing::expect_same_source(rw.load_run(rw.runs().front().id).results[0].source, r.results[0].source);
+  EXPECT_TRUE(rw.check().ok);
 }
 
 TEST(SourceLineInterchange, RoundTripsThroughAFileAndADatabase) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "db/store.hpp"
 #include "tests/cli/cli_runner.hpp"
 #include "tests/support/pg_cluster.hpp"
 
@@ -289,10 +290,10 @@ TEST_F(PgRoles, TheWriterAndAdminAnswerFindingsTheReaderMayNot) {
 TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
   ASSERT_EQ(gp(writer_, {"--quiet", "import", kFixture}).code, 0);
   // The database as an earlier gpuperf left it: schema version 1, before run.command and exit_status (and the
-  // source lines of schema 3, the rank fields of schema 4).
+  // source lines of schema 3, the rank fields of schema 4, the identity tables of schema 5, the answers of schema 7).
   cluster_->exec(
-      "DROP TABLE annotation, acknowledgement_undo, acknowledgement, source_line, outcome_source; ALTER TABLE run DROP "
-      "COLUMN command, DROP COLUMN exit_status, "
+      "DROP TABLE annotation, acknowledgement_undo, acknowledgement, outcome_code, run_environment, source_line, "
+      "outcome_source; ALTER TABLE run DROP COLUMN command, DROP COLUMN exit_status, "
       "DROP COLUMN rank, DROP COLUMN local_rank, DROP COLUMN world_size; UPDATE schema_version SET version = 1",
       "gpuperf");
   for (const std::vector<std::string>& c :
@@ -301,7 +302,7 @@ TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
     const CliResult r = gp(writer_, c);
     EXPECT_EQ(r.code, 3) << r.err;
     EXPECT_TRUE(has(r, "role 'gpuperf_writer' may not write to")) << r.err;
-    EXPECT_TRUE(has(r, "schema version 1, this gpuperf writes 5")) << r.err;
+    EXPECT_TRUE(has(r, "schema version 1, this gpuperf writes " + std::to_string(db::Store::kSchemaVersion))) << r.err;
     EXPECT_TRUE(has(r, "run `gpuperf db migrate` as the admin role")) << r.err;
   }
   EXPECT_EQ(cluster_->query_value("SELECT version FROM schema_version", "gpuperf"), "1");
@@ -312,7 +313,7 @@ TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
 
   const CliResult migrated = gp(admin_, {"db", "migrate"});
   ASSERT_EQ(migrated.code, 0) << migrated.err;
-  EXPECT_TRUE(has(migrated, "schema version 1 -> 5")) << migrated.out;
+  EXPECT_TRUE(has(migrated, "schema version 1 -> " + std::to_string(db::Store::kSchemaVersion))) << migrated.out;
   const CliResult stored = gp(writer_, {"--quiet", "import", generated(3)});
   EXPECT_EQ(stored.code, 0) << stored.err;
   EXPECT_EQ(gp(reader_, {"runs"}).code, 0);

@@ -52,6 +52,33 @@ TEST_F(PgSourceLines, BothEnginesStoreAndReadTheSameLinesAndNameTheSameLine) {
   }
 }
 
+TEST_F(PgSourceLines, ASchemaFourDatabaseReadsItsLinesWithoutCallSitesAndMigratesToTakeThem) {
+  gpuperf::Run r = make_run("40404040-0000-4000-8000-0000000000ab", "2026-11-01T02:00:00Z");
+  r.results[0].source = numbered_source_lines(9);  // lines 1 and 5 inlined at a call site
+  {
+    Store pg(uri(), Access::read_write);
+    pg.insert_run(r);
+  }
+  // Schema 4: no identity tables (migration 5), no call-site columns (migration 6), no answers (migration 7).
+  cluster_->exec(
+      "DROP TABLE annotation, acknowledgement_undo, acknowledgement, outcome_code, run_environment; "
+      "ALTER TABLE source_line DROP COLUMN inlined_at_file, DROP COLUMN inlined_at_line; "
+      "UPDATE schema_version SET version = 4",
+      "gpuperf");
+  gpuperf::Run without = r;
+  for (SourceLine& l : without.results[0].source.lines) l.inlined_at_file.clear(), l.inlined_at_line = 0;
+  {
+    Store ro(uri(), Access::read_only);
+    EXPECT_EQ(ro.schema_version(), 4);
+    expect_same_source(ro.load_run(ro.runs().front().id).results[0].source, without.results[0].source);
+  }
+  Store rw(uri(), Access::read_write);
+  EXPECT_EQ(rw.schema_version(), Store::kSchemaVersion);
+  gpuperf::Run again = r;  // a run stored after the migration keeps its call sites
+  again.uuid = "40404040-0000-4000-8000-0000000000ac";
+  expect_same_source(rw.load_run(rw.insert_run(again).run_id).results[0].source, r.results[0].source);
+}
+
 TEST_F(PgSourceLines, ASchemaTwoDatabaseIsReadWithoutLinesAndMigratedToTakeThem) {
   const std::vector<gpuperf::Run> runs = fixture_runs();
   gpuperf::Run plain = make_run("40404040-0000-4000-8000-0000000000aa", "2026-11-01T02:00:00Z");
@@ -59,10 +86,10 @@ TEST_F(PgSourceLines, ASchemaTwoDatabaseIsReadWithoutLinesAndMigratedToTakeThem)
     Store pg(uri(), Access::read_write);
     pg.insert_run(plain);
   }
-  // Schema 2: no source-line tables, and none of schema 4's rank columns.
+  // Schema 2: no source-line tables, and none of schema 4's rank columns (nor the tables of migrations 5 and 7).
   cluster_->exec(
-      "DROP TABLE annotation, acknowledgement_undo, acknowledgement; DROP TABLE source_line; DROP TABLE "
-      "outcome_source; "
+      "DROP TABLE annotation, acknowledgement_undo, acknowledgement; "
+      "DROP TABLE outcome_code; DROP TABLE run_environment; DROP TABLE source_line; DROP TABLE outcome_source; "
       "ALTER TABLE run DROP COLUMN rank, DROP COLUMN local_rank, DROP COLUMN world_size; "
       "UPDATE schema_version SET version = 2",
       "gpuperf");

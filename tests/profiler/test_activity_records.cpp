@@ -36,5 +36,22 @@ TEST(DurationsByExternalId, IncompleteAndMissingRecordsAreAbsent) {
   EXPECT_TRUE(durations_by_external_id(b, {1, 2, 3}).empty());
 }
 
+// A sample's kernels for its code identity (sample_loop.cpp): the first tag that has any, in start order.
+TEST(KernelsOfFirstTag, TheFirstSampleWithRecordsGivesItsKernelsInStartOrder) {
+  ActivityBatch b;
+  b.kernels = {{40, 100, 200, 1, "flush"}, {42, 900, 950, 1, "second"}, {41, 300, 400, 1, "first"}};
+  b.kernels[2].grid[0] = 64;
+  b.kernels[2].block[0] = 256;
+  b.kernels[2].dynamic_smem = 1024;
+  b.correlations = {{7, 41}, {7, 42}};
+  const auto ks = kernels_of_first_tag(b, {6, 7, 8});  // 6 has no record: the next one answers
+  ASSERT_EQ(ks.size(), 2u);
+  EXPECT_EQ(ks[0].name, "first");
+  EXPECT_EQ(ks[0].grid[0], 64u);
+  EXPECT_EQ(ks[0].dynamic_smem, 1024u);
+  EXPECT_EQ(ks[1].name, "second");
+  EXPECT_TRUE(kernels_of_first_tag(b, {9}).empty());
+}
+
 }  // namespace
 }  // namespace gpuperf::cupti

@@ -255,3 +255,24 @@ TEST(RunStatus, WorstStatusAndExitCode) {
 
 }  // namespace
 }  // namespace gpuperf
+
+namespace gpuperf {
+namespace {
+
+// The runner's join of each result's kernels (from its timing) with the fingerprints of the loaded functions.
+TEST(CodeFingerprints, EachResultGetsItsKernelsFingerprintOrNone) {
+  std::vector<Result> results(4);
+  const std::vector<std::vector<std::string>> kernels{{"_Z3onePf"}, {"_Z3onePf", "_Z3twoPf"}, {"_Z6unseenPf"}, {}};
+  const std::map<std::string, std::string> fingerprints{{"_Z3onePf", "sass:00000000000000aa"},
+                                                        {"_Z3twoPf", "sass:00000000000000bb"}};
+  add_code_fingerprints(fingerprints, kernels, results);
+  EXPECT_EQ(results[0].code.fingerprint, "sass:00000000000000aa");
+  // Two kernels a sample: the hash of theirs in launch order, neither's own.
+  EXPECT_EQ(results[1].code.fingerprint.rfind("sass:", 0), 0u);
+  EXPECT_NE(results[1].code.fingerprint, results[0].code.fingerprint);
+  EXPECT_EQ(results[2].code.fingerprint, "");  // its cubin was not seen
+  EXPECT_EQ(results[3].code.fingerprint, "");  // no record named its kernels
+}
+
+}  // namespace
+}  // namespace gpuperf

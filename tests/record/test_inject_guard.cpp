@@ -121,9 +121,7 @@ TEST(LaunchPolicy, AnIdentityTheTimeBudgetsSecondHalfStoppedIsDoneWithRangesAndG
 }
 
 TEST(InjectGuard, TheLibraryNeverProfilesACommunicationKernel) {
-  setenv("GPUPERF_RECORD_COMMUNICATION_KERNELS", "peer_exchange\nmy_allreduce", 1);
-  setenv("GPUPERF_RECORD_PROFILE_WATCHDOG_MS", "0", 1);
-  inject::init_guard();
+  inject::init_guard({"peer_exchange", "my_allreduce"}, 0);
   static const char gemm[] = "_Z4gemmPf";
   static const char nccl[] = "ncclDevKernel_AllReduce_Sum_f32_RING_LL";
   static const char mine[] = "_Z13peer_exchangePf";
@@ -139,9 +137,7 @@ TEST(InjectGuard, TheLibraryNeverProfilesACommunicationKernel) {
 // A profiled launch that outlives the bound: the G line names it and how long it had run, later launches are
 // not profiled, and the launching thread goes on once its call returns.
 TEST(InjectGuard, TheWatchdogGivesUpASlowLaunchAndProfilingStops) {
-  unsetenv("GPUPERF_RECORD_COMMUNICATION_KERNELS");
-  setenv("GPUPERF_RECORD_PROFILE_WATCHDOG_MS", "100", 1);
-  inject::init_guard();
+  inject::init_guard({}, 100);
   static const char gemm[] = "_Z5gemm2Pf";
   ASSERT_TRUE(inject::launch_may_be_profiled(true, true, gemm));
   const std::size_t before = lines().size();

@@ -231,10 +231,27 @@ TEST(SplitPasses, WithoutMetricsThatNeedSeveralPassesAloneTheHeaviestGoFirstEach
 TEST(SplitPasses, TheDefaultIsTwoGroupsWhenSomeMetricNeedsSeveralPassesAlone) {
   const auto own = adding({{"a", 1}, {"sm", 8}, {"b", 1}});
   EXPECT_EQ(default_groups({"a", "sm", "b"}, 3, own), 2u);
-  EXPECT_EQ(default_groups({"a", "b"}, 3, own), 3u);        // none: one group a profiled launch
-  EXPECT_EQ(default_groups({"a", "b"}, 12, own), 8u);       // at most 8
+  // No metric needs several passes alone: one group a profiled launch, at most 8, when the set needs more than
+  // kOneGroupMostPasses passes together.
+  const auto ones = [](const std::vector<std::string>& m) { return m.size(); };
+  const std::vector<std::string> seven = {"a", "b", "c", "d", "e", "f", "g"};
+  EXPECT_EQ(default_groups(seven, 3, ones), 3u);
+  EXPECT_EQ(default_groups(seven, 12, ones), 8u);
   EXPECT_EQ(default_groups({"a", "sm", "b"}, 1, own), 1u);  // one profiled launch an identity: every metric in it
   EXPECT_EQ(default_groups({"a", "sm", "b"}, 0, own), 1u);
+}
+
+// GH100's default set with the TriageCompute speed of light needs 4 passes together: every profiled launch collects
+// all of it, so no identity is partial; with today's names (12 together) it is split as before.
+TEST(SplitPasses, TheDefaultIsOneGroupWhenTheSetNeedsFewPasses) {
+  const auto triage = adding({{"a", 1}, {"sm_triage", 2}, {"b", 1}});
+  EXPECT_EQ(default_groups({"a", "sm_triage", "b"}, 3, triage), 1u);
+  const auto today = adding({{"a", 1}, {"sm", 8}, {"b", 1}});
+  EXPECT_EQ(default_groups({"a", "sm", "b"}, 3, today), 2u);
+  // At the bound: kOneGroupMostPasses passes are one group, one more is split.
+  const auto own = [](const std::vector<std::string>& m) { return m.size(); };
+  EXPECT_EQ(default_groups(std::vector<std::string>(kOneGroupMostPasses, "x"), 3, own), 1u);
+  EXPECT_EQ(default_groups(std::vector<std::string>(kOneGroupMostPasses + 1, "x"), 3, own), 3u);
 }
 
 TEST(SplitPasses, OneGroupWhenThereIsNothingToGain) {

@@ -441,12 +441,12 @@ TEST(Launch, RunsTheProgramWithTheRecordingEnvironmentAndReportsHowItEnded) {
   std::filesystem::create_directories(dir);
   const std::string out = (dir / "env.txt").string();
   ProgramEnd end =
-      run_program({"sh", "-c", "echo \"$CUDA_INJECTION64_PATH|$GPUPERF_RECORD_DIR\" > " + out + "; exit 3"},
+      run_program({"sh", "-c", "echo \"$CUDA_INJECTION64_PATH|$GPUPERF_RECORD_CONFIG\" > " + out + "; exit 3"},
                   dir.string(), "/opt/inject.so");
   EXPECT_EQ(end.exit_status, 3);
   std::string line;
   std::getline(std::ifstream(out), line);
-  EXPECT_EQ(line, "/opt/inject.so|" + dir.string());
+  EXPECT_EQ(line, "/opt/inject.so|dir=" + dir.string());  // the config's first line
   end = run_program({"sh", "-c", "kill -TERM $$"}, dir.string(), "/opt/inject.so");
   EXPECT_EQ(end.exit_status, -15);
   std::filesystem::remove_all(dir);

@@ -101,6 +101,34 @@ TEST(RecordLines, AnInstrumentedLaunchGivesItsIdentityTheLinesRunWouldStore) {
   EXPECT_EQ(s.message, "_Z6helperv: no line info (built without -lineinfo?): per SASS offset");
 }
 
+TEST(RecordLines, AnInlinedHelpersLineKeepsItsCallSite) {
+  TempDir dir;
+  const std::string source = write_source(dir);
+  std::string text = process_file(source, 9, 8000);
+  // Two more lines of the instrumented launch: the helper's line 2 inlined at the kernel's line 3 (file id 2),
+  // twice from the same call site (summed), once from line 4 (its own line).
+  const std::string extra =
+      "L 6 1 2 2 128 7 224 0 0 0 0 0 0 0 0 0 2 3\nL 6 1 2 2 144 3 96 0 0 0 0 0 0 0 0 0 2 3\n"
+      "L 6 1 2 2 160 5 160 0 0 0 0 0 0 0 0 0 2 4\n";
+  text.insert(text.find("J 3 "), extra);
+  KernelTotals totals;
+  const Result r = only_result({parse_process_text(text, "f")}, totals);
+  std::vector<const SourceLine*> inlined;
+  for (const SourceLine& l : r.source.lines) {
+    if (!l.inlined_at_file.empty()) inlined.push_back(&l);
+  }
+  ASSERT_EQ(inlined.size(), 2u);
+  EXPECT_EQ(inlined[0]->file, source);
+  EXPECT_EQ(inlined[0]->line, 2);
+  EXPECT_EQ(inlined[0]->inlined_at_file, source);
+  EXPECT_EQ(inlined[0]->inlined_at_line, 3);
+  EXPECT_DOUBLE_EQ(inlined[0]->inst_executed, 10);
+  EXPECT_EQ(inlined[0]->text, "int i = blockIdx.x * blockDim.x + threadIdx.x;");
+  EXPECT_EQ(inlined[1]->inlined_at_line, 4);
+  EXPECT_DOUBLE_EQ(inlined[1]->inst_executed, 5);
+  EXPECT_EQ(r.source.lines_total, 6);
+}
+
 TEST(RecordLines, InstrumentedLaunchesOfSeveralProcessesAreAveragedPerLine) {
   TempDir dir;
   const std::string source = write_source(dir);
@@ -257,7 +285,10 @@ TEST(RecordLines, MalformedSourceRecordsNameTheFileAndLine) {
   EXPECT_NE(error_of("S 2 maybe why").find("malformed source status line"), std::string::npos);
   EXPECT_NE(error_of("I 2").find("malformed instrumented launch line"), std::string::npos);
   EXPECT_NE(error_of("J x kern").find("malformed source string line"), std::string::npos);
+  EXPECT_NE(error_of("L 2 1 0 0 16 1 2 3 4 5 6 7 8 9 10 11 1 0").find("more than 11"), std::string::npos);
+  EXPECT_NE(error_of("L 2 1 0 0 16 1 2 3 4 5 6 7 8 9 10 11 5 3").find("file id 5"), std::string::npos);
   EXPECT_EQ(error_of("L 2 1 0 0 16 1 2 3 4 5 6 7 8 9 10 11\nS 2 ok\nI 2 5"), "no error");
+  EXPECT_EQ(error_of("L 2 1 0 0 16 1 2 3 4 5 6 7 8 9 10 11 1 7\nS 2 ok\nI 2 5"), "no error");
 }
 
 TEST(RecordLines, RecordSaysHowManyIdentitiesHaveLinesAndWhatAnInstrumentedLaunchCost) {

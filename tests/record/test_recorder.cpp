@@ -3,11 +3,14 @@
 // cannot give are told through `note`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/metrics.hpp"
+#include "profiler/metric_eval.hpp"
 #include "profiler/record/record_file.hpp"
 #include "profiler/record/recorder.hpp"
 
@@ -141,6 +144,78 @@ TEST(RecorderEnds, PartialCountersCountAsCountersAndAreToldApart) {
                    "(their profiled launches did not cover every metric group); 1 left unprofiled: the time budget"),
             std::string::npos)
       << s;
+}
+
+// Which metrics the partial identities lack, grouped by the metrics lacked, with why (issue 55: "77 of them
+// partial" said neither).
+TEST(RecorderEnds, TheSummaryNamesTheMetricsPartialIdentitiesLack) {
+  gpuperf::Run run;
+  for (const char* kernel : {"app/gemm", "app/copy", "app/full"}) {
+    Result r;
+    r.instance.name = kernel;
+    r.metrics.push_back(single_value("dram_throughput", 10));
+    if (std::string(kernel) != "app/full") {
+      r.metrics.push_back(
+          failed_measurement(find_metric("sm_throughput")->info, Status::skipped, "partial counters: ..."));
+      r.metrics.push_back(
+          failed_measurement(find_metric("memory_throughput")->info, Status::skipped, "partial counters: ..."));
+    }
+    run.results.push_back(r);
+  }
+  const std::string s = describe_lacking({run});
+  EXPECT_NE(s.find("; partial identities lack sm_throughput, memory_throughput (2: app/gemm, ...): each profiled "
+                   "launch collects one group"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(describe_lacking({}), "");
+}
+
+// The set the program chose at its first context (its C line) decides what the recorder stores: today's names, the
+// TriageCompute ones (GH100), or those less the DRAMC one (GB100 refuses it).
+TEST(Recorder, TheStoredMetricsFollowTheSetTheProgramChose) {
+  RecordOptions o = options_for({"true"});
+  o.metrics = "default";
+  const auto today = plan_record_metrics(o, false);
+  const auto triage = plan_triage_metrics(o);
+  ASSERT_TRUE(today && triage);
+  const auto names = [](const MetricPlan& p) {
+    std::vector<std::string> out;
+    for (const auto& r : p.requests) out.push_back(r.name);
+    return out;
+  };
+  const auto has = [](const std::vector<std::string>& v, const char* n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  const auto c_line = [](const std::vector<std::string>& perfworks) {
+    std::string line = "P 1 0 5 x\nC";
+    for (const auto& p : perfworks) line += " " + p;
+    return process(line + "\nZ\n");
+  };
+  std::vector<std::string> warnings;
+  EXPECT_TRUE(has(names(recorded_plan({c_line(today->perfworks)}, *today, triage, warnings)), "sm_throughput"));
+  const std::vector<std::string> gh100 = names(recorded_plan({c_line(triage->perfworks)}, *today, triage, warnings));
+  EXPECT_TRUE(has(gh100, "sol_sm_triage") && has(gh100, "sol_dramc_triage"));
+  EXPECT_FALSE(has(gh100, "sm_throughput") || has(gh100, "memory_throughput"));
+  std::vector<std::string> without_dramc;
+  for (const auto& p : triage->perfworks) {
+    if (p.find("dramc__") == std::string::npos) without_dramc.push_back(p);
+  }
+  const std::vector<std::string> gb100 = names(recorded_plan({c_line(without_dramc)}, *today, triage, warnings));
+  EXPECT_TRUE(has(gb100, "sol_lts_triage"));
+  EXPECT_FALSE(has(gb100, "sol_dramc_triage"));
+  EXPECT_TRUE(warnings.empty());
+  // Two chips in one program: the first process's set is stored, the other is told.
+  recorded_plan({c_line(triage->perfworks), c_line(today->perfworks)}, *today, triage, warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("profiled another metric set"), std::string::npos);
+}
+
+// Kernels the selection kept out of profiling inside the program (e lines) are named, each once.
+TEST(RecorderEnds, TheSummaryNamesTheKernelsTheSelectionKeptOutOfProfiling) {
+  const std::string s = describe_excluded(
+      {process("P 1 0 5 x\ne _Z4copyPfS_\ne _Z6reducePf\nZ\n"), process("P 2 0 5 x\ne _Z4copyPfS_\nZ\n")});
+  EXPECT_NE(s.find("kept launches of 2 kernel(s) out of profiling, traced only: copy, reduce"), std::string::npos) << s;
+  EXPECT_EQ(describe_excluded({process("P 1 0 5 x\nZ\n")}), "");
 }
 
 TEST(RecorderEnds, RanksOfADistributedJobAreReplayedOnePassALaunchAndSaySo) {

@@ -112,7 +112,7 @@ TEST_F(ReportGolden, BadArgumentsAreInputErrors) {
   const std::string out = " --out " + sh_quote((dir_ / "bad").string());
   CommandResult r = gpuperf(db, "report" + out + " --format pdf");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("--format: expected html or md, got 'pdf'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--format: expected html, md or markdown, got 'pdf'"), std::string::npos) << r.output;
   r = gpuperf(db, "report" + out + " --since yesterday");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find(

@@ -84,10 +84,25 @@ TEST_F(ReportSourceLines, TheBrowserShowsEachKernelsLinesAndThePairsLineByLine) 
   EXPECT_NE(strided.find("32.0 (8.0x ideal)"), std::string::npos) << strided;
   EXPECT_EQ(strided.find("class=\"changed\""), std::string::npos) << strided;
 
-  // The finding in the regressions table names the line.
-  EXPECT_NE(dom.find("<li class=\"srcline\"><code>kernels/memory_access.cu:29 (was :23)  if (i &lt; n) out[j] = "
-                     "in[j];  global load sectors per request 4.0 -&gt; 8.0 (ideal 4.0)"),
-            std::string::npos);
+  // The finding in the regressions table leads with one line: its bound, the counter that explains the time
+  // and the moved source line (its first counter); the other hints are folded under it.
+  const auto lead_at = dom.find("<div class=\"lead\">");
+  ASSERT_NE(lead_at, std::string::npos);
+  const std::string lead = dom.substr(lead_at, dom.find("</div>", lead_at) - lead_at);
+  // (This history has no speed-of-light counters, so no bound: the counter comes first.)
+  EXPECT_EQ(lead.find("<div class=\"lead\">gld_efficiency 100%<span class=\"nowrap\">&nbsp;-&gt;&nbsp;</span>50% "), 0u)
+      << lead;
+  EXPECT_NE(lead.find("<code>kernels/memory_access.cu:29 (was :23)  if (i &lt; n) out[j] = in[j];  global load "
+                      "sectors per request 4.0 -&gt; 8.0 (ideal 4.0)</code>"),
+            std::string::npos)
+      << lead;
+  EXPECT_NE(dom.find("</div><details><summary>"), std::string::npos);
+  // The line tables say what the bar and the ideal tick mean.
+  EXPECT_GE(count(dom, "<p class=\"muted slegend\">"), 10u);
+  EXPECT_NE(dom.find("tick: its ideal, what coalesced, conflict-free accesses would take"), std::string::npos);
+  // A chart's unit starts at the left edge, so a long one ("warps/issue") is not cut off.
+  EXPECT_EQ(count(dom, "<text class=\"unit\" x=\"2\""), count(page, "<svg class=\"chart\""));
+  EXPECT_NE(page.find("svg.chart .unit { text-anchor: start;"), std::string::npos);
 
   // The variant panels: naive matmul's row-and-column load beside tiled's shared loads.
   EXPECT_GE(count(dom, "Line by line: the memory access of each kernel"), 2u);
@@ -116,6 +131,14 @@ TEST_F(ReportSourceLines, TheBrowserShowsEachKernelsLinesAndThePairsLineByLine) 
   ASSERT_EQ(shot.exit_code, 0) << shot.output.substr(0, 2000);
   ASSERT_TRUE(fs::exists(png));
   EXPECT_GT(fs::file_size(png), 50000u);
+  // And on a phone-sized screen, where the finding's lead line and folded hints must still read.
+  const fs::path small = artifacts / "report-source-lines-small.png";
+  fs::remove(small);
+  const CommandResult small_shot = run_command(chromium_command(
+      chromium, dir_ / "profile-small",
+      "--window-size=400,1600 --screenshot=" + sh_quote(small.string()) + " " + sh_quote("file://" + html.string())));
+  ASSERT_EQ(small_shot.exit_code, 0) << small_shot.output.substr(0, 2000);
+  EXPECT_GT(fs::file_size(small), 20000u);
 }
 
 }  // namespace

@@ -84,6 +84,8 @@ TEST(Render, CompareTextGolden) {
             "copy/old              duration   1 us      -                  missing  yes\n"
             "\n"
             "4 rows: 2 slower, 1 missing, 1 same (1 same not listed; --all lists them)\n"
+            "1 benchmark instance of the base is missing from the candidate (copy/old): a partial candidate fails; "
+            "--allow-missing allows it\n"
             "gate: duration, failed or incorrect kernels, deterministic counters\n"
             "REGRESSION\n");
 }
@@ -104,6 +106,9 @@ TEST(Render, CompareMarkdownGolden) {
             "| copy/old | duration | 1 us | - |  | missing | yes |  |\n"
             "\n"
             "4 rows: 2 slower, 1 missing, 1 same.\n"
+            "\n"
+            "1 benchmark instance of the base is missing from the candidate (copy/old): a partial candidate fails; "
+            "--allow-missing allows it.\n"
             "\n"
             "Gate: duration, failed or incorrect kernels, deterministic counters.\n");
 }
@@ -167,10 +172,13 @@ TEST(Render, ChangesTextAndMarkdownGolden) {
       "memory_access/strided[tile=16]  duration  -9.8%   1.106 ms  997.3 us  795ceee0b6  1194d3c67a  improvement  "
       "0.9995      unconfirmed (2 runs)  yes\n"
       "\n"
-      "2 change points: 1 regression, 1 improvement (1 unconfirmed)\n");
+      "2 findings: 1 regression (gates), 1 improvement; from 2 change points, 1 unconfirmed (fewer runs at the new "
+      "level than --min-segment: flagged from tonight's samples, the next runs confirm or withdraw them)\n");
   EXPECT_EQ(
       md.str(),
-      "### gpuperf detect: 2 change points: 1 regression, 1 improvement (1 unconfirmed)\n"
+      "### gpuperf detect: 2 findings: 1 regression (gates), 1 improvement; from 2 change points, 1 unconfirmed (fewer "
+      "runs at the new level than --min-segment: flagged from tonight's samples, the next runs confirm or withdraw "
+      "them)\n"
       "\n"
       "| benchmark | metric | change | before | after | commit | previous | kind | confidence | state | gates | hints "
       "|\n"
@@ -230,8 +238,17 @@ TEST(Render, EscapesAsTheReportWritersDo) {
 
 TEST(Render, JUnitCounts) {
   std::ostringstream xml;
-  write_compare_junit(xml, report());
+  CompareReport allowed = report();
+  allowed.allow_missing = true;  // the missing instance fails the job on its own case otherwise (below)
+  write_compare_junit(xml, allowed);
   const std::string s = xml.str();
+  std::ostringstream strict;
+  write_compare_junit(strict, report());
+  EXPECT_NE(strict.str().find("tests=\"5\" failures=\"3\" errors=\"0\" skipped=\"1\">"), std::string::npos)
+      << strict.str();
+  EXPECT_NE(strict.str().find("<failure type=\"missing\" message=\"1 benchmark instance of the base is missing"),
+            std::string::npos)
+      << strict.str();
   EXPECT_NE(s.find("<testsuites name=\"gpuperf compare\" tests=\"4\" failures=\"2\" errors=\"0\" skipped=\"1\">"),
             std::string::npos)
       << s;

@@ -231,8 +231,11 @@ TEST(Writers, FindingsShowTheirStateAndWhatMovedWithThem) {
   EXPECT_NE(md.find("| confirmed | _counter only: no duration change detected_ |"), std::string::npos) << md;
   EXPECT_EQ(count(md, "| gld\\_efficiency |"), 0u);  // not a row of its own
   expect_tables_keep_their_columns(md);
-  EXPECT_NE(html.find("<td class=\"nowrap\">unconfirmed (1 run)</td><td><ul><li>gld_efficiency 100% -&gt; 50%</li>"),
-            std::string::npos);
+  // The finding's one line: its hint, the arrow kept on one line.
+  EXPECT_NE(html.find("<td class=\"nowrap\">unconfirmed (1 run)</td><td><div class=\"lead\">gld_efficiency "
+                      "100%<span class=\"nowrap\">&nbsp;-&gt;&nbsp;</span>50%</div>"),
+            std::string::npos)
+      << html;
   EXPECT_NE(html.find("<em>counter only: no duration change detected</em>"), std::string::npos);
 }
 
