@@ -62,7 +62,10 @@ class Fields {
   [[noreturn]] void fail(const std::string& key, const std::string& why) const {
     throw InputError(source_ + ": " + path_ + (key.empty() ? "" : "." + key) + ": " + why);
   }
-  std::string text(const char* key, bool required) const {
+  // The longest strings, as for the runs (db/interchange_read.cpp): a name 1024 bytes, a text (a reason, a note,
+  // a link) 64 KiB.
+  static constexpr std::size_t kMaxName = 1024, kMaxText = 65536;
+  std::string text(const char* key, bool required, std::size_t max = kMaxName) const {
     const auto it = v_.find(key);
     if (it == v_.end() || it->is_null()) {
       if (required) fail(key, "missing");
@@ -70,6 +73,11 @@ class Fields {
     }
     if (!it->is_string()) fail(key, "expected a string");
     if (required && it->get<std::string>().empty()) fail(key, "must not be empty");
+    const std::size_t size = it->get_ref<const std::string&>().size();
+    if (size > max) {
+      fail(key, "a string of " + std::to_string(size) + " bytes, longer than the " + std::to_string(max) +
+                    " bytes this field may have");
+    }
     return it->get<std::string>();
   }
   bool flag(const char* key) const {
@@ -106,8 +114,8 @@ Acknowledgement ack_from(const Fields& f) {
   a.metric = f.text("metric", true);
   a.run_uuid = f.text("run", true);
   a.commit = f.text("commit", false);
-  a.reason = f.text("reason", true);
-  a.link = f.text("link", false);
+  a.reason = f.text("reason", true, Fields::kMaxText);
+  a.link = f.text("link", false, Fields::kMaxText);
   a.by = f.text("by", false);
   a.at = f.time("at", true);
   a.accepted = f.flag("accepted");
@@ -122,7 +130,7 @@ Acknowledgement ack_from(const Fields& f) {
 Annotation note_from(const Fields& f) {
   Annotation n;
   n.uuid = f.text("uuid", true);
-  n.text = f.text("text", true);
+  n.text = f.text("text", true, Fields::kMaxText);
   n.by = f.text("by", false);
   n.at = f.time("at", true);
   n.run_uuid = f.text("run", false);
