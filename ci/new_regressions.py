@@ -18,6 +18,8 @@ gates every change) fail the night: the others are listed under the table, not f
 regressions and exits 1 when there are gated ones, 0 when there are none, 2 on unreadable input. --json writes
 them as {"findings": [...]}: each the change as detect gave it, its "hints" those of the table. The source lines
 that moved at a finding (detect's "lines", when the runs collected them) are listed under the table, one a line.
+A change that the team has answered (`gpuperf ack`: detect's "acknowledgement") is never new: it is listed under
+the table as acknowledged or accepted, with its reason, and fails nothing; --json lists it under "acknowledged".
 --bisect-list writes one line per new finding for
 `gpuperf bisect` (nightly.sh --bisect): instance regex, metric, last good commit, first bad commit, tab-separated.
 Standard library only.
@@ -73,7 +75,7 @@ def findings(after, before):
     """New findings of AFTER: (change, hints) for each new regression, counters folded into durations."""
     out = []
     for c in after:
-        if c.get("kind") != "regression" or seen(c, before):
+        if c.get("kind") != "regression" or seen(c, before) or c.get("acknowledgement"):
             continue
         if c.get("metric") == "duration":
             out.append((c, list(c.get("hints") or [])))
@@ -81,6 +83,21 @@ def findings(after, before):
             out.append((c, [COUNTER_ONLY]))
         # else: a counter that moved with a duration change, which names it in its hints
     return out
+
+
+def answered(after):
+    """The regressions of AFTER the team has acknowledged (gpuperf ack), new tonight or not."""
+    return [c for c in after if c.get("kind") == "regression" and c.get("acknowledgement")]
+
+
+def answer_line(c):
+    a = c["acknowledgement"]
+    pct = c.get("change_pct")
+    change = f"{pct:+.1f}%" if isinstance(pct, (int, float)) else "n/a"
+    word = "accepted as the new baseline" if a.get("accepted") else "acknowledged"
+    link = f" ({a['link']})" if a.get("link") else ""
+    return md_cell(f"{instance(c)} {c.get('metric')} {change}: {word}: {a.get('reason', '')}{link} "
+                   f"(by {a.get('by', '')}, {a.get('at', '')})")
 
 
 def instance(c):
@@ -115,7 +132,9 @@ def main(argv):
     if len(args) != 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
-    found = findings(load(args[1]), load(args[0]))
+    after_changes = load(args[1])
+    found = findings(after_changes, load(args[0]))
+    acked = answered(after_changes)
     new = [f for f in found if f[0].get("gated", True)]
     ungated = [f for f in found if not f[0].get("gated", True)]
 
@@ -154,6 +173,11 @@ def main(argv):
                      "; ".join(md_cell(f"{instance(c)} {c.get('metric')} " +
                                        (f"{c['change_pct']:+.1f}%" if isinstance(c.get('change_pct'), (int, float))
                                         else "n/a")) for c, _ in ungated) + ".")
+    if acked:
+        lines.append("")
+        lines.append("Answered (not open):")
+        lines.append("")
+        lines.extend(f"- {answer_line(c)}" for c in acked)
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     if markdown:
@@ -162,7 +186,8 @@ def main(argv):
     if json_out:
         with open(json_out, "w", encoding="utf-8") as f:
             json.dump({"findings": [dict(c, hints=hints) for c, hints in new],
-                       "ungated": [dict(c, hints=hints) for c, hints in ungated]}, f, indent=1)
+                       "ungated": [dict(c, hints=hints) for c, hints in ungated],
+                       "acknowledged": acked}, f, indent=1)
             f.write("\n")
     if bisect_list:
         with open(bisect_list, "w", encoding="utf-8") as f:

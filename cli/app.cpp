@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
   add_merge_command(app, ctx);
   add_record_command(app, ctx);
   add_bisect_command(app, ctx);
+  add_answer_commands(app, ctx);
 
   try {
     app.parse(argc, argv);

@@ -26,10 +26,12 @@
 #include "profiler/collector.hpp"
 #include "profiler/gpu/device_info.hpp"
 #include "profiler/runner.hpp"
+#include "reports/analysis/answers.hpp"
 #include "reports/analysis/compare.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
+#include "reports/analysis/not_enough_data.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/analysis/run_refs.hpp"
 #include "reports/escape.hpp"
@@ -208,9 +210,12 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
                    reports::terminal_text(r->exclude_reason).c_str());
     }
   }
-  const std::vector<db::Series> history = base_history(store, base, cand.machine_id, a.out);
-  analysis::CompareReport report = analysis::compare_runs(store.load_run(base.id, true), store.load_run(cand.id, true),
-                                                          options, base.id, cand.id, &history);
+  std::vector<db::Series> history = base_history(store, base, cand.machine_id, a.out);
+  Run base_run = store.load_run(base.id, true);
+  const auto accepted = analysis::rebase_on_accepted(store, base, cand, base_run, history);
+  analysis::CompareReport report =
+      analysis::compare_runs(base_run, store.load_run(cand.id, true), options, base.id, cand.id, &history);
+  analysis::mark_accepted(report.rows, accepted);
   return emit_compare(report, a.out);
 }
 
@@ -225,9 +230,11 @@ int compare_with_baseline(const db::Store& store, const CheckArgs& a, const anal
   if (base.id == run_id) throw InputError("--baseline '" + a.baseline + "' resolves to the run just made");
   VerdictArgs out = a.out;
   if (out.filter.empty()) out.filter = a.measure.filter;
-  const std::vector<db::Series> history = base_history(store, base, info->machine_id, out);
-  analysis::CompareReport report =
-      analysis::compare_runs(store.load_run(base.id, true), run, options, base.id, run_id, &history);
+  std::vector<db::Series> history = base_history(store, base, info->machine_id, out);
+  Run base_run = store.load_run(base.id, true);
+  const auto accepted = analysis::rebase_on_accepted(store, base, *info, base_run, history);
+  analysis::CompareReport report = analysis::compare_runs(base_run, run, options, base.id, run_id, &history);
+  analysis::mark_accepted(report.rows, accepted);
   return emit_compare(report, out);
 }
 
@@ -366,7 +373,9 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   auto changes = analysis::detect_changes(series, options);
   analysis::attach_line_changes(changes, store);                   // the source lines that moved at each change
   const auto steps = analysis::attach_identities(changes, store);  // same code or not; environment steps
-  reports::write_changes(std::cout, changes, format, steps);
+  analysis::attach_acknowledgements(changes, series, store.acknowledgements());
+  const auto too_short = analysis::short_series(series, options, a.branch);
+  reports::write_changes(std::cout, changes, format, steps, too_short);
   std::cout.flush();
   if (!a.junit.empty()) {
     std::ostringstream junit;
@@ -375,12 +384,12 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   }
   if (!a.json_file.empty()) {
     std::ostringstream json;
-    reports::write_changes(json, changes, Format::json, steps);
+    reports::write_changes(json, changes, Format::json, steps, too_short);
     reports::write_file_atomically(a.json_file, json.str());
   }
   if (a.fail_on_regression) {
     for (const auto& c : changes) {
-      if (c.kind == analysis::ChangeKind::regression && c.gated) return kExitRegression;
+      if (c.kind == analysis::ChangeKind::regression && c.gated && !analysis::is_answered(c)) return kExitRegression;
     }
   }
   return kExitOk;

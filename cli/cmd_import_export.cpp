@@ -34,6 +34,7 @@ int do_import(const Context& ctx, const std::vector<std::string>& files) {
         "from %zu file%s\n",
         r.runs, r.runs == 1 ? "" : "s", shown_db(ctx).c_str(), r.inserted, r.skipped, r.results, r.samples, r.files,
         r.files == 1 ? "" : "s");
+    if (r.answers > 0) std::printf("%zu acknowledgement(s) and annotation(s) new\n", r.answers);
   }
   for (const std::string& d : r.differing) {
     std::fprintf(stderr, "gpuperf: warning: %s\n", reports::terminal_text(d).c_str());

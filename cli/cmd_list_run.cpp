@@ -40,6 +40,7 @@ struct RunArgs {
   std::string devices = "0";
   std::string run_key;
   std::string format = "text";
+  std::size_t repeat = 1;  // --repeat N: N runs, one after another (the next step of a "not enough data" verdict)
   MeasureArgs measure;
 };
 
@@ -120,7 +121,25 @@ int do_run_one(const Context& ctx, const RunArgs& args, int device) {
 }
 
 // Several devices: one worker process per GPU (cli/device_workers.hpp), their outputs in device order.
+int do_run_devices(const Context& ctx, const RunArgs& args);
+
+// --repeat N: the whole run N times in a row, each stored as its own run; the worst exit status wins. With
+// several devices each device's worker (the same command line) repeats its own runs.
 int do_run(const Context& ctx, const RunArgs& args) {
+  if (args.repeat > 1 && !args.run_key.empty()) {
+    throw InputError("--repeat stores several runs, --run-key names one: give one of them");
+  }
+  if (parse_device_list(args.devices).size() > 1) return do_run_devices(ctx, args);
+  int code = kExitOk;
+  for (std::size_t i = 0; i < args.repeat; ++i) {
+    if (args.repeat > 1 && !ctx.quiet) std::fprintf(stderr, "run %zu of %zu\n", i + 1, args.repeat);
+    code = std::max(code, do_run_devices(ctx, args));
+    if (code == kExitEnvironment || code == kExitUsage) break;  // the next run would meet the same
+  }
+  return code;
+}
+
+int do_run_devices(const Context& ctx, const RunArgs& args) {
   const std::vector<int> devices = parse_device_list(args.devices);
   if (devices.size() == 1) return do_run_one(ctx, args, devices.front());
   parse_metrics_option(args.measure.metrics);  // bad input fails once, here, not in every worker
@@ -172,6 +191,9 @@ void add_list_run_commands(CLI::App& app, Context& ctx) {
                   "Name the run after this key and the GPU (e.g. nightly/2026-11-22/<commit>): a run already "
                   "stored under it is not measured again");
   add_measure_options(run, run_args->measure);
+  count_option(run->add_option("--repeat", run_args->repeat,
+                               "Measure and store N runs in a row (more runs to judge a change with; default 1)"),
+               1);
   choice_option(run->add_option("--format", run_args->format, "text (summary table) or json (the interchange format)"),
                 {"text", "json"});
   set_help_footer(*run,

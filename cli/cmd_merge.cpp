@@ -32,6 +32,7 @@ int do_merge(const Context& ctx, const MergeArgs& a) {
         "%zu results, %zu samples\n",
         r.runs, r.runs == 1 ? "" : "s", parsed.files, parsed.files == 1 ? "" : "s",
         db::display_location(a.into).c_str(), r.inserted, r.skipped, r.results, r.samples);
+    if (r.answers > 0) std::printf("%zu acknowledgement(s) and annotation(s) new\n", r.answers);
   }
   for (const std::string& d : r.differing) {
     std::fprintf(stderr, "gpuperf: warning: %s\n", reports::terminal_text(d).c_str());

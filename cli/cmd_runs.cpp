@@ -213,7 +213,6 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
                               {2, "no such run, no database at the path, or a damaged one (left untouched)"},
                               {3, "the database cannot be written"}}));
   include->callback([&ctx, in] { ctx.action = [&ctx, in] { return do_exclude(ctx, *in, false); }; });
-
   add_runs_show_command(*runs, ctx);  // cli/cmd_runs_show.cpp
 
   // Subcommand callbacks run before their parent's: the listing only when no subcommand was given.

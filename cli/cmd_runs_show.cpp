@@ -1,5 +1,6 @@
 // gpuperf runs show RUN: one stored run whole: what it is (commit, branch, program), the machine it ran on and
-// the environment it ran with (core/environment.hpp), and its results' code identities in a count.
+// the environment it ran with (core/environment.hpp), its results' code identities in a count, and the team's
+// answers about it (db/answers.hpp): the notes on it and the acknowledgements of findings that start at it.
 //
 // The output is a list of sections, each a title and rows of (field, value), printed as aligned text or as one
 // JSON object keyed by section: a new section (a run's annotations, say) is one more function in show_sections.
@@ -21,6 +22,7 @@
 #include "core/command_line.hpp"
 #include "core/environment.hpp"
 #include "core/result.hpp"
+#include "db/answers.hpp"
 #include "db/store.hpp"
 #include "reports/escape.hpp"
 
@@ -35,6 +37,7 @@ struct ShowArgs {
 struct Section {
   std::string title;  // also its key in --format json
   std::vector<std::pair<std::string, std::string>> rows;
+  bool lists = false;  // a field may repeat: in JSON each field is an array of its values
   void add(const std::string& field, const std::string& value) {
     if (!value.empty()) rows.emplace_back(field, value);
   }
@@ -91,9 +94,30 @@ Section results_section(const Run& run) {
   return s;
 }
 
-std::vector<Section> show_sections(const db::RunInfo& info, const Run& run) {
-  return {run_section(info, run), machine_section(run.machine), environment_section(run, false),
-          environment_section(run, true), results_section(run)};
+// The annotations on the run (on it, its commit, or its machine's night) and the acknowledgements of findings that
+// start at it: "note", "acked", "accepted" or "undone" rows.
+Section answers_section(const db::Store& store, const db::RunInfo& run) {
+  Section s{"answers", {}, true};
+  const auto by = [](const std::string& who) { return who.empty() ? std::string() : " (" + who + ")"; };
+  for (const db::Annotation& n : store.annotations()) {
+    const bool on =
+        (n.run_id && *n.run_id == run.id) || (!n.commit.empty() && run.commit.rfind(n.commit, 0) == 0) ||
+        (!n.night.empty() && n.machine_id && *n.machine_id == run.machine_id && run.started_at.rfind(n.night, 0) == 0);
+    if (on) s.add("note", n.text + by(n.by));
+  }
+  for (const db::Acknowledgement& a : store.acknowledgements()) {
+    if (a.run_id != run.id) continue;
+    s.add(a.undone     ? "undone"
+          : a.accepted ? "accepted"
+                       : "acked",
+          a.instance.display_name() + " " + a.metric + ": " + a.reason + by(a.by));
+  }
+  return s;
+}
+
+std::vector<Section> show_sections(const db::Store& store, const db::RunInfo& info, const Run& run) {
+  return {run_section(info, run),         machine_section(run.machine), environment_section(run, false),
+          environment_section(run, true), results_section(run),         answers_section(store, info)};
 }
 
 void print_text(const std::vector<Section>& sections) {
@@ -112,7 +136,13 @@ void print_json(const std::vector<Section>& sections) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const Section& s : sections) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : s.rows) rows[k] = v;
+    for (const auto& [k, v] : s.rows) {
+      if (s.lists) {
+        rows[k].push_back(v);
+      } else {
+        rows[k] = v;
+      }
+    }
     out[s.title] = std::move(rows);
   }
   std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
@@ -122,7 +152,7 @@ int do_show(const Context& ctx, const ShowArgs& a) {
   db::Store store = open_store(ctx, db::Access::read_only);
   const db::RunInfo info = resolve_run(store, a.run);
   const Run run = store.load_run(info.id, false);
-  const auto sections = show_sections(info, run);
+  const auto sections = show_sections(store, info, run);
   if (a.format == "json") {
     print_json(sections);
   } else {
@@ -135,7 +165,9 @@ int do_show(const Context& ctx, const ShowArgs& a) {
 
 void add_runs_show_command(CLI::App& runs, Context& ctx) {
   auto args = std::make_shared<ShowArgs>();
-  CLI::App* show = runs.add_subcommand("show", "Print one run whole: the run, its machine and its environment");
+  CLI::App* show = runs.add_subcommand(
+      "show",
+      "Print one run whole: the run, its machine, its environment, and the team's notes and acknowledgements on it");
   show->add_option("RUN", args->run, "Run id, uuid (or prefix of 8+), or commit (7+)")->required();
   choice_option(show->add_option("--format", args->format, "text or json"), {"text", "json"});
   set_help_footer(*show, "gpuperf runs show 42\ngpuperf runs show 3f2a1c9e --format json",

@@ -35,7 +35,8 @@ void add_profile_command(CLI::App& app, Context& ctx);
 void add_analysis_commands(CLI::App& app, Context& ctx);  // compare, check, detect
 void add_report_command(CLI::App& app, Context& ctx);
 void add_merge_command(CLI::App& app, Context& ctx);
-void add_record_command(CLI::App& app, Context& ctx);  // record -- APP ARGS
-void add_bisect_command(CLI::App& app, Context& ctx);  // bisect, and its hidden bisect-step
+void add_record_command(CLI::App& app, Context& ctx);   // record -- APP ARGS
+void add_bisect_command(CLI::App& app, Context& ctx);   // bisect, and its hidden bisect-step
+void add_answer_commands(CLI::App& app, Context& ctx);  // ack, annotate
 
 }  // namespace gpuperf::cli

@@ -53,6 +53,16 @@ class Engine {
   // Store::hold_run_key. `on_wait` is called once before waiting for another holder.
   virtual void hold_run_key(const std::string& uuid, const std::function<void()>& on_wait) const = 0;
 
+  // Store's answers (db/answers.hpp), validated by Store. add_*: false when the uuid is stored already.
+  virtual bool add_acknowledgement(const Acknowledgement& ack) = 0;
+  // 0: undone now; 1: undone already; 2: no such acknowledgement.
+  virtual int undo_acknowledgement(std::int64_t id, const std::string& by, const std::string& at) = 0;
+  virtual std::vector<Acknowledgement> acknowledgements() const = 0;
+  virtual bool add_annotation(const Annotation& note) = 0;
+  virtual std::vector<Annotation> annotations() const = 0;
+  // The privileges this connection lacks to record answers ("INSERT on table annotation, ..."); "" for none.
+  virtual std::string missing_answer_privileges() const { return {}; }
+
   virtual std::vector<MachineRow> machines() const = 0;  // id order
   virtual std::vector<RunInfo> runs(const RunFilter& filter) const = 0;
   enum class RunKey {

@@ -1,11 +1,14 @@
 #include "db/import_export.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "db/answers_transfer.hpp"
 #include "db/interchange.hpp"
 #include "db/new_file.hpp"
 
@@ -14,8 +17,11 @@ namespace gpuperf::db {
 ParsedFiles read_interchange_files(const std::vector<std::string>& paths) {
   ParsedFiles parsed;
   for (const std::string& p : paths) {
-    std::vector<Run> runs = read_interchange_file(p);
+    InterchangeDocument doc = read_interchange_document(p);
+    std::vector<Run>& runs = doc.runs;
     parsed.files += 1;
+    parsed.answers.acks.insert(parsed.answers.acks.end(), doc.answers.acks.begin(), doc.answers.acks.end());
+    parsed.answers.notes.insert(parsed.answers.notes.end(), doc.answers.notes.begin(), doc.answers.notes.end());
     for (std::size_t i = 0; i < runs.size(); ++i) {
       parsed.sources.push_back((p == "-" ? std::string("<stdin>") : p) + ": runs[" + std::to_string(i) + "]");
       parsed.runs.push_back(std::move(runs[i]));
@@ -108,6 +114,14 @@ ImportReport import_runs(Store& store, const ParsedFiles& parsed) {
   report.files = parsed.files;
   report.runs = parsed.runs.size();
   check_metric_meanings(parsed, store.metrics());
+  if (!parsed.answers.empty()) {
+    std::set<std::string> runs, machines;
+    for (const Run& r : parsed.runs) {
+      runs.insert(r.uuid);
+      machines.insert(r.machine.fingerprint());
+    }
+    check_answer_references(store, parsed.answers, runs, machines, parsed.files == 1 ? "the input" : "an input");
+  }
   std::vector<InsertOutcome> outcomes = store.insert_runs(parsed.runs);
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     if (!outcomes[i].inserted) {
@@ -125,6 +139,7 @@ ImportReport import_runs(Store& store, const ParsedFiles& parsed) {
       for (const Measurement& m : res.metrics) report.samples += m.samples.size();
     }
   }
+  report.answers = store_answers(store, parsed.answers);
   return report;
 }
 
@@ -154,7 +169,11 @@ std::size_t export_runs(const Store& store, const std::vector<std::int64_t>& run
   InterchangeWriter w(out);
   // Each run is written as it arrives: memory holds a batch of runs, not the history.
   store.load_runs(run_ids, [&w](Run&& run) { w.add(run); });
-  w.finish();
+  std::vector<RunInfo> infos;
+  for (const RunInfo& r : store.runs()) {
+    if (std::find(run_ids.begin(), run_ids.end(), r.id) != run_ids.end()) infos.push_back(r);
+  }
+  w.finish(answers_for_runs(store, infos));
   if (!out) throw EnvironmentError("writing the export failed (disk full or output closed?)");
   return w.count();
 }

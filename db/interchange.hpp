@@ -19,6 +19,10 @@
 // A result whose source-line pass ran adds "source" (its per-line counters; db/interchange_source.hpp), on the
 // same terms: optional, written only when there is something to say, validated whole on reading.
 //
+// A team's answers (db/answers.hpp) travel beside the runs as two optional top-level arrays, "acknowledgements"
+// and "annotations" (db/answers_json.hpp gives their objects), on the same terms: version 1 still, written only
+// when there are some, a file without them as valid as before, validated whole on reading.
+//
 // A run's environment (core/environment.hpp) is "environment": {"driver": "580.159.04", "lib.cublas": ...}
 // (strings), and a result's code identity "code": {"fingerprint": "sass:...", "launch": "grid=..."}: optional
 // on the same terms, so files without them stay valid and version 1 stays.
@@ -29,17 +33,25 @@
 #include <vector>
 
 #include "core/result.hpp"
+#include "db/answers.hpp"
 
 namespace gpuperf::db {
 
 inline constexpr const char* kInterchangeFormat = "gpuperf-results";
 inline constexpr int kInterchangeVersion = 1;
 
+struct InterchangeDocument {
+  std::vector<Run> runs;
+  Answers answers;
+};
+
 // Parses a whole document. `source` prefixes every error ("runs.json", "<stdin>"). Throws InputError.
-std::vector<Run> parse_interchange(const std::string& text, const std::string& source);
+InterchangeDocument parse_interchange_document(const std::string& text, const std::string& source);
+std::vector<Run> parse_interchange(const std::string& text, const std::string& source);  // its runs
 
 // Reads and parses a file; "-" reads standard input. Throws InputError (unreadable files included).
-std::vector<Run> read_interchange_file(const std::string& path);
+InterchangeDocument read_interchange_document(const std::string& path);
+std::vector<Run> read_interchange_file(const std::string& path);  // its runs
 
 // One run as the JSON object the format holds (compact, one line).
 std::string run_to_interchange(const Run& run);
@@ -50,7 +62,8 @@ class InterchangeWriter {
  public:
   explicit InterchangeWriter(std::ostream& out);
   void add(const Run& run);
-  void finish();
+  // Ends the document, with `answers` after the runs when there are some.
+  void finish(const Answers& answers = {});
   std::size_t count() const { return count_; }
 
  private:

@@ -19,6 +19,7 @@
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "core/value_rules.hpp"
+#include "db/answers_json.hpp"
 #include "db/interchange.hpp"
 #include "db/interchange_source.hpp"
 #include "db/json_text.hpp"
@@ -429,7 +430,7 @@ class Reader {
     return r;
   }
 
-  std::vector<Run> document(const json& doc) const {
+  InterchangeDocument document(const json& doc) const {
     if (!doc.is_object())
       fail("", "expected a JSON object with \"format\", \"version\" and \"runs\", got " + describe(doc));
     const json* format = optional(doc, "format");
@@ -456,7 +457,8 @@ class Reader {
       }
       out.push_back(std::move(r));
     }
-    return out;
+    return {std::move(out),
+            answers_from_json(optional(doc, "acknowledgements"), optional(doc, "annotations"), source_)};
   }
 
  private:
@@ -466,15 +468,21 @@ class Reader {
 
 }  // namespace
 
-std::vector<Run> parse_interchange(const std::string& text, const std::string& source) {
+InterchangeDocument parse_interchange_document(const std::string& text, const std::string& source) {
   return Reader(source).document(parse_json_text(text, source));
 }
 
-std::vector<Run> read_interchange_file(const std::string& path) {
+std::vector<Run> parse_interchange(const std::string& text, const std::string& source) {
+  return parse_interchange_document(text, source).runs;
+}
+
+std::vector<Run> read_interchange_file(const std::string& path) { return read_interchange_document(path).runs; }
+
+InterchangeDocument read_interchange_document(const std::string& path) {
   std::string text;
   if (path == "-") {
     text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return parse_interchange(text, "<stdin>");
+    return parse_interchange_document(text, "<stdin>");
   }
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError("cannot read '" + path + "': it is a directory");
@@ -483,7 +491,7 @@ std::vector<Run> read_interchange_file(const std::string& path) {
   std::ostringstream buf;
   buf << in.rdbuf();
   if (in.bad()) throw InputError("cannot read '" + path + "': " + std::strerror(errno));
-  return parse_interchange(buf.str(), path);
+  return parse_interchange_document(buf.str(), path);
 }
 
 }  // namespace gpuperf::db

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "db/answers_json.hpp"
 #include "db/interchange.hpp"
 #include "db/interchange_source.hpp"
 #include "db/source_lines.hpp"
@@ -104,9 +105,15 @@ void InterchangeWriter::add(const Run& run) {
   ++count_;
 }
 
-void InterchangeWriter::finish() {
+void InterchangeWriter::finish(const Answers& answers) {
   if (finished_) return;
-  out_ << "\n]}\n";
+  out_ << "\n]";
+  const auto dump = [](const nlohmann::json& j) {
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  if (!answers.acks.empty()) out_ << ",\n\"acknowledgements\":" << dump(acknowledgements_json(answers.acks));
+  if (!answers.notes.empty()) out_ << ",\n\"annotations\":" << dump(annotations_json(answers.notes));
+  out_ << "}\n";
   out_.flush();
   finished_ = true;
 }

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "core/errors.hpp"
+#include "db/answers_transfer.hpp"
 
 namespace gpuperf::db {
 
@@ -13,6 +14,9 @@ ParsedFiles read_databases(const std::vector<std::string>& paths) {
     if (!location_exists(path)) throw InputError(path + ": no such database to merge");
     const Store source(path, Access::read_only);
     for (const RunInfo& info : source.runs()) parsed.runs.push_back(source.load_run(info.id, true));
+    const Answers answers = all_answers(source);
+    parsed.answers.acks.insert(parsed.answers.acks.end(), answers.acks.begin(), answers.acks.end());
+    parsed.answers.notes.insert(parsed.answers.notes.end(), answers.notes.begin(), answers.notes.end());
     ++parsed.files;
   }
   return parsed;

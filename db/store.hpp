@@ -17,10 +17,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/errors.hpp"
 #include "core/result.hpp"
+#include "db/answers.hpp"
 #include "db/lock_wait.hpp"
 
 namespace gpuperf::db {
@@ -41,6 +43,10 @@ bool location_exists(const std::string& location);
 // is only read (a damaged one is refused now, exit 2) and left alone until the runs are stored: a failed
 // measurement leaves no new file.
 void check_can_store(const std::string& location, const OpenOptions& options);
+// For `ack` and `annotate`: on a server, connects and checks that the role may record a team's answers
+// (INSERT on acknowledgement, acknowledgement_undo and annotation: the writer and the admin may, the reader
+// may not); InputError (exit 2) naming the privilege, before anything is written. A file is left alone.
+void check_can_answer(const std::string& location, const OpenOptions& options);
 // `location` for another working directory: a relative path made absolute, a server location as it is.
 std::string absolute_location(const std::string& location);
 
@@ -187,7 +193,7 @@ struct InsertOutcome {
 
 class Store {
  public:
-  static constexpr int kSchemaVersion = 6;
+  static constexpr int kSchemaVersion = 7;
   // The oldest schema a read-only open reads as it is, without migrating (a copied CI artifact, a file
   // without write permission, a `merge` source): every read names only the columns that version has.
   // Older files are refused with "run `gpuperf db migrate` first".
@@ -226,6 +232,22 @@ class Store {
   // second job calls `on_wait`, waits until the first has stored the run or ended, then finds the run
   // stored. SQLite: nothing is held; both may measure, and the second insert skips the stored uuid.
   void hold_run_key(const std::string& uuid, const std::function<void()>& on_wait) const;
+
+  // ---- a team's answers (db/answers.hpp); each one write transaction, idempotent on uuid ----
+  // Stores `ack` (its ids, reason, link, by, at, accepted; a uuid is made when empty). False when its uuid
+  // is stored already. InputError for an empty reason or ids that name nothing.
+  bool add_acknowledgement(Acknowledgement ack);
+  // Marks acknowledgement `id` undone by `by` at `at` (stored form). False when it was undone already;
+  // InputError when no acknowledgement has this id.
+  bool undo_acknowledgement(std::int64_t id, const std::string& by, const std::string& at);
+  // Every acknowledgement, undone ones too, in id order (empty on a file older than the answers' schema).
+  std::vector<Acknowledgement> acknowledgements() const;
+  // Stores `note` (exactly one of run, commit, machine night; non-empty text). False when its uuid is stored.
+  bool add_annotation(Annotation note);
+  // Every annotation in id order (empty on a file older than the answers' schema).
+  std::vector<Annotation> annotations() const;
+  // The stored benchmark instances (id, instance) whose display name (name[params]) or bare name is `ref`.
+  std::vector<std::pair<std::int64_t, BenchmarkInstance>> find_benchmarks(const std::string& ref) const;
 
   // ---- reads ----
   std::vector<MachineRow> machines() const;

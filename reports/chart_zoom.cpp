@@ -28,6 +28,9 @@ ChartSpec zoom_spec(const ChartSpec& full, const std::vector<RunRef>& recent, st
   for (const ChartMarker& m : full.markers) {
     if (m.run >= first) z.markers.push_back({m.run - first, m.regression, m.title});
   }
+  for (const ChartNote& n : full.notes) {
+    if (n.run >= first) z.notes.push_back({n.run - first, n.title});
+  }
   for (const ChartLevel& level : full.levels) {
     if (level.to < first) continue;
     z.levels.push_back({level.from < first ? 0 : level.from - first, level.to - first, level.value});

@@ -70,6 +70,10 @@ svg.chart .reference { stroke: #6b747d; stroke-width: 1; stroke-dasharray: 2 3; 
 svg.chart .marker line { stroke-width: 1.3; stroke-dasharray: 4 3; }
 svg.chart .marker.regression line { stroke: var(--bad); } svg.chart .marker.regression path { fill: var(--bad); }
 svg.chart .marker.improvement line { stroke: var(--good); } svg.chart .marker.improvement path { fill: var(--good); }
+svg.chart .note line { stroke: #6a4fb3; stroke-width: 1.2; stroke-dasharray: 1 3; }
+svg.chart .note line.hit { stroke: transparent; stroke-width: 12; stroke-dasharray: none; }
+svg.chart .note circle { fill: #6a4fb3; } svg.chart .note:hover circle, svg.chart .note:focus circle { r: 6; }
+.notes { margin: .3em 0 0; padding-left: 1.2em; font-size: .9em; color: var(--muted, #555); overflow-wrap: anywhere; }
 svg.chart .legend .swatch { stroke-width: 3; }
 svg.chart .hover { fill: transparent; cursor: crosshair; }
 svg.chart .cursor { stroke: #39424b; stroke-width: 1; pointer-events: none; }
@@ -185,6 +189,19 @@ std::string script() {
     charts[0].querySelector('rect.hover').dispatchEvent(new MouseEvent('mousemove',
         {clientX: hr.right - 1, clientY: hr.top + hr.height / 2, bubbles: true}));
     document.documentElement.setAttribute('data-selftest-tip', tip.textContent);
+    // The team's notes: how many a pointer at their dot reaches (the dot, not the chart's hover area, is on
+    // top), the first one's hover text, and the page's width.
+    var notes = document.querySelectorAll('svg.chart g.note'), reached = 0;
+    Array.prototype.forEach.call(notes, function (g) {
+      g.scrollIntoView({block: 'center', inline: 'center'});
+      var c = g.querySelector('circle').getBoundingClientRect();
+      var at = document.elementFromPoint(c.left + c.width / 2, c.top + c.height / 2);
+      if (at && g.contains(at)) reached += 1;
+    });
+    document.documentElement.setAttribute('data-selftest-notes', reached + ' of ' + notes.length + ': ' +
+        (notes.length ? notes[0].querySelector('title').textContent : ''));
+    window.scrollTo(0, 0);
+    document.documentElement.setAttribute('data-selftest-width', String(document.documentElement.scrollWidth));
   }
   document.documentElement.setAttribute('data-charts-ready', String(charts.length));
 })();

@@ -100,6 +100,10 @@ std::string instance_anchor(std::size_t machine_index, std::size_t instance_inde
   return "m" + std::to_string(machine_index) + "-i" + std::to_string(instance_index);
 }
 
+std::string note_title(const RunNote& n) {
+  return "Note on " + n.on + ": " + n.text + "\n" + n.by + (n.by.empty() ? "" : ", ") + format_datetime(n.at);
+}
+
 std::string change_title(const analysis::ChangePoint& cp) {
   std::string t = std::string(cp.kind == analysis::ChangeKind::regression ? "Regression " : "Improvement ") +
                   format_change(cp.before, cp.after, cp.change_pct) + ": " + format_value(cp.before, cp.metric.unit) +
@@ -107,6 +111,7 @@ std::string change_title(const analysis::ChangePoint& cp) {
   t += "\ncommits " + short_commit(cp.previous_commit) + ".." + short_commit(cp.commit) + ", " +
        format_datetime(cp.started_at);
   if (cp.unconfirmed) t += "\n" + format_state(cp.unconfirmed, cp.runs_after);
+  if (cp.answer) t += std::string("\n") + (cp.answer->accepted ? "accepted: " : "acknowledged: ") + cp.answer->reason;
   for (const auto& h : cp.hints) t += "\n" + h;
   return t;
 }
@@ -121,6 +126,7 @@ std::string trend_figure(const MachineReport& m, std::size_t machine_index, cons
     const auto& cp = series.changes[k];
     spec.markers.push_back({series.change_runs[k], cp.kind == analysis::ChangeKind::regression, change_title(cp)});
   }
+  for (const RunNote& n : m.notes) spec.notes.push_back({n.run, note_title(n)});
   // Levels between change points: before the first change, then each change's new level.
   if (!series.changes.empty()) {
     std::size_t from = series.points.front().run;

@@ -34,6 +34,8 @@ std::string pair_figures(const MachineReport& m, std::size_t machine_index, cons
 
 // Tooltip text of a change point: change, levels, commits, date, hints.
 std::string change_title(const analysis::ChangePoint& cp);
+// A note's hover text: "Note on night 2026-11-20: driver 590 installed\nana, 2026-11-20 09:00".
+std::string note_title(const RunNote& n);
 
 // "m0-i3": the anchor of an instance's trends.
 std::string instance_anchor(std::size_t machine_index, std::size_t instance_index);

@@ -195,8 +195,8 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
          esc(format_value(cp.before, unit)) + "</td><td class=\"num\">" + esc(format_value(cp.after, unit)) + "</td>";
     o += "<td class=\"nowrap\"><code>" + esc(short_commit(cp.previous_commit)) + "</code>..<code>" +
          esc(short_commit(cp.commit)) + "</code></td><td class=\"nowrap\">" + esc(format_datetime(cp.started_at)) +
-         "</td><td class=\"num\">" + std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) +
-         "%</td><td class=\"nowrap\">" + esc(format_state(cp.unconfirmed, cp.runs_after)) + "</td><td>";
+         "</td><td class=\"num\">" + std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) + "%</td><td" +
+         (cp.answer ? " class=\"answered\"" : " class=\"nowrap\"") + ">" + esc(change_state(cp)) + "</td><td>";
     if (row.counter_only) o += std::string("<em>") + kCounterOnly + (cp.gated ? "" : kNotGated) + "</em>";
     o += hints_cell(row.hints, cp.lines);
     o += "</td></tr>\n";

@@ -147,13 +147,27 @@ struct Writer {
         r += "| " + md(m.instances[row.instance].short_display_name()) + " | " + md(cp.metric.name) + " | " +
              (regression ? "**" + change + "**" : change) + " | " + md(format_value(cp.before, cp.metric.unit)) +
              kArrow + md(format_value(cp.after, cp.metric.unit)) + " | " + md_commit(cp.previous_commit) + ".." +
-             md_commit(cp.commit) + " | " + md(format_date(cp.started_at)) + " | " +
-             format_state(cp.unconfirmed, cp.runs_after) + " | " + hints + " |\n";
+             md_commit(cp.commit) + " | " + md(format_date(cp.started_at)) + " | " + md(change_state(cp)) + " | " +
+             hints + " |\n";
         if (!table.add(r, budget())) break;
         ++shown;
       }
     }
     out += table.finish(opt.html_link) + "\n";
+  }
+
+  // The team's notes (gpuperf annotate) under the findings, each at the run its chart marks.
+  void notes() {
+    std::string list;
+    for (const auto& m : model.machines) {
+      for (const RunNote& n : m.notes) {
+        const RunRef& r = m.runs[n.run];
+        list += "- " + (several ? md(m.host) + ", " : std::string()) + md(n.on) + " (run of " +
+                md(format_date(r.started_at)) + ", " + md_commit(r.commit) + "): " + md(n.text) +
+                (n.by.empty() ? "" : " \xE2\x80\x94 " + md(n.by)) + "\n";
+      }
+    }
+    if (!list.empty()) out += "**Notes on the history** (marked on the HTML charts):\n\n" + list + "\n";
   }
 
   void families() {
@@ -346,6 +360,7 @@ std::string render_markdown(const ReportModel& model, const MarkdownOptions& opt
     w.across_machines(30);
     w.changes(true, 30);
     w.changes(false, 15);
+    w.notes();
     w.families();
     w.programs();
     w.bounds();

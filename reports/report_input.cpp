@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "core/errors.hpp"
+#include "reports/analysis/answers.hpp"
 #include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/recent_samples.hpp"
@@ -130,6 +131,8 @@ ReportInput load_report_input(const db::Store& store, const ReportQuery& query, 
   analysis::attach_line_changes(in.change_points, store);
   // Same code or not, and the environment fields that moved, as hints of each change (identity_findings.hpp).
   analysis::attach_identities(in.change_points, store);
+  analysis::attach_acknowledgements(in.change_points, in.series, store.acknowledgements());
+  in.annotations = store.annotations();
   return in;
 }
 

@@ -306,6 +306,7 @@ MachineReport build_machine(const db::MachineRow* machine_row, std::int64_t mach
   for (InstanceTrends& t : m.instances) t.bound = latest_bound(t);
   m.families = build_family_panels(m.instances);
   m.programs = build_program_panels(m.instances);
+  m.notes = place_notes(m, input.annotations);
   return m;
 }
 

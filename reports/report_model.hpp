@@ -136,6 +136,20 @@ struct ChangeRow {
   bool counter_only = false;                // not a duration change, and the instance has no duration change at its run
 };
 
+// A team's note (db::Annotation) placed on a machine's time axis: a run's note at that run, a commit's at the
+// first run of the window with that commit, a night's at the machine's first run started that day (UTC).
+struct RunNote {
+  std::size_t run = 0;  // index into MachineReport::runs
+  std::string on;       // "run 1a2b3c4d", "commit 3f2a1c9e", "night 2026-11-20"
+  std::string text, by, at;
+};
+// The notes of `notes` that fall on `m`'s runs, in run order (reports/report_answers.cpp).
+struct MachineReport;
+std::vector<RunNote> place_notes(const MachineReport& m, const std::vector<db::Annotation>& notes);
+// A finding's state as the reports show it: "accepted: REASON" or "acknowledged: REASON" when the team answered
+// it (gpuperf ack), else format_state's "confirmed" or "unconfirmed (N runs)".
+std::string change_state(const analysis::ChangePoint& cp);
+
 struct MachineReport {
   std::int64_t machine_id = 0;
   std::string fingerprint;
@@ -153,6 +167,7 @@ struct MachineReport {
   std::string host;
   // Each instance's source lines at the newest run (source_view.hpp), by BenchmarkInstance::display_name().
   std::map<std::string, InstanceSource> sources;
+  std::vector<RunNote> notes;  // the team's annotations on this machine's runs, in run order
 
   std::string title() const;  // "host · NVIDIA H200"
   // "slower/faster" for a pair's ratio, by benchmark variant names ("naive/tiled"), as every writer labels it.
@@ -178,6 +193,7 @@ struct ReportInput {
   std::vector<analysis::ChangePoint> change_points;
   std::map<std::string, std::string> baselines;  // benchmark name -> its family baseline's name
   std::vector<InstanceSource> sources;           // load_instance_sources() of the window
+  std::vector<db::Annotation> annotations;       // the team's notes (db::Store::annotations)
 };
 
 ReportModel build_report_model(ReportInput input);

@@ -275,6 +275,20 @@ void draw_markers(std::string& o, const ChartSpec& spec, const Frame& f) {
   }
 }
 
+// Annotations: a dotted rule and a dot on the time axis, the note on hover (a wide invisible rule makes the
+// hover target easy to hit on a touch screen).
+void draw_notes(std::string& o, const ChartSpec& spec, const Frame& f) {
+  for (const auto& n : spec.notes) {
+    const double x = f.x_of(n.run);
+    o += "<g class=\"note\" tabindex=\"0\"><title>" + html_escape(n.title) + "</title>";
+    o += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(G::top) + "\" y2=\"" + num(G::top + kPlotH) +
+         "\"/>";
+    o += "<line class=\"hit\" x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"" + num(G::top) + "\" y2=\"" +
+         num(G::top + kPlotH) + "\"/>";
+    o += "<circle cx=\"" + num(x) + "\" cy=\"" + num(G::top + kPlotH) + "\" r=\"4\"/></g>";
+  }
+}
+
 // Legend, top right, when there is more than one line.
 void draw_legend(std::string& o, const ChartSpec& spec) {
   if (spec.lines.size() < 2) return;
@@ -318,6 +332,7 @@ std::string render_chart(const ChartSpec& spec) {
          "\" visibility=\"hidden\"/><rect class=\"hover\" x=\"" + num(G::left) + "\" y=\"" + num(G::top) +
          "\" width=\"" + num(kPlotW) + "\" height=\"" + num(kPlotH) + "\"/>";
   }
+  draw_notes(o, spec, frame);  // above the hover rectangle, so a note's own text shows on hover
   o += "</svg>";
   return o;
 }

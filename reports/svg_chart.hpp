@@ -26,6 +26,11 @@ struct ChartMarker {
   std::string title;       // tooltip text
 };
 
+struct ChartNote {  // a team's annotation (RunNote): a dotted rule and a dot under the plot, its text on hover
+  std::size_t run = 0;
+  std::string title;
+};
+
 struct ChartLevel {  // a horizontal level over runs [from, to]: the segments between change points
   std::size_t from = 0, to = 0;
   double value = 0;
@@ -39,6 +44,7 @@ struct ChartSpec {
   const std::vector<RunRef>* runs = nullptr;  // the x axis
   std::vector<ChartLine> lines;
   std::vector<ChartMarker> markers;
+  std::vector<ChartNote> notes;
   std::vector<ChartLevel> levels;
   std::optional<double> reference;  // a dashed horizontal line, e.g. ratio 1
   // The value axis spans at least this fraction of the data's level (its largest magnitude), centred on the

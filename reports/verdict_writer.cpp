@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/short_name.hpp"
+#include "db/answers_json.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/identity_findings.hpp"
 #include "reports/escape.hpp"
@@ -127,8 +128,8 @@ std::string summary_line(const CompareReport& report) {
   const auto counts = verdict_counts(report.rows);
   std::string s = std::to_string(report.rows.size()) + " rows:";
   bool first = true;
-  for (Verdict v : {Verdict::slower, Verdict::failed, Verdict::faster, Verdict::ambiguous, Verdict::new_,
-                    Verdict::missing, Verdict::same}) {
+  for (Verdict v : {Verdict::slower, Verdict::failed, Verdict::faster, Verdict::ambiguous, Verdict::not_enough_data,
+                    Verdict::new_, Verdict::missing, Verdict::same}) {
     const auto it = counts.find(v);
     if (it == counts.end()) continue;
     s += (first ? " " : ", ") + std::to_string(it->second) + ' ' + to_string(v);
@@ -209,6 +210,8 @@ json row_json(const CompareRow& r, const CompareReport& report) {
   j["ambiguous_by_history"] = r.ambiguous_by_history;
   j["gated"] = r.gated;
   if (!r.lines.empty()) j["lines"] = line_changes_json(r.lines);
+  if (r.accepted) j["accepted_baseline"] = db::acknowledgement_json(*r.accepted);
+  if (!r.next_step.empty()) j["next_step"] = r.next_step;
   return j;
 }
 
@@ -323,7 +326,9 @@ std::string changes_headline(const std::vector<ChangePoint>& changes) {
 }
 
 // "confirmed", or "unconfirmed (1 run)": how much of the new level there is to go on.
+// An answered change says so first: "accepted: new kernel" or "acknowledged: tracked in #123".
 std::string state_cell(const ChangePoint& c) {
+  if (c.answer) return std::string(c.answer->accepted ? "accepted: " : "acknowledged: ") + c.answer->reason;
   if (!c.unconfirmed) return "confirmed";
   return "unconfirmed (" + std::to_string(c.runs_after) + (c.runs_after == 1 ? " run)" : " runs)");
 }
@@ -436,7 +441,12 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
                      format == Format::md ? md(r.note) : r.note});
     // An instance's lines once, under its first changed row (duration first): its other rows moved with it.
     const bool first = !r.lines.empty() && lines_shown.insert(r.instance.display_name()).second;
-    below.push_back(first ? lines_below(r.lines) : std::string());
+    std::string under = first ? lines_below(r.lines) : std::string();
+    if (!r.next_step.empty()) {
+      under = "next: " + r.next_step + (under.empty() ? "" : "\n    " + under);
+      if (format == Format::md) cells.back().back() += (r.note.empty() ? "" : "; ") + md("next: " + r.next_step);
+    }
+    below.push_back(under);
     if (first) md_lines.emplace_back("**" + md(name) + "** " + md(r.metric.name) + ":", &r.lines);
   }
   const std::vector<std::string> header{"benchmark", "metric",  "base",  "candidate",
@@ -488,8 +498,43 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   out << ".\n\nGate: " << md(report.gate.describe()) << ".\n";
 }
 
+namespace {
+
+json short_series_json(const std::vector<ShortSeries>& too_short) {
+  json a = json::array();
+  for (const auto& s : too_short) {
+    a.push_back(json{{"machine", s.machine},
+                     {"benchmark", s.instance.name},
+                     {"params", params_object(s.instance.params)},
+                     {"metric", s.metric.name},
+                     {"verdict", "not enough data"},
+                     {"runs", s.runs},
+                     {"needed", s.needed},
+                     {"next_step", s.next_step}});
+  }
+  return a;
+}
+
+// The series detect could not judge, as lines under its table: the first few with their next step.
+void write_short_series(std::ostream& out, const std::vector<ShortSeries>& too_short, bool markdown) {
+  if (too_short.empty()) return;
+  constexpr std::size_t kShown = 5;
+  out << (markdown ? "\n" : "") << "not enough data: " << too_short.size() << " series with fewer runs than the "
+      << too_short.front().needed << " the change-point test needs" << (markdown ? "\n\n" : "\n");
+  for (std::size_t i = 0; i < too_short.size() && i < kShown; ++i) {
+    const auto& s = too_short[i];
+    const std::string what = s.instance.display_name() + " " + s.metric.name + " (" + std::to_string(s.runs) + " run" +
+                             (s.runs == 1 ? "" : "s") + "): next: " + s.next_step;
+    out << (markdown ? "- " + md(what) : "  " + terminal_text(what)) << "\n";
+  }
+  if (too_short.size() > kShown)
+    out << (markdown ? "- " : "  ") << "... and " << too_short.size() - kShown << " more\n";
+}
+
+}  // namespace
+
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format,
-                   const std::vector<EnvironmentStep>& steps) {
+                   const std::vector<EnvironmentStep>& steps, const std::vector<ShortSeries>& too_short) {
   if (format == Format::json) {
     json j;
     j["changes"] = json::array();
@@ -518,17 +563,21 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
                                   {"hints", c.hints}});
       if (!c.lines.empty()) j["changes"].back()["lines"] = line_changes_json(c.lines);
       json& x = j["changes"].back();
+      if (c.answer) x["acknowledgement"] = db::acknowledgement_json(*c.answer);
       if (!c.code.empty()) x["code"] = c.code;
       if (!c.environment.empty()) x["environment"] = environment_json(c.environment);
       if (c.environment_step > 0) x["environment_step"] = c.environment_step;
     }
     if (!steps.empty()) j["environment_steps"] = steps_json(steps, changes);  // absent where none: files as before
+    j["not_enough_data"] = short_series_json(too_short);
     out << j.dump(2) << '\n';
     return;
   }
   std::set<std::string> machines;
   for (const auto& c : changes) machines.insert(c.machine);
   const bool machine_column = machines.size() > 1;
+  std::size_t answered = 0;
+  for (const auto& c : changes) answered += c.answer ? 1 : 0;
   const bool text = format == Format::text;
   const auto esc = [&](const std::string& s) { return text ? s : md(s); };
 
@@ -554,7 +603,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     for (const std::string& cell :
          {esc(short_names.display_name(c.instance)), esc(c.metric.name), signed_pct(c.change_pct),
           format_value(c.before, c.metric.unit), format_value(c.after, c.metric.unit), esc(short_commit(c.commit)),
-          esc(short_commit(c.previous_commit)), kind, confidence_cell(c.confidence), state_cell(c),
+          esc(short_commit(c.previous_commit)), kind, confidence_cell(c.confidence), esc(state_cell(c)),
           std::string(c.gated ? "yes" : "no")}) {
       row.push_back(cell);
     }
@@ -565,7 +614,9 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     }
     cells.push_back(std::move(row));
   }
-  const std::string summary = changes_headline(changes);
+  const std::string summary =
+      changes_headline(changes) + (answered > 0 ? "; " + std::to_string(answered) + " acknowledged" : "") +
+      (too_short.empty() ? "" : "; " + std::to_string(too_short.size()) + " series: not enough data");
   if (text) {
     if (!machine_column && !machines.empty()) out << "machine  " << terminal_text(*machines.begin()) << "\n\n";
     if (!cells.empty()) {
@@ -583,6 +634,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
       out << '\n';
     }
     write_steps(out, steps, changes, short_names, true);
+    write_short_series(out, too_short, false);
     out << summary << '\n';
     return;
   }
@@ -603,6 +655,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
   }
   if (!steps.empty()) out << '\n';
   write_steps(out, steps, changes, short_names, false);
+  write_short_series(out, too_short, true);
 }
 
 void write_compare_junit(std::ostream& out, const CompareReport& report) {
@@ -652,7 +705,9 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
 
 void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& changes, std::size_t series_count) {
   std::size_t failures = 0;
-  for (const auto& c : changes) failures += c.kind == ChangeKind::regression && c.gated ? 1 : 0;
+  // An answered regression (gpuperf ack) fails nothing: it is listed with its answer.
+  const auto fails = [](const ChangePoint& c) { return c.kind == ChangeKind::regression && c.gated && !c.answer; };
+  for (const auto& c : changes) failures += fails(c) ? 1 : 0;
   const std::size_t tests = changes.empty() ? 1 : changes.size();
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"gpuperf detect\" tests=\"" << tests << "\" failures=\"" << failures << "\">\n";
@@ -666,13 +721,14 @@ void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& chan
     std::string detail = std::string(to_string(c.kind)) + ' ' + signed_pct(c.change_pct) + " at " + c.commit +
                          " (after " + c.previous_commit + "): " + format_value(c.before, c.metric.unit) + " -> " +
                          format_value(c.after, c.metric.unit) + ", confidence " + confidence_cell(c.confidence) +
-                         (c.unconfirmed ? ", " + state_cell(c) : std::string()) +
-                         (c.kind == ChangeKind::regression && !c.gated ? " (not gated)" : "");
+                         (c.unconfirmed && !c.answer ? ", " + state_cell(c) : std::string()) +
+                         (c.kind == ChangeKind::regression && !c.gated ? " (not gated)" : "") +
+                         (c.answer ? ", " + state_cell(c) : std::string());
     for (const auto& h : c.hints) detail += "; " + h;
     for (const auto& l : c.lines) detail += "; " + line_change_text(l);
     out << "    <testcase classname=\"" << xml(c.instance.display_name()) << "\" name=\""
         << xml(c.metric.name + " @ " + short_commit(c.commit)) << "\" time=\"0\">";
-    if (c.kind == ChangeKind::regression && c.gated) {
+    if (fails(c)) {
       out << "\n      <failure type=\"regression\" message=\"" << xml(detail) << "\">" << xml(detail)
           << "</failure>\n    ";
     } else {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "reports/analysis/compare.hpp"
+#include "reports/analysis/not_enough_data.hpp"
 #include "reports/analysis/types.hpp"
 
 namespace gpuperf::reports {
@@ -40,8 +41,12 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
 // the document, where there are any, "environment_steps" ([{"machine", "run", "run_id", "commit", "started_at",
 // "environment", "summary", "kernels"}]). Text and Markdown list a step's kernels under one line naming the fields, not
 // as rows of their own.
+// `too_short`: the series detect could not judge (not_enough_data.hpp): counted in the summary ("N series: not
+// enough data"), listed with their next step in text and Markdown, and as "not_enough_data" in JSON. An answered
+// change (ChangePoint::answer) shows its answer as its state and in JSON as "acknowledgement".
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format,
-                   const std::vector<EnvironmentStep>& steps = {});
+                   const std::vector<EnvironmentStep>& steps = {},
+                   const std::vector<analysis::ShortSeries>& too_short = {});
 
 // JUnit XML: one testcase per row (a regression is a <failure>, "failed" an <error>), or per change
 // (a regression is a <failure>; improvements pass).

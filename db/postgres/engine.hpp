@@ -22,6 +22,12 @@ class PgEngine final : public Engine {
   bool set_excluded(std::int64_t run_id, bool excluded, const std::string& reason) override;
   PruneReport prune_samples(const std::string& cutoff, bool dry_run) override;
   void hold_run_key(const std::string& uuid, const std::function<void()>& on_wait) const override;
+  bool add_acknowledgement(const Acknowledgement& ack) override;
+  int undo_acknowledgement(std::int64_t id, const std::string& by, const std::string& at) override;
+  std::vector<Acknowledgement> acknowledgements() const override;
+  bool add_annotation(const Annotation& note) override;
+  std::vector<Annotation> annotations() const override;
+  std::string missing_answer_privileges() const override;
   std::vector<MachineRow> machines() const override;
   std::vector<RunInfo> runs(const RunFilter& filter) const override;
   std::vector<RunInfo> runs_matching(RunKey key, const std::string& value) const override;

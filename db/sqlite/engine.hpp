@@ -28,6 +28,11 @@ class SqliteEngine final : public Engine {
   PruneReport prune_samples(const std::string& cutoff, bool dry_run) override;
   // Nothing to hold: an SQLite file's jobs share one machine, and the insert skips a uuid stored already.
   void hold_run_key(const std::string&, const std::function<void()>&) const override {}
+  bool add_acknowledgement(const Acknowledgement& ack) override;
+  int undo_acknowledgement(std::int64_t id, const std::string& by, const std::string& at) override;
+  std::vector<Acknowledgement> acknowledgements() const override;
+  bool add_annotation(const Annotation& note) override;
+  std::vector<Annotation> annotations() const override;
   std::vector<MachineRow> machines() const override;
   std::vector<RunInfo> runs(const RunFilter& filter) const override;
   std::vector<RunInfo> runs_matching(RunKey key, const std::string& value) const override;

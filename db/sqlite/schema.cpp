@@ -187,10 +187,54 @@ ALTER TABLE source_line ADD COLUMN inlined_at_line INTEGER NOT NULL DEFAULT 0 CH
 )sql");
 }
 
+// Migration 7 ("answers"): a team's answers beside the history (db/answers.hpp). An acknowledgement names a
+// series and the run where its step starts; undoing one adds a row to acknowledgement_undo rather than
+// changing it, so a writer role needs INSERT only and the history keeps who said what. An annotation is on
+// exactly one of a run, a commit or a machine's night. Both are idempotent on uuid (import, merge). New tables
+// only: a file of an older version opened read-only has none, and its reads of answers are empty.
+void migration_7_answers(Connection& c) {
+  c.exec(R"sql(
+CREATE TABLE acknowledgement(
+  id           INTEGER PRIMARY KEY,
+  uuid         TEXT NOT NULL UNIQUE,
+  machine_id   INTEGER NOT NULL REFERENCES machine(id),
+  benchmark_id INTEGER NOT NULL REFERENCES benchmark(id),
+  metric_id    INTEGER NOT NULL REFERENCES metric(id),
+  run_id       INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,  -- the first run at the new level
+  reason       TEXT NOT NULL CHECK(reason <> ''),
+  link         TEXT NOT NULL DEFAULT '',
+  acked_by     TEXT NOT NULL DEFAULT '',
+  acked_at     TEXT NOT NULL,
+  accepted     INTEGER NOT NULL DEFAULT 0 CHECK(accepted IN (0,1))  -- the step is the new baseline
+);
+CREATE INDEX acknowledgement_by_series ON acknowledgement(machine_id, benchmark_id, metric_id);
+
+CREATE TABLE acknowledgement_undo(
+  ack_id    INTEGER PRIMARY KEY REFERENCES acknowledgement(id) ON DELETE CASCADE,
+  undone_by TEXT NOT NULL DEFAULT '',
+  undone_at TEXT NOT NULL
+);
+
+CREATE TABLE annotation(
+  id         INTEGER PRIMARY KEY,
+  uuid       TEXT NOT NULL UNIQUE,
+  run_id     INTEGER REFERENCES run(id) ON DELETE CASCADE,
+  commit_sha TEXT NOT NULL DEFAULT '',
+  machine_id INTEGER REFERENCES machine(id),
+  night      TEXT NOT NULL DEFAULT '',     -- YYYY-MM-DD, UTC, with machine_id
+  text       TEXT NOT NULL CHECK(text <> ''),
+  noted_by   TEXT NOT NULL DEFAULT '',
+  noted_at   TEXT NOT NULL,
+  CHECK((run_id IS NOT NULL) + (commit_sha <> '') + (night <> '') = 1),
+  CHECK((night <> '') = (machine_id IS NOT NULL))
+);
+)sql");
+}
+
 // Append the next migration here (and raise Store::kSchemaVersion).
 constexpr Migration kMigrations[] = {
-    migration_1_initial, migration_2_recorded_runs, migration_3_source_lines,
-    migration_4_ranks,   migration_5_identity,      migration_6_inlined_call_sites,
+    migration_1_initial,  migration_2_recorded_runs,      migration_3_source_lines, migration_4_ranks,
+    migration_5_identity, migration_6_inlined_call_sites, migration_7_answers,
 };
 constexpr int kLatest = static_cast<int>(sizeof kMigrations / sizeof kMigrations[0]);
 static_assert(kLatest == Store::kSchemaVersion, "Store::kSchemaVersion must equal the number of migrations");

@@ -297,7 +297,8 @@ void ProcessParser::parse_outcome_line(char kind, LineFields& f, std::string_vie
     }
     case 'c': {  // c <fingerprint> <mangled name>
       std::string fingerprint;
-      if (!f.next_word(fingerprint) || f.at_end()) throw bad(line, "malformed fingerprint line (c <fingerprint> <name>)");
+      if (!f.next_word(fingerprint) || f.at_end())
+        throw bad(line, "malformed fingerprint line (c <fingerprint> <name>)");
       p_.fingerprints.emplace(rest_after(line, 2), fingerprint);
       break;
     }

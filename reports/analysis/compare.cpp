@@ -13,6 +13,7 @@
 #include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/mann_whitney.hpp"
+#include "reports/analysis/not_enough_data.hpp"
 #include "reports/analysis/ratio_ci.hpp"
 #include "reports/analysis/welch.hpp"
 
@@ -315,6 +316,25 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
   return row;
 }
 
+namespace {
+
+// A one-value row the history could not judge (too few earlier runs, or no history asked for) is "not enough
+// data", with the command whose runs would settle it: that many runs of the instance on the base's commit and
+// branch, then the comparison again.
+void say_not_enough_data(CompareRow& row, const Run& base, bool judged_by_history) {
+  if (row.verdict == Verdict::ambiguous && !judged_by_history && one_value_row(row)) {
+    row.verdict = Verdict::not_enough_data;
+    row.runs_needed = kMinHistoryRuns;
+  }
+  if (row.verdict != Verdict::not_enough_data) return;
+  const std::size_t n = std::max<std::size_t>(row.runs_needed, 1);
+  row.next_step = "on the base's commit" + (base.commit.empty() ? std::string() : " " + base.commit.substr(0, 10)) +
+                  ": " + repeat_command(row.instance, base.branch, n) + ", then compare again" +
+                  (judged_by_history ? "" : " with --history");
+}
+
+}  // namespace
+
 CompareReport compare_runs(const Run& base, const Run& candidate, const CompareOptions& options,
                            std::int64_t base_run_id, std::int64_t candidate_run_id,
                            const std::vector<db::Series>* history) {
@@ -384,6 +404,7 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
       judge_with_history(row, *history, base, candidate, candidate_run_id, options, noise);
     }
   }
+  for (CompareRow& row : report.rows) say_not_enough_data(row, base, history != nullptr && options.history_runs > 0);
   for (std::size_t r = 0; r < ranges.size(); ++r) {
     const auto [first_row, end_row] = ranges[r];
     follow_duration(report.rows, first_row, end_row);

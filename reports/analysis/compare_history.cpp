@@ -72,6 +72,8 @@ void one_value_against_levels(CompareRow& row, const std::vector<double>& levels
     add_note(row, std::to_string(levels.size()) + " earlier run" + (levels.size() == 1 ? "" : "s") +
                       " of the base branch on this machine; " + std::to_string(kMinHistoryRuns) +
                       " judge one value (--history)");
+    row.verdict = Verdict::not_enough_data;
+    row.runs_needed = kMinHistoryRuns - levels.size();
     return;
   }
   const Thresholds& t = options.thresholds;

@@ -11,6 +11,7 @@ const char* to_string(Verdict v) {
     case Verdict::new_: return "new";
     case Verdict::missing: return "missing";
     case Verdict::failed: return "failed";
+    case Verdict::not_enough_data: return "not enough data";
   }
   return "ambiguous";
 }

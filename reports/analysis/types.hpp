@@ -12,8 +12,11 @@
 
 namespace gpuperf::analysis {
 
-enum class Verdict { same, faster, slower, ambiguous, new_, missing, failed };
-const char* to_string(Verdict v);  // "same", "faster", "slower", "ambiguous", "new", "missing", "failed"
+// not_enough_data: the data cannot judge the change at all (one value per side and too few earlier runs to
+// judge it by): CompareRow::next_step says what would settle it.
+enum class Verdict { same, faster, slower, ambiguous, new_, missing, failed, not_enough_data };
+// "same", "faster", "slower", "ambiguous", "new", "missing", "failed", "not enough data"
+const char* to_string(Verdict v);
 
 enum class ChangeKind { regression, improvement };
 const char* to_string(ChangeKind k);  // "regression", "improvement"
@@ -49,6 +52,13 @@ struct CompareRow {
   // True when a side's raw samples were pruned (`gpuperf db prune`): only its median is left, so the row is
   // judged like a single value, against the history (compare_history.hpp).
   bool samples_pruned = false;
+  // The accepted step this row's base was taken from (answers.hpp's rebase_on_accepted): the runs before it
+  // are no longer the reference for this series.
+  std::optional<db::Acknowledgement> accepted;
+  // A not_enough_data row's next step: the command whose runs would settle it, and how many runs of the base
+  // branch it adds.
+  std::string next_step;
+  std::size_t runs_needed = 0;
 };
 
 // One change point of `gpuperf detect` in a series (machine, instance, metric).
@@ -77,6 +87,9 @@ struct ChangePoint {
   bool gated = false;                // a regression here fails `detect --fail-on-regression` (gate.hpp)
   // The source lines whose counters moved from the previous run to the run of the change (line_findings.hpp).
   std::vector<LineChange> lines;
+  // The team's answer to this change (answers.hpp): acknowledged or accepted, with its reason; such a change
+  // is not open (not new in the nightly, not failing `detect --fail-on-regression`).
+  std::optional<db::Acknowledgement> answer;
   // What changed besides the code (identity_findings.hpp): "same code", "code changed" or "" (unknown), the
   // environment fields that differ from the previous run to this one, and, when this change is one of a night's
   // kernels that stepped together with the environment, the number (1-based) of that EnvironmentStep; 0: none.

@@ -352,14 +352,16 @@ TEST_F(OneValueCli, HalvedOccupancyAndDoubledDramAreFlaggedByCompareAndDetect) {
   EXPECT_NE(rows["achieved_occupancy"]["note"].get<std::string>().find("outside the last 10 runs' range"),
             std::string::npos);
   EXPECT_EQ(rows["dram_bytes_read"]["verdict"], "slower") << rows["dram_bytes_read"].dump();
-  // Without the history there is no test of one value: ambiguous, no regression.
+  // Without the history there is no test of one value: not enough data, no regression, and the next step.
   rows = last_night({"--history", "0"});
   EXPECT_EQ(code_, 0);
-  EXPECT_EQ(rows["achieved_occupancy"]["verdict"], "ambiguous");
+  EXPECT_EQ(rows["achieved_occupancy"]["verdict"], "not enough data");
   EXPECT_EQ(rows["achieved_occupancy"]["note"], "one value per side: no test");
+  EXPECT_NE(rows["achieved_occupancy"]["next_step"].get<std::string>().find(" --repeat 3, then compare again"),
+            std::string::npos);
   // Two earlier runs are too few, and it says so (the base is night 12, so --history 2 keeps 11 and 12).
   rows = last_night({"--history", "2"});
-  EXPECT_EQ(rows["achieved_occupancy"]["verdict"], "ambiguous");
+  EXPECT_EQ(rows["achieved_occupancy"]["verdict"], "not enough data");
   EXPECT_NE(rows["achieved_occupancy"]["note"].get<std::string>().find("3 judge one value"), std::string::npos);
 
   // detect: both flagged the night they land, unconfirmed; the duration not at all.

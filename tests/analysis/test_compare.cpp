@@ -416,14 +416,20 @@ TEST(Compare, OneValueMetricsJudgedAgainstTheHistory) {
   rep = with(94, 134e6);
   EXPECT_EQ(rep.rows[0].verdict, Verdict::ambiguous);
   EXPECT_NE(rep.rows[0].note.find("but within the 99% prediction bound"), std::string::npos) << rep.rows[0].note;
-  // Two earlier runs are too few: ambiguous, and it says why. Without history: no test.
+  // Two earlier runs are too few: not enough data, it says why and what would settle it (one more run of the
+  // base branch). Without history: no test, the same verdict.
   rep = with(41.9, 268e6, 2);
-  EXPECT_EQ(rep.rows[0].verdict, Verdict::ambiguous);
+  EXPECT_EQ(rep.rows[0].verdict, Verdict::not_enough_data);
   EXPECT_NE(rep.rows[0].note.find("2 earlier runs of the base branch on this machine; 3 judge one value"),
             std::string::npos)
       << rep.rows[0].note;
-  EXPECT_EQ(compare_runs(base, cand, {}).rows[0].verdict, Verdict::ambiguous);
+  EXPECT_NE(rep.rows[0].next_step.find("--repeat 1, then compare again"), std::string::npos) << rep.rows[0].next_step;
+  EXPECT_NE(rep.rows[0].next_step.find("gpuperf run --filter '^"), std::string::npos) << rep.rows[0].next_step;
+  EXPECT_FALSE(rep.regression());
+  EXPECT_EQ(compare_runs(base, cand, {}).rows[0].verdict, Verdict::not_enough_data);
   EXPECT_EQ(compare_runs(base, cand, {}).rows[0].note, "one value per side: no test");
+  EXPECT_NE(compare_runs(base, cand, {}).rows[0].next_step.find("--repeat 3, then compare again with --history"),
+            std::string::npos);
   // DRAM's absolute floor holds against the history too: 0.5 MB beyond a tiny, steady range is nothing
   // (here the base, 3 MB, is an odd run outside the history).
   const std::vector<db::Series> tiny{

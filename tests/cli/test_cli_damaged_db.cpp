@@ -90,6 +90,13 @@ TEST_F(DamagedDatabase, RunsExcludeAndIncludeAreRefused) {
   expect_refused({"runs", "include", "1"});
 }
 
+// The team's answers are writes too (cli/cmd_answers.cpp): an acknowledgement, its undoing and a note.
+TEST_F(DamagedDatabase, AckAndAnnotateAreRefused) {
+  expect_refused({"ack", "--run", "1", "--benchmark", "fam/k0", "--reason", "tracked in #1"});
+  expect_refused({"ack", "--undo", "--run", "1", "--benchmark", "fam/k0"});
+  expect_refused({"annotate", "--run", "1", "driver 590"});
+}
+
 TEST_F(DamagedDatabase, DbMigrateAndPruneAreRefused) {
   expect_refused({"db", "migrate"});
   expect_refused({"db", "prune", "--samples-older-than", "30d"});

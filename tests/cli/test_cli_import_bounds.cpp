@@ -1,7 +1,7 @@
-// What an import refuses as nonsense (dates before 2000, values no kernel measures, strings of megabytes,
-// negative bytes or percentages of a custom metric), uuids that differ only in case, a stored uuid arriving
-// with other content; and an escape corpus through every error path that quotes a value from the file or
-// the command line: no control character reaches the terminal.
+// What an import refuses as nonsense (dates before 2000, values no kernel measures, strings of megabytes, in a
+// run or a note, negative bytes or percentages of a custom metric), uuids that differ only in case, a stored uuid
+// arriving with other content; and an escape corpus through every error path that quotes a value from the file or the
+// command line: no control character reaches the terminal.
 #include <string>
 #include <vector>
 
@@ -91,6 +91,17 @@ TEST_F(ImportBounds, AStringOfMegabytesIsRefused) {
   const std::string key(5000, 'k');
   expect_refused(file_of(run_json(kUuid, one_result(kDuration, "ok", R"({")" + key + R"(": 1})"))),
                  "runs[0].results[0].params: a key of 5000 bytes");
+}
+
+// A team's answers travel in the same files (db/answers_json.cpp) under the same bounds: a note of megabytes is
+// refused as a label is, and nothing of the file is stored.
+TEST_F(ImportBounds, AnAnnotationOfMegabytesIsRefused) {
+  const std::string text(2 << 20, 'x');
+  std::string file = file_of(run_json(kUuid, one_result(kDuration)));
+  file.pop_back();  // the closing brace: the annotations follow the runs
+  file += R"(, "annotations": [{"uuid": "6a0c3a1e-8b2d-4c6f-9a01-23456789abcd", "text": ")" + text +
+          R"(", "at": "2026-11-01T03:00:00Z", "run": ")" + kUuid + R"("}]})";
+  expect_refused(file, "annotations[0].text: a string of 2097152 bytes, longer than the 65536 bytes");
 }
 
 TEST_F(ImportBounds, UuidsDifferingOnlyInCaseAreOneRun) {

@@ -65,9 +65,9 @@ TEST(Migrations, EmptyFileBecomesTheLatestSchema) {
   testing::write_bytes(dir.file("empty.db"), "");
   Store s(dir.file("empty.db"));
   EXPECT_EQ(s.schema_version(), Store::kSchemaVersion);
-  EXPECT_EQ(tables(s),
-            (std::vector<std::string>{"benchmark", "machine", "metric", "outcome", "outcome_code", "outcome_source",
-                                      "result", "run", "run_environment", "sample", "source_line"}));
+  EXPECT_EQ(tables(s), (std::vector<std::string>{"acknowledgement", "acknowledgement_undo", "annotation", "benchmark",
+                                                 "machine", "metric", "outcome", "outcome_code", "outcome_source",
+                                                 "result", "run", "run_environment", "sample", "source_line"}));
 }
 
 TEST(Migrations, VersionZeroSqliteFileIsMigrated) {

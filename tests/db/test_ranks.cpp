@@ -53,6 +53,7 @@ std::string version_three_database(const TempDir& dir, const std::vector<gpuperf
     s.insert_runs(runs);
   }
   raw_exec(path,
+           "DROP TABLE annotation; DROP TABLE acknowledgement_undo; DROP TABLE acknowledgement; "
            "DROP TABLE outcome_code; DROP TABLE run_environment; "
            "ALTER TABLE source_line DROP COLUMN inlined_at_file; ALTER TABLE source_line DROP COLUMN inlined_at_line; "
            "ALTER TABLE run DROP COLUMN world_size; ALTER TABLE run DROP COLUMN local_rank; "

@@ -102,9 +102,10 @@ TEST(SourceLineStore, AVersionTwoDatabaseIsReadAsItIsAndMigratedToTakeLines) {
     Store s(path);
     s.insert_run(old);
   }
-  {  // what schema 2 had: no source tables (and no rank fields, schema 4, nor schema 5's tables)
+  {  // what schema 2 had: no source tables (and no rank fields, schema 4, nor the tables of schemas 5 and 7)
     Connection c(path, SQLITE_OPEN_READWRITE);
     c.exec(
+        "DROP TABLE annotation; DROP TABLE acknowledgement_undo; DROP TABLE acknowledgement; "
         "DROP TABLE outcome_code; DROP TABLE run_environment; "
         "DROP TABLE source_line; DROP TABLE outcome_source; ALTER TABLE run DROP COLUMN world_size; "
         "ALTER TABLE run DROP COLUMN local_rank; ALTER TABLE run DROP COLUMN rank; PRAGMA user_version = 2;");
@@ -133,9 +134,11 @@ TEST(SourceLineStore, AVersionFourDatabaseReadsItsLinesWithoutCallSites) {
     Store s(path);
     s.insert_run(r);
   }
-  {  // what schema 4 had: no inlined call sites (migration 6)
+  {  // what schema 4 had: no identity tables (migration 5), no inlined call sites (6), no answers (7)
     Connection c(path, SQLITE_OPEN_READWRITE);
     c.exec(
+        "DROP TABLE annotation; DROP TABLE acknowledgement_undo; DROP TABLE acknowledgement; "
+        "DROP TABLE outcome_code; DROP TABLE run_environment; "
         "ALTER TABLE source_line DROP COLUMN inlined_at_file; ALTER TABLE source_line DROP COLUMN inlined_at_line; "
         "PRAGMA user_version = 4;");
   }

@@ -44,7 +44,11 @@ TEST_F(PgIdentity, ASchemaFourDatabaseIsReadWithoutIdentities) {
     Store pg(uri(), Access::read_write);
     pg.insert_run(want);
   }
-  cluster_->exec("DROP TABLE outcome_code, run_environment; UPDATE schema_version SET version = 4", "gpuperf");
+  cluster_->exec(  // schema 4: without the tables of migrations 5 and 7 and the columns of migration 6
+      "DROP TABLE annotation, acknowledgement_undo, acknowledgement, outcome_code, run_environment; "
+      "ALTER TABLE source_line DROP COLUMN inlined_at_file, DROP COLUMN inlined_at_line; "
+      "UPDATE schema_version SET version = 4",
+      "gpuperf");
   {
     Store ro(uri(), Access::read_only);
     EXPECT_EQ(ro.schema_version(), 4);

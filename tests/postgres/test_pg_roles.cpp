@@ -256,13 +256,44 @@ TEST_F(PgRoles, TheReaderReadsEverythingAndStoresNothing) {
   EXPECT_EQ(cluster_->query_value("SELECT count(*) FROM run WHERE excluded", "gpuperf"), "0");
 }
 
+// Answering findings (gpuperf ack, annotate) is the writer's and the admin's: the default privileges of the
+// page's first block grant INSERT on the answers' tables as the admin's migration makes them. The reader is
+// refused with exit 2, naming the privilege, and nothing changes.
+TEST_F(PgRoles, TheWriterAndAdminAnswerFindingsTheReaderMayNot) {
+  ASSERT_EQ(gp(writer_, {"--quiet", "import", kFixture}).code, 0);
+  const std::vector<std::string> ack = {"ack",      "--run",          "12", "--benchmark", "matmul/naive[n=1024]",
+                                        "--reason", "tracked in #123"};
+  const CliResult refused = gp(reader_, ack);
+  EXPECT_EQ(refused.code, 2) << refused.out << refused.err;
+  EXPECT_TRUE(has(refused, "may not record acknowledgements or annotations")) << refused.err;
+  EXPECT_TRUE(has(refused, "INSERT on table acknowledgement")) << refused.err;
+  const CliResult note_refused = gp(reader_, {"annotate", "--run", "12", "driver 590 installed"});
+  EXPECT_EQ(note_refused.code, 2) << note_refused.err;
+  EXPECT_EQ(cluster_->query_value("SELECT count(*) FROM acknowledgement", "gpuperf"), "0");
+  EXPECT_EQ(cluster_->query_value("SELECT count(*) FROM annotation", "gpuperf"), "0");
+
+  const CliResult acked = gp(writer_, ack);
+  ASSERT_EQ(acked.code, 0) << acked.err;
+  EXPECT_EQ(gp(writer_, {"annotate", "--run", "12", "driver 590 installed", "--by", "ana"}).code, 0);
+  const CliResult undone = gp(admin_, {"ack", "--undo", "--run", "12", "--benchmark", "matmul/naive[n=1024]"});
+  EXPECT_EQ(undone.code, 0) << undone.err;
+  // The reader lists them.
+  const CliResult listed = gp(reader_, {"ack", "--list"});
+  EXPECT_EQ(listed.code, 0) << listed.err;
+  EXPECT_TRUE(has(listed, "undone, was acknowledged: tracked in #123")) << listed.out;
+  EXPECT_TRUE(has(gp(reader_, {"annotate", "--list"}), "driver 590 installed"));
+  const CliResult undo_refused = gp(reader_, {"ack", "--undo", "--run", "12", "--benchmark", "matmul/naive[n=1024]"});
+  EXPECT_EQ(undo_refused.code, 2) << undo_refused.err;
+  EXPECT_EQ(cluster_->query_value("SELECT count(*) FROM acknowledgement_undo", "gpuperf"), "1");
+}
+
 TEST_F(PgRoles, AnOlderSchemaIsMigratedByTheAdminNotByARunnersNightly) {
   ASSERT_EQ(gp(writer_, {"--quiet", "import", kFixture}).code, 0);
   // The database as an earlier gpuperf left it: schema version 1, before run.command and exit_status (and the
-  // source lines of schema 3, the rank fields of schema 4, the identity tables of schema 5).
+  // source lines of schema 3, the rank fields of schema 4, the identity tables of schema 5, the answers of schema 7).
   cluster_->exec(
-      "DROP TABLE outcome_code, run_environment, source_line, outcome_source; ALTER TABLE run DROP COLUMN command, "
-      "DROP COLUMN exit_status, "
+      "DROP TABLE annotation, acknowledgement_undo, acknowledgement, outcome_code, run_environment, source_line, "
+      "outcome_source; ALTER TABLE run DROP COLUMN command, DROP COLUMN exit_status, "
       "DROP COLUMN rank, DROP COLUMN local_rank, DROP COLUMN world_size; UPDATE schema_version SET version = 1",
       "gpuperf");
   for (const std::vector<std::string>& c :

@@ -59,8 +59,9 @@ TEST_F(PgSourceLines, ASchemaFourDatabaseReadsItsLinesWithoutCallSitesAndMigrate
     Store pg(uri(), Access::read_write);
     pg.insert_run(r);
   }
-  // Schema 4: no call-site columns (migration 6).
+  // Schema 4: no identity tables (migration 5), no call-site columns (migration 6), no answers (migration 7).
   cluster_->exec(
+      "DROP TABLE annotation, acknowledgement_undo, acknowledgement, outcome_code, run_environment; "
       "ALTER TABLE source_line DROP COLUMN inlined_at_file, DROP COLUMN inlined_at_line; "
       "UPDATE schema_version SET version = 4",
       "gpuperf");
@@ -85,8 +86,9 @@ TEST_F(PgSourceLines, ASchemaTwoDatabaseIsReadWithoutLinesAndMigratedToTakeThem)
     Store pg(uri(), Access::read_write);
     pg.insert_run(plain);
   }
-  // Schema 2: no source-line tables, and none of schema 4's rank columns.
+  // Schema 2: no source-line tables, and none of schema 4's rank columns (nor the tables of migrations 5 and 7).
   cluster_->exec(
+      "DROP TABLE annotation, acknowledgement_undo, acknowledgement; "
       "DROP TABLE outcome_code; DROP TABLE run_environment; DROP TABLE source_line; DROP TABLE outcome_source; "
       "ALTER TABLE run DROP COLUMN rank, DROP COLUMN local_rank, DROP COLUMN world_size; "
       "UPDATE schema_version SET version = 2",

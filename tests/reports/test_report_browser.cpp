@@ -81,5 +81,58 @@ TEST(ReportBrowser, LoadsWithoutErrorsDrawsChartsAndShowsTooltips) {
   EXPECT_GT(fs::file_size(png), 50000u);  // a drawn page, not a blank one
 }
 
+// A team's notes (gpuperf annotate) on the trend charts, as a reader's browser draws them: each a marker a
+// pointer reaches (its dot above the chart's hover area) with the note as its hover text; an acknowledged
+// finding shows its answer; and on a phone-sized window (390 px) the notes make the page no wider than the
+// same report without them.
+TEST(ReportBrowser, DrawsTheTeamsNotesAndAnswersOnWideAndSmallScreens) {
+  const std::string chromium = find_chromium();
+  if (chromium.empty()) GTEST_SKIP() << "no chromium on PATH (Debian: apt-get install chromium; ci/setup.sh --test)";
+  const fs::path dir = fresh_dir("browser-notes");
+  const fs::path db = dir / "fixture.db";
+  ASSERT_EQ(gpuperf(db, "--quiet import " + sh_quote(GPUPERF_REPORT_FIXTURE)).exit_code, 0);
+  const CommandResult note = gpuperf(db,
+                                     "annotate --run 00000001-0000-4000-8000-000000000006 --by ana "
+                                     "'driver 590 installed <b>'");
+  ASSERT_EQ(note.exit_code, 0) << note.output;
+  const CommandResult rep = gpuperf(db, "--quiet report --out " + sh_quote((dir / "out").string()));
+  ASSERT_EQ(rep.exit_code, 0) << rep.output;
+  const fs::path html = fs::absolute(dir / "out" / "report.html");
+  // The same history without the note, for the page's width.
+  ASSERT_EQ(gpuperf(dir / "plain.db", "--quiet import " + sh_quote(GPUPERF_REPORT_FIXTURE)).exit_code, 0);
+  ASSERT_EQ(gpuperf(dir / "plain.db", "--quiet report --out " + sh_quote((dir / "plain").string())).exit_code, 0);
+  const fs::path plain = fs::absolute(dir / "plain" / "report.html");
+  const std::string page = read_file(html);
+  EXPECT_GT(count(page, "<g class=\"note\""), 0u);
+  EXPECT_NE(page.find("Note on run 00000001: driver 590 installed &lt;b&gt;"), std::string::npos);
+  EXPECT_NE(read_file(dir / "out" / "report.md").find("driver 590 installed"), std::string::npos);
+
+  const auto page_width = [&](const fs::path& page, const std::string& size, const std::string& tag) {
+    const CommandResult dom = run_command(
+        chromium_command(chromium, dir / ("profile-" + tag + size),
+                         "--window-size=" + size + " --dump-dom " + sh_quote("file://" + page.string() + "#selftest")));
+    std::smatch w;
+    return std::regex_search(dom.output, w, std::regex("data-selftest-width=\"(\\d+)\"")) ? std::stol(w[1].str()) : -1L;
+  };
+  for (const std::string size : {"1280,900", "390,900"}) {
+    SCOPED_TRACE(size);
+    const CommandResult dom = run_command(
+        chromium_command(chromium, dir / ("profile-" + size),
+                         "--window-size=" + size + " --dump-dom " + sh_quote("file://" + html.string() + "#selftest")));
+    ASSERT_EQ(dom.exit_code, 0) << dom.output.substr(0, 2000);
+    EXPECT_EQ(page_errors(dom.output), "");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(dom.output, m, std::regex("data-selftest-notes=\"(\\d+) of (\\d+): ([^\"]*)\"")))
+        << "the page's self-test did not look at the notes";
+    EXPECT_GT(std::stoul(m[2].str()), 0u);
+    EXPECT_EQ(m[1].str(), m[2].str()) << "a note's dot is covered by something else";
+    EXPECT_NE(m[3].str().find("Note on run 00000001: driver 590 installed"), std::string::npos) << m[3].str();
+    EXPECT_EQ(count(dom.output, "<b>"), 0u);  // the note is text, never markup
+    const long with_notes = page_width(html, size, "notes-"), without = page_width(plain, size, "plain-");
+    EXPECT_GT(without, 0);
+    EXPECT_EQ(with_notes, without) << "the notes made the page wider";
+  }
+}
+
 }  // namespace
 }  // namespace gpuperf::reports

@@ -203,7 +203,7 @@ TEST(Render, ChangesJsonNames) {
   EXPECT_EQ(j["changes"][0]["change_pct"], 25.0);
   std::ostringstream empty;
   write_changes(empty, {}, Format::json);
-  EXPECT_EQ(nlohmann::json::parse(empty.str()), nlohmann::json::parse(R"({"changes": []})"));
+  EXPECT_EQ(nlohmann::json::parse(empty.str()), nlohmann::json::parse(R"({"changes": [], "not_enough_data": []})"));
 }
 
 TEST(Render, HostileNamesAreEscaped) {

@@ -1,0 +1,81 @@
+// Store's answers (db/answers.hpp): what both engines must refuse alike is checked here, once, before the
+// engine writes.
+#include <ctime>
+#include <regex>
+
+#include "db/engine.hpp"
+#include "db/store.hpp"
+#include "db/timestamp.hpp"
+
+namespace gpuperf::db {
+namespace {
+
+bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+// `at` in the stored form; now when empty.
+std::string stored_time(const std::string& at, const char* what) {
+  if (at.empty()) return utc_timestamp(std::time(nullptr));
+  const auto t = normalize_timestamp(at);
+  if (!t) throw InputError(std::string(what) + " time '" + at + "' is not a timestamp like 2026-11-01T02:00:00Z");
+  return *t;
+}
+
+}  // namespace
+
+void check_can_answer(const std::string& location, const OpenOptions& options) {
+  if (!is_server_location(location)) return;
+  const Store store(location, Access::read_only, options);
+  const std::string missing = store.engine().missing_answer_privileges();
+  if (missing.empty()) return;
+  throw InputError("role may not record acknowledgements or annotations in '" + store.path() + "': it lacks " +
+                   missing +
+                   " (answering findings is the writer's and the admin's; docs/postgresql.md, \"Setting up the "
+                   "server\"); nothing was changed");
+}
+
+bool Store::add_acknowledgement(Acknowledgement ack) {
+  if (blank(ack.reason)) throw InputError("an acknowledgement needs a reason (--reason): why the step is expected");
+  if (ack.machine_id <= 0 || ack.benchmark_id <= 0 || ack.run_id <= 0 || ack.metric.empty()) {
+    throw InputError("an acknowledgement needs its machine, benchmark instance, metric and run");
+  }
+  if (ack.uuid.empty()) ack.uuid = make_uuid();
+  ack.at = stored_time(ack.at, "acknowledgement");
+  return engine_->add_acknowledgement(ack);
+}
+
+bool Store::undo_acknowledgement(std::int64_t id, const std::string& by, const std::string& at) {
+  const int r = engine_->undo_acknowledgement(id, by, stored_time(at, "undo"));
+  if (r == 2) throw InputError("no acknowledgement with id " + std::to_string(id));
+  return r == 0;
+}
+
+std::vector<Acknowledgement> Store::acknowledgements() const { return engine_->acknowledgements(); }
+
+bool Store::add_annotation(Annotation note) {
+  if (blank(note.text)) throw InputError("an annotation needs its text");
+  const int targets = (note.run_id ? 1 : 0) + (note.commit.empty() ? 0 : 1) + (note.night.empty() ? 0 : 1);
+  if (targets != 1) throw InputError("an annotation is on exactly one of a run, a commit or a machine's night");
+  if (!note.night.empty()) {
+    static const std::regex day(R"(\d{4}-\d{2}-\d{2})");
+    if (!std::regex_match(note.night, day)) {
+      throw InputError("night '" + note.night + "' is not a date like 2026-11-28 (UTC)");
+    }
+    if (!note.machine_id) throw InputError("a note on a night names its machine (--machine)");
+  }
+  if (note.uuid.empty()) note.uuid = make_uuid();
+  note.at = stored_time(note.at, "annotation");
+  return engine_->add_annotation(note);
+}
+
+std::vector<Annotation> Store::annotations() const { return engine_->annotations(); }
+
+std::vector<std::pair<std::int64_t, BenchmarkInstance>> Store::find_benchmarks(const std::string& ref) const {
+  std::vector<std::pair<std::int64_t, BenchmarkInstance>> exact, by_name;
+  for (BenchmarkRow& b : engine_->benchmarks()) {
+    if (b.instance.display_name() == ref) exact.emplace_back(b.id, b.instance);
+    if (b.instance.name == ref) by_name.emplace_back(b.id, std::move(b.instance));
+  }
+  return exact.empty() ? by_name : exact;
+}
+
+}  // namespace gpuperf::db

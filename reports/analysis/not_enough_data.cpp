@@ -1,0 +1,36 @@
+#include "reports/analysis/not_enough_data.hpp"
+
+#include <string_view>
+
+namespace gpuperf::analysis {
+
+std::string exact_filter(const BenchmarkInstance& instance) {
+  std::string out = "^";
+  for (char ch : instance.display_name()) {
+    if (std::string_view("\\^$.|?*+()[]{}").find(ch) != std::string_view::npos) out += '\\';
+    out += ch;
+  }
+  return out + "$";
+}
+
+std::string repeat_command(const BenchmarkInstance& instance, const std::string& branch, std::size_t runs) {
+  return "gpuperf run --filter '" + exact_filter(instance) + "'" + (branch.empty() ? "" : " --branch " + branch) +
+         " --repeat " + std::to_string(runs);
+}
+
+std::vector<ShortSeries> short_series(const std::vector<db::Series>& series, const DetectOptions& options,
+                                      const std::string& branch) {
+  std::vector<ShortSeries> out;
+  const std::size_t needed = 2 * options.min_segment;
+  for (const db::Series& s : series) {
+    std::size_t usable = 0;
+    for (const db::SeriesPoint& p : s.points) usable += !p.excluded && p.status == Status::ok ? 1 : 0;
+    if (usable == 0 || usable >= needed) continue;
+    ShortSeries row{s.key.fingerprint, s.key.instance, s.key.metric, usable, needed, {}};
+    row.next_step = repeat_command(s.key.instance, branch, needed - usable) + ", then detect again";
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+}  // namespace gpuperf::analysis

@@ -1,0 +1,35 @@
+// Where the data cannot judge a change at all, the verdict says "not enough data" and names the next step
+// (docs/regressions.md, "Not enough data"): compare and check for a one-value row without enough earlier
+// runs (compare.cpp), detect for a series shorter than the change-point test needs (short_series()).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "db/store.hpp"
+#include "reports/analysis/detect.hpp"
+
+namespace gpuperf::analysis {
+
+// '^matmul/naive\[n=1024\]$': an instance as an anchored --filter, its regex metacharacters escaped.
+std::string exact_filter(const BenchmarkInstance& instance);
+
+// "gpuperf run --filter '^...$' --branch main --repeat 3": N more runs of one instance.
+std::string repeat_command(const BenchmarkInstance& instance, const std::string& branch, std::size_t runs);
+
+// A series too short for detect's change-point test: fewer usable runs (ok, not excluded) than
+// 2 * min_segment, so a step in it can be neither found nor ruled out.
+struct ShortSeries {
+  std::string machine;
+  BenchmarkInstance instance;
+  MetricInfo metric;
+  std::size_t runs = 0, needed = 0;
+  std::string next_step;  // the command that adds the runs it lacks
+};
+
+// The short series of `series`, in their order; `branch` is the branch detect reads (for the next step).
+std::vector<ShortSeries> short_series(const std::vector<db::Series>& series, const DetectOptions& options,
+                                      const std::string& branch);
+
+}  // namespace gpuperf::analysis
