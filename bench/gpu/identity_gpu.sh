@@ -38,6 +38,8 @@ for f in "$gp" "$bench_a" "$bench_b" "$GPUPERF_CUPTI_MODULE" "$GPUPERF_INJECT_LI
 done
 db="$out/identity.db"
 results=()
+# expect_line PATTERN FILE CHECK: ok when FILE has a line matching PATTERN.
+expect_line() { if grep -q "$1" "$2"; then verdict ok "$3"; else verdict FAIL "$3"; fi; }
 verdict() { results+=("$(printf '%-4s %s' "$1" "$2")"); }
 last_run() { "$gp" --db "$db" runs --format json --last 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)[-1]["id"])'; }
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader >"$out/gpus.txt" 2>&1
@@ -86,16 +88,13 @@ for row in json.load(open(sys.argv[1]))["rows"]:
         print(row["benchmark"], row.get("code", "(none)"), row["verdict"])
 PY
 cat "$out/check_codes.txt"
-grep -q '^identity/scale code changed' "$out/check_codes.txt" && verdict ok "check: identity/scale code changed" ||
-  verdict FAIL "check: identity/scale code changed"
-grep -q '^identity/map same code' "$out/check_codes.txt" && verdict ok "check: identity/map same code" ||
-  verdict FAIL "check: identity/map same code"
+expect_line '^identity/scale code changed' "$out/check_codes.txt" "check: identity/scale code changed"
+expect_line '^identity/map same code' "$out/check_codes.txt" "check: identity/map same code"
 
 # 3. runs show.
 "$gp" --db "$db" runs show "${ids[0]}" | tee "$out/runs_show.txt"
-grep -q '^  driver ' "$out/runs_show.txt" && verdict ok "runs show: driver" || verdict FAIL "runs show: driver"
-grep -q '^  power_limit_w ' "$out/runs_show.txt" && verdict ok "runs show: power limit (NVML)" ||
-  verdict FAIL "runs show: power limit (NVML)"
+expect_line '^  driver ' "$out/runs_show.txt" "runs show: driver"
+expect_line '^  power_limit_w ' "$out/runs_show.txt" "runs show: power limit (NVML)"
 
 # 4. record of a PyTorch program.
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
@@ -103,7 +102,7 @@ if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   rid=$(last_run)
   "$gp" --db "$db" runs show "$rid" | tee "$out/record_show.txt"
   for lib in lib.cublas lib.cudnn lib.nccl framework.torch; do
-    grep -q "^  $lib " "$out/record_show.txt" && verdict ok "record: $lib stored" || verdict FAIL "record: $lib stored"
+    expect_line "^  $lib " "$out/record_show.txt" "record: $lib stored"
   done
   "$gp" --db "$db" export --run "$rid" | python3 -c '
 import json, sys

@@ -62,10 +62,11 @@ gp ack --run "$step_run" --benchmark "$instance" --metric duration --reason 'tra
   --link https://example.org/123 --by ana >"$work/ack" || fail "ack failed: $(cat "$work/ack")"
 grep -q 'acknowledged memory/strided' "$work/ack" || fail "ack did not say what it acknowledged: $(cat "$work/ack")"
 [[ $(night 12 -again) == 0 ]] || { cat "$work/log-12-again"; fail "night 12 run again after the ack still failed"; }
-for f in "$work/art-12-again/summary.md" ; do
+f="$work/art-12-again/summary.md"
+{
   grep -q 'No new regressions tonight' "$f" || { cat "$f"; fail "the acknowledged step is still new"; }
   grep -q 'acknowledged: tracked in #123' "$f" || { cat "$f"; fail "the summary does not show the acknowledgement"; }
-done
+}
 grep -qE '^\| memory/strided.*\| acknowledged: tracked in \\#123' "$work/art-12-again/report.md" ||
   fail "report.md's Regressions table does not show the step as acknowledged with its reason"
 grep -q 'acknowledged: tracked in #123' "$work/art-12-again/report.html" || fail "report.html does not show the answer"

@@ -114,8 +114,8 @@ case $mode in
     python3 - "$src/README.md" >"$work/readme-detect.txt" <<'PY'
 import re, sys
 text = open(sys.argv[1], encoding="utf-8").read()
-m = re.search(r"`detect` names the step.*?\n```\n(.*?)```", text, re.S)
-print(m[1] if m else "(README has no detect output after '`detect` names the step')", end="")
+m = re.search(r"`detect` lists change points.*?\n```\n(.*?)```", text, re.S)
+print(m[1] if m else "(README has no detect output after '`detect` lists change points')", end="")
 PY
     diff -u "$work/readme-detect.txt" "$work/sample-detect.txt" ||
       fail "README's detect output on the sample history is not what detect prints (diff above: README, then detect)"

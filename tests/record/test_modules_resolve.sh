@@ -9,7 +9,7 @@ for module in "$@"; do
   missing=$(nm -D --undefined-only "$module" | awk '{print $NF}' | grep '^_ZN7gpuperf' | c++filt || true)
   if [[ -n $missing ]]; then
     echo "$(basename "$module") leaves gpuperf symbols undefined (add their source to its target):"
-    echo "$missing" | sed 's/^/  /'
+    while IFS= read -r symbol; do echo "  $symbol"; done <<<"$missing"
     status=1
   else
     echo "$(basename "$module"): every gpuperf symbol defined"
