@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "reports/analysis/line_history.hpp"
+
 namespace gpuperf::analysis {
 const Result* find_result(const Run& run, const BenchmarkInstance& instance) {
   const std::string name = instance.display_name();
@@ -31,9 +33,13 @@ void attach_line_changes(CompareReport& report, const Run& base, const Run& cand
 
 void attach_line_changes(std::vector<ChangePoint>& changes, const db::Store& store) {
   std::map<std::int64_t, Run> runs;
+  LineTextHistory texts(store);
   auto run = [&](std::int64_t id) -> const Run& {
     auto it = runs.find(id);
-    if (it == runs.end()) it = runs.emplace(id, store.load_run(id, false)).first;
+    if (it == runs.end()) {
+      it = runs.emplace(id, store.load_run(id, false)).first;
+      texts.fill(it->second, id);  // lines collected away from their sources: the history's text
+    }
     return it->second;
   };
   for (ChangePoint& c : changes) {
