@@ -37,6 +37,7 @@ struct RecordArgs {
   std::string profile_replay = "auto";   // every pass everywhere ("kernel"), or one a launch in a distributed rank
   bool no_source_lines = false;          // with --metrics: no instrumented launch per identity
   std::vector<std::string> environment;  // --env KEY=VALUE, repeatable: what the program declares (torch=2.9.0)
+  std::string source_root;               // --source-root: the program's source lines are named relative to this folder
 };
 
 // The selection and identity options (--name, --kernel-regex, --nvtx-include, --launch-skip, --launch-count,
