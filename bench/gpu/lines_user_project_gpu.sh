@@ -5,7 +5,7 @@
 # helper's multiply-add edit.sh splits in two, and a template kernel of it instantiated twice, plant/horner_n),
 # each by `check` and by `bisect`, the user project also by four nights of ci/nightly.sh; then the same binaries
 # run from copies with their source trees moved away (relative paths, the same lines, text from the binary, from
-# the history or said missing once); and test_source_lines_gpu run from a copy away from any source tree.
+# the history of the source tree's runs, "(text from run N)", or said missing once); and test_source_lines_gpu run from a copy away from any source tree.
 #
 #   bash bench/gpu/lines_user_project_gpu.sh --prepare [--headers DIR]     # here: the dev headers to carry
 #   bash bench/gpu/lines_user_project_gpu.sh PHASE [--headers DIR] [--work DIR] [--build DIR]
@@ -184,8 +184,16 @@ away_pair() {
     >"$out/$name-away-run.txt" 2>&1 &&
     ./"$name-after" --db "$db" check --baseline "$base" --commit "$edit" --filter "$filter" --all --format text \
       >"$out/$name-away-check.txt" 2>&1)
+  # The same check from the copy into the history the source tree's check stored (the same commits, with their
+  # text): the lines without text take the history's, "(text from run N)" (reports/analysis/line_history.hpp).
+  local hist=$out/$name-away-history.db
+  rm -f "$hist"*
+  "$gp" --db "$out/$name-check.db" db backup "$hist" >/dev/null 2>&1 &&
+    (cd "$copy" && ./"$name-after" --db "$hist" check --baseline "$base" --commit "$edit" --filter "$filter" --all \
+      --format text >"$out/$name-away-history.txt" 2>&1)
   mv "$dir.away" "$dir"
   show "$name: the same check from copies, sources moved away" "$out/$name-away-check.txt"
+  show "$name: from copies into the source tree's history (text from the history)" "$out/$name-away-history.txt"
 }
 
 phase_away() {
