@@ -13,6 +13,7 @@
 #include "core/kernel_kind.hpp"
 #include "core/metrics.hpp"
 #include "profiler/metric_eval.hpp"
+#include "profiler/record/pm_attribution.hpp"
 #include "profiler/source_line_aggregate.hpp"
 
 namespace gpuperf::record {
@@ -54,7 +55,8 @@ namespace {
 // One launch in the order they ran, with its kernel's identity name.
 struct Launch {
   const LaunchRecord* record;
-  const std::string* kernel;  // its identity name, in `names`
+  const std::string* kernel;                   // its identity name, in `names`
+  const std::vector<std::string>* pm_metrics;  // its process's PM-sampled metrics (p line)
 };
 
 // Launches in the order they ran (processes by pid, then GPU start time), as ncu counts them. `names`
@@ -66,7 +68,7 @@ std::vector<Launch> launches_in_order(const std::vector<ProcessRecord>& processe
     for (const auto& l : p.launches) {
       auto it = names.find(l.name);
       if (it == names.end()) it = names.emplace(l.name, kernel_name(std::string(l.name), naming)).first;
-      all.push_back({&l, &it->second});
+      all.push_back({&l, &it->second, &p.pm.metrics});
     }
   }
   const auto in_order = [](const Launch& a, const Launch& b) {
@@ -87,13 +89,20 @@ struct Acc {
   double total_ns = 0;
   std::vector<const LaunchRecord*> profiled;  // its profiled launches (all metrics, or one group each)
   std::vector<const SourceLaunch*> sources;   // its instrumented launches (source lines)
+  IdentityPm pm;                              // its launches in a PM-sampling window (--pm-sampling)
+};
+
+// The PM-sampled metrics of every process (p lines, first seen first) and the window's interval.
+struct PmOrder {
+  std::vector<std::string> metrics;
+  std::uint64_t interval_ns = 0;
 };
 
 // The selected launches (--kernel-regex, --nvtx-include, --launch-skip/--launch-count) accumulated by device
 // and identity (display name); `device_total_ns` each device's kernel time.
 std::map<std::uint32_t, std::map<std::string, Acc>> accumulate(const std::vector<Launch>& all,
                                                                const std::string& program, const SelectOptions& options,
-                                                               KernelTotals& totals,
+                                                               const PmOrder& pm_order, KernelTotals& totals,
                                                                std::map<std::uint32_t, double>& device_total_ns) {
   const bool by_kernel = !options.kernel_regex.empty();
   const bool by_nvtx = !options.nvtx_include.empty();
@@ -151,6 +160,7 @@ std::map<std::uint32_t, std::map<std::string, Acc>> accumulate(const std::vector
       acc.profiled.push_back(&r);
     }
     ++acc.launches;
+    add_launch_pm(acc.pm, r, *l.pm_metrics, pm_order.metrics);
     if (r.graph != 0) ++acc.graph_launches;
     if (r.unfinished) {
       ++acc.unfinished;
@@ -271,7 +281,7 @@ CodeIdentity identity_code(const Acc& acc, const std::map<std::string, std::stri
 // with source lines its Result::source.
 Result identity_result(const Acc& acc, double device_total_ns, const SelectOptions& options, KernelTotals& totals,
                        const LinesUnavailable& lines, SourceTextCache& texts,
-                       const std::map<std::uint32_t, const std::vector<bool>*>& not_collected) {
+                       const std::map<std::uint32_t, const std::vector<bool>*>& not_collected, const PmOrder& pm) {
   Result res;
   res.instance = acc.instance;
   Measurement d;
@@ -328,6 +338,10 @@ Result identity_result(const Acc& acc, double device_total_ns, const SelectOptio
       res.metrics.push_back(std::move(m));
     }
   }
+  if (acc.pm.launches > 0) {  // beside the range-profiled counters, under names of their own (pm_sampling.hpp)
+    for (Measurement& m : identity_pm_measurements(acc.pm, pm.metrics, pm.interval_ns))
+      res.metrics.push_back(std::move(m));
+  }
   if (options.source_lines) {
     NoSourceLaunch none;
     none.communication = communication;
@@ -375,7 +389,14 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
   totals = KernelTotals{};
   totals.launches_seen = all.size();
   std::map<std::uint32_t, double> device_total_ns;
-  auto by_device = accumulate(all, program, options, totals, device_total_ns);
+  PmOrder pm;
+  for (const auto& p : processes) {
+    for (const std::string& m : p.pm.metrics) {
+      if (std::find(pm.metrics.begin(), pm.metrics.end(), m) == pm.metrics.end()) pm.metrics.push_back(m);
+    }
+    if (p.pm.window && pm.interval_ns == 0) pm.interval_ns = p.pm.window->interval_ns;
+  }
+  auto by_device = accumulate(all, program, options, pm, totals, device_total_ns);
 
   // Per device, the identities heaviest first.
   std::map<std::uint32_t, std::vector<Result>> out;
@@ -393,7 +414,7 @@ std::map<std::uint32_t, std::vector<Result>> aggregate_launches(const std::vecto
     std::stable_sort(order.begin(), order.end(), [](const Acc* a, const Acc* b) { return a->total_ns > b->total_ns; });
     for (Acc* acc : order) {
       out[device].push_back(
-          identity_result(*acc, device_total_ns[device], options, totals, lines, texts, not_collected));
+          identity_result(*acc, device_total_ns[device], options, totals, lines, texts, not_collected, pm));
       out[device].back().code = identity_code(*acc, fingerprints);
       ++totals.identities;
     }

@@ -61,6 +61,7 @@
 #include "profiler/record/inject_identity.hpp"
 #include "profiler/record/inject_lines.hpp"
 #include "profiler/record/inject_metrics.hpp"
+#include "profiler/record/inject_pm.hpp"
 #include "profiler/record/inject_shared.hpp"
 #include "profiler/record/signal_finish.hpp"
 
@@ -436,6 +437,7 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
       ThreadRanges& ranges = thread_ranges();
       trace_nvtx("pop", ranges.names.size(), ranges.names.empty() ? "(none)" : ranges.names.back());
       if (ranges.names.empty()) return;
+      gpuperf::record::inject::pm_on_nvtx_pop(ranges.names.size());  // --pm-sampling-nvtx's window
       ranges.names.pop_back();
       ranges.ids.pop_back();
       t_external_ns += timed([] { activity().pop_external(); });
@@ -458,6 +460,7 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   }
   ranges.ids.push_back(id);
   t_external_ns += timed([id] { activity().push_external(id); });
+  gpuperf::record::inject::pm_on_nvtx_push(ranges.names.back(), ranges.names.size());
 }
 
 // A push or pop while gpuperf's work is paused (or the pop of a range pushed then): CUPTI's part alone.
@@ -488,7 +491,12 @@ void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId c
     account(Work::nvtx, Thread::program, push ? 1 : 0, all - std::min(all, external));
     if (external > 0) account(Work::external, Thread::program, push ? 1 : 0, external);
   } else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-    gpuperf::record::inject::on_launch(domain, cbid, static_cast<const CUpti_CallbackData*>(data));
+    // PM sampling's window opens before --metrics sees a launch's entry and closes after it saw its exit.
+    const auto* cb = static_cast<const CUpti_CallbackData*>(data);
+    const bool entry = cb->callbackSite == CUPTI_API_ENTER;
+    if (entry) gpuperf::record::inject::pm_on_launch(domain, cbid, cb);
+    gpuperf::record::inject::on_launch(domain, cbid, cb);
+    if (!entry) gpuperf::record::inject::pm_on_launch(domain, cbid, cb);
   } else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
     if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) gpuperf::record::inject::note_module_loaded(data);  // code identity
     gpuperf::record::inject::on_resource(cbid, data);  // source lines: a module's cubin (inject_lines.hpp)
@@ -684,7 +692,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     report_error(std::string("cannot trace kernels: ") + result_text(r));
     return 1;
   }
-  if (nvtx || !config.metrics.empty()) {
+  if (nvtx || !config.metrics.empty() || config.pm_sampling) {
     CUpti_SubscriberHandle subscriber = nullptr;
     r = cuptiSubscribe(&subscriber, on_callback, nullptr);
     if (r == CUPTI_SUCCESS && nvtx) r = cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX);
@@ -701,12 +709,14 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
                                                                : ""));
     } else {
       gpuperf::record::inject::init_metrics(subscriber);
+      gpuperf::record::inject::init_pm(subscriber);  // --pm-sampling (inject_pm.hpp)
     }
   }
   std::atexit(finish);
   // Runs before finish (atexit's order): a profiler session kept enabled is ended at a normal exit only (a fatal
   // signal's flush must not wait on CUPTI's profiler).
   std::atexit(gpuperf::record::inject::end_metrics_session);
+  std::atexit(gpuperf::record::inject::end_pm_window);  // runs first: a window still open is decoded
   // A fork() without exec (DataLoader workers, multiprocessing): the child inherits the file and CUPTI's
   // buffers but neither CUPTI's threads nor ours; it writes nothing (an exec'd program injects anew).
   pthread_atfork(nullptr, nullptr, [] { state().forked_child = true; });

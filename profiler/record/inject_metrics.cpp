@@ -25,6 +25,7 @@
 #include "profiler/record/inject_comm.hpp"
 #include "profiler/record/inject_guard.hpp"
 #include "profiler/record/inject_lines.hpp"
+#include "profiler/record/inject_pm.hpp"
 #include "profiler/record/inject_shared.hpp"
 #include "profiler/record/launch_policy.hpp"
 #include "profiler/record/launch_selection.hpp"
@@ -486,7 +487,8 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     pthread_rwlock_unlock(&g_state->gate);
   }
   // Communication kernels (never profiled) and a process whose profiling was given up: the gate, shared.
-  const bool selected = launch_selected(data);  // counts the launch (--launch-skip, --launch-count)
+  // Counts the launch (--launch-skip, --launch-count); inside a PM-sampling window nothing is profiled.
+  const bool selected = launch_selected(data) && !pm_window_open();
   profilable = launch_may_be_profiled(profilable, info.known, data->symbolName) && data->context != nullptr && selected;
   const bool candidate = profilable;
   t_communication = info.known && communication_launch(data->symbolName);  // an event after it (inject_comm.hpp)
@@ -684,6 +686,10 @@ void end_kept_session(SessionEnd why) {
 }
 
 }  // namespace
+
+void end_session_for_pm_sampling() {
+  if (g_state != nullptr) end_kept_session(SessionEnd::other_launch);
+}
 
 bool is_own_kernel(const char* name) { return name != nullptr && std::strcmp(name, kFlushName) == 0; }
 

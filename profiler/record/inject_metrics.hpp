@@ -24,6 +24,10 @@ void on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_C
 // the last flush); with GPUPERF_RECORD_PROFILE_TRACE=1 prints how sessions began and ended.
 void end_metrics_session();
 
+// Ends the range profiler's kept session before PM sampling starts (inject_pm.hpp): the two never hold the
+// counters at once. Nothing without --metrics.
+void end_session_for_pm_sampling();
+
 // Whether a kernel record is the library's own L2 flush (left out of the record file).
 bool is_own_kernel(const char* name);
 

@@ -16,6 +16,7 @@
 
 #include "core/errors.hpp"
 #include "profiler/record/line_fields.hpp"
+#include "profiler/record/pm_attribution.hpp"
 
 namespace gpuperf::record {
 namespace {
@@ -93,6 +94,11 @@ void ProcessParser::parse_line(std::string_view line) {
       if (const std::string why = source_.parse(line); !why.empty()) throw bad(line, why.c_str());
       break;
     case 'Z': p_.complete = true; break;
+    case 'p':
+    case 'w':
+    case 's':
+      if (const std::string why = parse_pm_line(kind, f, p_.pm); !why.empty()) throw bad(line, why.c_str());
+      break;
     default: parse_process_line(kind, f, line);
   }
 }
@@ -371,6 +377,7 @@ ProcessRecord ProcessParser::finish() {
     }
   }
   p_.source = std::move(source);
+  attribute_pm(p_);
   return std::move(p_);
 }
 

@@ -45,6 +45,12 @@
 //   l <path>                                   a CUDA library or framework the process had loaded (at its end,
 //                                              before Z; loaded_libraries.hpp says which)
 //   S, L, I, J                                 --metrics: source lines of instrumented launches (source_records.hpp)
+//   p <perfworks name>...                      --pm-sampling: the metrics sampled, in order (pm_sampling.hpp)
+//   w <device> <interval ns> <start ns> <stop ns> <samples> <invalid> <overflow 0|1> <image full 0|1>
+//     <setup ns> <decode ns> <evaluate ns> <launches>
+//                                              --pm-sampling: the window (its Start and Stop on the activity
+//                                              records' clock), what was decoded and the host time it took
+//   s <start ns> <end ns> <value>...           --pm-sampling: one evaluated sample, in the p line's order
 //   Z                                          the process ended and everything was flushed (last line)
 //
 // A reader keeps O lines of a <work> or <thread> it does not know and ignores their fields past the fifth, so
@@ -71,6 +77,7 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "profiler/record/pm_records.hpp"
 #include "profiler/record/source_records.hpp"
 
 namespace gpuperf::record {
@@ -104,6 +111,8 @@ struct LaunchRecord {
   // A launch that collected one metric group (Q line): which of `metrics` it has (the others are NaN, absent);
   // empty for a launch with every metric (M line) or none.
   std::vector<bool> metrics_present;
+
+  LaunchPm pm;  // --pm-sampling: its part in the window (pm_attribution.hpp)
 };
 
 // A G line: a profiled launch the watchdog gave up.
@@ -160,6 +169,8 @@ struct ProcessRecord {
 
   // H lines: per metric group, indices into metric_names
   std::vector<std::vector<std::size_t>> metric_groups;
+
+  ProcessPm pm;  // p, w and s lines (--pm-sampling); its samples attributed to the launches by finish()
 };
 
 // Reads one process file as it grows: feed() takes the bytes written since the last call, cut anywhere (a

@@ -1,4 +1,5 @@
 #include "profiler/record/recorder.hpp"
+#include "profiler/record/pm_attribution.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -168,6 +169,15 @@ void check_before_metrics(const RecordOptions& o) {
     if (pattern->find('\n') != std::string::npos)  // the library's configuration is one a line
       throw InputError("--kernel-regex and --nvtx-include take a pattern on one line");
   }
+  if (o.pm.on) {
+    if (o.pm.nvtx.find('\n') != std::string::npos)
+      throw InputError("--pm-sampling-nvtx takes a range name on one line");
+    if (!o.pm.nvtx.empty() && !o.nvtx) throw InputError("--pm-sampling-nvtx needs NVTX ranges: drop --no-nvtx");
+    if (o.pm.interval_ns == 0 || o.pm.max_samples == 0 || o.pm.buffer_mib == 0 || o.pm.launch_count == 0)
+      throw InputError(
+          "--pm-sampling-interval, --pm-sampling-buffer-size, --pm-sampling-max-samples and "
+          "--pm-sampling-launch-count must be at least 1");
+  }
   resolve_program(o.command.front());
   KernelTotals none;
   aggregate_launches({}, family(o), o.select, none);  // bad regexes fail here
@@ -185,6 +195,13 @@ RecordConfig library_config(const std::optional<MetricPlan>& plan, const std::op
   c.kernel_name = o.select.naming == KernelNaming::function  ? "function"
                   : o.select.naming == KernelNaming::mangled ? "mangled"
                                                              : "demangled";
+  c.pm_sampling = o.pm.on;
+  c.pm_nvtx = o.pm.nvtx;
+  c.pm_launch_skip = o.pm.launch_skip;
+  c.pm_launch_count = o.pm.launch_count;
+  c.pm_interval_ns = o.pm.interval_ns;
+  c.pm_buffer_bytes = o.pm.buffer_mib << 20;
+  c.pm_max_samples = o.pm.max_samples;
   if (!plan) return c;
   c.metrics = plan->perfworks;
   if (triage) c.metrics_triage = triage->perfworks;
@@ -698,6 +715,14 @@ Recording record_program(const RecordOptions& o) {
   if (incomplete) out.incomplete = incomplete_message(out.flushed, out.end.exit_status);
   if (plan) out.profiled = describe_profiled(out.totals, processes, o.profile_launches, o.source_lines);
   out.own_work = describe_own_work(processes);
+  if (o.pm.on) {
+    out.pm_sampling = describe_pm(processes);
+    if (out.pm_sampling.empty())
+      out.pm_sampling = "no process opened its window (" +
+                        (o.pm.nvtx.empty() ? "it made at most " + std::to_string(o.pm.launch_skip) + " launches"
+                                           : "no NVTX range '" + o.pm.nvtx + "' was pushed") +
+                        ", or PM sampling could not start: see the warnings)";
+  }
 
   if (by_device.empty()) {
     out.nothing_recorded =

@@ -53,6 +53,14 @@ struct RecordOptions {
   // several restores memory, and can lose what a peer wrote) and none after the first communication kernel of
   // another process; "kernel": every pass everywhere.
   std::string profile_replay = "auto";
+  // --pm-sampling (docs/pm-sampling.md): PM sampling over one window of each process, the first NVTX range named
+  // `nvtx`, else `launch_count` launches after `launch_skip`; no launch in it is range-profiled or instrumented.
+  struct PmSampling {
+    bool on = false;
+    std::string nvtx;
+    std::uint64_t launch_skip = 0, launch_count = 1000;
+    std::uint64_t interval_ns = 1000, buffer_mib = 2048, max_samples = 100000;
+  } pm;
   // Told, as it happens, what is left out before the program runs (metrics a program's kernels cannot give).
   std::function<void(const std::string&)> note;
 };
@@ -127,6 +135,7 @@ struct Recording {
   std::string profiled;               // with --metrics: describe(profiled_summary), else ""
   std::string source_lines;           // with --metrics and source lines: describe_source_lines, else ""
   std::string own_work;               // describe_own_work: the library's own time inside the program
+  std::string pm_sampling;            // with --pm-sampling: describe_pm (pm_attribution.hpp), else ""
 
   // Non-empty when the program gave no kernel to keep ("it launched no kernel", ...): `runs` is empty then,
   // unless allow_empty gave one empty run.
