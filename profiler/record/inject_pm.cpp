@@ -124,12 +124,13 @@ void act_locked(PmWindow::Action a, CUcontext ctx) {
   if (a == PmWindow::Action::close) close_locked();
 }
 
-// The window is closed before a launch once it would hold more samples than one decode takes.
+// The window is closed before a launch once it holds 90% of the samples one decode takes (the image holds
+// pm_max_samples: the rest would be lost).
 bool too_long_locked() {
   if (!g_pm->started) return false;
   std::uint64_t now = 0;
   if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS) return false;
-  return now - g_pm->sampler.start_ns() >= config().pm_max_samples * config().pm_interval_ns;
+  return 10 * (now - g_pm->sampler.start_ns()) >= 9 * config().pm_max_samples * config().pm_interval_ns;
 }
 
 }  // namespace
