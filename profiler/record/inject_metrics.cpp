@@ -754,19 +754,11 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   init_communication_wait();
   // Callbacks for the launch APIs alone (every other API call runs without one): single-kernel launches
   // are profiled, the others pass the gate.
-  CUptiResult r = CUPTI_SUCCESS;
-  const auto enable = [&](CUpti_CallbackDomain domain, const auto& cbids) {
-    for (CUpti_CallbackId cbid : cbids) {
-      if (r == CUPTI_SUCCESS) r = cuptiEnableCallback(1, subscriber, domain, cbid);
-    }
-  };
-  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeKernelLaunches);
-  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverKernelLaunches);
-  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeOtherLaunches);
-  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverOtherLaunches);
-  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeCaptureBegins);  // end a kept session (session_events.hpp)
-  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverCaptureBegins);
-  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverContextEnds);
+  CUptiResult r = enable_launch_callbacks(subscriber);
+  // End a kept session (session_events.hpp).
+  enable_callbacks(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeCaptureBegins, r);
+  enable_callbacks(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverCaptureBegins, r);
+  enable_callbacks(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverContextEnds, r);
   if (r != CUPTI_SUCCESS) {
     const char* s = nullptr;
     cuptiGetResultString(r, &s);

@@ -140,16 +140,7 @@ bool init_pm(CUpti_SubscriberHandle subscriber) {
   if (!c.pm_sampling) return true;
   g_pm = new PmState;  // lives as long as the process
   g_pm->window = std::make_unique<PmWindow>(PmWindowSpec{c.pm_nvtx, c.pm_launch_skip, c.pm_launch_count});
-  CUptiResult r = CUPTI_SUCCESS;
-  const auto enable = [&](CUpti_CallbackDomain domain, const auto& cbids) {
-    for (CUpti_CallbackId cbid : cbids) {
-      if (r == CUPTI_SUCCESS) r = cuptiEnableCallback(1, subscriber, domain, cbid);
-    }
-  };
-  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeKernelLaunches);
-  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverKernelLaunches);
-  enable(CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeOtherLaunches);
-  enable(CUPTI_CB_DOMAIN_DRIVER_API, kDriverOtherLaunches);
+  const CUptiResult r = enable_launch_callbacks(subscriber);
   if (r != CUPTI_SUCCESS) {
     const char* s = nullptr;
     cuptiGetResultString(r, &s);

@@ -28,6 +28,26 @@ inline constexpr CUpti_CallbackId kDriverOtherLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz};
 
+// Enables `subscriber`'s callbacks of `cbids` in `domain`, while `r` is CUPTI_SUCCESS (the first failure stays in
+// it): the launch APIs alone, every other API call runs without a callback.
+template <typename List>
+void enable_callbacks(CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain, const List& cbids,
+                      CUptiResult& r) {
+  for (CUpti_CallbackId cbid : cbids) {
+    if (r == CUPTI_SUCCESS) r = cuptiEnableCallback(1, subscriber, domain, cbid);
+  }
+}
+
+// The four lists above: every launch API's callback (--metrics and --pm-sampling).
+inline CUptiResult enable_launch_callbacks(CUpti_SubscriberHandle subscriber) {
+  CUptiResult r = CUPTI_SUCCESS;
+  enable_callbacks(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeKernelLaunches, r);
+  enable_callbacks(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverKernelLaunches, r);
+  enable_callbacks(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kRuntimeOtherLaunches, r);
+  enable_callbacks(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverOtherLaunches, r);
+  return r;
+}
+
 // The NVTX callbacks that open and close a range (the path `record` names launches by, the external id the
 // bare tracer pushes in its place).
 constexpr bool is_nvtx_push(CUpti_CallbackId cbid) {
