@@ -29,8 +29,9 @@ struct PmState {
   std::uint64_t setup_ns = 0;
 };
 PmState* g_pm = nullptr;
-std::atomic<bool> g_open{false};
-thread_local int t_depth = 0;  // launch callbacks open on this thread: a runtime launch nests a driver one
+std::atomic<bool> g_open{false};  // the window is open and sampling (launches are not range-profiled)
+std::atomic<bool> g_done{false};  // the window is over (or never opens): the callbacks return at once
+thread_local int t_depth = 0;     // launch callbacks open on this thread: a runtime launch nests a driver one
 
 std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(
@@ -122,6 +123,7 @@ void close_locked() {
 void act_locked(PmWindow::Action a, CUcontext ctx) {
   if (a == PmWindow::Action::open) open_locked(ctx);
   if (a == PmWindow::Action::close) close_locked();
+  g_done.store(g_pm->window->is_done());
 }
 
 // The window is closed before a launch once it holds 90% of the samples one decode takes (the image holds
@@ -153,7 +155,7 @@ bool init_pm(CUpti_SubscriberHandle subscriber) {
 }
 
 void pm_on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  if (g_pm == nullptr || !is_launch(domain, cbid) || g_pm->window->is_done()) return;
+  if (g_pm == nullptr || g_done.load(std::memory_order_relaxed) || !is_launch(domain, cbid)) return;
   if (data->callbackSite == CUPTI_API_ENTER) {
     if (t_depth++ != 0) return;
     std::lock_guard<std::mutex> lock(g_pm->mutex);
@@ -166,13 +168,13 @@ void pm_on_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpt
 }
 
 void pm_on_nvtx_push(const std::string& name, std::size_t depth) {
-  if (g_pm == nullptr || g_pm->window->is_done()) return;
+  if (g_pm == nullptr || g_done.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(g_pm->mutex);
   act_locked(g_pm->window->on_push(name, static_cast<std::uint64_t>(gettid()), depth), nullptr);
 }
 
 void pm_on_nvtx_pop(std::size_t depth) {
-  if (g_pm == nullptr || !g_pm->window->is_open()) return;
+  if (g_pm == nullptr || g_done.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(g_pm->mutex);
   act_locked(g_pm->window->on_pop(static_cast<std::uint64_t>(gettid()), depth), nullptr);
 }
