@@ -15,7 +15,7 @@
 #include "core/errors.hpp"
 #include "core/short_name.hpp"
 #include "db/store.hpp"
-#include "profiler/record/recorder.hpp"
+#include "profiler/record/recorder/recorder.hpp"
 #include "reports/format.hpp"
 
 namespace gpuperf::cli {

@@ -178,7 +178,7 @@ int child(const char* file) {
 // The loop is timed `repeats` times in one process, a line each, so a caller can take the median within a
 // process: loop times vary more between processes (start-up, placement) than within one.
 // `ab`: the repeats alternate gpuperf's own work on and off (on, off, off, on, ...: drift cancels in pairs)
-// through the injection library's gpuperf_record_overhead_ours (profiler/record/inject.cpp), and each line
+// through the injection library's gpuperf_record_overhead_ours (profiler/record/inject/inject.cpp), and each line
 // ends "ours on" or "ours off". Needs `gpuperf record` with GPUPERF_RECORD_OVERHEAD_AB set (all, or the parts to
 // pause).
 int overhead(const char* kind, int launches, int repeats, bool ab) {

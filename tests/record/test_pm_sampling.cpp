@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "core/errors.hpp"
-#include "profiler/record/aggregate.hpp"
-#include "profiler/record/pm_attribution.hpp"
 #include "profiler/record/pm_sampling.hpp"
-#include "profiler/record/record_file.hpp"
+#include "profiler/record/recorder/aggregate.hpp"
+#include "profiler/record/recorder/pm_attribution.hpp"
+#include "profiler/record/recorder/record_file.hpp"
 
 namespace gpuperf::record {
 namespace {

@@ -1,4 +1,4 @@
-#include "profiler/record/inject_pm.hpp"
+#include "profiler/record/inject/inject_pm.hpp"
 
 #include <cuda.h>
 #include <unistd.h>
@@ -11,9 +11,9 @@
 #include <memory>
 #include <mutex>
 
-#include "profiler/record/inject_metrics.hpp"
-#include "profiler/record/inject_shared.hpp"
-#include "profiler/record/pm_sampler.hpp"
+#include "profiler/record/inject/inject_metrics.hpp"
+#include "profiler/record/inject/inject_shared.hpp"
+#include "profiler/record/inject/pm_sampler.hpp"
 #include "profiler/record/pm_sampling.hpp"
 
 namespace gpuperf::record::inject {

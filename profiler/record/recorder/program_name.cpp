@@ -1,11 +1,11 @@
-#include "profiler/record/program_name.hpp"
+#include "profiler/record/recorder/program_name.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <sstream>
 
-#include "profiler/record/aggregate.hpp"
+#include "profiler/record/recorder/aggregate.hpp"
 
 namespace gpuperf::record {
 namespace {

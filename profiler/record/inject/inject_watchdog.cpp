@@ -1,4 +1,4 @@
-#include "profiler/record/inject_watchdog.hpp"
+#include "profiler/record/inject/inject_watchdog.hpp"
 
 #include <pthread.h>
 #include <signal.h>

@@ -5,7 +5,7 @@
 // reach, about 190 ms of a profiled launch's 0.35 s on an H100 for the default metrics (13 passes on GH100:
 // docs/bound.md). An identity's profiled launches (--profile-launches, default 3) share its name, grid, block
 // and NVTX path, so each can collect a part and the identity's counters are their union. An identity whose
-// launches did not reach every group has partial counters, and says so (profiler/record/aggregate.cpp).
+// launches did not reach every group has partial counters, and says so (profiler/record/recorder/aggregate.cpp).
 #pragma once
 
 #include <cstddef>

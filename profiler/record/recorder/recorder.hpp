@@ -18,8 +18,8 @@
 
 #include "core/result.hpp"
 #include "profiler/metric_plan.hpp"
-#include "profiler/record/aggregate.hpp"
-#include "profiler/record/launch.hpp"
+#include "profiler/record/recorder/aggregate.hpp"
+#include "profiler/record/recorder/launch.hpp"
 
 namespace gpuperf::record {
 

@@ -1,4 +1,4 @@
-#include "profiler/record/flush_guard.hpp"
+#include "profiler/record/inject/flush_guard.hpp"
 
 #include <atomic>
 #include <chrono>

@@ -1,5 +1,5 @@
 // A fatal signal's last flush, handed from the signal handler to a thread of the injection library
-// (profiler/record/inject.cpp).
+// (profiler/record/inject/inject.cpp).
 //
 // Why not flush in the handler: the handler runs on whichever thread the signal interrupted, and that thread
 // may hold the library's state lock (writing an NVTX range or a record) or be inside CUPTI. The last flush

@@ -1,4 +1,4 @@
-// The files `gpuperf record` and its injection library (profiler/record/inject.cpp) exchange: one text file
+// The files `gpuperf record` and its injection library (profiler/record/inject/inject.cpp) exchange: one text file
 // per recorded process, `<dir>/process-<pid>.txt`, one record a line, the kind first:
 //
 //   P <pid> <ppid> <unix time ns> <argv0>     the process started recording (first line)
@@ -78,7 +78,7 @@
 
 #include "core/errors.hpp"
 #include "profiler/record/pm_records.hpp"
-#include "profiler/record/source_records.hpp"
+#include "profiler/record/recorder/source_records.hpp"
 
 namespace gpuperf::record {
 

@@ -1,7 +1,7 @@
 // libgpuperf_inject.so: loaded into an unmodified CUDA program by the CUDA driver (CUDA_INJECTION64_PATH,
 // set by `gpuperf record`), which calls InitializeInjection() at the program's first CUDA call. From then
 // on every kernel execution (CUPTI activity, CONCURRENT_KERNEL) is written to the process's record file
-// (profiler/record/record_file.hpp), with the NVTX range path the launching thread was in: each NVTX push
+// (profiler/record/recorder/record_file.hpp), with the NVTX range path the launching thread was in: each NVTX push
 // pushes a CUPTI external correlation id naming the whole path, and the launch APIs' activity records tie
 // it to the kernel's correlation id, so no callback runs per launch. The pattern follows NVIDIA's
 // cupti_trace_injection sample.
@@ -57,13 +57,13 @@
 
 #include "profiler/cupti/activity_api_linked.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
-#include "profiler/record/flush_guard.hpp"
-#include "profiler/record/inject_identity.hpp"
-#include "profiler/record/inject_lines.hpp"
-#include "profiler/record/inject_metrics.hpp"
-#include "profiler/record/inject_pm.hpp"
-#include "profiler/record/inject_shared.hpp"
-#include "profiler/record/signal_finish.hpp"
+#include "profiler/record/inject/flush_guard.hpp"
+#include "profiler/record/inject/inject_identity.hpp"
+#include "profiler/record/inject/inject_lines.hpp"
+#include "profiler/record/inject/inject_metrics.hpp"
+#include "profiler/record/inject/inject_pm.hpp"
+#include "profiler/record/inject/inject_shared.hpp"
+#include "profiler/record/inject/signal_finish.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "profiler/record/inject_identity.hpp"
+#include "profiler/record/inject/inject_identity.hpp"
 
 #include <cupti.h>
 
@@ -6,7 +6,7 @@
 #include <iterator>
 
 #include "profiler/cubin/code_fingerprint.hpp"
-#include "profiler/record/inject_shared.hpp"
+#include "profiler/record/inject/inject_shared.hpp"
 #include "profiler/record/loaded_libraries.hpp"
 
 namespace gpuperf::record::inject {

@@ -3,7 +3,7 @@
 // recorded program by the injection library (CUPTI Range Profiler, auto range + kernel replay: CUPTI saves
 // and restores the memory the kernel writes, so the program's results stay correct), with L2 emptied before
 // each profiled launch as the collector does. Writes "C <perfworks names...>" once and
-// "M <correlation> <values...>" per profiled launch (profiler/record/record_file.hpp).
+// "M <correlation> <values...>" per profiled launch (profiler/record/recorder/record_file.hpp).
 #pragma once
 
 #include <cupti.h>

@@ -1,6 +1,6 @@
 // `gpuperf record --metrics`: per-source-line counters of the recorded program's kernels (CUPTI's SASS
 // metrics, profiler/cupti/sass_backend.hpp), the same counters `run`'s source-line pass collects
-// (profiler/source_line_pass.hpp), written as S, L, I and J lines (profiler/record/source_records.hpp).
+// (profiler/source_line_pass.hpp), written as S, L, I and J lines (profiler/record/recorder/source_records.hpp).
 //
 // Which launch: one per kernel identity (symbol, grid, block, NVTX path) and process, the first launch after
 // the identity's range-profiled ones (inject_metrics.cpp decides, within the same --profile-budget and

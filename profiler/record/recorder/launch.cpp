@@ -1,4 +1,4 @@
-#include "profiler/record/launch.hpp"
+#include "profiler/record/recorder/launch.hpp"
 
 #include <poll.h>
 #include <signal.h>

@@ -1,12 +1,12 @@
-#include "profiler/record/pm_attribution.hpp"
+#include "profiler/record/recorder/pm_attribution.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "core/metrics.hpp"
-#include "profiler/record/line_fields.hpp"
 #include "profiler/record/pm_sampling.hpp"
+#include "profiler/record/recorder/line_fields.hpp"
 
 namespace gpuperf::record {
 

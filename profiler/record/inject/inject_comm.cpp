@@ -1,9 +1,9 @@
-#include "profiler/record/inject_comm.hpp"
+#include "profiler/record/inject/inject_comm.hpp"
 
 #include <cstdlib>
 
-#include "profiler/record/communication_wait.hpp"
-#include "profiler/record/inject_shared.hpp"
+#include "profiler/record/inject/communication_wait.hpp"
+#include "profiler/record/inject/inject_shared.hpp"
 
 namespace gpuperf::record::inject {
 namespace {

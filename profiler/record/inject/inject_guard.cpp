@@ -1,13 +1,13 @@
-#include "profiler/record/inject_guard.hpp"
+#include "profiler/record/inject/inject_guard.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "profiler/record/flush_guard.hpp"
-#include "profiler/record/inject_shared.hpp"
-#include "profiler/record/inject_watchdog.hpp"
+#include "profiler/record/inject/flush_guard.hpp"
+#include "profiler/record/inject/inject_shared.hpp"
+#include "profiler/record/inject/inject_watchdog.hpp"
 #include "profiler/record/launch_policy.hpp"
 
 namespace gpuperf::record::inject {

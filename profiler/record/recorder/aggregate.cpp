@@ -1,4 +1,4 @@
-#include "profiler/record/aggregate.hpp"
+#include "profiler/record/recorder/aggregate.hpp"
 
 #include <algorithm>
 #include <array>
@@ -13,7 +13,7 @@
 #include "core/kernel_kind.hpp"
 #include "core/metrics.hpp"
 #include "profiler/metric_eval.hpp"
-#include "profiler/record/pm_attribution.hpp"
+#include "profiler/record/recorder/pm_attribution.hpp"
 #include "profiler/source_line_aggregate.hpp"
 
 namespace gpuperf::record {

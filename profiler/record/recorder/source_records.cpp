@@ -1,4 +1,4 @@
-#include "profiler/record/source_records.hpp"
+#include "profiler/record/recorder/source_records.hpp"
 
 #include <algorithm>
 #include <array>
@@ -8,7 +8,7 @@
 #include <tuple>
 #include <utility>
 
-#include "profiler/record/line_fields.hpp"
+#include "profiler/record/recorder/line_fields.hpp"
 #include "profiler/source_line_aggregate.hpp"
 
 namespace gpuperf::record {

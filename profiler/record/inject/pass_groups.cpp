@@ -1,4 +1,4 @@
-#include "profiler/record/pass_groups.hpp"
+#include "profiler/record/inject/pass_groups.hpp"
 
 #include <algorithm>
 #include <numeric>

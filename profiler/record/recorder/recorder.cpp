@@ -1,5 +1,5 @@
-#include "profiler/record/recorder.hpp"
-#include "profiler/record/pm_attribution.hpp"
+#include "profiler/record/recorder/recorder.hpp"
+#include "profiler/record/recorder/pm_attribution.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,8 +23,8 @@
 #include "profiler/metric_plan.hpp"
 #include "profiler/record/launch_policy.hpp"
 #include "profiler/record/loaded_libraries.hpp"
-#include "profiler/record/program_name.hpp"
-#include "profiler/record/record_file.hpp"
+#include "profiler/record/recorder/program_name.hpp"
+#include "profiler/record/recorder/record_file.hpp"
 #include "profiler/speed_of_light.hpp"
 
 namespace gpuperf::record {

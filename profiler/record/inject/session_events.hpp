@@ -1,5 +1,5 @@
 // `record --metrics`: the API calls at whose entry a range-profiler session kept enabled between profiled
-// launches is ended (profiler/record/profile_session.hpp): a stream capture's beginning (disabling the profiler
+// launches is ended (profiler/record/inject/profile_session.hpp): a stream capture's beginning (disabling the profiler
 // inside a capture breaks it: `cudaStreamEndCapture: operation failed due to a previous error during capture`
 // on every run of the CUDA graph program, docs/record-ends.md) and a context's destruction or reset.
 // Kernel launches end it through the launch callbacks themselves.
@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "profiler/record/profile_session.hpp"
+#include "profiler/record/inject/profile_session.hpp"
 
 namespace gpuperf::record::inject {
 

@@ -17,7 +17,7 @@
 #include "core/result.hpp"
 #include "profiler/metric_plan.hpp"
 #include "profiler/record/kernel_naming.hpp"
-#include "profiler/record/record_file.hpp"
+#include "profiler/record/recorder/record_file.hpp"
 
 namespace gpuperf::record {
 
@@ -57,7 +57,7 @@ struct KernelTotals {
   std::uint64_t launches_unfinished = 0;     // kept launches still running when the program ended
 
   // with options.metrics: identities whose profiled launches collected some of the metric groups, not all
-  // (profiler/record/pass_groups.hpp); their missing metrics are skipped, saying so
+  // (profiler/record/inject/pass_groups.hpp); their missing metrics are skipped, saying so
   std::size_t identities_partial_counters = 0;
 };
 

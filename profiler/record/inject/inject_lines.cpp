@@ -1,4 +1,4 @@
-#include "profiler/record/inject_lines.hpp"
+#include "profiler/record/inject/inject_lines.hpp"
 
 #include <cuda.h>
 
@@ -21,8 +21,8 @@
 #include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/cupti/sass_backend.hpp"
-#include "profiler/record/inject_guard.hpp"
-#include "profiler/record/inject_shared.hpp"
+#include "profiler/record/inject/inject_guard.hpp"
+#include "profiler/record/inject/inject_shared.hpp"
 #include "profiler/source_line_aggregate.hpp"
 
 namespace gpuperf::record::inject {

@@ -11,7 +11,7 @@
 
 #include "core/result.hpp"
 #include "profiler/record/pm_records.hpp"
-#include "profiler/record/record_file.hpp"
+#include "profiler/record/recorder/record_file.hpp"
 
 namespace gpuperf::record {
 

@@ -1,4 +1,4 @@
-#include "profiler/record/pm_sampler.hpp"
+#include "profiler/record/inject/pm_sampler.hpp"
 
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>

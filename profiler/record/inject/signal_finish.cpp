@@ -1,4 +1,4 @@
-#include "profiler/record/signal_finish.hpp"
+#include "profiler/record/inject/signal_finish.hpp"
 
 #include <fcntl.h>
 #include <poll.h>

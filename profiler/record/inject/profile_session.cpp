@@ -1,4 +1,4 @@
-#include "profiler/record/profile_session.hpp"
+#include "profiler/record/inject/profile_session.hpp"
 
 #include <exception>
 #include <utility>

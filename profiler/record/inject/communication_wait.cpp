@@ -1,4 +1,4 @@
-#include "profiler/record/communication_wait.hpp"
+#include "profiler/record/inject/communication_wait.hpp"
 
 #include <chrono>
 #include <thread>

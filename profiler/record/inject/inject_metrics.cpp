@@ -1,4 +1,4 @@
-#include "profiler/record/inject_metrics.hpp"
+#include "profiler/record/inject/inject_metrics.hpp"
 
 #include <cuda.h>
 #include <execinfo.h>
@@ -22,16 +22,16 @@
 #include "profiler/cupti/backend_module.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/cupti/range_backend.hpp"
-#include "profiler/record/inject_comm.hpp"
-#include "profiler/record/inject_guard.hpp"
-#include "profiler/record/inject_lines.hpp"
-#include "profiler/record/inject_pm.hpp"
-#include "profiler/record/inject_shared.hpp"
+#include "profiler/record/inject/inject_comm.hpp"
+#include "profiler/record/inject/inject_guard.hpp"
+#include "profiler/record/inject/inject_lines.hpp"
+#include "profiler/record/inject/inject_pm.hpp"
+#include "profiler/record/inject/inject_shared.hpp"
+#include "profiler/record/inject/pass_groups.hpp"
+#include "profiler/record/inject/profile_session.hpp"
+#include "profiler/record/inject/session_events.hpp"
 #include "profiler/record/launch_policy.hpp"
 #include "profiler/record/launch_selection.hpp"
-#include "profiler/record/pass_groups.hpp"
-#include "profiler/record/profile_session.hpp"
-#include "profiler/record/session_events.hpp"
 #include "profiler/speed_of_light.hpp"
 
 namespace gpuperf::record::inject {

@@ -1,4 +1,4 @@
-#include "profiler/record/record_file.hpp"
+#include "profiler/record/recorder/record_file.hpp"
 
 #include <cmath>
 
@@ -15,8 +15,8 @@
 #include <unordered_map>
 
 #include "core/errors.hpp"
-#include "profiler/record/line_fields.hpp"
-#include "profiler/record/pm_attribution.hpp"
+#include "profiler/record/recorder/line_fields.hpp"
+#include "profiler/record/recorder/pm_attribution.hpp"
 
 namespace gpuperf::record {
 namespace {
