@@ -179,7 +179,8 @@ std::string PmSampler::decode(std::uint64_t max_samples, const std::function<voi
   const std::uint64_t t0 = now_ns();
   const double window = static_cast<double>(stop_ns_ - start_ns_);
   const double wanted = std::max(1024.0, 1.15 * window / static_cast<double>(interval_ns_) + 1024.0);
-  const std::uint64_t samples = std::min<std::uint64_t>(max_samples, static_cast<std::uint64_t>(wanted));
+  const std::uint64_t samples =
+      std::min<std::uint64_t>({max_samples, static_cast<std::uint64_t>(wanted), 0xffffffffull});  // CUPTI's uint32
   std::string error;
   const std::size_t bytes = image_size(samples, &error);
   if (bytes == 0) return error;
