@@ -19,8 +19,12 @@ PAIRS = [("sm", "pm_sm_throughput", "sol_sm_triage"), ("l1", "pm_l1tex_throughpu
 
 
 def results(path):
-    with open(path) as f:
-        doc = json.load(f)
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"{path}: no export ({e})")
+        return {}
     out = {}
     for run in doc.get("runs", []):
         for r in run.get("results", []):
