@@ -5,9 +5,11 @@ one of a `--metrics` recording of the same program.
 
     bench/record/pm_compare.py PM.json RANGE.json [--top N] [--title TEXT]
 
-Rows: the identities with a PM measurement, heaviest first (gpu_time_total of the PM run); columns: launches with
-a sample / launches in the window, then per throughput the PM mean over launches (sd), the range profiler's median
-and the difference in points. The last line sums the launches and gives the median and largest |delta|.
+Rows: the identities with a PM measurement, those the range profiler also measured first, heaviest first
+(gpu_time_total of the PM run); columns: launches with a sample / launches in the window, then per throughput the
+PM mean over launches (sd), the range profiler's median and the difference in points. Then one line per throughput
+over every identity both measured (not only the rows shown): pairs, median and largest |delta|, and the median
+signed delta; the last line sums the launches.
 """
 import argparse
 import json
@@ -56,7 +58,7 @@ def main():
     a = ap.parse_args()
     pm, rp = results(a.pm), results(a.range)
     rows = [(k, m) for k, m in pm.items() if "pm_launches_in_window" in m]
-    rows.sort(key=lambda km: -(values(km[1].get("gpu_time_total")) or [0])[0])
+    rows.sort(key=lambda km: (km[0] not in rp, -(values(km[1].get("gpu_time_total")) or [0])[0]))
     head = f"{'identity':<58} {'sampled':>9}"
     for label, _, _ in PAIRS:
         head += f" | {label + ' pm (sd)':>14} {'rp':>5} {'delta':>6}"
@@ -81,6 +83,13 @@ def main():
                 deltas.append(abs(d))
             line += f" | {pm_text:>14} {rp_text:>5} {('%+6.1f' % d) if d is not None else '-':>6}"
         print(line)
+    for label, pm_name, rp_name in PAIRS:
+        signed = [statistics.mean(v) - statistics.median(r) for k, m in rows
+                  for v, r in [(values(m.get(pm_name)), values(rp.get(k, {}).get(rp_name)))] if v and r]
+        if signed:
+            size = [abs(d) for d in signed]
+            print(f"{label:>6}: {len(signed)} identities in both; |pm - rp| median {statistics.median(size):.1f}, "
+                  f"largest {max(size):.1f} points; pm - rp median {statistics.median(signed):+.1f}")
     med = statistics.median(deltas) if deltas else float("nan")
     print(f"launches with a sample: {sampled} of {launches} in the window; |pm - rp| over the rows shown: median "
           f"{med:.1f}, largest {max(deltas) if deltas else float('nan'):.1f} points ({len(deltas)} pairs)")

@@ -1,5 +1,5 @@
-// `record --pm-sampling` inside the program: CUPTI's PM sampling of one device over one window, as
-// ../shared/probe/pmsampling measured it on an H200 (FINDINGS.md): nothing is decoded while sampling (the hardware
+// `record --pm-sampling` inside the program: CUPTI's PM sampling of one device over one window, as a probe
+// measured it on an H200 before this was built (docs/pm-sampling.md): nothing is decoded while sampling (the hardware
 // buffer holds the window), Stop comes right after the window's launches finish, then ONE DecodeData into one
 // counter-data image sized to the window (a DecodeData that stops on a full image drops the rest of the hardware
 // buffer, so the image is never re-initialized and decoded again), then evaluation, sample by sample, out of the
