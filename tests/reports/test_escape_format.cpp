@@ -73,7 +73,7 @@ TEST(Format, ValuesInReadableUnits) {
   EXPECT_EQ(format_value(50400000, "count"), "50.4 M");
   EXPECT_EQ(format_value(32, "count"), "32");
   EXPECT_EQ(format_value(67108864, "bytes"), "67.11 MB");  // decimal, as compare and detect show it
-  EXPECT_EQ(format_value(261.9e6, "bytes"), analysis::format_value(261.9e6, "bytes"));  // one unit everywhere
+  EXPECT_EQ(format_value(261.9e6, "bytes"), format_value(261.9e6, "bytes", UnitText::terminal));  // one unit everywhere
   EXPECT_EQ(format_value(1234.56, "GB/s"), "1235 GB/s");
   EXPECT_EQ(format_value(0, "ns"), "0 ns");
   EXPECT_EQ(format_number(0.125), "0.125");
