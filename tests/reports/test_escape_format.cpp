@@ -80,6 +80,16 @@ TEST(Format, ValuesInReadableUnits) {
   EXPECT_EQ(format_number(-3.0), "-3");
 }
 
+// One implementation, two spellings: the terminal's tables and hints stay ASCII and keep small counts whole.
+TEST(Format, TerminalSpellingOfTheSameValues) {
+  EXPECT_EQ(format_value(277536, "ns", UnitText::terminal), "277.5 us");
+  EXPECT_EQ(format_value(50400000, "count", UnitText::terminal), "50.4M");
+  EXPECT_EQ(format_value(12345, "count", UnitText::terminal), "12.35k");
+  EXPECT_EQ(format_value(1234.5, "count", UnitText::terminal), "1234.5");  // below 10,000: up to 6 digits
+  EXPECT_EQ(format_value(1234.5, "count"), "1234");                        // the report's 4 (round half to even)
+  EXPECT_EQ(format_value(1234.56, "GB/s", UnitText::terminal), format_value(1234.56, "GB/s"));
+}
+
 TEST(Format, ChangesRatiosCommitsDates) {
   EXPECT_EQ(format_change_pct(12.34), "+12.3%");
   EXPECT_EQ(format_change_pct(-4.0), "-4.0%");
