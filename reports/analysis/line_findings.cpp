@@ -1,6 +1,6 @@
 #include "reports/analysis/line_findings.hpp"
 
-#include <map>
+#include "reports/analysis/run_refs.hpp"
 
 namespace gpuperf::analysis {
 const Result* find_result(const Run& run, const BenchmarkInstance& instance) {
@@ -30,12 +30,7 @@ void attach_line_changes(CompareReport& report, const Run& base, const Run& cand
 }
 
 void attach_line_changes(std::vector<ChangePoint>& changes, const db::Store& store) {
-  std::map<std::int64_t, Run> runs;
-  auto run = [&](std::int64_t id) -> const Run& {
-    auto it = runs.find(id);
-    if (it == runs.end()) it = runs.emplace(id, store.load_run(id, false)).first;
-    return it->second;
-  };
+  RunCache run(store);
   for (ChangePoint& c : changes) {
     if (c.run_id == 0 || c.previous_run_id == 0) continue;
     c.lines =

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -29,5 +30,17 @@ db::RunInfo resolve_run_ref(const db::Store& store, const std::string& ref,
 // True for references that name "the latest run of something" (branch:, label:, a bare branch name, a
 // commit) and so depend on the machine; false for a specific run (id, uuid).
 bool is_moving_ref(const db::Store& store, const std::string& ref);
+
+// Runs loaded from the store without their samples, each once, for an analysis that visits the runs of
+// many changes (the same night is the run of many kernels' changes).
+class RunCache {
+ public:
+  explicit RunCache(const db::Store& store) : store_(store) {}
+  const Run& operator()(std::int64_t id);
+
+ private:
+  const db::Store& store_;
+  std::map<std::int64_t, Run> runs_;
+};
 
 }  // namespace gpuperf::analysis

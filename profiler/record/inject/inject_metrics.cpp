@@ -37,9 +37,9 @@
 namespace gpuperf::record::inject {
 namespace {
 
-// Empties L2 as the collector does (profiler/metric_device.cu): write every 128-byte line of a buffer twice
-// the L2's size, then discard it from L2, so no dirty line of ours is written back inside the next range.
-// PTX, loaded through the driver, so the library needs no CUDA runtime of its own.
+// Empties L2 as the collector does (FlushMethod::write_discard, profiler/gpu/l2_flush.cu): write every 128-byte
+// line of a buffer twice the L2's size, then discard it from L2, so no dirty line of ours is written back inside
+// the next range. PTX, loaded through the driver, so the library needs no CUDA runtime of its own.
 constexpr const char* kFlushPtx = R"(
 .version 7.8
 .target sm_80
