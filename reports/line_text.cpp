@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/value_text.hpp"
 #include "reports/analysis/detect.hpp"
 
 namespace gpuperf::reports {
@@ -13,7 +14,7 @@ std::string value_text(const analysis::LineCounterChange& c, double v) {
     std::snprintf(buf, sizeof buf, "%.1f", v);
     return buf;
   }
-  return analysis::format_value(v, "count");
+  return format_value(v, "count", UnitText::terminal);
 }
 
 }  // namespace

@@ -56,6 +56,8 @@ class PgEngine final : public Engine {
 
   // Starts a write: BEGIN, the lock timeout, then the write lock (schema::kWriteLock).
   void begin_write(Transaction& tx) const;
+  // One INSERT ... ON CONFLICT(uuid) DO NOTHING RETURNING of an answer in its write: whether it added the row.
+  bool insert_answer(const char* sql, const Params& params, const char* what);
 
   Connection conn_;
   Access access_;

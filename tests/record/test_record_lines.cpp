@@ -1,5 +1,5 @@
 // Source lines of `record --metrics` without a GPU: hand-written record files with the injection library's
-// S, L, I and J lines (profiler/record/source_records.hpp) through the parser and the aggregation into each
+// S, L, I and J lines (profiler/record/recorder/source_records.hpp) through the parser and the aggregation into each
 // identity's Result::source, why an identity has none, bad and partial lines, and two recorded runs stored in
 // an SQLite file whose `gpuperf compare` names the line that lost coalescing.
 #include <gtest/gtest.h>
@@ -13,9 +13,9 @@
 #include "db/store.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
-#include "profiler/record/aggregate.hpp"
-#include "profiler/record/record_file.hpp"
-#include "profiler/record/recorder.hpp"
+#include "profiler/record/recorder/aggregate.hpp"
+#include "profiler/record/recorder/record_file.hpp"
+#include "profiler/record/recorder/recorder.hpp"
 #include "tests/cli/cli_runner.hpp"
 #include "tests/db/fixtures.hpp"
 
