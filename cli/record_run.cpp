@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/short_name.hpp"
+#include "core/source_roots.hpp"
 #include "db/store.hpp"
 #include "profiler/record/recorder/recorder.hpp"
 #include "reports/format.hpp"
@@ -145,6 +147,11 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                   "its first communication kernel; kernel: every pass everywhere")
       ->check(CLI::IsMember({"auto", "kernel"}));
   add_pm_sampling_options(cmd, a);
+  cmd->add_option("--source-root", a.source_root,
+                  "The folder the program was built from: its source lines are named relative to it whether or not "
+                  "the files are on this machine (default: $GPUPERF_SOURCE_ROOT, else the git checkout holding each "
+                  "file, else the path the program's line table gives)")
+      ->check([](const std::string& dir) { return dir.empty() ? std::string("an empty folder name") : std::string(); });
   cmd->add_option("--env", a.environment,
                   "KEY=VALUE (repeatable): a version the program declares, stored in the run's environment as "
                   "framework.KEY (e.g. --env torch=2.9.0; `gpuperf runs show RUN` prints it)")
@@ -200,6 +207,8 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
     options.note = [](const std::string& note) { std::fprintf(stderr, "gpuperf: note: %s\n", note.c_str()); };
   }
   check_store_writable(ctx);
+  // The recorder names the lines' paths (the program's library writes them as its line tables give them).
+  if (!a.source_root.empty()) add_source_root(std::filesystem::absolute(a.source_root).lexically_normal().string());
   record::Recording recording = record::record_program(options);
 
   const record::ProgramEnd& end = recording.end;

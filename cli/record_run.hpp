@@ -41,6 +41,7 @@ struct RecordArgs {
   std::uint64_t pm_launch_skip = 0, pm_launch_count = 1000;
   std::uint64_t pm_interval_ns = 1000, pm_buffer_mib = 2048, pm_max_samples = 100000;
   std::vector<std::string> environment;  // --env KEY=VALUE, repeatable: what the program declares (torch=2.9.0)
+  std::string source_root;               // --source-root: the program's source lines are named relative to this folder
 };
 
 // The selection and identity options (--name, --kernel-regex, --nvtx-include, --launch-skip, --launch-count,

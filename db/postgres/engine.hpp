@@ -35,6 +35,7 @@ class PgEngine final : public Engine {
   Run load_run(std::int64_t run_id, bool with_samples) const override;
   void load_runs(const std::vector<std::int64_t>& run_ids, const std::function<void(Run&&)>& each) const override;
   RunIdentity identity(std::int64_t run_id) const override;
+  std::vector<SourceLine> lines_with_text(std::int64_t run_id) const override;
   std::vector<BenchmarkRow> benchmarks() const override;
   std::vector<MetricInfo> metrics() const override;
   void history_rows(const HistoryFilter& filter, const std::optional<std::vector<std::int64_t>>& benchmark_ids,

@@ -1,5 +1,6 @@
 #include "reports/analysis/line_findings.hpp"
 
+#include "reports/analysis/line_history.hpp"
 #include "reports/analysis/run_refs.hpp"
 
 namespace gpuperf::analysis {
@@ -30,7 +31,8 @@ void attach_line_changes(CompareReport& report, const Run& base, const Run& cand
 }
 
 void attach_line_changes(std::vector<ChangePoint>& changes, const db::Store& store) {
-  RunCache run(store);
+  LineTextHistory texts(store);  // lines collected away from their sources: the history's text
+  RunCache run(store, [&texts](Run& r, std::int64_t id) { texts.fill(r, id); });
   for (ChangePoint& c : changes) {
     if (c.run_id == 0 || c.previous_run_id == 0) continue;
     c.lines =

@@ -229,6 +229,10 @@ SourceLines identity_source_lines(const std::vector<const SourceLaunch*>& launch
     if (!l.inlined_at_file.empty()) l.inlined_at_file = texts.shown_path(l.inlined_at_file);
     out.lines.push_back(std::move(l));
   }
+  // Once per file and recording (`texts` is the recording's), as `run` says it: lines named without their text.
+  for (const std::string& f : texts.take_missing()) {
+    say(out.message, "no source text for " + f + " (not on this machine): its lines have none");
+  }
   out.lines_total = static_cast<std::int64_t>(out.lines.size());
   return out;
 }
