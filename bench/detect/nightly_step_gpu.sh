@@ -16,6 +16,9 @@
 # DIR/summary-NIGHT.md and DIR/logs/; prints a table of the nights and the edited instance's finding last.
 # --expect-line TEXT: the edited night's summary must also name a source line containing TEXT under "Source
 # lines that moved" (runs that collect source lines; e.g. 'out[j] = in[j]' for lose_coalescing.patch).
+# --source DIR --landed-commit C --edited-commit C: before each night, DIR (a git checkout) is checked out at the
+# night's commit and given to ci/nightly.sh, as a nightly runs its build beside the tree it was built from (the
+# lines' text and the run's commit are the build's own).
 # Exit 0 when the landed nights exit 0 and the edited night exits 1 naming METRIC (and the line); else 1.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,6 +30,9 @@ instance=memory/coalesced
 expect=gld_efficiency
 import_dir=""
 expect_line=""
+source_dir=""
+landed_commit=""
+edited_commit=""
 die() { echo "nightly_step_gpu: $*" >&2; exit 2; }
 while (($#)); do
   case "$1" in
@@ -38,6 +44,9 @@ while (($#)); do
     --expect) expect=${2:?--expect needs a metric name}; shift 2 ;;
     --expect-line) expect_line=${2:?--expect-line needs the text of a line}; shift 2 ;;
     --import-dir) import_dir=${2:?--import-dir needs a folder}; shift 2 ;;
+    --source) source_dir=${2:?--source needs a git checkout}; shift 2 ;;
+    --landed-commit) landed_commit=${2:?--landed-commit needs a commit}; shift 2 ;;
+    --edited-commit) edited_commit=${2:?--edited-commit needs a commit}; shift 2 ;;
     -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
@@ -65,6 +74,13 @@ for i in 0 1 2 3; do
   args=(--gpuperf "$bin" --db "$out/history.db" --artifacts "$out/artifacts" --branch main --night "$night"
         --filter "$filter")
   [[ -n $import_dir ]] && args+=(--import "$import_dir/night-0$((i + 1)).json")
+  if [[ -n $source_dir ]]; then
+    # As a real nightly: the night's build runs beside the checkout it was built from (its commit, its text).
+    commit=$landed_commit
+    [[ ${builds[$i]} == edited ]] && commit=$edited_commit
+    git -C "$source_dir" checkout -q --detach "$commit" || die "cannot check out $commit in $source_dir"
+    args+=(--source "$source_dir")
+  fi
   start=$(date +%s)
   rc=0
   bash "$repo/ci/nightly.sh" "${args[@]}" >"$out/logs/nightly-$night.log" 2>&1 || rc=$?

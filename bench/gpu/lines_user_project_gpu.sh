@@ -136,8 +136,10 @@ phase_nightly() {
   rm -rf "$night"
   bash "$repo/bench/detect/nightly_step_gpu.sh" --landed "$bins/user-before" --edited "$bins/user-after" \
     --out "$night" --filter "$user_filter" --instance plant/polynomial --expect instructions \
-    --expect-line "$helper_line" >"$out/user-nightly.txt" 2>&1
+    --expect-line "$helper_line" --source "$work/user" --landed-commit "$(cat "$bins/user-base-commit")" \
+    --edited-commit "$(cat "$bins/user-edit-commit")" >"$out/user-nightly.txt" 2>&1
   local rc=$?
+  git -C "$work/user" checkout -q main
   { echo "== user: four nights of ci/nightly.sh, the edit on the fourth (nightly_step_gpu.sh exit $rc, $((SECONDS - t0)) s) =="
     sed -n '/^night /,$p' "$out/user-nightly.txt" | head -30
     # detect's changes of the fourth night (ci/nightly.sh's changes.md): the duration findings and their lines.
