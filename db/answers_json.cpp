@@ -62,9 +62,9 @@ class Fields {
   [[noreturn]] void fail(const std::string& key, const std::string& why) const {
     throw InputError(source_ + ": " + path_ + (key.empty() ? "" : "." + key) + ": " + why);
   }
-  // The longest strings, as for the runs (db/interchange_read.cpp): a name 1024 bytes, a text (a reason, a note,
-  // a link) 64 KiB.
-  static constexpr std::size_t kMaxName = 1024, kMaxText = 65536;
+  // The longest strings, as for the runs (db/interchange_read.cpp): a name 1024 bytes, a benchmark 16 KiB, a text
+  // (a reason, a note, a link) 64 KiB.
+  static constexpr std::size_t kMaxName = 1024, kMaxBenchmark = 16384, kMaxText = 65536;
   std::string text(const char* key, bool required, std::size_t max = kMaxName) const {
     const auto it = v_.find(key);
     if (it == v_.end() || it->is_null()) {
@@ -110,7 +110,7 @@ Acknowledgement ack_from(const Fields& f) {
   Acknowledgement a;
   a.uuid = f.text("uuid", true);
   a.fingerprint = f.text("machine", true);
-  a.instance = BenchmarkInstance{f.text("benchmark", true), f.params()};
+  a.instance = BenchmarkInstance{f.text("benchmark", true, Fields::kMaxBenchmark), f.params()};
   a.metric = f.text("metric", true);
   a.run_uuid = f.text("run", true);
   a.commit = f.text("commit", false);

@@ -97,9 +97,10 @@ class Reader {
     if (!v.is_array()) fail(path, "expected an array, got " + describe(v));
     return v;
   }
-  // Longest strings: a name (commit, branch, label, machine fields, benchmark, params, metric, unit) and any
-  // other text (a message, a command line, a reason). A 30 MB label would make `runs` print 420 MB.
-  static constexpr std::size_t kMaxName = 1024, kMaxText = 65536;
+  // Longest strings: a name (commit, branch, label, machine fields, params, metric, unit), a benchmark (a recorded
+  // kernel's demangled name: C++ templates reach kilobytes) and any other text (a message, a command line, a
+  // reason). A 30 MB label would make `runs` print 420 MB.
+  static constexpr std::size_t kMaxName = 1024, kMaxBenchmark = 16384, kMaxText = 65536;
   std::string string(const json& v, const std::string& path, std::size_t max = kMaxText) const {
     if (!v.is_string() || is_overflow(v)) fail(path, "expected a string, got " + describe(v));
     std::string s = v.get<std::string>();
@@ -289,7 +290,7 @@ class Reader {
   Result result(const json& v, const std::string& path) const {
     object(v, path);
     Result r;
-    r.instance.name = string_field(v, "benchmark", path, true);
+    r.instance.name = string_field(v, "benchmark", path, true, kMaxBenchmark);
     if (r.instance.name.empty()) fail(at_key(path, "benchmark"), "empty");
     if (const json* p = optional(v, "params")) {
       const std::string pp = at_key(path, "params");

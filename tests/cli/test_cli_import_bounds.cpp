@@ -93,6 +93,20 @@ TEST_F(ImportBounds, AStringOfMegabytesIsRefused) {
                  "runs[0].results[0].params: a key of 5000 bytes");
 }
 
+// A recorded kernel's demangled name (C++ templates) reaches kilobytes: such a benchmark imports, as `export`
+// wrote it; one of more than 16 KiB is refused.
+TEST_F(ImportBounds, AKernelNameOfKilobytesImportsAndOneBeyond16KiBIsRefused) {
+  const auto named = [](const std::string& name) {
+    return R"({"benchmark": ")" + name + R"(", "params": {"n": 1024}, "status": "ok", "metrics": {)" + kDuration + "}}";
+  };
+  const std::string templated = "prog/cutlass::Kernel<" + std::string(3000, 'T') + ">";
+  seed();
+  write("long.json", file_of(run_json(kUuid, named(templated))));
+  EXPECT_CLI(gp({"import", "long.json"}), 0, "imported 1 run");
+  expect_refused(file_of(run_json("7f1c2a9e-0000-4000-8000-00000000abcd", named(std::string(20000, 'k')))),
+                 "runs[0].results[0].benchmark: a string of 20000 bytes, longer than the 16384 bytes");
+}
+
 // A team's answers travel in the same files (db/answers_json.cpp) under the same bounds: a note of megabytes is
 // refused as a label is, and nothing of the file is stored.
 TEST_F(ImportBounds, AnAnnotationOfMegabytesIsRefused) {

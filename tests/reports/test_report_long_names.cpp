@@ -164,12 +164,15 @@ class LongNames : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = fresh_dir("long_names");
     std::ofstream(dir_ / "history.json") << history();
-    const CommandResult imp = gpuperf(dir_ / "h.db", "--quiet import " + sh_quote((dir_ / "history.json").string()));
-    ASSERT_EQ(imp.exit_code, 0) << imp.output;
+    import_ = gpuperf(dir_ / "h.db", "--quiet import " + sh_quote((dir_ / "history.json").string()));
   }
+  // Each test fails (not skips, as a failure in SetUpTestSuite would show) when the history was not imported.
+  void SetUp() override { ASSERT_EQ(import_.exit_code, 0) << import_.output; }
   static fs::path dir_;
+  static CommandResult import_;
 };
 fs::path LongNames::dir_;
+CommandResult LongNames::import_;
 
 TEST_F(LongNames, ReportCellsStayShortAndTheHtmlKeepsTheFullNames) {
   const CommandResult rep = gpuperf(dir_ / "h.db", "--quiet report --out " + sh_quote((dir_ / "out").string()));
