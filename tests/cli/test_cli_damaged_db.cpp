@@ -1,8 +1,10 @@
 // A damaged database is refused by every command that writes, before it writes: 20 interior pages of a
-// history overwritten with random bytes (pages that tonight's insert would never touch), then each writer
-// in turn must exit 2 naming the damage and leave the file byte for byte as it was.
+// history that gpuperf had stamped as verified overwritten with random bytes (pages that tonight's insert
+// would never touch), then each writer in turn must exit 2 naming the damage and leave the file byte for
+// byte as it was.
 #include <sqlite3.h>
 
+#include <filesystem>
 #include <random>
 
 #include "tests/cli/cli_fixture.hpp"
@@ -49,6 +51,10 @@ class DamagedDatabase : public CliTest {
   void SetUp() override {
     write("history.json", history_file(28, 6, 150));
     ASSERT_EQ(gp({"import", "history.json"}).code, 0);
+    // A second writer checks the file in full and stamps it as verified (db/sqlite/verified_stamp.hpp), as
+    // a nightly's store is: the damage below must be found despite the stamp.
+    ASSERT_EQ(gp({"import", "history.json"}).code, 0);
+    ASSERT_TRUE(std::filesystem::exists(path("gpuperf.db-verified")));
     write("more.json", runs_file(29, 1));  // a sound file to import into the damaged one
     write("src.json", runs_file(1, 2, "feature"));
     ASSERT_EQ(gp({"--db", "src.db", "import", "src.json"}).code, 0);
