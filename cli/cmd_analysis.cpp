@@ -371,6 +371,12 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     say_missing_gates(options.gate, present);
   }
   auto changes = analysis::detect_changes(series, options);
+  for (const auto& m : store.machines()) {
+    for (auto& c : changes) {
+      if (c.machine == m.fingerprint)
+        c.machine_name = machine_name(m.machine.hostname, m.machine.gpu_name, m.fingerprint);
+    }
+  }
   analysis::attach_line_changes(changes, store);                   // the source lines that moved at each change
   const auto steps = analysis::attach_identities(changes, store);  // same code or not; environment steps
   analysis::attach_acknowledgements(changes, series, store.acknowledgements());

@@ -63,7 +63,8 @@ struct CompareRow {
 
 // One change point of `gpuperf detect` in a series (machine, instance, metric).
 struct ChangePoint {
-  std::string machine;
+  std::string machine;       // its fingerprint
+  std::string machine_name;  // as every command names it (core machine_name); empty: unknown, `machine` shown
   BenchmarkInstance instance;
   MetricInfo metric;
   std::int64_t run_id = 0;
