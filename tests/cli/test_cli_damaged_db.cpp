@@ -5,9 +5,9 @@
 #include <sqlite3.h>
 
 #include <filesystem>
-#include <random>
 
 #include "tests/cli/cli_fixture.hpp"
+#include "tests/support/damage_pages.hpp"
 
 namespace gpuperf::testing {
 namespace {
@@ -60,16 +60,8 @@ class DamagedDatabase : public CliTest {
     ASSERT_EQ(gp({"--db", "src.db", "import", "src.json"}).code, 0);
     ASSERT_EQ(quick_check(path("gpuperf.db")), "ok");
     std::string file = bytes("gpuperf.db");
-    const std::size_t page = 4096, pages = file.size() / page;
-    ASSERT_GT(pages, 100u) << "the history is too small to damage its interior";
-    // 20 pages between the second and the last, filled with random bytes (the header page stays sound, so
-    // the file still opens as a gpuperf database and only a check of its pages finds the damage).
-    std::mt19937 rng(57);
-    std::uniform_int_distribution<std::size_t> pick(2, pages - 2);
-    for (int i = 0; i < 20; ++i) {
-      const std::size_t at = pick(rng) * page;
-      for (std::size_t b = 0; b < page; ++b) file[at + b] = static_cast<char>(rng() & 0xFF);
-    }
+    ASSERT_GT(file.size() / 4096, 100u) << "the history is too small to damage its interior";
+    damage_pages(file);  // 20 interior pages of random bytes, the header page sound
     write("gpuperf.db", file);
     damaged_ = file;
     ASSERT_NE(quick_check(path("gpuperf.db")), "ok");

@@ -6,12 +6,12 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <stdexcept>
 
 #include "db/sqlite/verified_stamp.hpp"
 #include "db/store.hpp"
 #include "tests/db/fixtures.hpp"
+#include "tests/support/damage_pages.hpp"
 
 namespace gpuperf::db {
 namespace {
@@ -52,17 +52,11 @@ void set_full_check_at(const std::string& path, std::int64_t full_check_at) {
   ASSERT_TRUE(write_stamp(path, *s));
 }
 
-// Overwrites 20 pages between the second and the last with random bytes, in place.
-void damage_pages(const std::string& path) {
+// Overwrites 20 pages between the second and the last with random bytes, in place (a new mtime and ctime).
+void damage_file(const std::string& path) {
   std::string bytes = testing::read_bytes(path);
-  const std::size_t page = 4096, pages = bytes.size() / page;
-  ASSERT_GT(pages, 40u) << "the history is too small to damage its interior";
-  std::mt19937 rng(57);
-  std::uniform_int_distribution<std::size_t> pick(2, pages - 2);
-  for (int i = 0; i < 20; ++i) {
-    const std::size_t at = pick(rng) * page;
-    for (std::size_t b = 0; b < page; ++b) bytes[at + b] = static_cast<char>(rng() & 0xFF);
-  }
+  ASSERT_GT(bytes.size() / 4096, 40u) << "the history is too small to damage its interior";
+  testing::damage_pages(bytes);
   testing::write_bytes(path, bytes);
 }
 
@@ -116,7 +110,7 @@ TEST(VerifiedStamp, AStaleStampTriggersTheFullCheck) {
 TEST(VerifiedStamp, DamageAfterTheStampIsRefused) {
   TempDir dir;
   const std::string path = stamped_database(dir);
-  damage_pages(path);  // a new mtime and ctime: the stamp no longer matches
+  damage_file(path);  // a new mtime and ctime: the stamp no longer matches
   EXPECT_EQ(full_check_reason(path, unix_now()), "changed since gpuperf last stamped it");
   const std::string damaged = testing::read_bytes(path);
   EXPECT_TRUE(refused_as_damaged(path));
@@ -129,7 +123,7 @@ TEST(VerifiedStamp, DamageAfterTheStampIsRefused) {
 TEST(VerifiedStamp, DamageUnderAMatchingStampIsFoundByTheFullCheck) {
   TempDir dir;
   const std::string path = stamped_database(dir);
-  damage_pages(path);
+  damage_file(path);
   ASSERT_TRUE(stamp_now(path, unix_now()));
   const std::string damaged = testing::read_bytes(path);
   EXPECT_FALSE(refused_as_damaged(path)) << "the cheap check read the damaged pages";
