@@ -31,6 +31,7 @@
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
+#include "reports/analysis/line_history.hpp"
 #include "reports/analysis/not_enough_data.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/analysis/run_refs.hpp"
@@ -213,8 +214,11 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
   std::vector<db::Series> history = base_history(store, base, cand.machine_id, a.out);
   Run base_run = store.load_run(base.id, true);
   const auto accepted = analysis::rebase_on_accepted(store, base, cand, base_run, history);
-  analysis::CompareReport report =
-      analysis::compare_runs(base_run, store.load_run(cand.id, true), options, base.id, cand.id, &history);
+  Run cand_run = store.load_run(cand.id, true);
+  analysis::LineTextHistory texts(store);  // lines collected away from their sources: the history's text
+  texts.fill(base_run, base.id);
+  texts.fill(cand_run, cand.id);
+  analysis::CompareReport report = analysis::compare_runs(base_run, cand_run, options, base.id, cand.id, &history);
   analysis::mark_accepted(report.rows, accepted);
   return emit_compare(report, a.out);
 }
@@ -233,7 +237,11 @@ int compare_with_baseline(const db::Store& store, const CheckArgs& a, const anal
   std::vector<db::Series> history = base_history(store, base, info->machine_id, out);
   Run base_run = store.load_run(base.id, true);
   const auto accepted = analysis::rebase_on_accepted(store, base, *info, base_run, history);
-  analysis::CompareReport report = analysis::compare_runs(base_run, run, options, base.id, run_id, &history);
+  analysis::LineTextHistory texts(store);  // lines collected away from their sources: the history's text
+  texts.fill(base_run, base.id);
+  Run candidate = run;
+  texts.fill(candidate, run_id);
+  analysis::CompareReport report = analysis::compare_runs(base_run, candidate, options, base.id, run_id, &history);
   analysis::mark_accepted(report.rows, accepted);
   return emit_compare(report, out);
 }

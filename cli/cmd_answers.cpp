@@ -46,6 +46,12 @@ db::MachineRow machine_of(const db::Store& store, const std::string& ref) {
   return *m;
 }
 
+db::RunInfo run_of(const db::Store& store, const std::string& ref) {
+  const auto r = store.find_run(ref);
+  if (!r) throw InputError("--run '" + ref + "' matches no run (a run id, a uuid or prefix, or a commit)");
+  return *r;
+}
+
 // The run a finding starts at: a run reference; with --machine, a commit names that commit's run on it.
 db::RunInfo finding_run(const db::Store& store, const AckArgs& a) {
   if (!a.machine.empty()) {
@@ -60,9 +66,7 @@ db::RunInfo finding_run(const db::Store& store, const AckArgs& a) {
     }
     throw InputError("--run '" + a.run + "' matches no run of machine " + m.fingerprint + " (see `gpuperf runs`)");
   }
-  const auto r = store.find_run(a.run);
-  if (!r) throw InputError("--run '" + a.run + "' matches no run (a run id, a uuid or prefix, or a commit)");
-  return *r;
+  return run_of(store, a.run);
 }
 
 std::pair<std::int64_t, BenchmarkInstance> finding_benchmark(const db::Store& store, const std::string& ref) {
@@ -89,23 +93,32 @@ std::vector<db::Acknowledgement> active_acks(const db::Store& store, std::int64_
   return out;
 }
 
-int print_acks(const db::Store& store, const std::string& format) {
-  const auto acks = store.acknowledgements();
+// `ack --list` and `annotate --list`: the answers as JSON, or a line each with `print_line`, or `none`.
+template <class Answer, class Json, class Line>
+int print_answers(const std::vector<Answer>& answers, const std::string& format, Json to_json, Line print_line,
+                  const char* none) {
   if (format == "json") {
-    std::cout << db::acknowledgements_json(acks).dump(2) << "\n";
+    std::cout << to_json(answers).dump(2) << "\n";
     return kExitOk;
   }
-  for (const auto& a : acks) {
-    std::printf("%lld  %s  %s %s  run %.8s  %s%s: %s%s%s\n", static_cast<long long>(a.id),
-                reports::terminal_text(a.fingerprint).c_str(),
-                reports::terminal_text(a.instance.display_name()).c_str(), a.metric.c_str(), a.run_uuid.c_str(),
-                a.undone ? "undone, was " : "", a.accepted ? "accepted" : "acknowledged",
-                reports::terminal_text(a.reason).c_str(),
-                a.link.empty() ? "" : (" (" + reports::terminal_text(a.link) + ")").c_str(),
-                (" by " + reports::terminal_text(a.by) + " " + a.at).c_str());
-  }
-  if (acks.empty()) std::printf("no acknowledgements\n");
+  for (const Answer& a : answers) print_line(a);
+  if (answers.empty()) std::printf("%s\n", none);
   return kExitOk;
+}
+
+int print_acks(const db::Store& store, const std::string& format) {
+  return print_answers(
+      store.acknowledgements(), format, db::acknowledgements_json,
+      [](const db::Acknowledgement& a) {
+        std::printf("%lld  %s  %s %s  run %.8s  %s%s: %s%s%s\n", static_cast<long long>(a.id),
+                    reports::terminal_text(a.fingerprint).c_str(),
+                    reports::terminal_text(a.instance.display_name()).c_str(), a.metric.c_str(), a.run_uuid.c_str(),
+                    a.undone ? "undone, was " : "", a.accepted ? "accepted" : "acknowledged",
+                    reports::terminal_text(a.reason).c_str(),
+                    a.link.empty() ? "" : (" (" + reports::terminal_text(a.link) + ")").c_str(),
+                    (" by " + reports::terminal_text(a.by) + " " + a.at).c_str());
+      },
+      "no acknowledgements");
 }
 
 int do_ack(const Context& ctx, const AckArgs& a) {
@@ -146,21 +159,17 @@ int do_ack(const Context& ctx, const AckArgs& a) {
 }
 
 int print_notes(const db::Store& store, const std::string& format) {
-  const auto notes = store.annotations();
-  if (format == "json") {
-    std::cout << db::annotations_json(notes).dump(2) << "\n";
-    return kExitOk;
-  }
-  for (const auto& n : notes) {
-    const std::string on = n.run_id            ? "run " + n.run_uuid.substr(0, 8)
-                           : !n.commit.empty() ? "commit " + n.commit.substr(0, 10)
-                                               : "night " + n.night + " of " + n.fingerprint;
-    const std::string who_when = (n.by.empty() ? "" : reports::terminal_text(n.by) + ", ") + n.at;
-    std::printf("%lld  %s: %s (%s)\n", static_cast<long long>(n.id), reports::terminal_text(on).c_str(),
-                reports::terminal_text(n.text).c_str(), who_when.c_str());
-  }
-  if (notes.empty()) std::printf("no annotations\n");
-  return kExitOk;
+  return print_answers(
+      store.annotations(), format, db::annotations_json,
+      [](const db::Annotation& n) {
+        const std::string on = n.run_id            ? "run " + n.run_uuid.substr(0, 8)
+                               : !n.commit.empty() ? "commit " + n.commit.substr(0, 10)
+                                                   : "night " + n.night + " of " + n.fingerprint;
+        const std::string who_when = (n.by.empty() ? "" : reports::terminal_text(n.by) + ", ") + n.at;
+        std::printf("%lld  %s: %s (%s)\n", static_cast<long long>(n.id), reports::terminal_text(on).c_str(),
+                    reports::terminal_text(n.text).c_str(), who_when.c_str());
+      },
+      "no annotations");
 }
 
 int do_annotate(const Context& ctx, const NoteArgs& a) {
@@ -171,10 +180,9 @@ int do_annotate(const Context& ctx, const NoteArgs& a) {
   db::Annotation n;
   std::string on;
   if (!a.run.empty()) {
-    const auto r = store.find_run(a.run);
-    if (!r) throw InputError("--run '" + a.run + "' matches no run (a run id, a uuid or prefix, or a commit)");
-    n.run_id = r->id;
-    on = "run " + r->uuid.substr(0, 8);
+    const db::RunInfo r = run_of(store, a.run);
+    n.run_id = r.id;
+    on = "run " + r.uuid.substr(0, 8);
   }
   if (!a.commit.empty()) {
     n.commit = a.commit;
@@ -196,6 +204,14 @@ int do_annotate(const Context& ctx, const NoteArgs& a) {
   return kExitOk;
 }
 
+// The options both answers share: who answers, and listing them as text or JSON.
+void add_answer_options(CLI::App& cmd, std::string& by, bool& list, std::string& format, const char* by_help,
+                        const char* list_help) {
+  cmd.add_option("--by", by, by_help);
+  cmd.add_flag("--list", list, list_help);
+  choice_option(cmd.add_option("--format", format, "--list as text or json"), {"text", "json"});
+}
+
 void add_ack_command(CLI::App& app, Context& ctx) {
   auto a = std::make_shared<AckArgs>();
   CLI::App* ack = app.add_subcommand(
@@ -209,9 +225,8 @@ void add_ack_command(CLI::App& app, Context& ctx) {
   ack->add_flag("--accept", a->accept,
                 "The step is the new level: check and compare take their baseline for this series from this run on");
   ack->add_flag("--undo", a->undo, "Take back this finding's acknowledgement (it stays in the history as undone)");
-  ack->add_option("--by", a->by, "Who answers (default $USER)");
-  ack->add_flag("--list", a->list, "List every acknowledgement, undone ones too");
-  choice_option(ack->add_option("--format", a->format, "--list as text or json"), {"text", "json"});
+  add_answer_options(*ack, a->by, a->list, a->format, "Who answers (default $USER)",
+                     "List every acknowledgement, undone ones too");
   set_help_footer(*ack,
                   "gpuperf ack --run 3f2a1c9e --benchmark 'matmul/naive[n=1024]' --reason 'tracked in #123'\n"
                   "gpuperf ack --run 3f2a1c9e --benchmark 'matmul/naive[n=1024]' --accept --reason 'new kernel'\n"
@@ -234,9 +249,7 @@ void add_annotate_command(CLI::App& app, Context& ctx) {
   note->add_option("--commit", a->commit, "On this commit (its sha or a prefix of 7+)");
   note->add_option("--machine", a->machine, "With --night: the machine (id, fingerprint or hostname)");
   note->add_option("--night", a->night, "On this night of --machine, YYYY-MM-DD (UTC)");
-  note->add_option("--by", a->by, "Who notes it (default $USER)");
-  note->add_flag("--list", a->list, "List every annotation");
-  choice_option(note->add_option("--format", a->format, "--list as text or json"), {"text", "json"});
+  add_answer_options(*note, a->by, a->list, a->format, "Who notes it (default $USER)", "List every annotation");
   set_help_footer(*note,
                   "gpuperf annotate --machine gpu-a --night 2026-11-20 'driver 590 installed'\n"
                   "gpuperf annotate --commit 3f2a1c9e 'switched to cuBLAS'\n"

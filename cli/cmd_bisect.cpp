@@ -32,6 +32,7 @@
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
+#include "reports/analysis/line_history.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/bisect_writer.hpp"
 
@@ -275,9 +276,11 @@ void describe_culprit(const Context& ctx, const BisectConfig& cfg, const std::st
                       BisectReport& report) {
   report.culprit = commit_info(repo, sha);
   const db::Store store(ctx.db_path, db::Access::read_only);
-  const Run at = run_for(cfg, store, report.culprit.sha, bad.run);
-  const Run before =
-      report.culprit.parent == report.good ? good.run : run_for(cfg, store, report.culprit.parent, good.run);
+  Run at = run_for(cfg, store, report.culprit.sha, bad.run);
+  Run before = report.culprit.parent == report.good ? good.run : run_for(cfg, store, report.culprit.parent, good.run);
+  analysis::LineTextHistory texts(store);  // lines collected away from their sources: the history's text
+  texts.fill(at, 0);
+  texts.fill(before, 0);
   for (const auto& t : tracked) {
     report.levels.push_back({t.instance.display_name(), t.ends.metric, median_of(good.run, t.instance, cfg.metric),
                              median_of(before, t.instance, cfg.metric), median_of(at, t.instance, cfg.metric),

@@ -56,7 +56,8 @@ std::vector<InstanceRef> select(const std::string& pattern) {
   return out;
 }
 
-std::string format_value(double v, const std::string& unit) {
+// The value as measured, unscaled (its unit is printed beside it): "100.00" for %, integers in full.
+std::string raw_value(double v, const std::string& unit) {
   char buf[64];
   if (unit == "%") {
     std::snprintf(buf, sizeof buf, "%.2f", v);
@@ -80,7 +81,7 @@ void print_text(const ProfileReport& report) {
     for (const auto& m : r.metrics) {
       if (m.status == Status::ok && !m.samples.empty()) {
         std::printf("  %-*s  %16s %s\n", static_cast<int>(width), m.metric.name.c_str(),
-                    format_value(m.samples.front(), m.metric.unit).c_str(), m.metric.unit.c_str());
+                    raw_value(m.samples.front(), m.metric.unit).c_str(), m.metric.unit.c_str());
       } else {
         std::printf("  %-*s  %16s %s\n", static_cast<int>(width), m.metric.name.c_str(),
                     (std::string("[") + to_string(m.status) + "]").c_str(), m.message.c_str());

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,8 +15,9 @@
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/short_name.hpp"
+#include "core/source_roots.hpp"
 #include "db/store.hpp"
-#include "profiler/record/recorder.hpp"
+#include "profiler/record/recorder/recorder.hpp"
 #include "reports/format.hpp"
 
 namespace gpuperf::cli {
@@ -41,6 +43,44 @@ std::string format_top_kernels(const Run& run, std::size_t top) {
   }
   return out;
 }
+
+namespace {
+
+// --pm-sampling and its window (Nsight Compute's --pm-sampling-interval and --pm-sampling-buffer-size, in ns and MiB).
+void add_pm_sampling_options(CLI::App* cmd, RecordArgs& a) {
+  CLI::Option* on = cmd->add_flag(
+      "--pm-sampling", a.pm_sampling,
+      "Sample the speed-of-light throughputs (CUPTI PM sampling, device-wide, no replay) over one window of each "
+      "process, decoded after it; each kernel gets the mean and spread over its launches in it (pm_* metrics; "
+      "docs/pm-sampling.md). No launch in the window is range-profiled");
+  cmd->add_option("--pm-sampling-nvtx", a.pm_nvtx,
+                  "With --pm-sampling: the window is the first NVTX range of this name, push to pop")
+      ->needs(on);
+  count_option(cmd->add_option("--pm-sampling-launch-skip", a.pm_launch_skip,
+                               "With --pm-sampling: the window opens before the process's launch N+1 (default 0)")
+                   ->needs(on),
+               0);
+  count_option(cmd->add_option("--pm-sampling-launch-count", a.pm_launch_count,
+                               "With --pm-sampling: the window closes after N launches (default 1000)")
+                   ->needs(on),
+               1);
+  count_option(cmd->add_option("--pm-sampling-interval", a.pm_interval_ns,
+                               "With --pm-sampling: ns between samples (default 1000; a launch needs about two "
+                               "intervals to get a sample of its own)")
+                   ->needs(on),
+               1);
+  count_option(cmd->add_option("--pm-sampling-buffer-size", a.pm_buffer_mib,
+                               "With --pm-sampling: MiB of hardware buffer holding the window (default 2048)")
+                   ->needs(on),
+               1);
+  count_option(cmd->add_option("--pm-sampling-max-samples", a.pm_max_samples,
+                               "With --pm-sampling: samples decoded at most (default 100000, about 8.8 GB of host "
+                               "memory for the full set); the window closes early when it would hold more")
+                   ->needs(on),
+               1);
+}
+
+}  // namespace
 
 void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
   cmd->add_option("--name", a.name,
@@ -106,6 +146,12 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                   "needing more passes are not collected there), and another process stops range profiling at "
                   "its first communication kernel; kernel: every pass everywhere")
       ->check(CLI::IsMember({"auto", "kernel"}));
+  add_pm_sampling_options(cmd, a);
+  cmd->add_option("--source-root", a.source_root,
+                  "The folder the program was built from: its source lines are named relative to it whether or not "
+                  "the files are on this machine (default: $GPUPERF_SOURCE_ROOT, else the git checkout holding each "
+                  "file, else the path the program's line table gives)")
+      ->check([](const std::string& dir) { return dir.empty() ? std::string("an empty folder name") : std::string(); });
   cmd->add_option("--env", a.environment,
                   "KEY=VALUE (repeatable): a version the program declares, stored in the run's environment as "
                   "framework.KEY (e.g. --env torch=2.9.0; `gpuperf runs show RUN` prints it)")
@@ -155,10 +201,14 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
   options.communication_kernels = a.communication_kernels;
   options.profile_groups = a.profile_groups;
   options.profile_replay = a.profile_replay;
+  options.pm = {a.pm_sampling,    a.pm_nvtx,       a.pm_launch_skip, a.pm_launch_count,
+                a.pm_interval_ns, a.pm_buffer_mib, a.pm_max_samples};
   if (!ctx.quiet) {
     options.note = [](const std::string& note) { std::fprintf(stderr, "gpuperf: note: %s\n", note.c_str()); };
   }
   check_store_writable(ctx);
+  // The recorder names the lines' paths (the program's library writes them as its line tables give them).
+  if (!a.source_root.empty()) add_source_root(std::filesystem::absolute(a.source_root).lexically_normal().string());
   record::Recording recording = record::record_program(options);
 
   const record::ProgramEnd& end = recording.end;
@@ -172,6 +222,8 @@ Recorded record_and_store(const Context& ctx, const RecordArgs& a) {
     if (!recording.profiled.empty()) std::fprintf(stderr, "gpuperf: metrics: %s\n", recording.profiled.c_str());
     if (!recording.source_lines.empty())
       std::fprintf(stderr, "gpuperf: source lines: %s\n", recording.source_lines.c_str());
+    if (!recording.pm_sampling.empty())
+      std::fprintf(stderr, "gpuperf: PM sampling: %s\n", recording.pm_sampling.c_str());
   }
   if (!recording.incomplete.empty() && !recording.runs.empty()) {
     std::fprintf(stderr, "gpuperf: warning: %s (%s); stored as failed and incomplete\n", a.command.front().c_str(),

@@ -33,10 +33,15 @@ struct RecordArgs {
   std::uint64_t profile_seconds = 60;              // seconds of profiling per process at most (0: no limit)
   std::uint64_t profile_watchdog_ms = 30000;       // a profiled launch longer than this is given up (0: never)
   std::vector<std::string> communication_kernels;  // --communication-kernel, repeatable
-  std::uint64_t profile_groups = 0;      // metric groups over an identity's profiled launches (0: one a launch)
-  std::string profile_replay = "auto";   // every pass everywhere ("kernel"), or one a launch in a distributed rank
-  bool no_source_lines = false;          // with --metrics: no instrumented launch per identity
+  std::uint64_t profile_groups = 0;     // metric groups over an identity's profiled launches (0: one a launch)
+  std::string profile_replay = "auto";  // every pass everywhere ("kernel"), or one a launch in a distributed rank
+  bool no_source_lines = false;         // with --metrics: no instrumented launch per identity
+  bool pm_sampling = false;             // --pm-sampling and its window (docs/pm-sampling.md)
+  std::string pm_nvtx;
+  std::uint64_t pm_launch_skip = 0, pm_launch_count = 1000;
+  std::uint64_t pm_interval_ns = 1000, pm_buffer_mib = 2048, pm_max_samples = 100000;
   std::vector<std::string> environment;  // --env KEY=VALUE, repeatable: what the program declares (torch=2.9.0)
+  std::string source_root;               // --source-root: the program's source lines are named relative to this folder
 };
 
 // The selection and identity options (--name, --kernel-regex, --nvtx-include, --launch-skip, --launch-count,

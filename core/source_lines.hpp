@@ -22,6 +22,9 @@ struct SourceLine {
   std::string function;           // the kernel function the line's instructions belong to
   std::int64_t sass_offset = -1;  // the lowest SASS offset (bytes) of the line's instructions
   std::string text;               // the line's source, whitespace trimmed; empty when the file was not readable
+  // Where `text` was not readable when this run was collected and an earlier stored run had it for the same
+  // line: that run's id (reports/analysis/line_history.hpp fills it for the findings; never stored).
+  std::int64_t text_from_run = 0;
   // For code inlined from a __device__ helper (`file`:`line` is then the helper's): the kernel's own line
   // that calls it, through any helpers between (the cubin's line table, profiler/cubin/line_table.hpp).
   // Empty and 0 for the kernel's own code, and where only CUPTI's correlation (no inlining) was available.

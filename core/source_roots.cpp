@@ -1,5 +1,6 @@
 #include "core/source_roots.hpp"
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -43,6 +44,9 @@ std::vector<std::string> source_roots() {
   if (gpuperf_project_source_root != nullptr) {
     const char* project = gpuperf_project_source_root();
     if (project != nullptr && *project == '/') out.push_back(without_trailing_slash(project));
+  }
+  if (const char* env = std::getenv("GPUPERF_SOURCE_ROOT"); env != nullptr && *env == '/') {
+    out.push_back(without_trailing_slash(env));
   }
   Sources& s = sources();
   std::lock_guard<std::mutex> lock(s.mutex);

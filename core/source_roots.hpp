@@ -6,7 +6,9 @@
 //
 // Roots come from: the gpuperf tree's own build (the built-in suite, kernels/builtin_autoregister.cpp), a
 // project built against the installed package (gpuperfConfig.cmake generates gpuperf_project_source_root()
-// into executables that link gpuperf::main: the project's top source folder), and add_source_root().
+// into executables that link gpuperf::main: the project's top source folder; gpuperf's CMakeLists.txt does the
+// same for a project that adds gpuperf's source), $GPUPERF_SOURCE_ROOT (an absolute folder: a build nobody made
+// with gpuperf's CMake), and add_source_root() (`record --source-root DIR`).
 #pragma once
 
 #include <string>
@@ -17,7 +19,7 @@ namespace gpuperf {
 
 // A folder this binary's sources were built from (absolute; "" is ignored). Thread-safe.
 void add_source_root(const std::string& root);
-// Every registered root, the project's (gpuperf_project_source_root) first.
+// Every registered root: the project's (gpuperf_project_source_root), $GPUPERF_SOURCE_ROOT's, then added ones.
 std::vector<std::string> source_roots();
 // `path` relative to the deepest root that encloses it, compared as text (the file need not exist here):
 // "/ci/build-17/kernels/x.cu" -> "kernels/x.cu" under root "/ci/build-17"; "" when no root encloses it.

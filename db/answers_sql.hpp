@@ -1,6 +1,13 @@
-// The reads of a team's answers, in the SQL both engines understand (db/sqlite/answers.cpp,
-// db/postgres/answers.cpp read their rows in this column order). Not a public header.
+// The reads of a team's answers, in the SQL both engines understand, and the rows they give read once for both
+// (db/sqlite/answers.cpp, db/postgres/answers.cpp). Not a public header.
 #pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "core/result.hpp"
+#include "db/answers.hpp"
 
 namespace gpuperf::db::answers_sql {
 
@@ -21,5 +28,53 @@ inline constexpr const char* kSelectNotes =
     "SELECT n.id, n.uuid, n.run_id, coalesce(r.uuid, ''), n.commit_sha, n.machine_id, coalesce(m.fingerprint, ''), "
     "n.night, n.text, n.noted_by, n.noted_at FROM annotation n LEFT JOIN run r ON r.id = n.run_id "
     "LEFT JOIN machine m ON m.id = n.machine_id ORDER BY n.id";
+
+// A row of kSelectAcks or kSelectNotes through either engine's cursor: R has int64(col), text(col), is_null(col)
+// and flag(col) (a boolean column).
+template <class R>
+std::optional<std::int64_t> optional_id(const R& r, int col) {
+  return r.is_null(col) ? std::nullopt : std::optional<std::int64_t>(r.int64(col));
+}
+
+template <class R>
+Acknowledgement acknowledgement_from(const R& r) {
+  Acknowledgement a;
+  a.id = r.int64(0);
+  a.uuid = r.text(1);
+  a.machine_id = r.int64(2);
+  a.fingerprint = r.text(3);
+  a.benchmark_id = r.int64(4);
+  a.instance = BenchmarkInstance{r.text(5), params_from_json(r.text(6))};
+  a.metric = r.text(7);
+  a.run_id = r.int64(8);
+  a.run_uuid = r.text(9);
+  a.commit = r.text(10);
+  a.reason = r.text(11);
+  a.link = r.text(12);
+  a.by = r.text(13);
+  a.at = r.text(14);
+  a.accepted = r.flag(15);
+  a.undone = r.flag(16);
+  a.undone_by = r.text(17);
+  a.undone_at = r.text(18);
+  return a;
+}
+
+template <class R>
+Annotation annotation_from(const R& r) {
+  Annotation n;
+  n.id = r.int64(0);
+  n.uuid = r.text(1);
+  n.run_id = optional_id(r, 2);
+  n.run_uuid = r.text(3);
+  n.commit = r.text(4);
+  n.machine_id = optional_id(r, 5);
+  n.fingerprint = r.text(6);
+  n.night = r.text(7);
+  n.text = r.text(8);
+  n.by = r.text(9);
+  n.at = r.text(10);
+  return n;
+}
 
 }  // namespace gpuperf::db::answers_sql

@@ -85,6 +85,8 @@ class Engine {
 
   // Store::identity.
   virtual RunIdentity identity(std::int64_t run_id) const = 0;
+  // Store::lines_with_text.
+  virtual std::vector<SourceLine> lines_with_text(std::int64_t run_id) const = 0;
 
   virtual std::vector<BenchmarkRow> benchmarks() const = 0;
   // Every stored metric's traits (unit, direction, determinism), in name order.

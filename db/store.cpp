@@ -234,6 +234,8 @@ std::vector<MetricInfo> Store::metrics() const { return engine_->metrics(); }
 
 RunIdentity Store::identity(std::int64_t run_id) const { return engine_->identity(run_id); }
 
+std::vector<SourceLine> Store::lines_with_text(std::int64_t run_id) const { return engine_->lines_with_text(run_id); }
+
 DbInfo Store::info() const {
   DbInfo d = engine_->info();
   d.path = shown_;

@@ -274,6 +274,10 @@ class Store {
   // The environment and code identities of the run with this id (empty for a run stored before schema 5, and
   // for an id that names no run).
   RunIdentity identity(std::int64_t run_id) const;
+  // The source lines of the run with this id that were stored with their text, every result's, in the
+  // collector's order: where a run collected away from its sources (its lines without text) finds the text of
+  // the same lines (reports/analysis/line_history.hpp). Empty for a file from before source lines.
+  std::vector<SourceLine> lines_with_text(std::int64_t run_id) const;
 
   DbInfo info() const;
   CheckReport check() const;

@@ -1,7 +1,6 @@
-// DeviceOps over the CUDA runtime, and the kernels the collector needs of its own: an L2 flush.
+// DeviceOps over the CUDA runtime; its L2 flush is write_discard of profiler/gpu/l2_flush.hpp.
 #include "profiler/metric_device.hpp"
 
-#include <cooperative_groups.h>
 #include <cuda.h>  // CUcontext, CUresult (types only: the driver is reached through cudart's entry point)
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
@@ -12,68 +11,10 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "profiler/gpu/l2_flush.hpp"
 
 namespace gpuperf {
 namespace {
-
-// The collector's L2 flush over a scratch buffer of twice the L2 size, in two steps:
-//  1. write all of it. Write-allocation evicts every line in L2, so whatever was dirty (the previous
-//     kernel's output) is written back now, outside any profiled range;
-//  2. drop each of the buffer's 128-byte lines from L2 without writing it back (PTX discard.global.L2,
-//     sm_80+), leaving L2 empty, as Nsight Compute's cache control does.
-// Measured on an H200 (bench/gpu/ncu_compare.sh's history, 2026-11-22): the previous flush, reading the
-// same buffer, left L2 full of clean lines but also left tens of kB of older dirty lines in it, which the
-// next kernel then wrote back (matmul/naive[n=1024]: 56-86 kB written where ncu reads 0-256 B); with this
-// flush it reads 0. Reading twice as much (4x L2) cleaned it too; clean-full vs empty made no measurable
-// difference to any other instance.
-// Step 2 may start only when every write of step 1 is done (a line discarded before another block's write
-// to it would be written back later, in the profiled kernel). One cooperative kernel with a grid-wide
-// barrier between the steps does both: in auto ranges every kernel costs CUPTI a range in every pass
-// (about 1.5 ms each on an H100), so one kernel instead of two takes a range per instance and pass off the
-// speed-of-light session. A device without cooperative launch gets the two kernels, the kernel boundary
-// being the barrier.
-__device__ void flush_write(int4* __restrict__ buf, std::size_t n) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    buf[i] = make_int4(1, 1, 1, 1);
-  }
-}
-
-__device__ void flush_discard(char* __restrict__ buf, std::size_t lines) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < lines;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-    asm volatile("discard.global.L2 [%0], 128;" ::"l"(buf + i * 128) : "memory");
-#endif
-  }
-}
-
-// Reads one word at each address (through L2, not L1), so their translations are in the TLBs; the writes
-// that follow evict the lines read. The loaded values only decide whether `sink` is written (never, unless
-// every word XORs to the marker), so the loads cannot be dropped.
-__device__ void warm_translations(const int* const* addresses, std::size_t n, int* sink) {
-  int acc = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    acc ^= __ldcg(addresses[i]);
-  }
-  if (acc == 0x5eed1e55) *sink = acc;
-}
-
-__global__ void flush_l2_cooperative(int4* buf, std::size_t bytes, const int* const* warm, std::size_t n_warm,
-                                     int* sink) {
-  if (n_warm > 0) {
-    warm_translations(warm, n_warm, sink);
-    cooperative_groups::this_grid().sync();  // every read done before the writes evict its lines
-  }
-  flush_write(buf, bytes / sizeof(int4));
-  cooperative_groups::this_grid().sync();  // every write done (and visible in L2) before any discard
-  flush_discard(reinterpret_cast<char*>(buf), bytes / 128);
-}
-
-__global__ void write_to_flush_l2(int4* __restrict__ buf, std::size_t n) { flush_write(buf, n); }
-
-__global__ void discard_from_l2(char* __restrict__ buf, std::size_t lines) { flush_discard(buf, lines); }
 
 std::string cuda_error_text(cudaError_t e) { return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e); }
 
@@ -110,18 +51,7 @@ class CudaDeviceOps final : public DeviceOps {
     max_threads_per_sm_ = prop.maxThreadsPerMultiProcessor;
     sm_count_ = prop.multiProcessorCount;
     warp_size_ = prop.warpSize;
-    // The one-kernel flush needs all its blocks resident at once (a cooperative launch): as many as fit.
-    int blocks_per_sm = 0;
-    if (prop.cooperativeLaunch != 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                                           &blocks_per_sm, flush_l2_cooperative, kFlushThreads, 0) == cudaSuccess) {
-      cooperative_blocks_ = sm_count_ * std::min(blocks_per_sm, 4);
-    }
-    (void)cudaGetLastError();  // a failed query leaves the two-kernel flush, and no error behind
-  }
-
-  ~CudaDeviceOps() override {
-    if (flush_buffer_ != nullptr) (void)cudaFree(flush_buffer_);  // teardown: nothing to do on failure
-    if (sink_ != nullptr) (void)cudaFree(sink_);
+    flush_ = std::make_unique<gpu::L2Flush>(l2_bytes_, sm_count_);
   }
 
   void* cu_context() override {
@@ -149,7 +79,7 @@ class CudaDeviceOps final : public DeviceOps {
   }
 
   std::unique_ptr<WarmList> make_warm_list(const std::vector<DeviceRange>& memory) override {
-    if (cooperative_blocks_ == 0 || l2_bytes_ == 0) return nullptr;
+    if (!flush_->cooperative() || l2_bytes_ == 0) return nullptr;
     constexpr std::size_t kStep = 64 * 1024;  // the smallest GPU page CUDA maps device memory with
     std::vector<const int*> addresses;
     for (const DeviceRange& r : memory) {
@@ -180,32 +110,12 @@ class CudaDeviceOps final : public DeviceOps {
   };
 
   void flush(StreamHandle stream, const CudaWarmList* warm) {
-    if (l2_bytes_ == 0) return;
-    std::size_t bytes = 2 * l2_bytes_;  // a multiple of 128: L2 sizes are whole kB
-    if (flush_buffer_ == nullptr) GPUPERF_CUDA_CHECK(cudaMalloc(&flush_buffer_, bytes));
-    if (sink_ == nullptr) GPUPERF_CUDA_CHECK(cudaMalloc(&sink_, sizeof(int)));
-    if (cooperative_blocks_ > 0) {
-      int4* buf = static_cast<int4*>(flush_buffer_);
-      const int* const* addresses = warm != nullptr ? static_cast<const int* const*>(warm->addresses) : nullptr;
-      std::size_t n_warm = warm != nullptr ? warm->count : 0;
-      int* sink = sink_;
-      void* args[] = {&buf, &bytes, &addresses, &n_warm, &sink};
-      GPUPERF_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&flush_l2_cooperative),
-                                                     dim3(cooperative_blocks_), dim3(kFlushThreads), args, 0,
-                                                     static_cast<cudaStream_t>(stream)));
-      return;
-    }
-    write_to_flush_l2<<<sm_count_ * 4, kFlushThreads, 0, stream>>>(static_cast<int4*>(flush_buffer_),
-                                                                   bytes / sizeof(int4));
-    discard_from_l2<<<sm_count_ * 4, kFlushThreads, 0, stream>>>(static_cast<char*>(flush_buffer_), bytes / 128);
-    GPUPERF_CUDA_CHECK(cudaGetLastError());
+    const auto* addresses = warm != nullptr ? static_cast<const int* const*>(warm->addresses) : nullptr;
+    flush_->flush(stream, gpu::FlushMethod::write_discard, addresses, warm != nullptr ? warm->count : 0);
   }
 
  public:
-  std::size_t flush_l2_kernels() const override {
-    if (l2_bytes_ == 0) return 0;
-    return cooperative_blocks_ > 0 ? 1 : 2;
-  }
+  std::size_t flush_l2_kernels() const override { return flush_->kernels(gpu::FlushMethod::write_discard); }
 
   void synchronize(StreamHandle stream) override { GPUPERF_CUDA_CHECK(cudaStreamSynchronize(stream)); }
 
@@ -235,10 +145,7 @@ class CudaDeviceOps final : public DeviceOps {
   int max_threads_per_sm_ = 0;
   int warp_size_ = 32;
   int sm_count_ = 1;
-  int cooperative_blocks_ = 0;  // the one-kernel flush's grid; 0: two kernels
-  void* flush_buffer_ = nullptr;
-  int* sink_ = nullptr;  // warm_translations' never-taken store
-  static constexpr int kFlushThreads = 512;
+  std::unique_ptr<gpu::L2Flush> flush_;  // write_discard over twice the L2 (l2_flush.hpp)
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/value_text.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/escape.hpp"
 
@@ -23,7 +24,7 @@ std::string pct(double from, double to) {
   return buf;
 }
 
-std::string value(double v, const MetricInfo& m) { return analysis::format_value(v, m.unit); }
+std::string value(double v, const MetricInfo& m) { return format_value(v, m.unit, UnitText::terminal); }
 
 std::string moved_text(const analysis::CompareRow& r) {
   if (!r.base || !r.candidate) return r.metric.name;

@@ -8,53 +8,6 @@
 
 namespace gpuperf::reports {
 
-UnitScale scale_for(const std::string& unit, double magnitude) {
-  const double m = std::fabs(magnitude);
-  if (unit == "ns") {
-    if (m >= 1e9) return {1e9, "s"};
-    if (m >= 1e6) return {1e6, "ms"};
-    if (m >= 1e3) return {1e3, "\xC2\xB5s"};  // µs
-    return {1, "ns"};
-  }
-  if (unit == "bytes") {  // decimal, as GB/s, ncu and compare/detect's hints count them
-    if (m >= 1e9) return {1e9, "GB"};
-    if (m >= 1e6) return {1e6, "MB"};
-    if (m >= 1e3) return {1e3, "kB"};
-    return {1, "B"};
-  }
-  if (unit == "count" || unit.empty()) {
-    if (m >= 1e9) return {1e9, "G"};
-    if (m >= 1e6) return {1e6, "M"};
-    if (m >= 1e4) return {1e3, "k"};  // counts below 10,000 read best in full
-    return {1, ""};
-  }
-  return {1, unit};
-}
-
-std::string format_number(double v, int significant) {
-  if (!std::isfinite(v)) return std::isnan(v) ? "n/a" : (v > 0 ? "inf" : "-inf");
-  if (v == 0) return "0";
-  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(v))));
-  const int decimals = std::clamp(significant - 1 - magnitude, 0, 9);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  if (s == "-0") s = "0";
-  return s;
-}
-
-std::string format_value(double v, const std::string& unit) {
-  const UnitScale sc = scale_for(unit, v);
-  const std::string num = format_number(v / sc.divisor);
-  if (sc.unit.empty()) return num;
-  if (sc.unit == "%") return num + "%";
-  return num + " " + sc.unit;
-}
-
 std::string format_change_pct(double pct) {
   if (!std::isfinite(pct)) return pct > 0 ? "+inf%" : "n/a";
   char buf[64];

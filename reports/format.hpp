@@ -6,20 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "core/value_text.hpp"
+
 namespace gpuperf::reports {
 
-// How values of a metric unit are shown for a given magnitude: ns -> µs/ms/s, bytes -> kB/MB/GB (decimal),
-// count -> k/M/G; other units (%, GB/s, ...) are shown as they are.
-struct UnitScale {
-  double divisor = 1;
-  std::string unit;  // the display unit, "" for a plain count
-};
-UnitScale scale_for(const std::string& unit, double magnitude);
-
-// `v` with about `significant` significant digits, no exponent, trailing zeros trimmed: 277.5, 0.125, 12000.
-std::string format_number(double v, int significant = 4);
-// A value in its metric unit, scaled for reading: "277.5 µs", "56.25%", "50.4 M", "64 MiB", "1250 GB/s".
-std::string format_value(double v, const std::string& unit);
+// One text of a metric value for every writer (core/value_text.hpp); the reports use its Unicode spelling.
+using gpuperf::format_number;
+using gpuperf::format_value;
+using gpuperf::scale_for;
+using gpuperf::UnitScale;
 // "+12.3%", "-4.0%", "+0.0%" for a relative change given in percent.
 std::string format_change_pct(double pct);
 // A change from `before` to `after` as the writers show it: format_change_pct of `pct`, or "new (was 0)"

@@ -87,7 +87,11 @@ std::string line_table(const std::vector<const SourceLine*>& lines, const std::v
     o += std::string("<tr") + (ch != nullptr ? " class=\"changed\"" : "") + "><td class=\"sline\">";
     if (ch != nullptr) o += "<span class=\"smark\" title=\"" + esc(line_change_text(*ch)) + "\">changed</span> ";
     o += "<code>" + esc(line_place(*l)) + "</code></td><td class=\"scode\"><code>" +
-         (l->text.empty() ? "<span class=\"muted\">(source not stored)</span>" : esc(l->text)) + "</code></td>";
+         (l->text.empty() ? "<span class=\"muted\">(source not stored)</span>" : esc(l->text)) + "</code>" +
+         (l->text_from_run != 0
+              ? " <span class=\"muted\">(text from run " + std::to_string(l->text_from_run) + ")</span>"
+              : "") +
+         "</td>";
     for (const Column* c : cols) {
       double top = 0;
       for (const SourceLine* x : scale) top = std::max({top, column_value(*c, *x), column_ideal(*c, *x)});

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/value_text.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/format.hpp"
 
@@ -24,10 +25,11 @@ std::string change_cell(const analysis::KindSplitChange& c, KernelKind kind) {
   return c.candidate.of(kind).gpu_time_ns > 0 ? "new" : "";
 }
 
-// A kind's cell in compare's tables: their values are ASCII ("10 us", as analysis::format_value writes the
+// A kind's cell in compare's tables: their values are ASCII ("10 us", as format_value's terminal text writes the
 // kernel rows above it), so the text table's columns line up by bytes.
 std::string compare_cell(const analysis::KindSplit& split, KernelKind kind) {
-  return analysis::format_value(split.of(kind).gpu_time_ns, "ns") + " (" + share_text(split.share_pct(kind)) + ")";
+  return format_value(split.of(kind).gpu_time_ns, "ns", UnitText::terminal) + " (" + share_text(split.share_pct(kind)) +
+         ")";
 }
 
 // The rows both compare tables show: kind, base, candidate, change.

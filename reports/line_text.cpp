@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/value_text.hpp"
 #include "reports/analysis/detect.hpp"
 
 namespace gpuperf::reports {
@@ -13,7 +14,7 @@ std::string value_text(const analysis::LineCounterChange& c, double v) {
     std::snprintf(buf, sizeof buf, "%.1f", v);
     return buf;
   }
-  return analysis::format_value(v, "count");
+  return format_value(v, "count", UnitText::terminal);
 }
 
 }  // namespace
@@ -45,6 +46,8 @@ std::string line_change_text(const analysis::LineChange& ch) {
   if (ch.is_new) s += " (new line)";
   if (ch.is_gone) s += " (line gone)";
   if (!ch.line.text.empty()) s += "  " + ch.line.text;
+  // Text the run could not read, taken from another stored run of the same line (line_history.hpp).
+  if (ch.line.text_from_run != 0) s += "  (text from run " + std::to_string(ch.line.text_from_run) + ")";
   s += " ";
   for (std::size_t i = 0; i < ch.counters.size(); ++i) {
     const analysis::LineCounterChange& c = ch.counters[i];
@@ -75,6 +78,8 @@ nlohmann::json line_changes_json(const std::vector<analysis::LineChange>& change
                    {"function", ch.line.function},
                    {"sass_offset", ch.line.sass_offset},
                    {"text", ch.line.text},
+                   {"text_from_run",
+                    ch.line.text_from_run == 0 ? nlohmann::json(nullptr) : nlohmann::json(ch.line.text_from_run)},
                    {"new", ch.is_new},
                    {"gone", ch.is_gone},
                    {"weight", ch.weight},

@@ -23,8 +23,8 @@ std::string counter_change_text(const analysis::LineCounterChange& c);
 // The place (with "(was :51)" where the line moved, "new line" or "line gone"), the text and the moved
 // counters, "; " apart.
 std::string line_change_text(const analysis::LineChange& change);
-// [{"file", "line", "was_line", "inlined_at_file", "inlined_at_line", "function", "sass_offset", "text", "new", "gone",
-// "weight", "counters":
+// [{"file", "line", "was_line", "inlined_at_file", "inlined_at_line", "function", "sass_offset", "text",
+// "text_from_run" (the run the text came from, null: this run's own), "new", "gone", "weight", "counters":
 // [{"counter", "before", "after", "ideal"}]}] for the JSON writers.
 nlohmann::json line_changes_json(const std::vector<analysis::LineChange>& changes);
 

@@ -60,6 +60,11 @@ struct Writer {
   std::string out;
   bool several = model.machines.size() > 1;
 
+  // A table's header row and rule, led by a Machine column when the report covers several machines.
+  std::string header(const std::string& columns, const std::string& rule) const {
+    return (several ? "| Machine " : "") + columns + (several ? "|---" : "") + rule;
+  }
+
   std::size_t budget() const {
     // Keep room for the closing note.
     const std::size_t reserve = 400;
@@ -126,12 +131,10 @@ struct Writer {
       out += std::string("None detected in this window.\n\n");
       return;
     }
-    std::string head = several ? "| Machine " : "";
-    head += "| Benchmark | Metric | Change | Before" + std::string(kArrow) +
-            "after | Commits | Date | State | Root-cause hints |\n";
-    head += several ? "|---" : "";
-    head += "|---|---|--:|---|---|---|---|---|\n";
-    Table table(head, total);
+    Table table(header("| Benchmark | Metric | Change | Before" + std::string(kArrow) +
+                           "after | Commits | Date | State | Root-cause hints |\n",
+                       "|---|---|--:|---|---|---|---|---|\n"),
+                total);
     std::size_t shown = 0;
     for (const auto& m : model.machines) {
       for (const auto& row : regression ? m.regressions : m.improvements) {
@@ -179,11 +182,9 @@ struct Writer {
       out += "No variant pairs: no benchmark in this window names a family baseline.\n\n";
       return;
     }
-    std::string head = several ? "| Machine " : "";
-    head += "| Family | Pair | Benchmarks | Latest durations | Ratio | Trend | Window | Key metric |\n";
-    head += several ? "|---" : "";
-    head += "|---|---|---|---|--:|---|---|---|\n";
-    Table table(head, total);
+    Table table(header("| Family | Pair | Benchmarks | Latest durations | Ratio | Trend | Window | Key metric |\n",
+                       "|---|---|---|---|--:|---|---|---|\n"),
+                total);
     for (const auto& m : model.machines) {
       for (const auto& f : m.families) {
         for (const auto& pair : f.pairs) {
@@ -287,11 +288,7 @@ struct Writer {
            " kernels at their latest run: compute (SM) and memory throughput, % of peak; the bound they give "
            "(memory or compute at " +
            format_value(kBoundPeakPct, "%") + " or more, latency below)</summary>\n\n";
-    std::string head = several ? "| Machine " : "";
-    head += "| Benchmark | Bound | SM | Memory | DRAM | Commit |\n";
-    head += several ? "|---" : "";
-    head += "|---|---|--:|--:|--:|---|\n";
-    Table table(head, total);
+    Table table(header("| Benchmark | Bound | SM | Memory | DRAM | Commit |\n", "|---|---|--:|--:|--:|---|\n"), total);
     for (const auto& m : model.machines) {
       for (const auto& inst : m.instances) {
         if (!inst.bound) continue;
@@ -325,11 +322,8 @@ struct Writer {
     out += "### Duration trends\n\n<details><summary>" + std::to_string(items.size()) +
            " benchmarks: latest median, change over the window (level of the last runs against the first), trend"
            "</summary>\n\n";
-    std::string head = several ? "| Machine " : "";
-    head += "| Benchmark | Latest | Window | Trend | Change points |\n";
-    head += several ? "|---" : "";
-    head += "|---|--:|--:|---|---|\n";
-    Table table(head, items.size());
+    Table table(header("| Benchmark | Latest | Window | Trend | Change points |\n", "|---|--:|--:|---|---|\n"),
+                items.size());
     for (const auto& it : items) {
       std::vector<double> values;
       values.reserve(it.s->points.size());

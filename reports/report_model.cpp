@@ -11,6 +11,7 @@
 
 #include "core/metrics.hpp"
 #include "core/short_name.hpp"
+#include "core/value_text.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/family_pairs.hpp"
 #include "reports/format.hpp"
@@ -157,8 +158,8 @@ void add_findings(MachineReport& m, std::vector<ChangeRow>& rows) {
     const bool hinted = std::any_of(d->hints.begin(), d->hints.end(),
                                     [&](const std::string& h) { return h.rfind(name + ' ', 0) == 0; });
     if (!hinted) {
-      d->hints.push_back(name + ' ' + analysis::format_value(row.change.before, row.change.metric.unit) + " -> " +
-                         analysis::format_value(row.change.after, row.change.metric.unit));
+      d->hints.push_back(name + ' ' + format_value(row.change.before, row.change.metric.unit, UnitText::terminal) +
+                         " -> " + format_value(row.change.after, row.change.metric.unit, UnitText::terminal));
     }
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "db/source_lines.hpp"
+#include "reports/analysis/line_history.hpp"
 
 namespace gpuperf::reports {
 
@@ -17,8 +18,11 @@ std::vector<InstanceSource> load_instance_sources(const db::Store& store, const 
     std::sort(list.begin(), list.end(), [](const db::RunInfo* a, const db::RunInfo* b) {
       return std::tie(a->started_at, a->id) > std::tie(b->started_at, b->id);
     });
-    const Run newest = store.load_run(list[0]->id, false);
-    const Run previous = list.size() > 1 ? store.load_run(list.back()->id, false) : Run{};
+    Run newest = store.load_run(list[0]->id, false);
+    Run previous = list.size() > 1 ? store.load_run(list.back()->id, false) : Run{};
+    analysis::LineTextHistory texts(store);  // lines collected away from their sources: the history's text
+    texts.fill(newest, list[0]->id);
+    if (list.size() > 1) texts.fill(previous, list.back()->id);
     std::map<std::string, const Result*> before;
     for (const Result& r : previous.results) before[r.instance.display_name()] = &r;
     for (const Result& r : newest.results) {

@@ -11,6 +11,7 @@
 
 #include "core/errors.hpp"
 #include "core/short_name.hpp"
+#include "core/value_text.hpp"
 #include "db/answers_json.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/identity_findings.hpp"
@@ -98,7 +99,7 @@ void write_md_table(std::ostream& out, const std::vector<std::string>& header, c
 }
 
 std::string value_cell(const std::optional<Summary>& s, const MetricInfo& m) {
-  return s && s->n > 0 ? format_value(s->median, m.unit) : "-";
+  return s && s->n > 0 ? format_value(s->median, m.unit, UnitText::terminal) : "-";
 }
 
 // A change's machine as every command names it (its fingerprint where the name is unknown).
@@ -393,7 +394,8 @@ void write_steps(std::ostream& out, const std::vector<EnvironmentStep>& steps, c
     for (std::size_t i : s.changes) {
       const ChangePoint& c = changes[i];
       const std::string line = names.display_name(c.instance) + " " + signed_pct(c.change_pct) + " " +
-                               format_value(c.before, c.metric.unit) + " -> " + format_value(c.after, c.metric.unit);
+                               format_value(c.before, c.metric.unit, UnitText::terminal) + " -> " +
+                               format_value(c.after, c.metric.unit, UnitText::terminal);
       out << (text ? "    " + terminal_text(line) : "- " + md(line)) << '\n';
     }
     out << '\n';
@@ -606,7 +608,8 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     if (!text && c.kind == ChangeKind::regression) kind = "**" + kind + "**";
     for (const std::string& cell :
          {esc(short_names.display_name(c.instance)), esc(c.metric.name), signed_pct(c.change_pct),
-          format_value(c.before, c.metric.unit), format_value(c.after, c.metric.unit), esc(short_commit(c.commit)),
+          format_value(c.before, c.metric.unit, UnitText::terminal),
+          format_value(c.after, c.metric.unit, UnitText::terminal), esc(short_commit(c.commit)),
           esc(short_commit(c.previous_commit)), kind, confidence_cell(c.confidence), esc(state_cell(c)),
           std::string(c.gated ? "yes" : "no")}) {
       row.push_back(cell);
@@ -723,12 +726,13 @@ void write_changes_junit(std::ostream& out, const std::vector<ChangePoint>& chan
         << " series\" time=\"0\"></testcase>\n";
   }
   for (const auto& c : changes) {
-    std::string detail = std::string(to_string(c.kind)) + ' ' + signed_pct(c.change_pct) + " at " + c.commit +
-                         " (after " + c.previous_commit + "): " + format_value(c.before, c.metric.unit) + " -> " +
-                         format_value(c.after, c.metric.unit) + ", confidence " + confidence_cell(c.confidence) +
-                         (c.unconfirmed && !c.answer ? ", " + state_cell(c) : std::string()) +
-                         (c.kind == ChangeKind::regression && !c.gated ? " (not gated)" : "") +
-                         (c.answer ? ", " + state_cell(c) : std::string());
+    std::string detail =
+        std::string(to_string(c.kind)) + ' ' + signed_pct(c.change_pct) + " at " + c.commit + " (after " +
+        c.previous_commit + "): " + format_value(c.before, c.metric.unit, UnitText::terminal) + " -> " +
+        format_value(c.after, c.metric.unit, UnitText::terminal) + ", confidence " + confidence_cell(c.confidence) +
+        (c.unconfirmed && !c.answer ? ", " + state_cell(c) : std::string()) +
+        (c.kind == ChangeKind::regression && !c.gated ? " (not gated)" : "") +
+        (c.answer ? ", " + state_cell(c) : std::string());
     for (const auto& h : c.hints) detail += "; " + h;
     for (const auto& l : c.lines) detail += "; " + line_change_text(l);
     out << "    <testcase classname=\"" << xml(c.instance.display_name()) << "\" name=\""

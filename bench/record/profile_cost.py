@@ -7,7 +7,8 @@ counters, and the wall time against a plain run of the same program.
                                  [--run-timeout S] [--stall-seconds S]
     bench/record/profile_cost.py --from-log DIR        (the table again from a finished --out folder)
 
-Programs: the transformers GPT-2 (bench/record/programs/transformers_gpt2.py), the PyTorch training loop, JAX
+Programs: the transformers GPT-2 (bench/record/programs/transformers_gpt2.py), a Llama-style decoder trained eager
+then its forward torch.compile'd (transformers_decoder.py), the PyTorch training loop, JAX
 `jit` (XLA_PYTHON_CLIENT_PREALLOCATE=false: kernel replay saves the memory a kernel can reach), the C++ CUDA graph
 probe (`record_probe graph 500`) and the C++ 4-thread probe. Each runs plain once, then recorded with
 `--metrics default` as the library does by default (the session kept enabled between profiled launches, the
@@ -129,6 +130,7 @@ def main():
     py = sys.executable
     cells = [
         ("gpt2", [py, os.path.join(PROGRAMS, "transformers_gpt2.py")], {}, [("now", NOW)]),
+        ("decoder", [py, os.path.join(PROGRAMS, "transformers_decoder.py")], {}, [("now", NOW)]),
         ("cpp-graph", [a.probe or "record_probe", "graph", "500"], {}, [("now", NOW), ("per-launch", BEFORE)]),
         ("jax-jit", [py, os.path.join(PROGRAMS, "jax_jit.py")], {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"},
          [("now", NOW)]),

@@ -10,7 +10,7 @@ record_overhead.py compares processes: plain, a bare CUPTI tracer, `record`. Loo
 processes (and the tracer's level too), so a difference of 1% between two settings would need about 1,700
 processes each to show. Here each process runs under `gpuperf record` (its defaults, NVTX paths) with
 GPUPERF_RECORD_OVERHEAD_AB=PARTS, and times its loop 2 x --pairs times, those parts of gpuperf's own work on
-and off in turn (on, off, off, on, ...; profiler/record/inject.cpp, gpuperf_record_overhead_ours). With
+and off in turn (on, off, off, on, ...; profiler/record/inject/inject.cpp, gpuperf_record_overhead_ours). With
 --pause all (the default), off, the injection library does what the bare tracer + launch API does
 (tests/record/bare_tracer.cpp): CUPTI is asked the same, NVTX pushes and pops push and pop a plain external
 id, records are counted, not written, and nothing is flushed. So "on / off" is what gpuperf's own code adds
@@ -60,7 +60,7 @@ LOOP_RE = {
 MEASURE_RE = {
     "torch": {"step": (re.compile(r"^step_us_median ([\d.]+) ours (on|off)$", re.M), "us/step (median)")},
 }
-# record's own-time line: CUPTI's part of the periodic flushes (cli/record_run.cpp, profiler/record/recorder.cpp).
+# record's own-time line: CUPTI's part of the periodic flushes (cli/record_run.cpp, profiler/record/recorder/recorder.cpp).
 FLUSH_RE = re.compile(r"CUPTI's part of the periodic flush took ([\d.]+) ms in ([\d,]+) calls .*?\(the longest "
                       r"([\d.]+) ms\)")
 

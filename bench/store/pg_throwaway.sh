@@ -13,7 +13,7 @@
 #   eval "$(bench/store/pg_throwaway.sh start /tmp/pg-bench gpuperf)"; gpuperf import --db "$PG_URI" ...
 #   bench/store/pg_throwaway.sh stop /tmp/pg-bench
 # Sourced (. bench/store/pg_throwaway.sh), it defines `pg_throwaway start|crash|stop|env DIR ...`, whose start
-# sets the PG_* variables in the calling shell.
+# sets the PG_* variables in the calling shell, and `throwaway_store sqlite|postgres WORK` for a test's store.
 #
 # As root (CI, containers) the server runs as the `postgres` user (initdb refuses root), through runuser or
 # setpriv, and DIR belongs to it: DIR's parents must be enterable by postgres (/tmp is). fsync is off unless
@@ -157,6 +157,31 @@ pg_throwaway() {
     env) _pg_tw_env "$dir" ;;
     *) echo "pg_throwaway: unknown command $command (start, crash, stop, env)" >&2; return 2 ;;
   esac
+}
+
+# For a CI shell test (sourced): a store in the folder WORK that goes away with the test, its --db in
+# THROWAWAY_DB. sqlite: WORK/history.db. postgres: a throwaway server in WORK/pg (database gpuperf, over TCP)
+# that stops at exit; exit 77 (ctest's skipped) where no server binaries are installed and CI is not set, exit 1
+# if it does not start. Either way the EXIT trap removes WORK, unless KEEP is set.
+throwaway_store() {
+  local mode=$1 work rc=0
+  work=$(printf %q "$2")
+  chmod 755 "$2"  # the server's user must reach its folder below it
+  # shellcheck disable=SC2034 # the caller's
+  THROWAWAY_DB=$2/history.db
+  # shellcheck disable=SC2064 # WORK is expanded now: the trap runs after this function's locals are gone
+  trap "[[ -n \${KEEP:-} ]] || rm -rf $work" EXIT
+  [[ $mode == postgres ]] || return 0
+  # shellcheck disable=SC2064
+  trap "pg_throwaway stop $work/pg >/dev/null 2>&1 || true; [[ -n \${KEEP:-} ]] || rm -rf $work" EXIT
+  pg_throwaway start "$2/pg" gpuperf >/dev/null || rc=$?
+  if ((rc == 3)) && [[ -z ${CI:-} ]] && [[ -z $(compgen -G '/usr/lib/postgresql/*/bin/initdb') ]]; then
+    echo "skipped: no PostgreSQL server binaries (ci/setup.sh --test installs them)"
+    exit 77
+  fi
+  ((rc == 0)) || { echo "FAIL: the throwaway server did not start" >&2; exit 1; }
+  # shellcheck disable=SC2034
+  THROWAWAY_DB=$PG_TCP_URI
 }
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then

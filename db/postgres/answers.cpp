@@ -11,9 +11,15 @@ using answers_sql::kAnswersVersion;
 using answers_sql::kSelectAcks;
 using answers_sql::kSelectNotes;
 
-std::optional<std::int64_t> optional_id(const Result& r, int row, int col) {
-  return r.is_null(row, col) ? std::nullopt : std::optional<std::int64_t>(r.int64(row, col));
-}
+// Row `row` of a result as answers_sql reads it.
+struct Row {
+  const Result& r;
+  int row;
+  std::int64_t int64(int col) const { return r.int64(row, col); }
+  std::string text(int col) const { return r.text(row, col); }
+  bool is_null(int col) const { return r.is_null(row, col); }
+  bool flag(int col) const { return r.boolean(row, col); }
+};
 
 }  // namespace
 
@@ -28,10 +34,16 @@ std::string PgEngine::missing_answer_privileges() const {
   return missing;
 }
 
-bool PgEngine::add_acknowledgement(const Acknowledgement& a) {
+bool PgEngine::insert_answer(const char* sql, const Params& params, const char* what) {
   Transaction tx(conn_);
   begin_write(tx);
-  Result r = conn_.exec(
+  const bool added = conn_.exec(sql, params, what).rows() > 0;
+  tx.commit();
+  return added;
+}
+
+bool PgEngine::add_acknowledgement(const Acknowledgement& a) {
+  return insert_answer(
       "INSERT INTO acknowledgement(uuid, machine_id, benchmark_id, metric_id, run_id, reason, link, acked_by, "
       "acked_at, accepted) SELECT $1, $2, $3, mt.id, $5, $6, $7, $8, $9, $10 FROM metric mt WHERE mt.name = $4 "
       "ON CONFLICT(uuid) DO NOTHING RETURNING id",
@@ -47,8 +59,6 @@ bool PgEngine::add_acknowledgement(const Acknowledgement& a) {
           .add(a.at)
           .add(a.accepted),
       "storing an acknowledgement");
-  tx.commit();
-  return r.rows() > 0;
 }
 
 int PgEngine::undo_acknowledgement(std::int64_t id, const std::string& by, const std::string& at) {
@@ -70,62 +80,23 @@ std::vector<Acknowledgement> PgEngine::acknowledgements() const {
   std::vector<Acknowledgement> out;
   if (readable_version_ < kAnswersVersion) return out;
   Result r = conn_.exec(kSelectAcks, {}, "reading acknowledgements");
-  for (int i = 0; i < r.rows(); ++i) {
-    Acknowledgement a;
-    a.id = r.int64(i, 0);
-    a.uuid = r.text(i, 1);
-    a.machine_id = r.int64(i, 2);
-    a.fingerprint = r.text(i, 3);
-    a.benchmark_id = r.int64(i, 4);
-    a.instance = BenchmarkInstance{r.text(i, 5), params_from_json(r.text(i, 6))};
-    a.metric = r.text(i, 7);
-    a.run_id = r.int64(i, 8);
-    a.run_uuid = r.text(i, 9);
-    a.commit = r.text(i, 10);
-    a.reason = r.text(i, 11);
-    a.link = r.text(i, 12);
-    a.by = r.text(i, 13);
-    a.at = r.text(i, 14);
-    a.accepted = r.boolean(i, 15);
-    a.undone = r.boolean(i, 16);
-    a.undone_by = r.text(i, 17);
-    a.undone_at = r.text(i, 18);
-    out.push_back(std::move(a));
-  }
+  for (int i = 0; i < r.rows(); ++i) out.push_back(answers_sql::acknowledgement_from(Row{r, i}));
   return out;
 }
 
 bool PgEngine::add_annotation(const Annotation& n) {
-  Transaction tx(conn_);
-  begin_write(tx);
-  Result r = conn_.exec(
+  return insert_answer(
       "INSERT INTO annotation(uuid, run_id, commit_sha, machine_id, night, text, noted_by, noted_at) "
       "VALUES($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT(uuid) DO NOTHING RETURNING id",
       Params().add(n.uuid).add(n.run_id).add(n.commit).add(n.machine_id).add(n.night).add(n.text).add(n.by).add(n.at),
       "storing an annotation");
-  tx.commit();
-  return r.rows() > 0;
 }
 
 std::vector<Annotation> PgEngine::annotations() const {
   std::vector<Annotation> out;
   if (readable_version_ < kAnswersVersion) return out;
   Result r = conn_.exec(kSelectNotes, {}, "reading annotations");
-  for (int i = 0; i < r.rows(); ++i) {
-    Annotation n;
-    n.id = r.int64(i, 0);
-    n.uuid = r.text(i, 1);
-    n.run_id = optional_id(r, i, 2);
-    n.run_uuid = r.text(i, 3);
-    n.commit = r.text(i, 4);
-    n.machine_id = optional_id(r, i, 5);
-    n.fingerprint = r.text(i, 6);
-    n.night = r.text(i, 7);
-    n.text = r.text(i, 8);
-    n.by = r.text(i, 9);
-    n.at = r.text(i, 10);
-    out.push_back(std::move(n));
-  }
+  for (int i = 0; i < r.rows(); ++i) out.push_back(answers_sql::annotation_from(Row{r, i}));
   return out;
 }
 

@@ -35,6 +35,7 @@ class PgEngine final : public Engine {
   Run load_run(std::int64_t run_id, bool with_samples) const override;
   void load_runs(const std::vector<std::int64_t>& run_ids, const std::function<void(Run&&)>& each) const override;
   RunIdentity identity(std::int64_t run_id) const override;
+  std::vector<SourceLine> lines_with_text(std::int64_t run_id) const override;
   std::vector<BenchmarkRow> benchmarks() const override;
   std::vector<MetricInfo> metrics() const override;
   void history_rows(const HistoryFilter& filter, const std::optional<std::vector<std::int64_t>>& benchmark_ids,
@@ -55,6 +56,8 @@ class PgEngine final : public Engine {
 
   // Starts a write: BEGIN, the lock timeout, then the write lock (schema::kWriteLock).
   void begin_write(Transaction& tx) const;
+  // One INSERT ... ON CONFLICT(uuid) DO NOTHING RETURNING of an answer in its write: whether it added the row.
+  bool insert_answer(const char* sql, const Params& params, const char* what);
 
   Connection conn_;
   Access access_;

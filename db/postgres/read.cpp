@@ -229,6 +229,10 @@ Run PgEngine::load_run(std::int64_t run_id, bool with_samples) const {
 
 RunIdentity PgEngine::identity(std::int64_t run_id) const { return read_identity(conn_, run_id); }
 
+std::vector<SourceLine> PgEngine::lines_with_text(std::int64_t run_id) const {
+  return read_lines_with_text(conn_, run_id);
+}
+
 std::vector<BenchmarkRow> PgEngine::benchmarks() const {
   Result r = conn_.exec("SELECT id, name, params_json FROM benchmark ORDER BY id", {}, "reading benchmarks");
   std::vector<BenchmarkRow> out;

@@ -1,5 +1,8 @@
 #include "db/postgres/source_lines.hpp"
 
+#include <utility>
+#include <vector>
+
 #include "db/source_lines.hpp"
 
 namespace gpuperf::db::pg {
@@ -82,6 +85,41 @@ void SourceLineRows::flush(const Connection& c) {
   lines_.clear();
 }
 
+namespace {
+
+// The run's stored lines with their benchmark ids, in (benchmark, collector's) order; only those with text
+// where `with_text_only`.
+std::vector<std::pair<std::int64_t, SourceLine>> select_lines(const Connection& c, std::int64_t run_id,
+                                                              bool with_text_only) {
+  // A database from before migration 6 opened read-only has no call-site columns.
+  const bool sites = c.exec(
+                          "SELECT count(*) > 0 FROM pg_attribute WHERE attrelid = to_regclass('source_line') "
+                          "AND attname = 'inlined_at_file' AND NOT attisdropped",
+                          {}, "reading a run")
+                         .boolean(0, 0);
+  Result r =
+      c.exec("SELECT benchmark_id, file, line, function, sass_offset, text" + counter_columns() +
+                 (sites ? ", inlined_at_file, inlined_at_line" : ", '', 0") + " FROM source_line WHERE run_id = $1" +
+                 (with_text_only ? " AND text <> ''" : "") + " ORDER BY benchmark_id, idx",
+             Params().add(run_id), "reading a run's source lines");
+  std::vector<std::pair<std::int64_t, SourceLine>> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    SourceLine l;
+    l.file = r.text(i, 1);
+    l.line = r.int64(i, 2);
+    l.function = r.text(i, 3);
+    l.sass_offset = r.int64(i, 4);
+    l.text = r.text(i, 5);
+    for (std::size_t k = 0; k < kLineCounterCount; ++k) l.*kLineCounters[k].member = r.real(i, static_cast<int>(6 + k));
+    l.inlined_at_file = r.text(i, static_cast<int>(6 + kLineCounterCount));
+    l.inlined_at_line = r.int64(i, static_cast<int>(7 + kLineCounterCount));
+    out.emplace_back(r.int64(i, 0), std::move(l));
+  }
+  return out;
+}
+
+}  // namespace
+
 void read_source_lines(const Connection& c, std::int64_t run_id,
                        const std::unordered_map<std::int64_t, std::size_t>& result_of_benchmark, Run& run) {
   if (!c.exec("SELECT to_regclass('outcome_source') IS NOT NULL", {}, "reading a run").boolean(0, 0)) return;
@@ -99,30 +137,17 @@ void read_source_lines(const Connection& c, std::int64_t run_id,
       src.lines_total = r.int64(i, 4);
     }
   }
-  // A database from before migration 6 opened read-only has no call-site columns.
-  const bool sites = c.exec(
-                          "SELECT count(*) > 0 FROM pg_attribute WHERE attrelid = to_regclass('source_line') "
-                          "AND attname = 'inlined_at_file' AND NOT attisdropped",
-                          {}, "reading a run")
-                         .boolean(0, 0);
-  Result r = c.exec("SELECT benchmark_id, file, line, function, sass_offset, text" + counter_columns() +
-                        (sites ? ", inlined_at_file, inlined_at_line" : ", '', 0") +
-                        " FROM source_line WHERE run_id = $1 ORDER BY benchmark_id, idx",
-                    Params().add(run_id), "reading a run's source lines");
-  for (int i = 0; i < r.rows(); ++i) {
-    auto it = result_of_benchmark.find(r.int64(i, 0));
-    if (it == result_of_benchmark.end()) continue;
-    SourceLine l;
-    l.file = r.text(i, 1);
-    l.line = r.int64(i, 2);
-    l.function = r.text(i, 3);
-    l.sass_offset = r.int64(i, 4);
-    l.text = r.text(i, 5);
-    for (std::size_t k = 0; k < kLineCounterCount; ++k) l.*kLineCounters[k].member = r.real(i, static_cast<int>(6 + k));
-    l.inlined_at_file = r.text(i, static_cast<int>(6 + kLineCounterCount));
-    l.inlined_at_line = r.int64(i, static_cast<int>(7 + kLineCounterCount));
-    run.results[it->second].source.lines.push_back(std::move(l));
+  for (auto& [benchmark_id, line] : select_lines(c, run_id, false)) {
+    auto it = result_of_benchmark.find(benchmark_id);
+    if (it != result_of_benchmark.end()) run.results[it->second].source.lines.push_back(std::move(line));
   }
+}
+
+std::vector<SourceLine> read_lines_with_text(const Connection& c, std::int64_t run_id) {
+  if (!c.exec("SELECT to_regclass('source_line') IS NOT NULL", {}, "reading a run").boolean(0, 0)) return {};
+  std::vector<SourceLine> out;
+  for (auto& row : select_lines(c, run_id, true)) out.push_back(std::move(row.second));
+  return out;
 }
 
 }  // namespace gpuperf::db::pg

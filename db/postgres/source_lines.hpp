@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "core/result.hpp"
 #include "db/postgres/connection.hpp"
@@ -31,5 +32,7 @@ class SourceLineRows {
 // A database at schema 2 (read only) has no source tables: its results keep the default (skipped).
 void read_source_lines(const Connection& c, std::int64_t run_id,
                        const std::unordered_map<std::int64_t, std::size_t>& result_of_benchmark, Run& run);
+// Engine::lines_with_text.
+std::vector<SourceLine> read_lines_with_text(const Connection& c, std::int64_t run_id);
 
 }  // namespace gpuperf::db::pg

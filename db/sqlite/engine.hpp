@@ -44,6 +44,7 @@ class SqliteEngine final : public Engine {
   std::optional<RunInfo> latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const override;
   Run load_run(std::int64_t run_id, bool with_samples) const override;
   RunIdentity identity(std::int64_t run_id) const override;
+  std::vector<SourceLine> lines_with_text(std::int64_t run_id) const override;
   std::vector<BenchmarkRow> benchmarks() const override;
   std::vector<MetricInfo> metrics() const override;
   void history_rows(const HistoryFilter& filter, const std::optional<std::vector<std::int64_t>>& benchmark_ids,

@@ -96,6 +96,10 @@ std::vector<RunInfo> SqliteEngine::runs_matching(RunKey key, const std::string& 
 
 RunIdentity SqliteEngine::identity(std::int64_t run_id) const { return read_identity(conn_, run_id); }
 
+std::vector<SourceLine> SqliteEngine::lines_with_text(std::int64_t run_id) const {
+  return read_lines_with_text(conn_, run_id);
+}
+
 std::vector<BenchmarkRow> SqliteEngine::benchmarks() const {
   std::vector<BenchmarkRow> out;
   Statement s(conn_, "SELECT id, name, params_json FROM benchmark ORDER BY id");

@@ -1,6 +1,8 @@
 #include "db/sqlite/source_lines.hpp"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "db/source_lines.hpp"
 
@@ -23,6 +25,34 @@ std::string insert_line_sql() {
   return "INSERT INTO source_line(run_id, benchmark_id, idx, file, line, function, sass_offset, text" +
          counter_columns("") + ", inlined_at_file, inlined_at_line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8" + values +
          ")";
+}
+
+// The run's stored lines with their benchmark ids, in (benchmark, collector's) order; only those with text
+// where `with_text_only`.
+std::vector<std::pair<std::int64_t, SourceLine>> select_lines(const Connection& c, std::int64_t run_id,
+                                                              bool with_text_only) {
+  // A file from before migration 6 opened read-only has no call-site columns.
+  const bool sites =
+      query_int(c, "SELECT count(*) FROM pragma_table_info('source_line') WHERE name = 'inlined_at_file'") > 0;
+  Statement s(c, "SELECT benchmark_id, file, line, function, sass_offset, text" + counter_columns("") +
+                     (sites ? ", inlined_at_file, inlined_at_line" : ", '', 0") +
+                     " FROM source_line WHERE run_id = ?1" + (with_text_only ? " AND text <> ''" : "") +
+                     " ORDER BY benchmark_id, idx");
+  s.bind(1, run_id);
+  std::vector<std::pair<std::int64_t, SourceLine>> out;
+  while (s.step()) {
+    SourceLine l;
+    l.file = s.text(1);
+    l.line = s.int64(2);
+    l.function = s.text(3);
+    l.sass_offset = s.int64(4);
+    l.text = s.text(5);
+    for (std::size_t k = 0; k < kLineCounterCount; ++k) l.*kLineCounters[k].member = s.real(static_cast<int>(6 + k));
+    l.inlined_at_file = s.text(static_cast<int>(6 + kLineCounterCount));
+    l.inlined_at_line = s.int64(static_cast<int>(7 + kLineCounterCount));
+    out.emplace_back(s.int64(0), std::move(l));
+  }
+  return out;
 }
 
 }  // namespace
@@ -63,27 +93,17 @@ void read_source_lines(const Connection& c, std::int64_t run_id,
       src.lines_total = s.int64(4);
     }
   }
-  // A file from before migration 6 opened read-only has no call-site columns.
-  const bool sites =
-      query_int(c, "SELECT count(*) FROM pragma_table_info('source_line') WHERE name = 'inlined_at_file'") > 0;
-  Statement s(c, "SELECT benchmark_id, file, line, function, sass_offset, text" + counter_columns("") +
-                     (sites ? ", inlined_at_file, inlined_at_line" : ", '', 0") +
-                     " FROM source_line WHERE run_id = ?1 ORDER BY benchmark_id, idx");
-  s.bind(1, run_id);
-  while (s.step()) {
-    auto it = result_of_benchmark.find(s.int64(0));
-    if (it == result_of_benchmark.end()) continue;
-    SourceLine l;
-    l.file = s.text(1);
-    l.line = s.int64(2);
-    l.function = s.text(3);
-    l.sass_offset = s.int64(4);
-    l.text = s.text(5);
-    for (std::size_t k = 0; k < kLineCounterCount; ++k) l.*kLineCounters[k].member = s.real(static_cast<int>(6 + k));
-    l.inlined_at_file = s.text(static_cast<int>(6 + kLineCounterCount));
-    l.inlined_at_line = s.int64(static_cast<int>(7 + kLineCounterCount));
-    run.results[it->second].source.lines.push_back(std::move(l));
+  for (auto& [benchmark_id, line] : select_lines(c, run_id, false)) {
+    auto it = result_of_benchmark.find(benchmark_id);
+    if (it != result_of_benchmark.end()) run.results[it->second].source.lines.push_back(std::move(line));
   }
+}
+
+std::vector<SourceLine> read_lines_with_text(const Connection& c, std::int64_t run_id) {
+  if (query_int(c, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'source_line'") == 0) return {};
+  std::vector<SourceLine> out;
+  for (auto& row : select_lines(c, run_id, true)) out.push_back(std::move(row.second));
+  return out;
 }
 
 }  // namespace gpuperf::db

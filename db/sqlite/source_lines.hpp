@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <vector>
 
 #include "core/result.hpp"
 #include "db/sqlite/connection.hpp"
@@ -26,5 +27,7 @@ class SourceLineWriter {
 // A version-2 database opened read-only has no source tables: its results keep the default (skipped).
 void read_source_lines(const Connection& c, std::int64_t run_id,
                        const std::map<std::int64_t, std::size_t>& result_of_benchmark, Run& run);
+// Engine::lines_with_text.
+std::vector<SourceLine> read_lines_with_text(const Connection& c, std::int64_t run_id);
 
 }  // namespace gpuperf::db

@@ -47,12 +47,15 @@ FailureKind classify_cupti_result(int r) {
   }
 }
 
-std::string describe_unsupported(const DeviceSupport& s, const std::string& device_name) {
+std::string describe_unsupported(const DeviceSupport& s, const std::string& device_name, ProfilerApi api) {
   if (s.overall == SupportLevel::supported) return "";
+  const bool sass = api == ProfilerApi::sass_metrics;
   std::vector<std::string> why;
   auto off = [](SupportLevel l) { return l == SupportLevel::unsupported || l == SupportLevel::disabled; };
   if (off(s.architecture)) {
-    why.push_back("its architecture is too old for the Range Profiler (compute capability 7.0 or newer is needed)");
+    why.push_back(sass ? "its architecture has no SASS metrics (source lines) in CUPTI"
+                       : "its architecture is too old for the Range Profiler (compute capability 7.0 or newer is "
+                         "needed)");
   }
   if (s.vgpu == SupportLevel::disabled) {
     why.push_back("it is a vGPU with profiling disabled (the host must enable profiling for this VM)");
@@ -63,7 +66,7 @@ std::string describe_unsupported(const DeviceSupport& s, const std::string& devi
   if (off(s.confidential_compute)) why.push_back("confidential computing is enabled");
   if (off(s.cmp)) why.push_back("it is a crypto-mining processor (CMP), which cannot be profiled");
   if (off(s.wsl)) why.push_back("profiling is not supported under this WSL configuration");
-  std::string out = "GPU '" + device_name + "' cannot be profiled by CUPTI";
+  std::string out = "GPU '" + device_name + "' cannot be profiled by CUPTI" + (sass ? "'s SASS metrics" : "");
   if (why.empty()) return out + " (cuptiProfilerDeviceSupported gave no reason)";
   out += ": ";
   for (std::size_t i = 0; i < why.size(); ++i) out += (i ? "; " : "") + why[i];

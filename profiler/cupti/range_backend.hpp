@@ -60,8 +60,11 @@ struct DeviceSupport {
   SupportLevel cmp = SupportLevel::unknown;  // crypto-mining processors
   SupportLevel wsl = SupportLevel::unknown;
 };
-// Empty when the device can be profiled; otherwise why not, in words a user can act on.
-std::string describe_unsupported(const DeviceSupport& s, const std::string& device_name);
+// The CUPTI API a device is checked for: the Range Profiler (hardware metrics) or SASS metrics (source lines).
+enum class ProfilerApi { range_profiler, sass_metrics };
+// Empty when the device can be profiled with `api`; otherwise why not, in words a user can act on.
+std::string describe_unsupported(const DeviceSupport& s, const std::string& device_name,
+                                 ProfilerApi api = ProfilerApi::range_profiler);
 
 enum class MetricKind { counter, ratio, throughput };
 

@@ -21,6 +21,7 @@
 #include "profiler/cubin/code_fingerprint.hpp"
 #include "profiler/cubin/line_table.hpp"
 #include "profiler/cupti/cupti_check.hpp"
+#include "profiler/cupti/device_support_cupti.hpp"
 #include "profiler/cupti/sass_backend.hpp"
 
 namespace gpuperf::cupti {
@@ -292,28 +293,7 @@ class CuptiSassFactory final : public SassBackendFactory {
     auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
     GPUPERF_CUPTI_CHECK(cuptiProfilerInitialize(&init));  // shared with the Range Profiler; no deinit here
 
-    auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
-    chip.deviceIndex = static_cast<std::size_t>(device);
-    GPUPERF_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
-    std::string chip_name = chip.pChipName != nullptr ? chip.pChipName : "";
-
-    auto sup = params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
-    sup.cuDevice = static_cast<CUdevice>(device);
-    sup.api = CUPTI_PROFILER_SASS_METRICS;
-    GPUPERF_CUPTI_CHECK(cuptiProfilerDeviceSupported(&sup));
-    if (sup.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-      std::string why =
-          "CUPTI's SASS metrics are not supported on " + chip_name + " (device " + std::to_string(device) + ")";
-      if (sup.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
-        why += ": its architecture";
-      else if (sup.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
-        why += ": a vGPU";
-      else if (sup.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
-        why += ": confidential computing";
-      else if (sup.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
-        why += ": WSL";
-      throw BackendError(FailureKind::unsupported_device, "cuptiProfilerDeviceSupported", 0, why);
-    }
+    std::string chip_name = supported_chip_name(device, ProfilerApi::sass_metrics);
     return std::make_unique<CuptiSassBackend>(device, static_cast<CUcontext>(cu_context), std::move(chip_name));
   }
 };

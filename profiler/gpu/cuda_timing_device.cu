@@ -34,18 +34,6 @@ __global__ void gpuperf_clock_probe(unsigned long long* out) {
   out[1] = t1 - t0;
 }
 
-// Loads every 16-byte word of the buffer once (grid-stride); the XOR of everything is written only if it
-// matches a value it never has, so the loads cannot be optimised away and nothing is stored.
-__global__ void gpuperf_l2_flush(const int4* __restrict__ buf, size_t words, int* sink) {
-  int acc = 0;
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < words;
-       i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    const int4 v = buf[i];
-    acc ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (acc == 0x7FFFFFFF && threadIdx.x == 0x3FF) *sink = acc;
-}
-
 }  // namespace
 
 CudaTimingDevice::CudaTimingDevice(std::size_t clock_slots, FlushMethod flush)
@@ -55,35 +43,20 @@ CudaTimingDevice::CudaTimingDevice(std::size_t clock_slots, FlushMethod flush)
   GPUPERF_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
   GPUPERF_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
   reference_mhz_ = khz / 1000.0;
-  flush_bytes_ = (2 * static_cast<std::size_t>(l2 > 0 ? l2 : (64 << 20)) + 15) / 16 * 16;
-  GPUPERF_CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_));
-  GPUPERF_CUDA_CHECK(cudaMemset(flush_, 0x5A, flush_bytes_));
-  GPUPERF_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&flush_sink_), sizeof(int)));
   int sms = 0;
   GPUPERF_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  flush_blocks_ = static_cast<unsigned>(4 * (sms > 0 ? sms : 1));
+  flush_ = std::make_unique<L2Flush>(l2 > 0 ? static_cast<std::size_t>(l2) : std::size_t{64} << 20, sms);
+  flush_->allocate();  // outside the measured loop
   if (slots_ > 0) {
     GPUPERF_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&clocks_), 2 * slots_ * sizeof(unsigned long long)));
   }
 }
 
 CudaTimingDevice::~CudaTimingDevice() {
-  if (flush_ != nullptr) cudaFree(flush_);
   if (clocks_ != nullptr) cudaFree(clocks_);
-  if (flush_sink_ != nullptr) cudaFree(flush_sink_);
 }
 
-void CudaTimingDevice::flush_l2(StreamHandle stream) {
-  if (flush_method_ == FlushMethod::read) {
-    gpuperf_l2_flush<<<flush_blocks_, 512, 0, stream>>>(static_cast<const int4*>(flush_), flush_bytes_ / sizeof(int4),
-                                                        flush_sink_);
-    GPUPERF_CUDA_CHECK_LAUNCH();
-    return;
-  }
-  // A different byte each time, so no write can be skipped as unchanged.
-  flush_value_ = (flush_value_ + 1) & 0xFF;
-  GPUPERF_CUDA_CHECK(cudaMemsetAsync(flush_, flush_value_, flush_bytes_, stream));
-}
+void CudaTimingDevice::flush_l2(StreamHandle stream) { flush_->flush(stream, flush_method_); }
 
 void CudaTimingDevice::record_clock(StreamHandle stream, std::size_t slot) {
   if (slot >= slots_) throw Error("clock slot " + std::to_string(slot) + " out of range", kExitUsage);

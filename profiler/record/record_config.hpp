@@ -37,6 +37,13 @@ struct RecordConfig {
   std::string kernel_name = "demangled";  // the name --kernel-regex searches: demangled, function or mangled
   std::uint64_t launch_skip = 0;
   std::optional<std::uint64_t> launch_count;
+  // --pm-sampling (pm_sampling.hpp, docs/pm-sampling.md): PM sampling of the speed of light over one window, the
+  // first NVTX range named pm_nvtx or else pm_launch_count launches after pm_launch_skip; its interval, hardware
+  // buffer and the most samples its one decode takes (the window is closed when it would hold more).
+  bool pm_sampling = false;
+  std::string pm_nvtx;
+  std::uint64_t pm_launch_skip = 0, pm_launch_count = 1000;
+  std::uint64_t pm_interval_ns = 1000, pm_buffer_bytes = 2ull << 30, pm_max_samples = 100000;
   // Diagnostics and tuning (their own variables win, see above).
   std::uint64_t flush_ms = 1000;  // the periodic flush (0: off)
   std::string overhead_ab;        // the overhead pause's parts (inject.cpp)

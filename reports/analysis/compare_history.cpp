@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/stats.hpp"
+#include "core/value_text.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/distributions.hpp"
 #include "reports/analysis/level_band.hpp"
@@ -20,8 +21,9 @@ void add_note(CompareRow& row, const std::string& text) {
 }
 
 std::string range_text(const LevelBand& band, const MetricInfo& metric) {
-  return "the last " + std::to_string(band.m) + " runs' range (" + format_value(band.low, metric.unit) + " to " +
-         format_value(band.high, metric.unit) + ")";
+  return "the last " + std::to_string(band.m) + " runs' range (" +
+         format_value(band.low, metric.unit, UnitText::terminal) + " to " +
+         format_value(band.high, metric.unit, UnitText::terminal) + ")";
 }
 
 // A faster/slower noisy row at a level the machine produced before: ambiguous.
@@ -94,7 +96,8 @@ void one_value_against_levels(CompareRow& row, const std::vector<double>& levels
     return;
   }
   std::snprintf(buf, sizeof buf, "%.0f%% prediction bound %s +- %s", (2 * p - 1) * 100,
-                format_value(band.level, row.metric.unit).c_str(), format_value(bound, row.metric.unit).c_str());
+                format_value(band.level, row.metric.unit, UnitText::terminal).c_str(),
+                format_value(bound, row.metric.unit, UnitText::terminal).c_str());
   const int d = outside_band(c, band, margin, abs_floor, bound);
   if (d == 0) {
     row.verdict = Verdict::ambiguous;

@@ -8,6 +8,7 @@
 #include "core/bound.hpp"
 #include "core/metrics.hpp"
 #include "core/result.hpp"
+#include "core/value_text.hpp"
 #include "reports/analysis/change_points.hpp"
 #include "reports/analysis/level_band.hpp"
 
@@ -45,8 +46,8 @@ std::vector<std::string> explained_duration(const ChangePoint& c, const std::vec
       continue;
     }
     if (d.run_id == c.run_id || d.previous_run_id == c.run_id || c.previous_run_id == d.run_id) {
-      return {d.metric.name + ' ' + format_value(d.before, d.metric.unit) + " -> " +
-              format_value(d.after, d.metric.unit)};
+      return {d.metric.name + ' ' + format_value(d.before, d.metric.unit, UnitText::terminal) + " -> " +
+              format_value(d.after, d.metric.unit, UnitText::terminal)};
     }
   }
   return {};
@@ -70,7 +71,8 @@ SpeedOfLight speed_of_light_at(const std::vector<const db::Series*>& instance_se
 }  // namespace
 
 std::string change_hint(const MetricInfo& m, double before, double after) {
-  std::string text = m.name + ' ' + format_value(before, m.unit) + " -> " + format_value(after, m.unit);
+  std::string text = m.name + ' ' + format_value(before, m.unit, UnitText::terminal) + " -> " +
+                     format_value(after, m.unit, UnitText::terminal);
   if (is_work_metric(m.name) && before != 0) {
     char buf[32];
     std::snprintf(buf, sizeof buf, " (%+.0f%%)", (after / before - 1) * 100);
@@ -96,47 +98,6 @@ std::vector<std::string> order_hints(std::vector<std::pair<std::string, std::str
   }
   if (!placed) out.push_back(bound_hint);
   return out;
-}
-
-std::string format_value(double value, const std::string& unit) {
-  char buf[64];
-  const double a = std::fabs(value);
-  if (unit == "ns") {
-    if (a >= 1e9) {
-      std::snprintf(buf, sizeof buf, "%.4g s", value / 1e9);
-    } else if (a >= 1e6) {
-      std::snprintf(buf, sizeof buf, "%.4g ms", value / 1e6);
-    } else if (a >= 1e3) {
-      std::snprintf(buf, sizeof buf, "%.4g us", value / 1e3);
-    } else {
-      std::snprintf(buf, sizeof buf, "%.4g ns", value);
-    }
-  } else if (unit == "%") {
-    std::snprintf(buf, sizeof buf, "%.4g%%", value);
-  } else if (unit == "bytes") {
-    if (a >= 1e9) {
-      std::snprintf(buf, sizeof buf, "%.4g GB", value / 1e9);
-    } else if (a >= 1e6) {
-      std::snprintf(buf, sizeof buf, "%.4g MB", value / 1e6);
-    } else if (a >= 1e3) {
-      std::snprintf(buf, sizeof buf, "%.4g kB", value / 1e3);
-    } else {
-      std::snprintf(buf, sizeof buf, "%.4g B", value);
-    }
-  } else if (unit == "count" || unit.empty()) {
-    if (a >= 1e9) {
-      std::snprintf(buf, sizeof buf, "%.4gG", value / 1e9);
-    } else if (a >= 1e6) {
-      std::snprintf(buf, sizeof buf, "%.4gM", value / 1e6);
-    } else if (a >= 1e4) {
-      std::snprintf(buf, sizeof buf, "%.4gk", value / 1e3);
-    } else {
-      std::snprintf(buf, sizeof buf, "%.6g", value);
-    }
-  } else {
-    std::snprintf(buf, sizeof buf, "%.4g %s", value, unit.c_str());
-  }
-  return buf;
 }
 
 std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, const DetectOptions& options) {
@@ -195,15 +156,10 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
       const db::SeriesPoint& first = s.points[at[sp.index]];
       const db::SeriesPoint& last_old = s.points[at[sp.index - 1]];
       ChangePoint c;
-      c.machine = s.key.fingerprint;
+      static_cast<ChangeSite&>(c) = {s.key.fingerprint, first.run_id,     first.run_uuid, first.commit,
+                                     last_old.commit,   first.started_at, last_old.run_id};
       c.instance = s.key.instance;
       c.metric = metric;
-      c.run_id = first.run_id;
-      c.run_uuid = first.run_uuid;
-      c.commit = first.commit;
-      c.previous_commit = last_old.commit;
-      c.previous_run_id = last_old.run_id;
-      c.started_at = first.started_at;
       c.index = at[sp.index];
       c.series_index = si;
       c.before = sp.before;
@@ -272,7 +228,8 @@ std::vector<std::string> root_cause_hints(const ChangePoint& change, const std::
         std::size_t between = 0;
         for (std::size_t i = lo; i < hi; ++i) between += usable(s.points[i]) ? 1 : 0;
         if (between <= 1) {
-          text = m.name + ' ' + format_value(other.before, m.unit) + " -> " + format_value(other.after, m.unit);
+          text = m.name + ' ' + format_value(other.before, m.unit, UnitText::terminal) + " -> " +
+                 format_value(other.after, m.unit, UnitText::terminal);
           break;
         }
       }

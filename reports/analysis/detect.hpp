@@ -60,7 +60,4 @@ std::string change_hint(const MetricInfo& m, double before, double after);
 std::vector<std::string> order_hints(std::vector<std::pair<std::string, std::string>> moved, const BoundVerdict& before,
                                      const BoundVerdict& after);
 
-// "100%", "32", "1.25 ms", "67.1 MB": a metric value in its unit, for hints and tables.
-std::string format_value(double value, const std::string& unit);
-
 }  // namespace gpuperf::analysis

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "reports/analysis/line_findings.hpp"
+#include "reports/analysis/run_refs.hpp"
 
 namespace gpuperf::analysis {
 namespace {
@@ -37,12 +38,7 @@ void attach_identities(CompareReport& report, const Run& base, const Run& candid
 }
 
 std::vector<EnvironmentStep> attach_identities(std::vector<ChangePoint>& changes, const db::Store& store) {
-  std::map<std::int64_t, Run> runs;
-  auto run = [&](std::int64_t id) -> const Run& {
-    auto it = runs.find(id);
-    if (it == runs.end()) it = runs.emplace(id, store.load_run(id, false)).first;
-    return it->second;
-  };
+  RunCache run(store);
   for (ChangePoint& c : changes) {
     if (c.run_id == 0 || c.previous_run_id == 0) continue;
     const Run& before = run(c.previous_run_id);
@@ -70,13 +66,7 @@ std::vector<EnvironmentStep> group_environment_steps(std::vector<ChangePoint>& c
     if (members.size() < kEnvironmentStepKernels) continue;
     const ChangePoint& first = changes[members.front()];
     EnvironmentStep s;
-    s.machine = first.machine;
-    s.run_id = first.run_id;
-    s.previous_run_id = first.previous_run_id;
-    s.run_uuid = first.run_uuid;
-    s.commit = first.commit;
-    s.previous_commit = first.previous_commit;
-    s.started_at = first.started_at;
+    static_cast<ChangeSite&>(s) = first;  // the night of its first kernel, the same for all
     s.environment = first.environment;
     s.changes = members;
     for (std::size_t i : members) {

@@ -1,6 +1,7 @@
 #include "reports/analysis/line_findings.hpp"
 
-#include <map>
+#include "reports/analysis/line_history.hpp"
+#include "reports/analysis/run_refs.hpp"
 
 namespace gpuperf::analysis {
 const Result* find_result(const Run& run, const BenchmarkInstance& instance) {
@@ -30,12 +31,8 @@ void attach_line_changes(CompareReport& report, const Run& base, const Run& cand
 }
 
 void attach_line_changes(std::vector<ChangePoint>& changes, const db::Store& store) {
-  std::map<std::int64_t, Run> runs;
-  auto run = [&](std::int64_t id) -> const Run& {
-    auto it = runs.find(id);
-    if (it == runs.end()) it = runs.emplace(id, store.load_run(id, false)).first;
-    return it->second;
-  };
+  LineTextHistory texts(store);  // lines collected away from their sources: the history's text
+  RunCache run(store, [&texts](Run& r, std::int64_t id) { texts.fill(r, id); });
   for (ChangePoint& c : changes) {
     if (c.run_id == 0 || c.previous_run_id == 0) continue;
     c.lines =

@@ -26,7 +26,7 @@ std::vector<LineChange> result_line_changes(const Result* before, const Result* 
 void attach_line_changes(CompareReport& report, const Run& base, const Run& candidate);
 
 // Each change point gets the moved lines of its instance from its previous run to its run (loaded from
-// `store` without samples, once per run).
+// `store` without samples, once per run, lines without text given the history's: line_history.hpp).
 void attach_line_changes(std::vector<ChangePoint>& changes, const db::Store& store);
 
 }  // namespace gpuperf::analysis

@@ -134,4 +134,13 @@ db::RunInfo resolve_run_ref(const db::Store& store, const std::string& ref, std:
                    known_branches(store) + ")");
 }
 
+const Run& RunCache::operator()(std::int64_t id) {
+  auto it = runs_.find(id);
+  if (it == runs_.end()) {
+    it = runs_.emplace(id, store_.load_run(id, false)).first;
+    if (on_load_) on_load_(it->second, id);
+  }
+  return it->second;
+}
+
 }  // namespace gpuperf::analysis

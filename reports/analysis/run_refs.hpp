@@ -15,8 +15,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "db/store.hpp"
 
@@ -29,5 +32,20 @@ db::RunInfo resolve_run_ref(const db::Store& store, const std::string& ref,
 // True for references that name "the latest run of something" (branch:, label:, a bare branch name, a
 // commit) and so depend on the machine; false for a specific run (id, uuid).
 bool is_moving_ref(const db::Store& store, const std::string& ref);
+
+// Runs loaded from the store without their samples, each once, for an analysis that visits the runs of
+// many changes (the same night is the run of many kernels' changes). `on_load`, when given, sees each run
+// (and its id) once as it is loaded, before anyone reads it.
+class RunCache {
+ public:
+  using OnLoad = std::function<void(Run&, std::int64_t)>;
+  explicit RunCache(const db::Store& store, OnLoad on_load = {}) : store_(store), on_load_(std::move(on_load)) {}
+  const Run& operator()(std::int64_t id);
+
+ private:
+  const db::Store& store_;
+  OnLoad on_load_;
+  std::map<std::int64_t, Run> runs_;
+};
 
 }  // namespace gpuperf::analysis

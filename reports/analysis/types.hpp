@@ -62,16 +62,22 @@ struct CompareRow {
 };
 
 // One change point of `gpuperf detect` in a series (machine, instance, metric).
-struct ChangePoint {
+// Where and when a change lands: its machine, the first run (and commit) at the new level and the last at the
+// old one. A change point and an environment step share it.
+struct ChangeSite {
   std::string machine;       // its fingerprint
   std::string machine_name;  // as every command names it (core machine_name); empty: unknown, `machine` shown
-  BenchmarkInstance instance;
-  MetricInfo metric;
   std::int64_t run_id = 0;
   std::string run_uuid;
   std::string commit;           // the first commit at the new level
   std::string previous_commit;  // the last commit at the old level
   std::string started_at;
+  std::int64_t previous_run_id = 0;  // the last run at the old level
+};
+
+struct ChangePoint : ChangeSite {
+  BenchmarkInstance instance;
+  MetricInfo metric;
   std::size_t index = 0;  // position of the first point at the new level within the series
   ChangeKind kind = ChangeKind::regression;
   double change_pct = 0;           // (after / before - 1) * 100
@@ -83,9 +89,8 @@ struct ChangePoint {
   bool unconfirmed = false;
   std::size_t runs_after = 0;  // usable runs from the change on (the new level's runs so far)
   // Added by the analysis for the writers:
-  std::int64_t previous_run_id = 0;  // the last run at the old level
-  std::size_t series_index = 0;      // position of the series in the vector given to detect_changes()
-  bool gated = false;                // a regression here fails `detect --fail-on-regression` (gate.hpp)
+  std::size_t series_index = 0;  // position of the series in the vector given to detect_changes()
+  bool gated = false;            // a regression here fails `detect --fail-on-regression` (gate.hpp)
   // The source lines whose counters moved from the previous run to the run of the change (line_findings.hpp).
   std::vector<LineChange> lines;
   // The team's answer to this change (answers.hpp): acknowledged or accepted, with its reason; such a change
@@ -101,10 +106,7 @@ struct ChangePoint {
 
 // Many kernels of one machine stepping on one night while its environment changed (identity_findings.hpp): one
 // finding naming the fields and the kernels, in place of a change point per kernel.
-struct EnvironmentStep {
-  std::string machine;
-  std::int64_t run_id = 0, previous_run_id = 0;
-  std::string run_uuid, commit, previous_commit, started_at;
+struct EnvironmentStep : ChangeSite {
   std::vector<env::Change> environment;
   std::vector<std::size_t> changes;  // indices into the change points, in their order
   std::size_t regressions = 0;       // of them, slower

@@ -3,6 +3,7 @@
 // detect name the load line that lost coalescing in every format, matched across the six lines it moved; the
 // strided copy's lines, moved too but unchanged, are not named; another machine's history without its source
 // tree, one of its runs without lines, reads and compares without error.
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,36 @@ TEST_F(SourceLinesCli, CompareNamesTheLoadLineThatLostCoalescing) {
   // The two lines the edit added, by their instructions, after it.
   ASSERT_EQ((*dur)["lines"].size(), 3u);
   EXPECT_TRUE((*dur)["lines"][1]["new"].get<bool>());
+}
+
+TEST_F(SourceLinesCli, ACopyRunAwayFromItsSourcesNamesTheLineWithTheHistorysText) {
+  // Night 4's build run again where its sources are not (no text on any line): the same commit's stored run
+  // gives the text, and the finding says where it came from.
+  std::ifstream in(SOURCE_LINES_FIXTURE);
+  json fixture = json::parse(in);
+  json copy = fixture["runs"][4];
+  ASSERT_EQ(copy["uuid"], kNight4);
+  copy["uuid"] = "40000005-0000-4000-8000-0000000000cc";
+  for (auto& result : copy["results"]) {
+    if (!result.contains("source")) continue;
+    for (auto& line : result["source"]["lines"]) line["text"] = "";
+  }
+  fixture["runs"] = json::array({copy});
+  write_bytes(dir_.file("copy.json"), fixture.dump());
+  ASSERT_EQ(gpuperf({"import", dir_.file("copy.json")}).code, 0);
+  const CliResult text = gpuperf({"compare", kNight3, "40000005-0000-4000-8000-0000000000cc"});
+  EXPECT_EQ(text.code, 1) << text.err;
+  EXPECT_NE(text.out.find("    kernels/memory_access.cu:29 (was :23)  if (i < n) out[j] = in[j];  (text from run 5)  "
+                          "global load sectors per request 4.0 -> 8.0"),
+            std::string::npos)
+      << text.out;
+  const json j =
+      json::parse(gpuperf({"compare", kNight3, "40000005-0000-4000-8000-0000000000cc", "--format", "json"}).out);
+  for (const auto& row : j["rows"]) {
+    if (row["benchmark"] == "memory/coalesced" && row["metric"] == "duration") {
+      EXPECT_EQ(row["lines"][0]["text_from_run"], 5) << row.dump();
+    }
+  }
 }
 
 TEST_F(SourceLinesCli, DetectNamesTheLineAtTheChange) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/metrics.hpp"
+#include "core/value_text.hpp"
 #include "reports/analysis/detect.hpp"
 
 namespace gpuperf::analysis {
@@ -218,13 +219,13 @@ TEST(Detect, ThresholdPerMetric) {
 }
 
 TEST(Detect, FormatValue) {
-  EXPECT_EQ(format_value(277536, "ns"), "277.5 us");
-  EXPECT_EQ(format_value(1.5e6, "ns"), "1.5 ms");
-  EXPECT_EQ(format_value(56.25, "%"), "56.25%");
-  EXPECT_EQ(format_value(32, "count"), "32");
-  EXPECT_EQ(format_value(50.4e6, "count"), "50.4M");
-  EXPECT_EQ(format_value(67108864, "bytes"), "67.11 MB");
-  EXPECT_EQ(format_value(812.5, "GB/s"), "812.5 GB/s");
+  EXPECT_EQ(format_value(277536, "ns", UnitText::terminal), "277.5 us");
+  EXPECT_EQ(format_value(1.5e6, "ns", UnitText::terminal), "1.5 ms");
+  EXPECT_EQ(format_value(56.25, "%", UnitText::terminal), "56.25%");
+  EXPECT_EQ(format_value(32, "count", UnitText::terminal), "32");
+  EXPECT_EQ(format_value(50.4e6, "count", UnitText::terminal), "50.4M");
+  EXPECT_EQ(format_value(67108864, "bytes", UnitText::terminal), "67.11 MB");
+  EXPECT_EQ(format_value(812.5, "GB/s", UnitText::terminal), "812.5 GB/s");
 }
 
 }  // namespace

@@ -41,8 +41,21 @@ std::string poly_cu(bool edited) {
        "  for (int k = 0; k < 16; ++k) acc = horner(acc, v, 0.5f + k);\n"
        "  y[i] = acc;\n"
        "}\n"
+       // A template kernel instantiated twice: two kernels of one source, told apart by their arguments.
+       "template <int N>\n"
+       "__global__ void poly_tmpl(const float* x, float* y, int n) {\n"
+       "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+       "  if (i >= n) return;\n"
+       "  float acc = x[i];\n"
+       "  for (int k = 0; k < N; ++k) acc = horner(acc, acc, 0.25f * k);\n"
+       "  y[i] = acc;\n"
+       "}\n"
        "}  // namespace\n"
-       "void launch(const float* x, float* y, int n) { poly_kernel<<<(n + 255) / 256, 256>>>(x, y, n); }\n";
+       "void launch(const float* x, float* y, int n) { poly_kernel<<<(n + 255) / 256, 256>>>(x, y, n); }\n"
+       "void launch_tmpl(const float* x, float* y, int n) {\n"
+       "  poly_tmpl<4><<<(n + 255) / 256, 256>>>(x, y, n);\n"
+       "  poly_tmpl<8><<<(n + 255) / 256, 256>>>(x, y, n);\n"
+       "}\n";
   return s;
 }
 
@@ -55,11 +68,22 @@ std::string nvcc() {
   return "";
 }
 
+struct Kernel {
+  std::string name;                // the kernel's mangled name in this build
+  std::vector<SourceLine> source;  // its source lines, as the pass aggregates them
+};
+
 struct Build {
-  std::string kernel;  // the kernel's mangled name in this build
   cubin::ElfFile elf;
   cubin::LineTable lines;
-  std::vector<SourceLine> source;  // its source lines, as the pass aggregates them
+  std::vector<Kernel> kernels;  // every kernel of poly.cu
+  // The kernel whose mangled name holds `part` ("poly_kernel", "poly_tmplILi4E").
+  const Kernel& of(const std::string& part) const {
+    for (const Kernel& k : kernels) {
+      if (k.name.find(part) != std::string::npos) return k;
+    }
+    throw std::runtime_error("no kernel " + part);
+  }
 };
 
 // Builds `dir`/poly.cu (the checkout, at the project's root) into a cubin and reads it.
@@ -72,13 +96,6 @@ Build build(const std::string& compiler, const fs::path& dir, bool edited, bool 
   if (std::system(cmd.c_str()) != 0) throw std::runtime_error("nvcc failed: " + cmd);
   cubin::ElfFile elf = cubin::ElfFile::read(out.string());
   cubin::LineTable lines = cubin::LineTable::read(elf);
-  std::string kernel;
-  std::vector<cupti::SassValue> values;
-  for (const cubin::ElfSymbol& s : elf.symbols()) {
-    if (s.type != cubin::kElfSymbolFunction || s.name.find("poly_kernel") == std::string::npos) continue;
-    kernel = s.name;
-    for (std::uint32_t pc = 0; pc < s.size; pc += 16) values.push_back({0, s.name, pc, 0, 1});
-  }
   const LocateFn locate = [&lines](std::uint32_t, const std::string& f, std::uint32_t pc) {
     cupti::SassLocation at;
     at.kind = cupti::SassLocation::Kind::no_line_info;
@@ -101,8 +118,14 @@ Build build(const std::string& compiler, const fs::path& dir, bool edited, bool 
         return text;
       },
       [root](const std::string& p) { return p.rfind(root, 0) == 0 ? p.substr(root.size()) : p; });
-  SourceLines s = aggregate_source_lines(values, {SassCounter::inst_executed}, 1, locate, texts);
-  return {kernel, std::move(elf), std::move(lines), std::move(s.lines)};
+  std::vector<Kernel> kernels;
+  for (const cubin::ElfSymbol& s : elf.symbols()) {
+    if (s.type != cubin::kElfSymbolFunction || s.name.find("poly_") == std::string::npos) continue;
+    std::vector<cupti::SassValue> values;
+    for (std::uint32_t pc = 0; pc < s.size; pc += 16) values.push_back({0, s.name, pc, 0, 1});
+    kernels.push_back({s.name, aggregate_source_lines(values, {SassCounter::inst_executed}, 1, locate, texts).lines});
+  }
+  return {std::move(elf), std::move(lines), std::move(kernels)};
 }
 
 class UserProject : public testing::Test {
@@ -128,14 +151,15 @@ const SourceLine* find(const std::vector<SourceLine>& lines, std::int64_t line, 
 
 TEST_F(UserProject, TheKernelMatchesAcrossBuildsAndTheEditedHelperLineComesFirst) {
   // Two checkouts at different paths, as two bisect steps or two machines build them.
-  const Build before = build(compiler_, root_ / "a", false, true);
-  const Build after = build(compiler_, root_ / "b" / "checkout", true, true);
+  const Build a = build(compiler_, root_ / "a", false, true);
+  const Build b = build(compiler_, root_ / "b" / "checkout", true, true);
+  const Kernel &before = a.of("poly_kernel"), &after = b.of("poly_kernel");
 
   // 1. nvcc's anonymous-namespace name changes with the file's content and path; the key does not.
-  ASSERT_NE(before.kernel.find("_GLOBAL__N__"), std::string::npos) << before.kernel;
-  EXPECT_NE(before.kernel, after.kernel);
-  EXPECT_EQ(function_key(before.kernel), function_key(after.kernel));
-  EXPECT_EQ(function_key(after.kernel), "[poly_cu]::poly_kernel(float const*, float*, int)");
+  ASSERT_NE(before.name.find("_GLOBAL__N__"), std::string::npos) << before.name;
+  EXPECT_NE(before.name, after.name);
+  EXPECT_EQ(function_key(before.name), function_key(after.name));
+  EXPECT_EQ(function_key(after.name), "[poly_cu]::poly_kernel(float const*, float*, int)");
 
   // 2. The helper's line (4, then 5) inlined at the loop (11, then 12), named relative to the checkout.
   const SourceLine* fma = find(before.source, 4, 11);
@@ -169,8 +193,9 @@ TEST_F(UserProject, TheKernelMatchesAcrossBuildsAndTheEditedHelperLineComesFirst
 
 TEST_F(UserProject, WithoutTextTheSameLineIsNeverNewAndGone) {
   // The same builds where no source is readable (a copied binary): lines pair by function, number, counters.
-  const Build before = build(compiler_, root_ / "a", false, false);
-  const Build after = build(compiler_, root_ / "b", true, false);
+  const Build a = build(compiler_, root_ / "a", false, false);
+  const Build b = build(compiler_, root_ / "b", true, false);
+  const Kernel &before = a.of("poly_kernel"), &after = b.of("poly_kernel");
   const std::vector<analysis::LineChange> changes = analysis::changed_lines(before.source, after.source);
   ASSERT_FALSE(changes.empty());
   EXPECT_EQ(changes.front().line.inlined_at_line, 12) << reports::line_change_text(changes.front());
@@ -187,6 +212,36 @@ TEST_F(UserProject, WithoutTextTheSameLineIsNeverNewAndGone) {
   }
   EXPECT_EQ(gone_lines, 0);
   EXPECT_EQ(new_lines, 0);
+}
+
+TEST_F(UserProject, EachInstantiationOfATemplateKernelMatchesItselfAndNamesTheEditedHelperLine) {
+  const Build a = build(compiler_, root_ / "a", false, true);
+  const Build b = build(compiler_, root_ / "b" / "checkout", true, true);
+  // Two kernels of one template, two keys (template arguments kept); each the same kernel in both builds.
+  const Kernel &four = a.of("poly_tmplILi4E"), &eight = a.of("poly_tmplILi8E");
+  EXPECT_NE(function_key(four.name), function_key(eight.name));
+  EXPECT_NE(function_key(four.name).find("poly_tmpl<4>"), std::string::npos) << function_key(four.name);
+  EXPECT_NE(four.name, b.of("poly_tmplILi4E").name);  // the anonymous namespace's name changed with the edit
+  EXPECT_EQ(function_key(four.name), function_key(b.of("poly_tmplILi4E").name));
+  EXPECT_EQ(function_key(eight.name), function_key(b.of("poly_tmplILi8E").name));
+  for (const char* part : {"poly_tmplILi4E", "poly_tmplILi8E"}) {
+    SCOPED_TRACE(part);
+    // The helper's line (4, then 5) inlined at the template's loop (19, then 20) moved most, first.
+    const std::vector<analysis::LineChange> changes = analysis::changed_lines(a.of(part).source, b.of(part).source);
+    ASSERT_FALSE(changes.empty());
+    const analysis::LineChange& first = changes.front();
+    std::printf("%s: %s\n", part, reports::line_change_text(first).c_str());
+    EXPECT_EQ(reports::line_place(first.line), "poly.cu:5 (inlined at :20)");
+    EXPECT_EQ(first.line.text, "return __fadd_rn(__fmul_rn(acc, x), c);");
+    EXPECT_TRUE(first.edited);
+    for (const analysis::LineChange& c : changes) EXPECT_FALSE(c.is_new || c.is_gone) << c.line.line;
+  }
+  // The two instantiations are two kernels: <8> runs the helper twice as often as <4>, in both builds.
+  const SourceLine* helper4 = find(four.source, 4, 19);
+  const SourceLine* helper8 = find(eight.source, 4, 19);
+  ASSERT_NE(helper4, nullptr);
+  ASSERT_NE(helper8, nullptr);
+  EXPECT_GT(helper8->inst_executed, helper4->inst_executed);
 }
 
 }  // namespace

@@ -12,25 +12,12 @@ gpuperf=$(realpath "$1")
 mode=${2:?sqlite or postgres}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
-chmod 755 "$work"  # the throwaway server's user must reach its folder below it
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-if [[ $mode == postgres ]]; then
-  # shellcheck source=/dev/null # bench/store/pg_throwaway.sh, checked on its own
-  . "$repo/bench/store/pg_throwaway.sh"
-  trap 'pg_throwaway stop "$work/pg" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-  rc=0
-  pg_throwaway start "$work/pg" gpuperf >/dev/null || rc=$?
-  if ((rc == 3)) && [[ -z ${CI:-} ]] && [[ -z $(compgen -G '/usr/lib/postgresql/*/bin/initdb') ]]; then
-    echo "skipped: no PostgreSQL server binaries (ci/setup.sh --test installs them)"
-    exit 77
-  fi
-  ((rc == 0)) || fail "the throwaway server did not start"
-  db=$PG_TCP_URI
-else
-  trap 'rm -rf "$work"' EXIT
-  db=$work/history.db
-fi
+# shellcheck source=/dev/null # bench/store/pg_throwaway.sh, checked on its own
+. "$repo/bench/store/pg_throwaway.sh"
+throwaway_store "$mode" "$work"
+db=$THROWAWAY_DB
 
 nights=12
 python3 "$repo/tests/ci/make_nights.py" "$work/m1" "$nights" 10 coalesced --machine 1

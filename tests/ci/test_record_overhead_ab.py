@@ -118,7 +118,7 @@ class StepMedians(unittest.TestCase):
         self.assertEqual(ab.flush_period_ms("torch/step"), 1000)
 
     def test_records_own_time_line_is_read(self):
-        # The wording of profiler/record/recorder.cpp's describe_own_work (tests/record/test_recorder.cpp).
+        # The wording of profiler/record/recorder/recorder.cpp's describe_own_work (tests/record/test_recorder.cpp).
         text = ("gpuperf's own time inside the program: 0.000 ms on its threads; CUPTI's part of the periodic flush "
                 "took 1234.500 ms in 1,017 calls on gpuperf's flush thread (the longest 12.250 ms)\n")
         m = ab.FLUSH_RE.search(text)

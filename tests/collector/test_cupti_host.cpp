@@ -14,7 +14,7 @@
 #include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
-#include "profiler/record/pass_groups.hpp"
+#include "profiler/record/inject/pass_groups.hpp"
 #include "profiler/speed_of_light.hpp"
 
 namespace gpuperf {

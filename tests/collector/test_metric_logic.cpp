@@ -291,6 +291,12 @@ TEST(BackendSeam, UnsupportedDevicesSayWhy) {
   EXPECT_TRUE(contains(why, "Tesla P100")) << why;
   EXPECT_TRUE(contains(why, "compute capability 7.0")) << why;
   EXPECT_TRUE(contains(why, "vGPU with profiling disabled")) << why;
+  // The SASS metrics back end (source lines) says which API refused the device, with the same reasons.
+  why = cupti::describe_unsupported(s, "Tesla P100 (device 0)", cupti::ProfilerApi::sass_metrics);
+  EXPECT_TRUE(contains(why, "GPU 'Tesla P100 (device 0)' cannot be profiled by CUPTI's SASS metrics: ")) << why;
+  EXPECT_TRUE(contains(why, "no SASS metrics")) << why;
+  EXPECT_FALSE(contains(why, "Range Profiler")) << why;
+  EXPECT_TRUE(contains(why, "vGPU with profiling disabled")) << why;
 }
 
 TEST(ReplayModeNames, RoundTrip) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "core/source_roots.hpp"
 
 namespace gpuperf {
@@ -80,6 +82,15 @@ TEST(SourceRoots, PathsRelativeToTheDeepestRootWithoutTheFile) {
   ASSERT_EQ(x->size(), 2u);
   EXPECT_EQ((*x)[1], "  line two");
   EXPECT_EQ(embedded_source("kernels/y.cu"), nullptr);
+}
+
+TEST(SourceRoots, TheEnvironmentNamesARootForABuildNobodyMadeWithOurCMake) {
+  EXPECT_EQ(root_relative("/nonexistent/app-src/src/k.cu"), "");
+  ::setenv("GPUPERF_SOURCE_ROOT", "/nonexistent/app-src/", 1);
+  EXPECT_EQ(root_relative("/nonexistent/app-src/src/k.cu"), "src/k.cu");
+  ::setenv("GPUPERF_SOURCE_ROOT", "app-src", 1);  // relative: not a root
+  EXPECT_EQ(root_relative("/nonexistent/app-src/src/k.cu"), "");
+  ::unsetenv("GPUPERF_SOURCE_ROOT");
 }
 
 }  // namespace

@@ -153,6 +153,11 @@ PY
     cmake --build "$work/subdir" -j "$jobs" --target my_bench >>"$work/subdir.log" 2>&1 ||
       { tail -40 "$work/subdir.log"; fail "building examples/ through add_subdirectory"; }
     check_my_bench "$work/subdir/examples/my_bench"
+    # Its source lines are named relative to the project that added gpuperf (core/source_roots.hpp), not gpuperf's.
+    nm "$work/subdir/examples/my_bench" | grep -q " T gpuperf_project_source_root$" ||
+      fail "my_bench defines no project source root (add_subdirectory)"
+    grep -qaF "$here/subdir" "$work/subdir/examples/my_bench" ||
+      fail "my_bench's project source root is not the project's top folder $here/subdir"
     ;;
   no-cupti)
     # A toolkit without CUPTI: links to the real toolkit's files, CUPTI and the profiler's host libraries left out.

@@ -9,6 +9,7 @@
 #include "db/source_lines.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/line_findings.hpp"
+#include "tests/analysis/line_history_cases.hpp"
 #include "tests/db/fixtures.hpp"
 #include "tests/postgres/pg_database_test.hpp"
 #include "tests/support/pg_cluster.hpp"
@@ -50,6 +51,11 @@ TEST_F(PgSourceLines, BothEnginesStoreAndReadTheSameLinesAndNameTheSameLine) {
     EXPECT_EQ(lines[0].line.text, "if (i < n) out[j] = in[j];");
     EXPECT_EQ(*lines[0].was_line, 23);
   }
+}
+
+TEST_F(PgSourceLines, LinesWithoutTextTakeTheTextOfTheSameLineFromTheHistory) {
+  Store pg(uri(), Access::read_write);
+  expect_text_from_history(pg);
 }
 
 TEST_F(PgSourceLines, ASchemaFourDatabaseReadsItsLinesWithoutCallSitesAndMigratesToTakeThem) {

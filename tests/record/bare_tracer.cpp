@@ -4,7 +4,7 @@
 // programs under it to separate what CUPTI's tracing costs from what gpuperf adds ("bare tracer", the floor
 // of `record --no-nvtx`).
 //
-// BARE_TRACER_API=1 adds what `record` with NVTX paths asks of CUPTI besides (profiler/record/inject.cpp,
+// BARE_TRACER_API=1 adds what `record` with NVTX paths asks of CUPTI besides (profiler/record/inject/inject.cpp,
 // InitializeInjection): EXTERNAL_CORRELATION records, activity records of the launch APIs alone (the same
 // runtime and driver callback ids, inject_shared.hpp), and the NVTX callback domain, whose push and pop push
 // and pop an external correlation id (a counter, not a path) as `record` does; records still only counted
@@ -22,7 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "profiler/record/inject_shared.hpp"
+#include "profiler/record/inject/inject_shared.hpp"
 
 namespace {
 

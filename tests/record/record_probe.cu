@@ -12,7 +12,9 @@
 //   record_probe exit-running N                      N kernels of ~20 ms queued, then exit() without waiting
 //   record_probe steady SECONDS                      ~50 us kernels back to back, "launched N T" as it goes
 //   record_probe graph REPLAYS                       a captured 3-kernel graph replayed, direct launches around
-//   record_probe hang N                              N kernels, a pause past the flush period, 10 more, then a
+//   record_probe sol PAIRS                           a copy and an FMA loop in the NVTX range "sol"
+//   (record_probe_sol.cu) record_probe hang N                              N kernels, a pause past the flush period, 10
+//   more, then a
 //                                                    kernel that never ends (the program hangs until killed)
 #include <cuda_runtime.h>
 #include <dlfcn.h>
@@ -176,7 +178,7 @@ int child(const char* file) {
 // The loop is timed `repeats` times in one process, a line each, so a caller can take the median within a
 // process: loop times vary more between processes (start-up, placement) than within one.
 // `ab`: the repeats alternate gpuperf's own work on and off (on, off, off, on, ...: drift cancels in pairs)
-// through the injection library's gpuperf_record_overhead_ours (profiler/record/inject.cpp), and each line
+// through the injection library's gpuperf_record_overhead_ours (profiler/record/inject/inject.cpp), and each line
 // ends "ours on" or "ours off". Needs `gpuperf record` with GPUPERF_RECORD_OVERHEAD_AB set (all, or the parts to
 // pause).
 int overhead(const char* kind, int launches, int repeats, bool ab) {
@@ -399,6 +401,8 @@ int hang(int n) {
 
 }  // namespace
 
+int sol(int pairs);  // record_probe_sol.cu
+
 int main(int argc, char** argv) {
   if (argc >= 3 && std::strcmp(argv[1], "truth") == 0) {
     int code = 0;
@@ -421,10 +425,11 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "steady") == 0) return steady(std::atof(argv[2]));
   if (argc == 3 && std::strcmp(argv[1], "graph") == 0) return graph(std::atoi(argv[2]));
   if (argc == 3 && std::strcmp(argv[1], "hang") == 0) return hang(std::atoi(argv[2]));
+  if (argc == 3 && std::strcmp(argv[1], "sol") == 0) return sol(std::max(1, std::atoi(argv[2])));
   std::fprintf(
       stderr,
       "usage: record_probe truth FILE [--exit N|--sigterm] | child FILE | overhead long|mid|tiny N [REPEATS [ab]] "
       "| multigpu "
-      "FILE | nocuda | threads N | exit-running N | steady SECONDS | graph REPLAYS | hang N\n");
+      "FILE | nocuda | threads N | exit-running N | steady SECONDS | graph REPLAYS | hang N | sol PAIRS\n");
   return 2;
 }

@@ -1,5 +1,5 @@
 // ActivityApi's flush and finish() against a fake CUPTI (unit, no GPU): the injection library's periodic
-// flush thread and the exit handler's last flush (profiler/record/inject.cpp). Its own executable: the
+// flush thread and the exit handler's last flush (profiler/record/inject/inject.cpp). Its own executable: the
 // ActivityApi is one per process, made with the first functions it is given.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// What keeps `record --metrics` from hanging a program (profiler/record/inject_guard.hpp), without a GPU: the
+// What keeps `record --metrics` from hanging a program (profiler/record/inject/inject_guard.hpp), without a GPU: the
 // library's decision of which launches may be profiled (communication kernels never), the watchdog of a
 // profiled launch (a fake slow launch with a short bound), and the periodic flush that never waits on the
 // profiler (a fake CUPTI whose flush would block). Its own executable: the ActivityApi is one per process.
@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "profiler/cupti/activity_api.hpp"
-#include "profiler/record/communication_wait.hpp"
-#include "profiler/record/flush_guard.hpp"
-#include "profiler/record/inject_guard.hpp"
-#include "profiler/record/inject_watchdog.hpp"
+#include "profiler/record/inject/communication_wait.hpp"
+#include "profiler/record/inject/flush_guard.hpp"
+#include "profiler/record/inject/inject_guard.hpp"
+#include "profiler/record/inject/inject_watchdog.hpp"
 #include "profiler/record/launch_policy.hpp"
 
 // The record file of the library (inject.cpp), here a list of lines.

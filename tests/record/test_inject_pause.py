@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The injection library's overhead pause (GPUPERF_RECORD_OVERHEAD_AB, profiler/record/inject.cpp) on a machine
+"""The injection library's overhead pause (GPUPERF_RECORD_OVERHEAD_AB, profiler/record/inject/inject.cpp) on a machine
 without a GPU: loaded against CUDA's stub driver, InitializeInjection opens its record file and reads the
 variable before CUPTI refuses to trace; gpuperf_record_overhead_ours must then answer 0 for the parts it
 knows and -1, with an X line in the record file naming the bad value, for the rest.

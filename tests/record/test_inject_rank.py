@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The injection library writes the process's place in a distributed job (RANK, LOCAL_RANK, WORLD_SIZE) as an
 A line right after its P line, on a machine without a GPU: loaded against CUDA's stub driver, InitializeInjection
-opens its record file and writes both before CUPTI refuses to trace (profiler/record/inject.cpp).
+opens its record file and writes both before CUPTI refuses to trace (profiler/record/inject/inject.cpp).
 
     test_inject_rank.py LIBGPUPERF_INJECT_SO [CUDA_STUBS_DIR]
 

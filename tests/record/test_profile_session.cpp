@@ -1,5 +1,5 @@
 // record --metrics: the range profiler's session kept enabled between profiled launches and the rules that end
-// it (profiler/record/profile_session.hpp), and the metric set's split into groups (pass_groups.hpp), with a
+// it (profiler/record/inject/profile_session.hpp), and the metric set's split into groups (pass_groups.hpp), with a
 // fake back end that logs every session call. No GPU.
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "profiler/record/pass_groups.hpp"
-#include "profiler/record/profile_session.hpp"
+#include "profiler/record/inject/pass_groups.hpp"
+#include "profiler/record/inject/profile_session.hpp"
 
 namespace gpuperf::record::inject {
 namespace {

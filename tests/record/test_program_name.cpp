@@ -1,8 +1,8 @@
-// The program a recorded command line names (profiler/record/program_name.hpp): scripts under their
+// The program a recorded command line names (profiler/record/recorder/program_name.hpp): scripts under their
 // interpreters and launchers, options that take a value, and plain executables.
 #include <gtest/gtest.h>
 
-#include "profiler/record/program_name.hpp"
+#include "profiler/record/recorder/program_name.hpp"
 
 namespace gpuperf::record {
 namespace {

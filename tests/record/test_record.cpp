@@ -13,9 +13,9 @@
 #include "core/errors.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
-#include "profiler/record/aggregate.hpp"
-#include "profiler/record/launch.hpp"
-#include "profiler/record/record_file.hpp"
+#include "profiler/record/recorder/aggregate.hpp"
+#include "profiler/record/recorder/launch.hpp"
+#include "profiler/record/recorder/record_file.hpp"
 
 namespace gpuperf::record {
 namespace {

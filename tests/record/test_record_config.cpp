@@ -36,6 +36,13 @@ RecordConfig every_field_set() {
   c.profile_keep = false;
   c.lines_flush = "exit";
   c.communication_wait_ms = 250;
+  c.pm_sampling = true;
+  c.pm_nvtx = "train step";  // a space in a range name
+  c.pm_launch_skip = 40;
+  c.pm_launch_count = 12;
+  c.pm_interval_ns = 2000;
+  c.pm_buffer_bytes = 512ull << 20;
+  c.pm_max_samples = 4096;
   return c;
 }
 
@@ -51,6 +58,13 @@ void expect_same(const RecordConfig& a, const RecordConfig& b) {
   EXPECT_EQ(a.profile_keep, b.profile_keep);
   EXPECT_EQ(a.communication_wait_ms, b.communication_wait_ms);
   EXPECT_EQ(a.replay_kernel, b.replay_kernel);
+  EXPECT_EQ(a.pm_sampling, b.pm_sampling);
+  EXPECT_EQ(a.pm_nvtx, b.pm_nvtx);
+  EXPECT_EQ(a.pm_launch_skip, b.pm_launch_skip);
+  EXPECT_EQ(a.pm_launch_count, b.pm_launch_count);
+  EXPECT_EQ(a.pm_interval_ns, b.pm_interval_ns);
+  EXPECT_EQ(a.pm_buffer_bytes, b.pm_buffer_bytes);
+  EXPECT_EQ(a.pm_max_samples, b.pm_max_samples);
 }
 
 TEST(RecordConfig, TheTextGivesTheSameConfigurationBack) {

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "core/errors.hpp"
-#include "profiler/record/aggregate.hpp"
 #include "profiler/record/loaded_libraries.hpp"
-#include "profiler/record/record_file.hpp"
+#include "profiler/record/recorder/aggregate.hpp"
+#include "profiler/record/recorder/record_file.hpp"
 #include "tests/db/fixtures.hpp"
 
 namespace gpuperf::record {

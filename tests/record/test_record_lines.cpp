@@ -1,5 +1,5 @@
 // Source lines of `record --metrics` without a GPU: hand-written record files with the injection library's
-// S, L, I and J lines (profiler/record/source_records.hpp) through the parser and the aggregation into each
+// S, L, I and J lines (profiler/record/recorder/source_records.hpp) through the parser and the aggregation into each
 // identity's Result::source, why an identity has none, bad and partial lines, and two recorded runs stored in
 // an SQLite file whose `gpuperf compare` names the line that lost coalescing.
 #include <gtest/gtest.h>
@@ -9,12 +9,13 @@
 #include <vector>
 
 #include "core/errors.hpp"
+#include "core/source_roots.hpp"
 #include "db/store.hpp"
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
-#include "profiler/record/aggregate.hpp"
-#include "profiler/record/record_file.hpp"
-#include "profiler/record/recorder.hpp"
+#include "profiler/record/recorder/aggregate.hpp"
+#include "profiler/record/recorder/record_file.hpp"
+#include "profiler/record/recorder/recorder.hpp"
 #include "tests/cli/cli_runner.hpp"
 #include "tests/db/fixtures.hpp"
 
@@ -99,6 +100,20 @@ TEST(RecordLines, AnInstrumentedLaunchGivesItsIdentityTheLinesRunWouldStore) {
   EXPECT_EQ(helper.text, "");
   // Said once, as run says it.
   EXPECT_EQ(s.message, "_Z6helperv: no line info (built without -lineinfo?): per SASS offset");
+}
+
+TEST(RecordLines, AProgramBuiltElsewhereNamesItsLinesRelativeToTheSourceRootGiven) {
+  // What `record --source-root /ci-42/app` registers in the recorder (cli/record_run.cpp): the program was built
+  // at /ci-42/app, and its files are not on this machine.
+  add_source_root("/nonexistent/ci-42/app");
+  KernelTotals totals;
+  const Result r =
+      only_result({parse_process_text(process_file("/nonexistent/ci-42/app/src/copy.cu", 9, 8000), "f")}, totals);
+  ASSERT_EQ(r.source.lines.size(), 4u);
+  EXPECT_EQ(r.source.lines[1].file, "src/copy.cu");
+  EXPECT_EQ(r.source.lines[1].line, 3);
+  EXPECT_EQ(r.source.lines[1].text, "");  // not here: the findings take the history's (line_history.hpp)
+  EXPECT_NE(r.source.message.find("src/copy.cu"), std::string::npos) << r.source.message;  // said once
 }
 
 TEST(RecordLines, AnInlinedHelpersLineKeepsItsCallSite) {

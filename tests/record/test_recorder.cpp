@@ -1,4 +1,4 @@
-// The recorder's checks before anything runs (profiler/record/recorder.hpp), without a GPU: each bad option
+// The recorder's checks before anything runs (profiler/record/recorder/recorder.hpp), without a GPU: each bad option
 // is refused with InputError naming it, the program is never started, and the metrics a program's kernels
 // cannot give are told through `note`.
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "profiler/metric_eval.hpp"
-#include "profiler/record/record_file.hpp"
-#include "profiler/record/recorder.hpp"
+#include "profiler/record/recorder/record_file.hpp"
+#include "profiler/record/recorder/recorder.hpp"
 
 namespace gpuperf::record {
 namespace {

@@ -1,7 +1,7 @@
-// FinishHandoff (profiler/record/signal_finish.hpp): a fatal signal's last flush runs on the serving thread,
+// FinishHandoff (profiler/record/inject/signal_finish.hpp): a fatal signal's last flush runs on the serving thread,
 // and the handler's wait is bounded, so a signal that interrupts the thread holding the lock the flush needs
 // no longer hangs the program (it did when the handler flushed itself). Real signals, real threads, no GPU.
-#include "profiler/record/signal_finish.hpp"
+#include "profiler/record/inject/signal_finish.hpp"
 
 #include <gtest/gtest.h>
 #include <pthread.h>

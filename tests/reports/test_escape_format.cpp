@@ -73,11 +73,21 @@ TEST(Format, ValuesInReadableUnits) {
   EXPECT_EQ(format_value(50400000, "count"), "50.4 M");
   EXPECT_EQ(format_value(32, "count"), "32");
   EXPECT_EQ(format_value(67108864, "bytes"), "67.11 MB");  // decimal, as compare and detect show it
-  EXPECT_EQ(format_value(261.9e6, "bytes"), analysis::format_value(261.9e6, "bytes"));  // one unit everywhere
+  EXPECT_EQ(format_value(261.9e6, "bytes"), format_value(261.9e6, "bytes", UnitText::terminal));  // one unit everywhere
   EXPECT_EQ(format_value(1234.56, "GB/s"), "1235 GB/s");
   EXPECT_EQ(format_value(0, "ns"), "0 ns");
   EXPECT_EQ(format_number(0.125), "0.125");
   EXPECT_EQ(format_number(-3.0), "-3");
+}
+
+// One implementation, two spellings: the terminal's tables and hints stay ASCII and keep small counts whole.
+TEST(Format, TerminalSpellingOfTheSameValues) {
+  EXPECT_EQ(format_value(277536, "ns", UnitText::terminal), "277.5 us");
+  EXPECT_EQ(format_value(50400000, "count", UnitText::terminal), "50.4M");
+  EXPECT_EQ(format_value(12345, "count", UnitText::terminal), "12.35k");
+  EXPECT_EQ(format_value(1234.5, "count", UnitText::terminal), "1234.5");  // below 10,000: up to 6 digits
+  EXPECT_EQ(format_value(1234.5, "count"), "1234");                        // the report's 4 (round half to even)
+  EXPECT_EQ(format_value(1234.56, "GB/s", UnitText::terminal), format_value(1234.56, "GB/s"));
 }
 
 TEST(Format, ChangesRatiosCommitsDates) {
