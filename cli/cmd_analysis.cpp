@@ -303,8 +303,8 @@ int do_check(const Context& ctx, const CheckArgs& a) {
   return verdict;
 }
 
-int do_detect(const Context& ctx, const DetectArgs& a) {
-  const Format format = reports::parse_format(a.format);
+// detect's options from its arguments, each checked (InputError naming the option).
+analysis::DetectOptions detect_options(const DetectArgs& a) {
   analysis::DetectOptions options;
   if (!(a.alpha > 0 && a.alpha < 1)) throw InputError("--alpha must lie in (0, 1)");
   options.thresholds.alpha = a.alpha;
@@ -325,7 +325,22 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   options.hints = !a.no_hints;
   for (const auto& spec : a.gate) options.gate.add(spec);
   if (!a.filter.empty()) make_regex(a.filter);
+  return options;
+}
 
+// Each change's machine named as every command names it (machine_name).
+void name_machines(std::vector<analysis::ChangePoint>& changes, const db::Store& store) {
+  for (const auto& m : store.machines()) {
+    for (auto& c : changes) {
+      if (c.machine == m.fingerprint)
+        c.machine_name = machine_name(m.machine.hostname, m.machine.gpu_name, m.fingerprint);
+    }
+  }
+}
+
+int do_detect(const Context& ctx, const DetectArgs& a) {
+  const Format format = reports::parse_format(a.format);
+  const analysis::DetectOptions options = detect_options(a);
   db::Store store = open_store(ctx, db::Access::read_only);
   db::HistoryFilter f;
   f.branch = a.branch;
@@ -379,6 +394,7 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     say_missing_gates(options.gate, present);
   }
   auto changes = analysis::detect_changes(series, options);
+  name_machines(changes, store);
   analysis::attach_line_changes(changes, store);                   // the source lines that moved at each change
   const auto steps = analysis::attach_identities(changes, store);  // same code or not; environment steps
   analysis::attach_acknowledgements(changes, series, store.acknowledgements());

@@ -69,12 +69,10 @@ void print_table(std::vector<std::vector<std::string>> rows) {
   }
 }
 
-// "node1 (NVIDIA H200, GPU-4fc4ff4a)": the fingerprint's start tells apart the GPUs of one host. A recorded
-// process of a distributed job adds its rank: "node1 (NVIDIA H200, GPU-4fc4ff4a) rank 1/2".
+// "node1 (NVIDIA H200, GPU-4fc4ff4a)" (machine_name, as every command names it). A recorded process of a
+// distributed job adds its rank: "node1 (NVIDIA H200, GPU-4fc4ff4a) rank 1/2".
 std::string machine_cell(const db::RunInfo& r) {
-  std::string cell = r.hostname + " (" + r.gpu_name;
-  if (r.fingerprint.rfind("GPU-", 0) == 0) cell += ", " + r.fingerprint.substr(0, 12);
-  cell += ")";
+  std::string cell = machine_name(r.hostname, r.gpu_name, r.fingerprint);
   if (r.rank) cell += " rank " + std::to_string(*r.rank) + (r.world_size ? "/" + std::to_string(*r.world_size) : "");
   return cell;
 }

@@ -107,6 +107,14 @@ std::string Machine::fingerprint() const {
   return hostname + "/" + gpu_name;
 }
 
+std::string machine_name(const std::string& hostname, const std::string& gpu_name, const std::string& fingerprint) {
+  std::string inside = hostname.empty() ? std::string() : gpu_name;
+  if (fingerprint.rfind("GPU-", 0) == 0) inside += (inside.empty() ? "" : ", ") + fingerprint.substr(0, 12);
+  const std::string& head = hostname.empty() ? gpu_name : hostname;
+  if (head.empty()) return inside.empty() ? fingerprint : inside;
+  return inside.empty() ? head : head + " (" + inside + ")";
+}
+
 namespace {
 // 8-4-4-4-12 hex from 128 bits with the given version nibble and the RFC variant bits (10).
 std::string format_uuid(std::uint64_t a, std::uint64_t b, unsigned version) {

@@ -120,6 +120,13 @@ struct Machine {
   std::string fingerprint() const;
 };
 
+// How every command names a machine (runs, compare, detect, report): "node1 (NVIDIA H200, GPU-4fc4ff4a)", its
+// hostname and GPU, and the start of its GPU UUID, which tells apart the GPUs of one host. Parts that are
+// unknown are left out ("NVIDIA H200 (GPU-4fc4ff4a)"); a fingerprint that is no GPU UUID (hostname/GPU name)
+// adds nothing.
+std::string machine_name(const std::string& hostname, const std::string& gpu_name, const std::string& fingerprint);
+inline std::string machine_name(const Machine& m) { return machine_name(m.hostname, m.gpu_name, m.fingerprint()); }
+
 struct Run {
   std::string uuid;
   std::string started_at;   // ISO 8601 UTC, "2026-11-01T02:00:00Z"

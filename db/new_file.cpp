@@ -23,9 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// SQLite's companions of a database file: removed together with the temporary.
-constexpr const char* kSuffixes[] = {"", "-journal", "-wal", "-shm"};
-constexpr int kNames = 4;
+// SQLite's companions of a database file, and the stamp a writer leaves (sqlite/verified_stamp.hpp): removed
+// together with the temporary.
+constexpr const char* kSuffixes[] = {"", "-journal", "-wal", "-shm", "-verified"};
+constexpr int kNames = 5;
 
 // ---- removal on SIGINT / SIGTERM / SIGHUP ----
 // The handler may only call async-signal-safe functions, so the names are kept in fixed buffers, written

@@ -50,7 +50,7 @@ td ul { margin: 0; padding-left: 16px; }
 .badge.bad { background: var(--bad); color: #fff; } .badge.good { background: var(--good); color: #fff; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 6px 0; font-size: 13px; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
-.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(380px, 1fr)); gap: 10px 18px; }
+.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(380px, 100%), 1fr)); gap: 10px 18px; }
 figure { margin: 0; break-inside: avoid; }
 figcaption { font-size: 13px; margin: 2px 0 0 8px; }
 figcaption .metric { font-weight: 600; } figcaption .latest { color: var(--muted); }
@@ -111,6 +111,14 @@ footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
   section.machine + section.machine { break-before: page; }
   details.instance { break-inside: avoid-page; }
   a { color: inherit; text-decoration: none; }
+}
+/* A phone (390 px): the page is never wider than the screen. A table wider than the screen scrolls sideways
+   inside its own box (its columns keep their widths), and the page's margins shrink. */
+@media (max-width: 700px) {
+  body { padding: 12px 10px 32px; }
+  table { display: block; overflow-x: auto; width: auto; max-width: 100%; }
+  td.name { min-width: 9em; }
+  .solbar { width: 110px; }
 }
 )CSS";
 }
@@ -201,7 +209,16 @@ std::string script() {
     document.documentElement.setAttribute('data-selftest-notes', reached + ' of ' + notes.length + ': ' +
         (notes.length ? notes[0].querySelector('title').textContent : ''));
     window.scrollTo(0, 0);
-    document.documentElement.setAttribute('data-selftest-width', String(document.documentElement.scrollWidth));
+    var root = document.documentElement;
+    root.setAttribute('data-selftest-width', String(root.scrollWidth));
+    root.setAttribute('data-selftest-viewport', String(root.clientWidth));
+    // Every table's box must lie inside the window (a wide one scrolls inside itself): those that do not.
+    var wide = [];
+    Array.prototype.forEach.call(document.querySelectorAll('table'), function (t) {
+      var r = t.getBoundingClientRect();
+      if (r.right > root.clientWidth + 1) wide.push(Math.round(r.width) + 'px:' + t.textContent.trim().slice(0, 40));
+    });
+    root.setAttribute('data-selftest-wide-tables', String(wide.length) + (wide.length ? ': ' + wide[0] : ''));
   }
   document.documentElement.setAttribute('data-charts-ready', String(charts.length));
 })();

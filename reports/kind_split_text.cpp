@@ -56,12 +56,9 @@ std::string kind_cell(const analysis::KindSplit& split, KernelKind kind) {
 
 std::string kind_split_line(const Run& run, const analysis::KindSplit& split) {
   if (!split.has_communication()) return "";
-  std::string gpu = run.machine.gpu_name;
-  const std::string fingerprint = run.machine.fingerprint();
-  const std::string id = fingerprint.rfind("GPU-", 0) == 0 ? fingerprint.substr(0, 12) : run.machine.hostname;
-  if (!id.empty()) gpu += (gpu.empty() ? "" : ", ") + id;
+  const std::string name = machine_name(run.machine);
   std::string line = rank_text(run.rank, run.world_size);
-  line += line.empty() ? gpu : " (" + gpu + ")";
+  line += line.empty() ? name : " on " + name;
   char launches[32];
   std::snprintf(launches, sizeof launches, "%.0f", split.communication.launches);
   return line + ": compute " + kind_cell(split, KernelKind::compute) + ", communication " +

@@ -20,10 +20,10 @@ std::string rank_text(const std::optional<int>& rank, const std::optional<int>& 
 std::string kind_cell(const analysis::KindSplit& split, KernelKind kind);
 
 // `record`'s line for a run with communication kernels, "" for one without:
-//   rank 0 (NVIDIA H100 80GB HBM3, GPU-4fc4ff4a): compute 812.3 ms (91.2%), communication 78.1 ms (8.8%) in
-//   84 launches
-// The GPU is named by its model and the start of its UUID (the fingerprint; the hostname without one); a
-// process outside a distributed job has no "rank N".
+//   rank 0 on node1 (NVIDIA H100 80GB HBM3, GPU-4fc4ff4a): compute 812.3 ms (91.2%), communication 78.1 ms
+//   (8.8%) in 84 launches
+// The machine is named as every command names it (machine_name); a process outside a distributed job has no
+// "rank N on".
 std::string kind_split_line(const Run& run, const analysis::KindSplit& split);
 
 // {"compute": {"gpu_time_ns", "share_pct", "launches", "kernels"}, "communication": {...}}

@@ -87,11 +87,10 @@ struct Writer {
       out += "**No runs to report.** The database has no results for these filters.\n";
       return;
     }
-    out += "| Machine | GPU | Latest run | Commit | Runs | Regressions | Improvements |\n";
-    out += "|---|---|---|---|--:|--:|--:|\n";
+    out += "| Machine | Latest run | Commit | Runs | Regressions | Improvements |\n";
+    out += "|---|---|---|--:|--:|--:|\n";
     for (const auto& m : model.machines) {
-      out += "| " + md(m.host) + " | " + md(m.machine.gpu_name) + " | " +
-             (m.latest ? md(format_datetime(m.latest->started_at)) : "") + " | " +
+      out += "| " + md(m.host) + " | " + (m.latest ? md(format_datetime(m.latest->started_at)) : "") + " | " +
              (m.latest ? md_commit(m.latest->commit) : "") + " | " + std::to_string(m.runs.size()) + " | " +
              (m.regressions.empty() ? "0" : "**" + std::to_string(m.regressions.size()) + "**") + " | " +
              std::to_string(m.improvements.size()) + " |\n";

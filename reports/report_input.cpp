@@ -48,10 +48,7 @@ std::vector<std::string> machine_names(const std::vector<db::MachineRow>& machin
   for (const auto& id : ids) {
     const auto m = std::find_if(machines.begin(), machines.end(), [&](const db::MachineRow& r) { return r.id == id; });
     if (m == machines.end()) continue;
-    const std::string& host = m->machine.hostname;
-    const auto same_host = std::count_if(machines.begin(), machines.end(),
-                                         [&](const db::MachineRow& r) { return r.machine.hostname == host; });
-    names.push_back(host.empty() ? m->fingerprint : same_host > 1 ? host + " (" + m->fingerprint + ")" : host);
+    names.push_back(machine_name(m->machine.hostname, m->machine.gpu_name, m->fingerprint));
   }
   return names;
 }
@@ -69,8 +66,8 @@ ReportInput load_report_input(const db::Store& store, const ReportQuery& query, 
   }
   std::vector<std::optional<std::int64_t>> machine_ids(asked.begin(), asked.end());
   if (machine_ids.empty()) machine_ids.emplace_back(std::nullopt);
-  // The header names the machines read, not the words they were asked by (a nightly asks by id): each once, by
-  // its hostname, with its fingerprint where another machine has that hostname too.
+  // The header names the machines read, not the words they were asked by (a nightly asks by id): each once, as
+  // every command names a machine (machine_name).
   in.query.machines = machine_names(in.machines, asked);
 
   // The window: each machine's newest N runs that pass the filters, one indexed read per machine asked for.

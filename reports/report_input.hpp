@@ -19,8 +19,8 @@ using ChangeDetector = std::function<std::vector<analysis::ChangePoint>(const st
 // id. Throws InputError listing the known machines when none matches or a hostname is ambiguous.
 std::int64_t resolve_machine(const std::vector<db::MachineRow>& machines, const std::string& ref);
 
-// How a report's header names the machines of `ids` (of `machines`), in that order: each by its hostname, or
-// "hostname (fingerprint)" where another machine has the same hostname, or its fingerprint where it has none.
+// How a report's header names the machines of `ids` (of `machines`), in that order, as every command names a
+// machine (machine_name: "node1 (NVIDIA H200, GPU-4fc4ff4a)").
 std::vector<std::string> machine_names(const std::vector<db::MachineRow>& machines,
                                        const std::vector<std::int64_t>& ids);
 

@@ -58,10 +58,7 @@ const TrendSeries* InstanceTrends::find(const std::string& metric) const {
   return nullptr;
 }
 
-std::string MachineReport::title() const {
-  if (machine.gpu_name.empty()) return host;
-  return host + " \xC2\xB7 " + machine.gpu_name;  // ·
-}
+std::string MachineReport::title() const { return host; }
 
 std::string MachineReport::ratio_label(const VariantPair& pair) const {
   const auto& v = instances[pair.variant].instance;
@@ -348,14 +345,7 @@ ReportModel build_report_model(ReportInput input) {
   for (auto& m : model.machines) {
     for (auto& inst : m.instances) inst.short_name = short_names(inst.instance.name);
   }
-  std::map<std::pair<std::string, std::string>, int> same_model_on_host;
-  for (const auto& m : model.machines) ++same_model_on_host[{m.machine.hostname, m.machine.gpu_name}];
-  for (auto& m : model.machines) {
-    m.host = m.machine.hostname.empty() ? m.fingerprint : m.machine.hostname;
-    if (!m.machine.hostname.empty() && same_model_on_host[{m.machine.hostname, m.machine.gpu_name}] > 1) {
-      m.host += " " + m.fingerprint.substr(0, std::min<std::size_t>(m.fingerprint.size(), 12));  // "GPU-4fc4ff4a"
-    }
-  }
+  for (auto& m : model.machines) m.host = machine_name(m.machine.hostname, m.machine.gpu_name, m.fingerprint);
   return model;
 }
 

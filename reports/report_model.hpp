@@ -162,14 +162,13 @@ struct MachineReport {
   std::vector<ProgramPanel> programs;     // recorded programs, by name
   std::vector<InstanceTrends> instances;  // by name, then parameter values (n=512 before n=1024)
   std::size_t series_count = 0;
-  // The machine's name in tables: its hostname, or its fingerprint without one; when several GPUs of one
-  // model share a host (one series per GPU), the start of the GPU UUID is added to tell them apart.
+  // The machine's name, as every command names it (core machine_name): "node1 (NVIDIA H200, GPU-4fc4ff4a)".
   std::string host;
   // Each instance's source lines at the newest run (source_view.hpp), by BenchmarkInstance::display_name().
   std::map<std::string, InstanceSource> sources;
   std::vector<RunNote> notes;  // the team's annotations on this machine's runs, in run order
 
-  std::string title() const;  // "host · NVIDIA H200"
+  std::string title() const;  // the machine's name (host)
   // "slower/faster" for a pair's ratio, by benchmark variant names ("naive/tiled"), as every writer labels it.
   std::string ratio_label(const VariantPair& pair) const;
 };

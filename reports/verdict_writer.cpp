@@ -102,6 +102,9 @@ std::string value_cell(const std::optional<Summary>& s, const MetricInfo& m) {
   return s && s->n > 0 ? format_value(s->median, m.unit, UnitText::terminal) : "-";
 }
 
+// A change's machine as every command names it (its fingerprint where the name is unknown).
+std::string machine_shown(const ChangePoint& c) { return c.machine_name.empty() ? c.machine : c.machine_name; }
+
 std::string side_line(const RunSide& s) {
   std::string out = short_uuid(s.uuid);
   if (s.run_id != 0) out += " (#" + std::to_string(s.run_id) + ")";
@@ -109,7 +112,7 @@ std::string side_line(const RunSide& s) {
          (s.commit.empty() ? std::string("?") : short_commit(s.commit));
   if (!s.label.empty()) out += "  [" + s.label + "]";
   out += "  " + s.started_at;
-  if (!s.gpu_name.empty()) out += "  " + s.gpu_name;
+  if (!s.machine_name.empty()) out += "  " + s.machine_name;
   if (s.rank) out += "  " + rank_text(s.rank, s.world_size);
   return terminal_text(out);
 }
@@ -382,7 +385,8 @@ void write_steps(std::ostream& out, const std::vector<EnvironmentStep>& steps, c
     const std::string what = describe_step(s, changes);
     if (text) {
       out << "environment step at " << short_commit(s.commit) << " (run " << short_uuid(s.run_uuid) << ", "
-          << terminal_text(s.machine) << "): " << terminal_text(what) << '\n';
+          << terminal_text(s.changes.empty() ? s.machine : machine_shown(changes[s.changes.front()]))
+          << "): " << terminal_text(what) << '\n';
     } else {
       out << "**Environment step** at `" << md(short_commit(s.commit)) << "` (run " << md(short_uuid(s.run_uuid))
           << "): " << md(what) << "\n\n";
@@ -599,7 +603,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     if (c.environment_step > 0 && c.environment_step <= steps.size()) continue;
     listed.push_back(&c);
     std::vector<std::string> row;
-    if (machine_column) row.push_back(esc(c.machine));
+    if (machine_column) row.push_back(esc(machine_shown(c)));
     std::string kind = to_string(c.kind);
     if (!text && c.kind == ChangeKind::regression) kind = "**" + kind + "**";
     for (const std::string& cell :
@@ -621,7 +625,8 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
       changes_headline(changes) + (answered > 0 ? "; " + std::to_string(answered) + " acknowledged" : "") +
       (too_short.empty() ? "" : "; " + std::to_string(too_short.size()) + " series: not enough data");
   if (text) {
-    if (!machine_column && !machines.empty()) out << "machine  " << terminal_text(*machines.begin()) << "\n\n";
+    if (!machine_column && !machines.empty())
+      out << "machine  " << terminal_text(machine_shown(changes.front())) << "\n\n";
     if (!cells.empty()) {
       std::vector<std::string> below;
       const std::vector<bool> holds = line_holders(changes);

@@ -63,30 +63,65 @@ RecordedFields read_recorded(const Statement& s, int first) {
   return f;
 }
 
-void refuse_damaged(const Connection& c) {
+namespace {
+
+[[noreturn]] void throw_damaged(const Connection& c, const std::string& problem) {
+  throw InputError("database '" + c.path() + "' is damaged (" + problem +
+                   "); nothing was changed. `gpuperf db check` lists the problems; restore a backup");
+}
+
+// Runs `check` and words SQLite's corruption errors as damage.
+template <class F>
+void refusing_corruption(const Connection& c, F check) {
   try {
+    check();
+  } catch (const SqliteError& e) {
+    const int code = e.primary_code();
+    if (code != SQLITE_CORRUPT && code != SQLITE_NOTADB) throw;
+    throw_damaged(c, e.what());
+  }
+}
+
+}  // namespace
+
+void refuse_damaged(const Connection& c) {
+  refusing_corruption(c, [&] {
     // quick_check reads every page of every table and index and checks each b-tree's structure (not that
     // an index agrees with its table): docs/database.md "Damaged files" has what it costs and detects.
     Statement qc(c, "PRAGMA quick_check(1)");
     if (qc.step() && qc.text(0) != "ok") {
       std::string problem = qc.text(0);  // "*** in database main ***\nPage 364: ...": one line
       std::replace(problem.begin(), problem.end(), '\n', ' ');
-      throw InputError("database '" + c.path() + "' is damaged (" + problem +
-                       "); nothing was changed. `gpuperf db check` lists the problems; restore a backup");
+      throw_damaged(c, problem);
     }
-  } catch (const SqliteError& e) {
-    const int code = e.primary_code();
-    if (code != SQLITE_CORRUPT && code != SQLITE_NOTADB) throw;
-    throw InputError("database '" + c.path() + "' is damaged (" + e.what() +
-                     "); nothing was changed. `gpuperf db check` lists the problems; restore a backup");
+  });
+}
+
+std::int64_t check_before_write(const Connection& c, const std::string& path) {
+  const std::int64_t now = unix_now();
+  std::int64_t last_full = now;
+  if (full_check_reason(path, now, &last_full)) {
+    refuse_damaged(c);
+    return now;
   }
+  // As gpuperf left it: the header (SQLite's own checks when it opened the file) and the schema's pages.
+  refusing_corruption(c, [&] { Statement(c, "SELECT count(*) FROM sqlite_schema").step(); });
+  return last_full;
 }
 
 void refuse_damaged_file(const std::string& path, const OpenOptions& options) {
   std::error_code ec;
   if (is_memory(path) || std::filesystem::file_size(path, ec) == 0 || ec) return;
-  Connection c = open_connection(path, Access::read_only, options);
-  if (schema::current_version(c) > 0) refuse_damaged(c);
+  const std::int64_t now = unix_now();
+  if (!full_check_reason(path, now)) return;  // the read-write open checks what it must
+  const std::optional<FileStamp> before = stamp_of(path);
+  {
+    Connection c = open_connection(path, Access::read_only, options);
+    if (schema::current_version(c) == 0) return;
+    refuse_damaged(c);
+  }
+  // Checked in full and unchanged meanwhile: the write after the measurement need not check again.
+  if (before && stamp_of(path) == before) stamp_now(path, now);
 }
 
 std::unique_ptr<Engine> open_sqlite(const std::string& path, Access access, const OpenOptions& options) {
@@ -105,8 +140,12 @@ std::unique_ptr<Engine> open_sqlite(const std::string& path, Access access, cons
   Connection c = std::move(*opened);
   const int latest = schema::latest_version();
   if (version > latest) refuse_newer_schema(path, version);
-  // Every command that writes refuses a damaged file before it changes anything (before a migration too).
-  if (access == Access::read_write && !created && version > 0) refuse_damaged(c);
+  // Every command that writes refuses a damaged file before it changes anything (before a migration too),
+  // and stamps it when it closes: a file it made, or one with no gpuperf schema yet, is sound as made.
+  std::optional<std::int64_t> full_check_at;
+  if (access == Access::read_write && !is_memory(path)) {
+    full_check_at = created || version == 0 ? unix_now() : check_before_write(c, path);
+  }
   c.exec("PRAGMA foreign_keys = ON");
   if (access == Access::read_only) {
     if (version == 0) {
@@ -129,7 +168,7 @@ std::unique_ptr<Engine> open_sqlite(const std::string& path, Access access, cons
   // What the reads may select: a read-write open has just migrated to the latest schema.
   const int readable = access == Access::read_write ? latest : version;
   // A file this open created was made at the latest version from nothing: `db migrate` reports 0 -> latest.
-  return std::make_unique<SqliteEngine>(std::move(c), access, path, created ? 0 : version, readable);
+  return std::make_unique<SqliteEngine>(std::move(c), access, path, created ? 0 : version, readable, full_check_at);
 }
 
 sqlite3* sqlite_handle(const Store& store) {
@@ -232,6 +271,7 @@ DbInfo SqliteEngine::info() const {
 CheckReport SqliteEngine::check() const {
   CheckReport r;
   r.checked = "integrity_check and foreign_key_check";
+  const std::optional<FileStamp> before = is_memory(path_) ? std::nullopt : stamp_of(path_);
   try {
     Statement ic(conn_, "PRAGMA integrity_check");
     while (ic.step()) {
@@ -247,6 +287,8 @@ CheckReport SqliteEngine::check() const {
     r.problems.push_back(std::string("the check itself failed: ") + e.what());
   }
   r.ok = r.problems.empty();
+  // The forced full check: a sound file unchanged meanwhile is stamped as checked now (verified_stamp.hpp).
+  if (r.ok && before && stamp_of(path_) == before) stamp_now(path_, unix_now());
   return r;
 }
 

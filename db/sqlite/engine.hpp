@@ -8,14 +8,19 @@
 
 #include "db/engine.hpp"
 #include "db/sqlite/connection.hpp"
+#include "db/sqlite/verified_stamp.hpp"
 #include "db/store.hpp"
 
 namespace gpuperf::db {
 
 class SqliteEngine final : public Engine {
  public:
-  SqliteEngine(Connection conn, Access access, std::string path, int opened_version, int readable_version)
-      : conn_(std::move(conn)),
+  // `stamp_full_check_at`: a writer that verified the file (db/sqlite/verified_stamp.hpp) stamps it when it
+  // closes, with the time of the last full check of its pages.
+  SqliteEngine(Connection conn, Access access, std::string path, int opened_version, int readable_version,
+               std::optional<std::int64_t> stamp_full_check_at = std::nullopt)
+      : stamp_(path, stamp_full_check_at),
+        conn_(std::move(conn)),
         access_(access),
         path_(std::move(path)),
         opened_version_(opened_version),
@@ -52,6 +57,7 @@ class SqliteEngine final : public Engine {
   const Connection& connection() const { return conn_; }
 
  private:
+  StampOnClose stamp_;  // before conn_: it stamps the file after the connection has closed
   Connection conn_;
   Access access_;
   std::string path_;
@@ -71,9 +77,14 @@ bool is_memory(const std::string& path);
 // missing one whole (read_write), falls back to an immutable read where a reader cannot make the WAL's
 // files, and sets the busy wait. `created` (may be null) tells whether this call made the file.
 Connection open_connection(const std::string& path, Access access, const OpenOptions& options, bool* created = nullptr);
-// InputError (exit 2) when the file's b-trees are damaged (PRAGMA quick_check): every read-write open of an
-// existing file calls it before it changes anything.
+// InputError (exit 2) when the file's b-trees are damaged (PRAGMA quick_check, every page): every read-write
+// open of an existing file calls it before it changes anything, unless the file is as gpuperf last verified
+// it (verified_stamp.hpp).
 void refuse_damaged(const Connection& c);
+// Before a write to the existing file `path` on `c`: the full check (refuse_damaged) unless the file's stamp
+// allows the cheap one (its header and schema read). Returns the time of the last full check, for the
+// stamp the writer leaves when it closes.
+std::int64_t check_before_write(const Connection& c, const std::string& path);
 // Puts the database in WAL mode, retrying within `timeout` while other connections are in transactions.
 void enable_wal(Connection& c, std::chrono::milliseconds timeout);
 

@@ -171,6 +171,7 @@ RunSide run_side(const Run& run, std::int64_t run_id) {
   s.started_at = run.started_at;
   s.fingerprint = run.machine.fingerprint();
   s.gpu_name = run.machine.gpu_name;
+  s.machine_name = machine_name(run.machine);
   s.rank = run.rank;
   s.local_rank = run.local_rank;
   s.world_size = run.world_size;

@@ -44,6 +44,7 @@ struct CompareOptions {
 struct RunSide {
   std::int64_t run_id = 0;
   std::string uuid, commit, branch, label, started_at, fingerprint, gpu_name;
+  std::string machine_name;                         // as every command names it (core machine_name)
   std::optional<int> rank, local_rank, world_size;  // a recorded process of a distributed job (Run::rank)
 };
 RunSide run_side(const Run& run, std::int64_t run_id = 0);

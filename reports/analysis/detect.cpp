@@ -156,8 +156,13 @@ std::vector<ChangePoint> detect_changes(const std::vector<db::Series>& series, c
       const db::SeriesPoint& first = s.points[at[sp.index]];
       const db::SeriesPoint& last_old = s.points[at[sp.index - 1]];
       ChangePoint c;
-      static_cast<ChangeSite&>(c) = {s.key.fingerprint, first.run_id,     first.run_uuid, first.commit,
-                                     last_old.commit,   first.started_at, last_old.run_id};
+      c.machine = s.key.fingerprint;  // machine_name is filled by the command, from the store's machines
+      c.run_id = first.run_id;
+      c.run_uuid = first.run_uuid;
+      c.commit = first.commit;
+      c.previous_commit = last_old.commit;
+      c.started_at = first.started_at;
+      c.previous_run_id = last_old.run_id;
       c.instance = s.key.instance;
       c.metric = metric;
       c.index = at[sp.index];

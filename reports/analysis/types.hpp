@@ -65,7 +65,8 @@ struct CompareRow {
 // Where and when a change lands: its machine, the first run (and commit) at the new level and the last at the
 // old one. A change point and an environment step share it.
 struct ChangeSite {
-  std::string machine;
+  std::string machine;       // its fingerprint
+  std::string machine_name;  // as every command names it (core machine_name); empty: unknown, `machine` shown
   std::int64_t run_id = 0;
   std::string run_uuid;
   std::string commit;           // the first commit at the new level

@@ -111,14 +111,14 @@ TEST(KindSplit, ACompareOfTwoRanksRunsShowsBothKindsChange) {
 TEST(KindSplitText, RecordsSummaryLineOnePerRankWithCommunication) {
   const gpuperf::Run r0 = rank_run(0, 78.1e6);
   EXPECT_EQ(reports::kind_split_line(r0, kind_split(r0)),
-            "rank 0/2 (NVIDIA H100 80GB HBM3, GPU-4fc4ff4a): compute 812.3 ms (91.2%), communication 78.1 ms (8.8%) "
-            "in 84 launches");
+            "rank 0/2 on node-1 (NVIDIA H100 80GB HBM3, GPU-4fc4ff4a): compute 812.3 ms (91.2%), communication "
+            "78.1 ms (8.8%) in 84 launches");
   gpuperf::Run lone = r0;
   lone.rank.reset();
   lone.world_size.reset();
   lone.machine.gpu_uuid.clear();
   EXPECT_EQ(reports::kind_split_line(lone, kind_split(lone)),
-            "NVIDIA H100 80GB HBM3, node-1: compute 812.3 ms (91.2%), communication 78.1 ms (8.8%) in 84 launches");
+            "node-1 (NVIDIA H100 80GB HBM3): compute 812.3 ms (91.2%), communication 78.1 ms (8.8%) in 84 launches");
   gpuperf::Run quiet = r0;
   quiet.results.erase(quiet.results.begin() + 1);
   EXPECT_EQ(reports::kind_split_line(quiet, kind_split(quiet)), "");  // no communication kernel: no line

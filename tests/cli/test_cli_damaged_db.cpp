@@ -1,11 +1,13 @@
 // A damaged database is refused by every command that writes, before it writes: 20 interior pages of a
-// history overwritten with random bytes (pages that tonight's insert would never touch), then each writer
-// in turn must exit 2 naming the damage and leave the file byte for byte as it was.
+// history that gpuperf had stamped as verified overwritten with random bytes (pages that tonight's insert
+// would never touch), then each writer in turn must exit 2 naming the damage and leave the file byte for
+// byte as it was.
 #include <sqlite3.h>
 
-#include <random>
+#include <filesystem>
 
 #include "tests/cli/cli_fixture.hpp"
+#include "tests/support/damage_pages.hpp"
 
 namespace gpuperf::testing {
 namespace {
@@ -49,21 +51,17 @@ class DamagedDatabase : public CliTest {
   void SetUp() override {
     write("history.json", history_file(28, 6, 150));
     ASSERT_EQ(gp({"import", "history.json"}).code, 0);
+    // A second writer checks the file in full and stamps it as verified (db/sqlite/verified_stamp.hpp), as
+    // a nightly's store is: the damage below must be found despite the stamp.
+    ASSERT_EQ(gp({"import", "history.json"}).code, 0);
+    ASSERT_TRUE(std::filesystem::exists(path("gpuperf.db-verified")));
     write("more.json", runs_file(29, 1));  // a sound file to import into the damaged one
     write("src.json", runs_file(1, 2, "feature"));
     ASSERT_EQ(gp({"--db", "src.db", "import", "src.json"}).code, 0);
     ASSERT_EQ(quick_check(path("gpuperf.db")), "ok");
     std::string file = bytes("gpuperf.db");
-    const std::size_t page = 4096, pages = file.size() / page;
-    ASSERT_GT(pages, 100u) << "the history is too small to damage its interior";
-    // 20 pages between the second and the last, filled with random bytes (the header page stays sound, so
-    // the file still opens as a gpuperf database and only a check of its pages finds the damage).
-    std::mt19937 rng(57);
-    std::uniform_int_distribution<std::size_t> pick(2, pages - 2);
-    for (int i = 0; i < 20; ++i) {
-      const std::size_t at = pick(rng) * page;
-      for (std::size_t b = 0; b < page; ++b) file[at + b] = static_cast<char>(rng() & 0xFF);
-    }
+    ASSERT_GT(file.size() / 4096, 100u) << "the history is too small to damage its interior";
+    damage_pages(file);  // 20 interior pages of random bytes, the header page sound
     write("gpuperf.db", file);
     damaged_ = file;
     ASSERT_NE(quick_check(path("gpuperf.db")), "ok");

@@ -74,5 +74,21 @@ TEST(Uuid, KeyedUuidIsStableVersion8AndKeySensitive) {
   EXPECT_EQ(seen.size(), 1000u);
 }
 
+// One name for a machine in every command's output: hostname, GPU, the start of the GPU UUID.
+TEST(MachineName, HostGpuAndTheStartOfItsUuid) {
+  Machine m;
+  m.hostname = "node1";
+  m.gpu_name = "NVIDIA H200";
+  m.gpu_uuid = "GPU-4fc4ff4a-a568-0c56-d6b1-656acd4010e7";
+  EXPECT_EQ(machine_name(m), "node1 (NVIDIA H200, GPU-4fc4ff4a)");
+  m.hostname.clear();
+  EXPECT_EQ(machine_name(m), "NVIDIA H200 (GPU-4fc4ff4a)");
+  m.hostname = "node1";
+  m.gpu_uuid.clear();  // the fingerprint is then hostname/GPU name: nothing more to say
+  EXPECT_EQ(machine_name(m), "node1 (NVIDIA H200)");
+  EXPECT_EQ(machine_name("", "", "GPU-4fc4ff4a-a568"), "GPU-4fc4ff4a");
+  EXPECT_EQ(machine_name("", "", "odd-fingerprint"), "odd-fingerprint");
+}
+
 }  // namespace
 }  // namespace gpuperf

@@ -54,14 +54,17 @@ TEST(ManyMachines, EachFindingIsListedOnceWithTheMachinesItIsOn) {
   EXPECT_NEAR(found[0].min_change_pct, 10.0, 1e-9);
   EXPECT_EQ(model.machines[found[1].machine].instances[found[1].instance].instance.name, "suite/k20");
   EXPECT_FALSE(found[1].on_all());
-  EXPECT_EQ(found[1].on_text(), "1 of 16 machines: runner-3");
+  EXPECT_EQ(found[1].on_text(), "1 of 16 machines: runner-3 (NVIDIA H200, GPU-runner-3)");
 
   const std::string md = render_markdown(model);
   EXPECT_NE(md.find("### Findings across machines (2)"), std::string::npos);
   EXPECT_NE(md.find("| suite/k10 | duration | regression | **all 16 machines** (one commit) | +10.0% |"),
             std::string::npos)
       << md.substr(0, 3000);
-  EXPECT_NE(md.find("| suite/k20 | duration | regression | 1 of 16 machines: runner-3 | +15.0% |"), std::string::npos);
+  EXPECT_NE(
+      md.find(
+          "| suite/k20 | duration | regression | 1 of 16 machines: runner-3 (NVIDIA H200, GPU-runner-3) | +15.0% |"),
+      std::string::npos);
   const std::string html = render_html(model);
   EXPECT_NE(html.find("<h3>Findings across machines</h3>"), std::string::npos);
   EXPECT_NE(html.find("<strong>all 16 machines</strong>"), std::string::npos);

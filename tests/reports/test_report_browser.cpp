@@ -3,6 +3,7 @@
 // (<build>/tests/reports/artifacts/report.png, kept by CI). Skips only when no Chromium is installed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <regex>
@@ -84,7 +85,8 @@ TEST(ReportBrowser, LoadsWithoutErrorsDrawsChartsAndShowsTooltips) {
 // A team's notes (gpuperf annotate) on the trend charts, as a reader's browser draws them: each a marker a
 // pointer reaches (its dot above the chart's hover area) with the note as its hover text; an acknowledged
 // finding shows its answer; and on a phone-sized window (390 px) the notes make the page no wider than the
-// same report without them.
+// same report without them, and no table reaches past the window's edge (a wide one scrolls inside itself;
+// without the phone style sheet four tables did, and the page was 1165 px wide in a 500 px window).
 TEST(ReportBrowser, DrawsTheTeamsNotesAndAnswersOnWideAndSmallScreens) {
   const std::string chromium = find_chromium();
   if (chromium.empty()) GTEST_SKIP() << "no chromium on PATH (Debian: apt-get install chromium; ci/setup.sh --test)";
@@ -131,6 +133,13 @@ TEST(ReportBrowser, DrawsTheTeamsNotesAndAnswersOnWideAndSmallScreens) {
     const long with_notes = page_width(html, size, "notes-"), without = page_width(plain, size, "plain-");
     EXPECT_GT(without, 0);
     EXPECT_EQ(with_notes, without) << "the notes made the page wider";
+    ASSERT_TRUE(std::regex_search(dom.output, m, std::regex("data-selftest-viewport=\"(\\d+)\"")));
+    const long viewport = std::stol(m[1].str());
+    // Headless Chromium makes no window narrower than 500 px: "390" is 500, still the phone layout (< 700 px).
+    EXPECT_LE(viewport, std::max(500L, std::stol(size.substr(0, size.find(',')))));
+    EXPECT_LE(with_notes, viewport) << "the page is wider than the window: it scrolls sideways";
+    ASSERT_TRUE(std::regex_search(dom.output, m, std::regex("data-selftest-wide-tables=\"([^\"]*)\"")));
+    EXPECT_EQ(m[1].str(), "0") << "a table reaches past the window's edge";
   }
 }
 

@@ -83,12 +83,17 @@ TEST_F(ReportGolden, SeveralMachinesAreNamedInTheHeaderAndEachGetsItsSection) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_EQ(gpuperf(dir_ / "fixture.db", "--quiet report --format md --out " + sh_quote(all.string())).exit_code, 0);
   const std::string md = read_file(both / "report.md");
-  EXPECT_NE(md.find("Machine: ci-h200-01, dev-h100-07"), std::string::npos) << md.substr(0, 400);
+  EXPECT_NE(
+      md.find("Machine: ci-h200-01 (NVIDIA H200, GPU-6f1c0d2a), dev-h100-07 (NVIDIA H100 80GB HBM3, GPU-0a1b2c3d)"),
+      std::string::npos)
+      << md.substr(0, 400);
   // Both machines asked for are every machine in the fixture: the rest of the report is the unfiltered one.
   std::string unfiltered = read_file(all / "report.md");
   const std::string scope = "Machine: all";
   ASSERT_NE(unfiltered.find(scope), std::string::npos);
-  unfiltered.replace(unfiltered.find(scope), scope.size(), "Machine: ci-h200-01, dev-h100-07");
+  unfiltered.replace(
+      unfiltered.find(scope), scope.size(),
+      "Machine: ci-h200-01 (NVIDIA H200, GPU-6f1c0d2a), dev-h100-07 (NVIDIA H100 80GB HBM3, GPU-0a1b2c3d)");
   EXPECT_EQ(md, unfiltered);
   // One unknown name among them is an input error, and no report is written.
   const fs::path bad = dir_ / "bad-machines";

@@ -130,14 +130,19 @@ TEST_F(ReportInputTest, SeveralMachinesAreEachReadOnceWithTheirOwnWindow) {
   EXPECT_EQ(load_report_input(store, q, nullptr).runs.size(), 6u);
   EXPECT_EQ(q.machines_text(), "GPU-0a1b2c3d-4e5f-4061-8273-000000000007, ci-h200-01");
   EXPECT_EQ(all.machines_text(), "all");
-  // What was read is named by hostname, in the order asked, each machine once (a nightly asks by id).
-  EXPECT_EQ(load_report_input(store, q, nullptr).query.machines_text(), "dev-h100-07, ci-h200-01");
+  // What was read is named as every command names a machine, in the order asked, each machine once (a nightly
+  // asks by id).
+  const std::string h200_name = "ci-h200-01 (NVIDIA H200, GPU-6f1c0d2a)";
+  EXPECT_EQ(load_report_input(store, q, nullptr).query.machines_text(),
+            "dev-h100-07 (NVIDIA H100 80GB HBM3, GPU-0a1b2c3d), " + h200_name);
   q.machines = {h200_id, "ci-h200-01"};
-  EXPECT_EQ(load_report_input(store, q, nullptr).query.machines_text(), "ci-h200-01");
+  EXPECT_EQ(load_report_input(store, q, nullptr).query.machines_text(), h200_name);
   EXPECT_EQ(load_report_input(store, all, nullptr).query.machines_text(), "all");
 }
 
-TEST(MachineNames, AHostnameTwoMachinesShareGetsTheFingerprintAndNoHostnameIsTheFingerprint) {
+// As every command names a machine (core machine_name): the hostname and the start of the GPU UUID, which
+// tells apart two machines of one hostname; without a hostname or a GPU name, the UUID.
+TEST(MachineNames, EachByHostnameAndTheStartOfItsGpuUuid) {
   auto row = [](std::int64_t id, const std::string& fingerprint, const std::string& host) {
     db::MachineRow m;
     m.id = id;
@@ -147,7 +152,8 @@ TEST(MachineNames, AHostnameTwoMachinesShareGetsTheFingerprintAndNoHostnameIsThe
   };
   const std::vector<db::MachineRow> machines = {row(1, "GPU-a", "runner"), row(2, "GPU-b", "runner"),
                                                 row(3, "GPU-c", "dev-07"), row(4, "GPU-d", "")};
-  EXPECT_EQ(machine_names(machines, {3, 2, 4}), (std::vector<std::string>{"dev-07", "runner (GPU-b)", "GPU-d"}));
+  EXPECT_EQ(machine_names(machines, {3, 2, 4}),
+            (std::vector<std::string>{"dev-07 (GPU-c)", "runner (GPU-b)", "GPU-d"}));
   EXPECT_EQ(machine_names(machines, {1}), std::vector<std::string>{"runner (GPU-a)"});
   EXPECT_TRUE(machine_names(machines, {}).empty());
 }

@@ -58,7 +58,7 @@ TEST(ReportModel, RunsInstancesAndSeriesInDisplayOrder) {
   EXPECT_EQ(mr.series_count, 3u);
   EXPECT_TRUE(mr.instances[1].series[1].constant());
   EXPECT_NE(mr.instances[1].series[1].at(3), nullptr);
-  EXPECT_EQ(mr.title(), "gpu-a · NVIDIA H200");
+  EXPECT_EQ(mr.title(), "gpu-a (NVIDIA H200, GPU-gpu-a)");  // as every command names it
 }
 
 TEST(ReportModel, ChangePointsJoinTheirSeriesAndSortNewestFirst) {
@@ -278,6 +278,7 @@ TEST(ReportModel, SeveralMachinesEachKeepTheirOwnAxis) {
   EXPECT_EQ(model.total_runs(), 4u);
 }
 
+// Every machine is named as every command names it (machine_name): the GPUs of one host apart by their UUID.
 TEST(ReportModel, GpusOfOneHostAreToldApartByTheirUuid) {
   db::MachineRow a = machine_row(1, "node"), b = machine_row(2, "node"), c = machine_row(3, "solo");
   a.fingerprint = a.machine.gpu_uuid = "GPU-4fc4ff4a-a568-0c56-d6b1-656acd4010e7";
@@ -292,10 +293,10 @@ TEST(ReportModel, GpusOfOneHostAreToldApartByTheirUuid) {
   }
   ReportModel model = build_report_model(in);
   ASSERT_EQ(model.machines.size(), 3u);
-  EXPECT_EQ(model.machines[0].host, "node GPU-4fc4ff4a");
-  EXPECT_EQ(model.machines[1].host, "node GPU-9b0e1c2d");
-  EXPECT_EQ(model.machines[2].host, "solo");  // alone on its host: the hostname is enough
-  EXPECT_EQ(model.machines[0].title(), "node GPU-4fc4ff4a \xC2\xB7 NVIDIA H200");
+  EXPECT_EQ(model.machines[0].host, "node (NVIDIA H200, GPU-4fc4ff4a)");
+  EXPECT_EQ(model.machines[1].host, "node (NVIDIA H200, GPU-9b0e1c2d)");
+  EXPECT_EQ(model.machines[2].host, "solo (NVIDIA H200, GPU-solo)");
+  EXPECT_EQ(model.machines[0].title(), model.machines[0].host);
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ TEST(ReportRanks, EachRanksSplitAndItsChangeSinceTheRunBefore) {
   ASSERT_TRUE(p0.split_before.has_value());
   const RankSplitCells c0 = rank_split_cells(*panels[0].first, p0);
   EXPECT_EQ(c0.rank, "rank 0/2");
-  EXPECT_EQ(c0.gpu, "node GPU-4fc4ff4a \xC2\xB7 NVIDIA H200");
+  EXPECT_EQ(c0.gpu, "node (NVIDIA H200, GPU-4fc4ff4a)");
   EXPECT_EQ(c0.compute, "800 ms (91.1%)");
   EXPECT_EQ(c0.communication, "78.1 ms (8.9%)");
   EXPECT_EQ(c0.launches, "84");
@@ -77,11 +77,11 @@ TEST(ReportRanks, MarkdownAndHtmlHaveOneRowPerRank) {
   const std::string md = render_markdown(model);
   EXPECT_NE(md.find("GPU time by rank, compute and communication kernels"), std::string::npos) << md;
   const std::size_t r0 = md.find(
-      "| train | rank 0/2 | node GPU-4fc4ff4a \xC2\xB7 NVIDIA H200 | `c1001abcde` | 800 ms (91.1%) | 78.1 ms (8.9%) | "
+      "| train | rank 0/2 | node (NVIDIA H200, GPU-4fc4ff4a) | `c1001abcde` | 800 ms (91.1%) | 78.1 ms (8.9%) | "
       "84 "
       "| +0.0% |");
   const std::size_t r1 = md.find(
-      "| train | rank 1/2 | node GPU-9d07c1e2 \xC2\xB7 NVIDIA H200 | `c1001abcde` | 800 ms "
+      "| train | rank 1/2 | node (NVIDIA H200, GPU-9d07c1e2) | `c1001abcde` | 800 ms "
       "(87.7%) | 112 ms (12.3%) | 84 | +40.0% |");
   ASSERT_NE(r0, std::string::npos) << md;
   ASSERT_NE(r1, std::string::npos) << md;

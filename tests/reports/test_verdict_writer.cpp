@@ -48,7 +48,8 @@ CompareReport report() {
               "nightly",
               "2026-10-23T02:00:00Z",
               "GPU-1234",
-              "NVIDIA H200"};
+              "NVIDIA H200",
+              "NVIDIA H200 (GPU-1234)"};
   rep.candidate = {2,
                    "cc000000-0000-4000-8000-000000000002",
                    "56afdfdc2a1111111111",
@@ -56,7 +57,8 @@ CompareReport report() {
                    "",
                    "2026-10-24T04:00:00Z",
                    "GPU-1234",
-                   "NVIDIA H200"};
+                   "NVIDIA H200",
+                   "NVIDIA H200 (GPU-1234)"};
   rep.rows.push_back(row("matmul/tiled", {{"n", std::int64_t{1024}}}, "duration", Verdict::slower, 277536, 327500,
                          "with registers 32 -> 40"));
   rep.rows.push_back(row("matmul/tiled", {{"n", std::int64_t{1024}}}, "registers", Verdict::slower, 32, 40));
@@ -75,8 +77,8 @@ std::string compare_text(Format f, bool all = false) {
 
 TEST(Render, CompareTextGolden) {
   EXPECT_EQ(compare_text(Format::text),
-            "base       aa000000 (#1)  main @ 1194d3c67a  [nightly]  2026-10-23T02:00:00Z  NVIDIA H200\n"
-            "candidate  cc000000 (#2)  feature @ 56afdfdc2a  2026-10-24T04:00:00Z  NVIDIA H200\n"
+            "base       aa000000 (#1)  main @ 1194d3c67a  [nightly]  2026-10-23T02:00:00Z  NVIDIA H200 (GPU-1234)\n"
+            "candidate  cc000000 (#2)  feature @ 56afdfdc2a  2026-10-24T04:00:00Z  NVIDIA H200 (GPU-1234)\n"
             "\n"
             "benchmark             metric     base      candidate  change  verdict  gates  note\n"
             "matmul/tiled[n=1024]  duration   277.5 us  327.5 us   +18.0%  slower   yes    with registers 32 -> 40\n"
