@@ -154,7 +154,9 @@ PY
       { tail -40 "$work/subdir.log"; fail "building examples/ through add_subdirectory"; }
     check_my_bench "$work/subdir/examples/my_bench"
     # Its source lines are named relative to the project that added gpuperf (core/source_roots.hpp), not gpuperf's.
-    nm "$work/subdir/examples/my_bench" | grep -q " T gpuperf_project_source_root$" ||
+    # nm's whole output to a file first: `nm | grep -q` under pipefail fails when grep stops nm early (SIGPIPE).
+    nm "$work/subdir/examples/my_bench" >"$work/my_bench.nm"
+    grep -q " T gpuperf_project_source_root$" "$work/my_bench.nm" ||
       fail "my_bench defines no project source root (add_subdirectory)"
     grep -qaF "$here/subdir" "$work/subdir/examples/my_bench" ||
       fail "my_bench's project source root is not the project's top folder $here/subdir"
