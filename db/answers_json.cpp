@@ -1,6 +1,7 @@
 #include "db/answers_json.hpp"
 
 #include "core/errors.hpp"
+#include "db/interchange.hpp"
 #include "db/timestamp.hpp"
 
 namespace gpuperf::db {
@@ -62,10 +63,8 @@ class Fields {
   [[noreturn]] void fail(const std::string& key, const std::string& why) const {
     throw InputError(source_ + ": " + path_ + (key.empty() ? "" : "." + key) + ": " + why);
   }
-  // The longest strings, as for the runs (db/interchange_read.cpp): a name 1024 bytes, a benchmark 16 KiB, a text
-  // (a reason, a note, a link) 64 KiB.
-  static constexpr std::size_t kMaxName = 1024, kMaxBenchmark = 16384, kMaxText = 65536;
-  std::string text(const char* key, bool required, std::size_t max = kMaxName) const {
+  // The longest strings: as for the runs (kMaxNameBytes and the others, db/interchange.hpp).
+  std::string text(const char* key, bool required, std::size_t max = kMaxNameBytes) const {
     const auto it = v_.find(key);
     if (it == v_.end() || it->is_null()) {
       if (required) fail(key, "missing");
@@ -110,12 +109,12 @@ Acknowledgement ack_from(const Fields& f) {
   Acknowledgement a;
   a.uuid = f.text("uuid", true);
   a.fingerprint = f.text("machine", true);
-  a.instance = BenchmarkInstance{f.text("benchmark", true, Fields::kMaxBenchmark), f.params()};
+  a.instance = BenchmarkInstance{f.text("benchmark", true, kMaxBenchmarkBytes), f.params()};
   a.metric = f.text("metric", true);
   a.run_uuid = f.text("run", true);
   a.commit = f.text("commit", false);
-  a.reason = f.text("reason", true, Fields::kMaxText);
-  a.link = f.text("link", false, Fields::kMaxText);
+  a.reason = f.text("reason", true, kMaxTextBytes);
+  a.link = f.text("link", false, kMaxTextBytes);
   a.by = f.text("by", false);
   a.at = f.time("at", true);
   a.accepted = f.flag("accepted");
@@ -130,7 +129,7 @@ Acknowledgement ack_from(const Fields& f) {
 Annotation note_from(const Fields& f) {
   Annotation n;
   n.uuid = f.text("uuid", true);
-  n.text = f.text("text", true, Fields::kMaxText);
+  n.text = f.text("text", true, kMaxTextBytes);
   n.by = f.text("by", false);
   n.at = f.time("at", true);
   n.run_uuid = f.text("run", false);

@@ -28,6 +28,7 @@
 // on the same terms, so files without them stay valid and version 1 stays.
 #pragma once
 
+#include <cstddef>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ namespace gpuperf::db {
 
 inline constexpr const char* kInterchangeFormat = "gpuperf-results";
 inline constexpr int kInterchangeVersion = 1;
+
+// The longest strings a gpuperf-results file may hold, runs and answers alike (import refuses a longer one with
+// its JSON path): a name (commit, branch, label, machine fields, params, metric, unit), a benchmark (a recorded
+// kernel's demangled name: C++ templates reach kilobytes) and any other text (a message, a command line, a
+// reason, a note). A 30 MB label would make `runs` print 420 MB.
+inline constexpr std::size_t kMaxNameBytes = 1024, kMaxBenchmarkBytes = 16384, kMaxTextBytes = 65536;
 
 struct InterchangeDocument {
   std::vector<Run> runs;

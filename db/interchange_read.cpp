@@ -97,11 +97,7 @@ class Reader {
     if (!v.is_array()) fail(path, "expected an array, got " + describe(v));
     return v;
   }
-  // Longest strings: a name (commit, branch, label, machine fields, params, metric, unit), a benchmark (a recorded
-  // kernel's demangled name: C++ templates reach kilobytes) and any other text (a message, a command line, a
-  // reason). A 30 MB label would make `runs` print 420 MB.
-  static constexpr std::size_t kMaxName = 1024, kMaxBenchmark = 16384, kMaxText = 65536;
-  std::string string(const json& v, const std::string& path, std::size_t max = kMaxText) const {
+  std::string string(const json& v, const std::string& path, std::size_t max = kMaxTextBytes) const {
     if (!v.is_string() || is_overflow(v)) fail(path, "expected a string, got " + describe(v));
     std::string s = v.get<std::string>();
     if (s.size() > max) {
@@ -111,14 +107,14 @@ class Reader {
     return s;
   }
   std::string string_field(const json& obj, const char* key, const std::string& path, bool required,
-                           std::size_t max = kMaxName) const {
+                           std::size_t max = kMaxNameBytes) const {
     if (required) return string(require(obj, key, path), at_key(path, key), max);
     const json* v = optional(obj, key);
     return v == nullptr ? std::string() : string(*v, at_key(path, key), max);
   }
   void name_key(const std::string& key, const std::string& path) const {
-    if (key.size() > kMaxName) {
-      fail(path, "a key of " + std::to_string(key.size()) + " bytes, longer than the " + std::to_string(kMaxName) +
+    if (key.size() > kMaxNameBytes) {
+      fail(path, "a key of " + std::to_string(key.size()) + " bytes, longer than the " + std::to_string(kMaxNameBytes) +
                      " bytes a name may have");
     }
   }
@@ -251,7 +247,7 @@ class Reader {
       m.metric.deterministic = boolean(*d, at_key(path, "deterministic"));
     if (const MetricTraits* t = find_metric(name)) builtin_traits(m.metric, t->info, v, path);
     if (const json* s = optional(v, "status")) m.status = status(*s, at_key(path, "status"));
-    m.message = string_field(v, "message", path, false, kMaxText);
+    m.message = string_field(v, "message", path, false, kMaxTextBytes);
     const json* samples = optional(v, "samples");
     const json* value = optional(v, "value");
     if (samples != nullptr && value != nullptr) fail(path, "has both \"samples\" and \"value\"; give one");
@@ -290,7 +286,7 @@ class Reader {
   Result result(const json& v, const std::string& path) const {
     object(v, path);
     Result r;
-    r.instance.name = string_field(v, "benchmark", path, true, kMaxBenchmark);
+    r.instance.name = string_field(v, "benchmark", path, true, kMaxBenchmarkBytes);
     if (r.instance.name.empty()) fail(at_key(path, "benchmark"), "empty");
     if (const json* p = optional(v, "params")) {
       const std::string pp = at_key(path, "params");
@@ -302,14 +298,14 @@ class Reader {
         } else if (x.is_number_float()) {
           r.instance.params[k] = finite(x, at_key(pp, k));
         } else if (x.is_string() && !is_overflow(x)) {
-          r.instance.params[k] = string(x, at_key(pp, k), kMaxName);
+          r.instance.params[k] = string(x, at_key(pp, k), kMaxNameBytes);
         } else {
           fail(at_key(pp, k), "expected a number or a string, got " + describe(x));
         }
       }
     }
     r.status = status(require(v, "status", path), at_key(path, "status"));
-    r.message = string_field(v, "message", path, false, kMaxText);
+    r.message = string_field(v, "message", path, false, kMaxTextBytes);
     r.baseline = string_field(v, "baseline", path, false);
     if (const json* ms = optional(v, "metrics")) {
       const std::string mp = at_key(path, "metrics");
@@ -403,8 +399,8 @@ class Reader {
     r.label = string_field(v, "label", path, false);
     r.tool_version = string_field(v, "tool_version", path, false);
     if (const json* e = optional(v, "excluded")) r.excluded = boolean(*e, at_key(path, "excluded"));
-    r.exclude_reason = string_field(v, "exclude_reason", path, false, kMaxText);
-    r.command = string_field(v, "command", path, false, kMaxText);
+    r.exclude_reason = string_field(v, "exclude_reason", path, false, kMaxTextBytes);
+    r.command = string_field(v, "command", path, false, kMaxTextBytes);
     if (const json* e = optional(v, "exit_status")) r.exit_status = exit_status(*e, at_key(path, "exit_status"));
     rank_fields(v, r, path);
     r.machine = machine(require(v, "machine", path), at_key(path, "machine"));
