@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <thread>
 
 namespace gpuperf::db {
@@ -120,6 +122,27 @@ void Connection::set_busy_wait(std::chrono::milliseconds timeout, LockWaitReport
 }
 
 // ---- Connection ----
+
+long long read_file_bytes(const std::string& path, std::uint64_t offset, char* buf, std::size_t n) {
+  sqlite3* raw = nullptr;
+  // The pager opens the file here; nothing is read or locked before a statement runs.
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+  std::unique_ptr<sqlite3, int (*)(sqlite3*)> db(raw, sqlite3_close_v2);
+  sqlite3_file* file = nullptr;
+  if (rc != SQLITE_OK || sqlite3_file_control(raw, "main", SQLITE_FCNTL_FILE_POINTER, &file) != SQLITE_OK ||
+      file == nullptr || file->pMethods == nullptr) {
+    return -1;
+  }
+  sqlite3_int64 size = 0;
+  if (file->pMethods->xFileSize(file, &size) != SQLITE_OK) return -1;
+  if (size < 0 || offset >= static_cast<std::uint64_t>(size) || n == 0) return 0;
+  const std::size_t take =
+      static_cast<std::size_t>(std::min<std::uint64_t>(n, static_cast<std::uint64_t>(size) - offset));
+  // SQLITE_IOERR_SHORT_READ (the file shrank meanwhile) fills the rest with zeros: still `take` bytes.
+  const int read = file->pMethods->xRead(file, buf, static_cast<int>(take), static_cast<sqlite3_int64>(offset));
+  if (read != SQLITE_OK && read != SQLITE_IOERR_SHORT_READ) return -1;
+  return static_cast<long long>(take);
+}
 
 void Connection::Closer::operator()(sqlite3* db) const {
   // Statements are finalized by their owners first; close_v2 defers if one is still alive.

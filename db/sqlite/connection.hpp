@@ -54,6 +54,18 @@ std::string location_problem(const std::string& path, bool create);
 // a.json)", several joined by ", ". Empty when none can be seen (another machine, no /proc).
 std::string lock_holders(const std::string& path);
 
+// ---- the file's own bytes ----
+// Reads up to `n` bytes at `offset` of the file at `path` through SQLite's own file layer, without a lock and
+// without looking at what the bytes are (a file that is not a database reads the same). Returns how many bytes
+// were read (fewer at the end of the file), or -1 when the file cannot be opened.
+// Why not open() and close(): POSIX record locks belong to the process, and closing any descriptor of a file
+// drops every lock the process holds on it, among them the SHARED lock each connection in WAL mode keeps on
+// its database for as long as it is open. Without that lock another process's closing connection believes
+// itself the last one, checkpoints and deletes the -wal file, and a commit made here afterwards goes into the
+// deleted file: lost, though it reported success. SQLite keeps its own descriptor of a file open until no
+// connection of the process holds a lock on it, so a read through it is safe with connections open.
+long long read_file_bytes(const std::string& path, std::uint64_t offset, char* buf, std::size_t n);
+
 class Connection {
  public:
   // Flags are SQLITE_OPEN_* ; the path is used as given (":memory:" works). Non-empty `uri_params`

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -46,11 +45,11 @@ std::optional<std::string> truncation(const std::string& path, const unsigned ch
          std::to_string(std::uint64_t{pages} * page_size) + "); restore it from a backup";
 }
 
+// Through SQLite's file layer (read_file_bytes): another connection of this process may have the file open.
 bool read_header(const std::string& path, unsigned char (&h)[100], std::size_t& got) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  in.read(reinterpret_cast<char*>(h), sizeof h);
-  got = static_cast<std::size_t>(in.gcount());
+  const long long n = read_file_bytes(path, 0, reinterpret_cast<char*>(h), sizeof h);
+  if (n < 0) return false;
+  got = static_cast<std::size_t>(n);
   return true;
 }
 

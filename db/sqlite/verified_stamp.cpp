@@ -14,6 +14,7 @@
 
 #include "core/atomic_file.hpp"
 #include "core/errors.hpp"
+#include "db/sqlite/connection.hpp"
 
 namespace gpuperf::db {
 namespace {
@@ -37,15 +38,14 @@ void fnv1a(std::uint64_t& h, const char* p, std::size_t n) {
   }
 }
 
+// Read through SQLite's file layer (read_file_bytes): the writer that stamps or checks a file may have a
+// connection to it open, whose locks a plain close() of the file would drop.
 std::uint64_t ends_hash(const std::string& path, std::uint64_t size) {
-  std::ifstream in(path, std::ios::binary);
   std::uint64_t h = 14695981039346656037ull;
   std::vector<char> buf(static_cast<std::size_t>(kEndBytes));
   const auto take = [&](std::uint64_t at) {
-    in.seekg(static_cast<std::streamoff>(at));
-    in.read(buf.data(), kEndBytes);
-    fnv1a(h, buf.data(), static_cast<std::size_t>(in.gcount()));
-    in.clear();
+    const long long got = read_file_bytes(path, at, buf.data(), buf.size());
+    if (got > 0) fnv1a(h, buf.data(), static_cast<std::size_t>(got));
   };
   take(0);
   if (size > static_cast<std::uint64_t>(kEndBytes)) take(size - kEndBytes);

@@ -1,10 +1,12 @@
 // Two processes writing runs into one database at once: both succeed and nothing is lost.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 
+#include "db/sqlite/verified_stamp.hpp"
 #include "db/store.hpp"
 #include "tests/db/fixtures.hpp"
 
@@ -81,6 +83,54 @@ TEST(Concurrency, TwoProcessesWriteOneNewDatabase) {
     }
   }
   EXPECT_TRUE(s.check().ok);
+}
+
+// Whether a process other than this one sees this process's SHARED lock on the database at `path` (SQLite's
+// unix locking: a read lock on the 510 bytes after PENDING_BYTE + 2). A child asks, with F_GETLK on its own
+// descriptor: a descriptor opened and closed here would itself drop the lock.
+bool shared_lock_held_here(const std::string& path) {
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = open(path.c_str(), O_RDWR);
+    struct flock fl {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    fl.l_start = 0x40000000 + 2;
+    fl.l_len = 510;
+    if (fd < 0 || fcntl(fd, F_GETLK, &fl) != 0) _exit(2);
+    _exit(fl.l_type == F_RDLCK && fl.l_pid == parent ? 0 : 1);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return false;
+  return WEXITSTATUS(status) == 0;
+}
+
+// A connection in WAL mode keeps a SHARED lock on its file while it is open; without it, another process's
+// closing connection takes itself for the last, checkpoints and deletes the -wal file, and this process's
+// next commit goes into the deleted file (the nightly team test lost a run that way). What gpuperf itself
+// reads of the file beside an open connection (its stamp, the header, a second connection's open and close)
+// must leave that lock in place.
+TEST(Concurrency, AWritersOwnReadsOfTheFileKeepItsLock) {
+  testing::TempDir dir;
+  const std::string path = dir.file("kept.db");
+  for (int i = 0; i < 2; ++i) {  // the second writer finds the first one's stamp and stamps in turn
+    Store s(path);
+    s.insert_run(testing::make_run(writer_uuid(9, i), "2026-11-01T02:00:00Z"));
+  }
+  ASSERT_TRUE(read_stamp(path).has_value());
+  Store writer(path);  // its open compares the file with the stamp
+  ASSERT_EQ(writer.runs().size(), 2u);
+  EXPECT_TRUE(shared_lock_held_here(path)) << "the writer's open dropped its lock on the file";
+  EXPECT_TRUE(stamp_of(path).has_value());
+  (void)full_check_reason(path, unix_now());
+  {
+    Store reader(path, Access::read_only);  // looks at the header first
+    EXPECT_EQ(reader.runs().size(), 2u);
+  }
+  EXPECT_TRUE(shared_lock_held_here(path)) << "a read of the file beside the open writer dropped its lock";
+  writer.insert_run(testing::make_run(writer_uuid(9, 2), "2026-11-02T02:00:00Z"));
+  EXPECT_EQ(writer.runs().size(), 3u);
 }
 
 }  // namespace
