@@ -7,9 +7,9 @@
 // the first time it leaves a kernel out, so `record` says which kernels the selection kept out of profiling.
 // Plain C++, tested without a GPU (tests/record/test_launch_selection.cpp).
 //
-// The storage counts --launch-skip/--launch-count over every process's launches in time order and over the
-// kernels of graph launches too; the library counts its own process's launch calls. They agree for a program of
-// one process without graphs.
+// The storage counts --launch-skip/--launch-count over every process's launches in the order of their calls and over
+// the kernels of graph launches too; the library counts its own process's launch calls. They agree for a program of one
+// process without graphs.
 #pragma once
 
 #include <cstdint>

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 #include "core/errors.hpp"
@@ -517,6 +518,64 @@ TEST(Aggregate, AProfiledLaunchCountsButGivesNoDuration) {
   EXPECT_NE(d0[1].find("duration")->message.find("was profiled"), std::string::npos);
   EXPECT_EQ(totals.launches_unfinished, 0u);
   EXPECT_DOUBLE_EQ(d0[1].find("launches")->samples.at(0), 1.0);
+}
+
+TEST(Aggregate, LaunchSkipCountsProfiledLaunchesInTheOrderTheProcessMadeThem) {
+  // bench/record/programs/warmup_steps.py on an H200 (record --metrics default --kernel-regex sgemm --launch-skip 5
+  // --launch-count 3): 5 warm-up matmuls, then 3 steps', each followed by a ReLU; the library profiled the 6th to
+  // 8th matmul (correlations 12, 14, 16), whose records kernel replay hands back with no timestamps. Ordered by
+  // start time, those three came first, were skipped, and the stored identity had none of the counters.
+  const MetricPlan plan = plan_metrics(resolve_metric_requests({"gld_efficiency"}, nullptr));
+  std::string text =
+      "P 577 575 0 python3\nN 1 randn_kernel\nN 2 cutlass_80_simt_sgemm_256x128_8x4_nn_align1\n"
+      "N 3 relu_kernel\nC " +
+      plan.perfworks[0] + "\nK 0 1 7 1 100 110 1 1 1 1 1 1 1\n";
+  for (int i = 0; i < 8; ++i) {
+    const int gemm = 2 + 2 * i, start = 1000 + 1000 * i;
+    const bool profiled = i >= 5;
+    text += "K 0 1 7 " + std::to_string(gemm) + " " +
+            (profiled ? "0 0" : std::to_string(start) + " " + std::to_string(start + 340)) + " 64 1 1 256 1 1 2\n";
+    text += "K 0 1 7 " + std::to_string(gemm + 1) + " " + std::to_string(start + 500) + " " +
+            std::to_string(start + 507) + " 64 1 1 128 1 1 3\n";
+  }
+  text += "M 12 50\nM 14 51\nM 16 52\nZ\n";
+  SelectOptions o;
+  o.metrics = &plan;
+  o.kernel_regex = "sgemm";
+  o.launch_skip = 5;
+  o.launch_count = 3;
+  KernelTotals totals;
+  const auto d0 = aggregate_launches({parse_process_text(text, "f")}, "app", o, totals).at(0);
+  ASSERT_EQ(d0.size(), 1u);
+  EXPECT_DOUBLE_EQ(d0[0].find("launches")->samples.at(0), 3.0);
+  const Measurement* gld = d0[0].find("gld_efficiency");
+  ASSERT_NE(gld, nullptr);
+  EXPECT_EQ(gld->status, Status::ok) << gld->message;
+  EXPECT_EQ(gld->samples.size(), 3u);
+  EXPECT_EQ(d0[0].find("duration")->status, Status::skipped);  // each of its launches was profiled
+  EXPECT_EQ(totals.launches_kept, 3u);
+}
+
+TEST(Aggregate, LaunchSkipOnTheWarmUpProgramsRecordFromAnH200KeepsItsProfiledSteps) {
+  // The injection library's record file of that run (tests/record/fixtures/warmup_steps_skip5_h200.txt: NVIDIA H200,
+  // driver 580.159.04, 2026-11-29, its code-fingerprint and library lines left out). The library profiled the 3
+  // steps' matmuls; the storage's skip and count must keep those same launches: the step identity, 3 launches, each
+  // profiled (so no duration). Before, it stored the warm-up identity, unprofiled.
+  std::ifstream in(std::string(RECORD_FIXTURES) + "/warmup_steps_skip5_h200.txt");
+  ASSERT_TRUE(in) << "missing fixture";
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  SelectOptions o;
+  o.kernel_regex = "gemm|nvjet|xmma|cutlass";
+  o.launch_skip = 5;
+  o.launch_count = 3;
+  KernelTotals totals;
+  const auto d0 = aggregate_launches({parse_process_text(text, "f")}, "python3", o, totals).at(0);
+  ASSERT_EQ(d0.size(), 1u);
+  EXPECT_EQ(std::get<std::string>(d0[0].instance.params.at("nvtx")), "step");
+  EXPECT_DOUBLE_EQ(d0[0].find("launches")->samples.at(0), 3.0);
+  EXPECT_EQ(d0[0].find("duration")->status, Status::skipped);
+  EXPECT_EQ(totals.launches_seen, 17u);
+  EXPECT_EQ(totals.launches_kept, 3u);
 }
 
 TEST(Aggregate, IdentitiesWithCountersAndThoseOnlyGraphsRanAreCounted) {

@@ -52,15 +52,19 @@ std::string program_family(const std::string& app) {
 
 namespace {
 
-// One launch in the order they ran, with its kernel's identity name.
+// One launch, with its kernel's identity name.
 struct Launch {
   const LaunchRecord* record;
   const std::string* kernel;                   // its identity name, in `names`
   const std::vector<std::string>* pm_metrics;  // its process's PM-sampled metrics (p line)
 };
 
-// Launches in the order they ran (processes by pid, then GPU start time), as ncu counts them. `names`
-// holds each mangled name's identity name, demangled once.
+// Launches in the order the processes made them (processes by pid, then correlation id: the order of the launch
+// calls, which the injection library's selection counts too; the kernels of one graph launch, which share its
+// correlation id, by GPU start time), as ncu counts them. Not by start time alone: kernel replay hands a profiled
+// launch's record back without timestamps, and --launch-skip then counted the profiled launches first (the
+// warm-up program on an H200: the three it profiled were skipped, and the identity stored had no counters).
+// `names` holds each mangled name's identity name, demangled once.
 std::vector<Launch> launches_in_order(const std::vector<ProcessRecord>& processes, KernelNaming naming,
                                       std::map<std::string_view, std::string>& names) {
   std::vector<Launch> all;
@@ -72,7 +76,8 @@ std::vector<Launch> launches_in_order(const std::vector<ProcessRecord>& processe
     }
   }
   const auto in_order = [](const Launch& a, const Launch& b) {
-    return std::tie(a.record->pid, a.record->start_ns) < std::tie(b.record->pid, b.record->start_ns);
+    return std::tie(a.record->pid, a.record->correlation, a.record->start_ns) <
+           std::tie(b.record->pid, b.record->correlation, b.record->start_ns);
   };
   if (!std::is_sorted(all.begin(), all.end(), in_order)) std::stable_sort(all.begin(), all.end(), in_order);
   return all;
