@@ -4,7 +4,7 @@ the injection library's trace gives each one, GPUPERF_RECORD_PROFILE_TRACE=1), t
 counters, and the wall time against a plain run of the same program.
 
     bench/record/profile_cost.py --gpuperf BIN --probe BIN [--out DIR] [--only NAME,...] [--deadline S]
-                                 [--run-timeout S] [--stall-seconds S]
+                                 [--run-timeout S] [--stall-seconds S] [--setting NAME=ARGS]... [--settings-only]
     bench/record/profile_cost.py --from-log DIR        (the table again from a finished --out folder)
 
 Programs: the transformers GPT-2 (bench/record/programs/transformers_gpt2.py), a Llama-style decoder trained eager
@@ -126,8 +126,19 @@ def main():
     ap.add_argument("--stall-seconds", type=float, default=None,
                     help="a recorded run silent this long has stopped: its stacks go to <log>.stacks, then it is killed "
                          "(more than the program runs plain: once profiling ends, the trace writes nothing)")
+    ap.add_argument("--setting", action="append", default=[], metavar="NAME=ARGS",
+                    help="one more cell per program, recorded with these record arguments besides --metrics default "
+                         "(split on spaces), e.g. groups2='--profile-groups 2'; repeatable")
+    ap.add_argument("--settings-only", action="store_true",
+                    help="record each program with the --setting cells only, not as the library does by default")
     a = ap.parse_args()
     py = sys.executable
+    more = []
+    for s in a.setting:
+        name, sep, args = s.partition("=")
+        if not sep or not name:
+            ap.error(f"--setting '{s}' is not NAME=ARGS")
+        more.append((name, ({}, args.split())))
     cells = [
         ("gpt2", [py, os.path.join(PROGRAMS, "transformers_gpt2.py")], {}, [("now", NOW)]),
         ("decoder", [py, os.path.join(PROGRAMS, "transformers_decoder.py")], {}, [("now", NOW)]),
@@ -137,6 +148,7 @@ def main():
         ("torch-train", [py, os.path.join(PROGRAMS, "torch_train.py")], {}, [("now", NOW)]),
         ("cpp-4-threads", [a.probe or "record_probe", "threads", "4"], {}, [("now", NOW), ("per-launch", BEFORE)]),
     ]
+    cells = [(name, cmd, env, (more if a.settings_only else settings + more)) for name, cmd, env, settings in cells]
     only = set(x for x in a.only.split(",") if x)
     out = a.from_log or a.out
     os.makedirs(out, exist_ok=True)
