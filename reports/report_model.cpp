@@ -183,11 +183,17 @@ std::unordered_map<std::int64_t, std::size_t> run_axis(MachineReport& m, const s
   std::unordered_map<std::int64_t, RunRef> by_id;
   for (const db::Series* s : series) {
     for (const auto& p : s->points) {
-      auto [it, fresh] = by_id.try_emplace(p.run_id, RunRef{p.run_id, p.run_uuid, p.commit, p.branch, p.started_at});
+      auto [it, fresh] = by_id.try_emplace(p.run_id);
       if (!fresh) continue;
+      RunRef& ref = it->second;
+      ref.run_id = p.run_id;
+      ref.uuid = p.run_uuid;
+      ref.commit = p.commit;
+      ref.branch = p.branch;
+      ref.started_at = p.started_at;
       if (auto i = info.find(p.run_id); i != info.end()) {
-        it->second.rank = i->second->rank;
-        it->second.world_size = i->second->world_size;
+        ref.rank = i->second->rank;
+        ref.world_size = i->second->world_size;
       }
     }
   }
