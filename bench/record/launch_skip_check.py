@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Which launches `record --metrics` profiled, from a --keep-records folder: the launches of the kernels matching
-REGEX in the process's order (by correlation id), and which of them have counters (an M or Q line).
+REGEX in each process's order (by correlation id; a K line, or the I line of a launch instrumented for source
+lines), and which of them have counters (an M or Q line).
 
     launch_skip_check.py KEEP_DIR REGEX [--expect-profiled 6,7,8] [--expect-only]
 
@@ -15,26 +16,31 @@ import sys
 
 
 def read(folder):
-    names, launches, profiled = {}, [], set()
+    """Each process file's launches (correlation, kernel name) in call order, and the correlations with counters.
+    A launch instrumented for source lines has no K line (tracing is paused around it): its I line names it,
+    by a J line's function id."""
+    launches, profiled = [], set()
     for root, _, files in os.walk(folder):
-        for f in files:
+        for f in sorted(files):
+            names, functions, traced, instrumented = {}, {}, {}, {}
             with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
                 for line in fh:
                     kind, _, rest = line.rstrip("\n").partition(" ")
                     fields = rest.split(" ")
                     if kind == "N" and fields:
-                        names[(root, f, fields[0])] = rest.partition(" ")[2]
+                        names[fields[0]] = rest.partition(" ")[2]
+                    elif kind == "J" and fields:
+                        functions[fields[0]] = rest.partition(" ")[2]
                     elif kind == "K" and len(fields) >= 13:
-                        launches.append((int(fields[3]), (root, f, fields[12])))
+                        traced[int(fields[3])] = ("N", fields[12])
+                    elif kind == "I" and len(fields) >= 11:
+                        instrumented[int(fields[0])] = ("J", fields[10])
                     elif kind in ("M", "Q") and fields:
-                        profiled.add(int(fields[0]))
-    named = []
-    for corr, key in sorted(launches):
-        name = names.get(key, "")
-        if not name:  # a name line of the same process may sit in another file of the folder
-            name = next((v for (r, _, i), v in names.items() if r == key[0] and i == key[2]), "?")
-        named.append((corr, name))
-    return named, profiled
+                        profiled.add((f, int(fields[0])))
+            for corr, (table, key) in sorted({**instrumented, **traced}.items()):
+                name = (names if table == "N" else functions).get(key, "?")
+                launches.append(((f, corr), name))
+    return launches, profiled
 
 
 def main():

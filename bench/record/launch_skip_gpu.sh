@@ -5,8 +5,7 @@
 #   2. --kernel-regex, --launch-skip 5 --launch-count 3: the 3 steps' matmuls only, nothing else profiled, and the
 #      run stores those 3 launches.
 # Which launches got counters is read from the kept record files (launch_skip_check.py). Prints a table last;
-# exit 1 when a check fails. On an H200 (2026-11-29, bench/record/results/record-cost-h200-20261129.txt) cell 2
-# held, and cell 1 failed on a launch record missing from the trace (docs/record-ends.md).
+# exit 1 when a check fails. On an H200: bench/record/results/record-cost-h200-20261129.txt.
 #   bench/record/launch_skip_gpu.sh GPUPERF_BIN OUT_DIR
 set -uo pipefail
 gpuperf=$(realpath "$1")
