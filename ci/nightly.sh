@@ -3,8 +3,9 @@
 # and a JUnit file into an artifacts folder. Exit 0: fine; 1: a regression of a gated metric (duration, the
 # deterministic counters, what --gate adds) appeared tonight that the history did not show before (a step is
 # one the night it lands, as an unconfirmed change, and is not reported again when later nights confirm
-# it); 2: bad arguments; 3: no GPU / environment / the database unreachable; 4: a
-# kernel gave a wrong answer.
+# it); 2: bad arguments; 3: no GPU / environment / the database unreachable, or it lost tonight's run after
+# storing it (the night is then not reported: "nothing new" would be about what is left); 4: a kernel gave a
+# wrong answer.
 #
 # "New tonight" comes from the history itself, per machine: for each machine that stored a run tonight,
 # `detect --machine M --before-run FIRST` (the history as it stood before tonight's runs of M) against
@@ -199,10 +200,34 @@ if ((${#imports[@]})); then
   gp runs --branch "$branch" ${since:+--since "$since"} --format json >"$artifacts/runs.json"
   uuids=()
   for f in "${imports[@]}"; do uuids+=(--uuids-from "$f"); done
-  python3 "$repo/ci/tonight_runs.py" "$artifacts/runs.json" "${uuids[@]}" >"$artifacts/tonight-runs.tsv"
+  # Every imported run of the branch must be there: a run lost after its import said "new" fails the night
+  # (exit 3) instead of leaving it to report nothing new. One held under another branch (a uuid stored before
+  # with other content: the import kept the stored run and said so) is not lost.
+  rc=0
+  python3 "$repo/ci/tonight_runs.py" "$artifacts/runs.json" "${uuids[@]}" --branch "$branch" \
+    >"$artifacts/tonight-runs.tsv" 2>"$artifacts/.lost" || rc=$?
+  if ((rc == 3)); then
+    gp runs ${since:+--since "$since"} --format json >"$artifacts/.every-branch.json"
+    if ! python3 "$repo/ci/tonight_runs.py" "$artifacts/.every-branch.json" "${uuids[@]}" --branch "$branch" \
+      >/dev/null 2>&1; then
+      cat "$artifacts/.lost" >&2
+      log "the database lost tonight's imported run(s) after storing them: the night is not reported"
+      exit 3
+    fi
+    rc=0
+  fi
+  rm -f "$artifacts/.lost" "$artifacts/.every-branch.json"
+  ((rc == 0)) || exit "$rc"
 else
   gp runs --run-key "$run_key" --format json >"$artifacts/runs.json"
-  python3 "$repo/ci/tonight_runs.py" "$artifacts/runs.json" >"$artifacts/tonight-runs.tsv"
+  # `gpuperf run` succeeded, so the run key names a stored run; none means it was lost (exit 3).
+  rc=0
+  python3 "$repo/ci/tonight_runs.py" "$artifacts/runs.json" --expect-some >"$artifacts/tonight-runs.tsv" || rc=$?
+  if ((rc == 3)); then
+    log "the database lost tonight's run (key $run_key) after storing it: the night is not reported"
+    exit 3
+  fi
+  ((rc == 0)) || exit "$rc"
 fi
 rm -f "$artifacts/runs.json"
 step_end runs

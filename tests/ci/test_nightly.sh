@@ -62,6 +62,23 @@ rc=$(nightly "$flagged")
 runs=$("$gpuperf" --db "$work/history.db" runs --format json | grep -c '"uuid"')
 [[ $runs == 20 ]] || fail "the history holds $runs runs after the rerun, expected 20"
 
+# A database that loses tonight's run after storing it (a gpuperf whose import says "1 new" and stores nothing,
+# as the SQLite lock bug of 2026-11-29 did): the night exits 3 and names the run, not "no new regressions".
+python3 "$repo/tests/ci/make_nights.py" "$work/night21" 21 9
+cat >"$work/losing-gpuperf" <<EOF
+#!/usr/bin/env bash
+[[ " \$* " == *" import "* ]] && { echo "imported 1 run: 1 new (and lost)"; exit 0; }
+exec "$gpuperf" "\$@"
+EOF
+chmod +x "$work/losing-gpuperf"
+rc=0
+bash "$repo/ci/nightly.sh" --gpuperf "$work/losing-gpuperf" --db "$work/history.db" --artifacts "$work/art-21" \
+  --branch main --night 2026-10-21 --import "$work/night21/night-21.json" >"$work/log-21" 2>&1 || rc=$?
+[[ $rc == 3 ]] || { cat "$work/log-21"; fail "a night whose run was lost exited $rc, expected 3"; }
+uuid=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runs"][0]["uuid"])' "$work/night21/night-21.json")
+grep -q "run $uuid .*does not hold it" "$work/log-21" || { cat "$work/log-21"; fail "the lost run is not named"; }
+[[ ! -e $work/art-21/new-regressions.md ]] || fail "a night whose run was lost still reported its findings"
+
 # Bad usage is exit 2 and touches nothing.
 rc=0
 bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "$work/history.db" --night "yesterday" >/dev/null 2>&1 || rc=$?
@@ -70,4 +87,4 @@ rc=0
 bash "$repo/ci/nightly.sh" --gpuperf "$gpuperf" --db "postgresql://perf-db/gpuperf" --backup >"$work/log-bad" 2>&1 || rc=$?
 [[ $rc == 2 ]] || fail "--backup with a server location exited $rc, expected 2"
 grep -q "pg_dump" "$work/log-bad" || fail "--backup with a server location does not point at pg_dump"
-echo "nightly: 20 nights, the step of night 9 reported once (night $flagged), rerun idempotent: ok"
+echo "nightly: 20 nights, the step of night 9 reported once (night $flagged), rerun idempotent, a lost run exit 3: ok"
