@@ -17,7 +17,9 @@ fail=0
 check() {  # check DESCRIPTION EXPECTED ACTUAL
   if [[ $2 != "$3" ]]; then echo "FAIL: $1: expected '$2', got '$3'"; fail=1; fi
 }
-psql_at() { PGPASSFILE=/nonexistent "$bindir/psql" -XAtq "$@" 2>&1; }
+# No password file: one in the temporary folder that is never made. A fixed path may exist: /nonexistent, the home
+# of `nobody`, appeared on a build machine during a CI run, and psql's warning about it went into every answer.
+psql_at() { PGPASSFILE="$work/no-pgpass" "$bindir/psql" -XAtq "$@" 2>&1; }
 
 out=$(bash "$tw" start "$work/a" gpuperf) || { echo "start failed: $out"; exit 1; }
 eval "$out"
