@@ -216,8 +216,8 @@ if ((${#imports[@]})); then
     fi
     rc=0
   fi
+  ((rc == 0)) || { cat "$artifacts/.lost" >&2; exit "$rc"; }
   rm -f "$artifacts/.lost" "$artifacts/.every-branch.json"
-  ((rc == 0)) || exit "$rc"
 else
   gp runs --run-key "$run_key" --format json >"$artifacts/runs.json"
   # `gpuperf run` succeeded, so the run key names a stored run; none means it was lost (exit 3).
