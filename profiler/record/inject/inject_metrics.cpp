@@ -37,14 +37,48 @@
 namespace gpuperf::record::inject {
 namespace {
 
-// Empties L2 as the collector does (FlushMethod::write_discard, profiler/gpu/l2_flush.cu): write every 128-byte
-// line of a buffer twice the L2's size, then discard it from L2, so no dirty line of ours is written back inside
-// the next range. PTX, loaded through the driver, so the library needs no CUDA runtime of its own.
+// Empties L2 as the collector does (FlushMethod::write_discard, profiler/gpu/l2_flush.cu), in two kernels, the
+// kernel boundary the barrier between them: the first writes every 128-byte line of a buffer twice the L2's size
+// (write-allocation evicts every line in L2, so the program's dirty lines are written back now, before the
+// profiled launch); the second drops the buffer's lines from L2 without writing them back. Until 2026-11-29 one
+// kernel wrote and discarded each line in turn, so each discarded line's place took the next line written and
+// the program's lines stayed: on an H200 a kernel reading 8 MiB its predecessor had just written read 0 bytes of
+// DRAM where Nsight Compute (--cache-control all) reads 8 MiB (bench/record/l2_state_gpu.sh). PTX, loaded through
+// the driver, so the library needs no CUDA runtime of its own.
 constexpr const char* kFlushPtx = R"(
 .version 7.8
 .target sm_80
 .address_size 64
-.visible .entry gpuperf_record_flush_l2(.param .u64 p_buf, .param .u64 p_lines)
+.visible .entry gpuperf_record_flush_l2_write(.param .u64 p_buf, .param .u64 p_lines)
+{
+  .reg .pred %p;
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<8>;
+  ld.param.u64 %rd1, [p_buf];
+  ld.param.u64 %rd2, [p_lines];
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %ntid.x;
+  mov.u32 %r3, %tid.x;
+  mul.wide.u32 %rd3, %r1, %r2;
+  cvt.u64.u32 %rd4, %r3;
+  add.u64 %rd3, %rd3, %rd4;
+  setp.ge.u64 %p, %rd3, %rd2;
+  @%p bra DONE;
+  shl.b64 %rd5, %rd3, 7;
+  add.u64 %rd6, %rd1, %rd5;
+  mov.u32 %r4, 1;
+  st.global.v4.u32 [%rd6], {%r4, %r4, %r4, %r4};
+  st.global.v4.u32 [%rd6+16], {%r4, %r4, %r4, %r4};
+  st.global.v4.u32 [%rd6+32], {%r4, %r4, %r4, %r4};
+  st.global.v4.u32 [%rd6+48], {%r4, %r4, %r4, %r4};
+  st.global.v4.u32 [%rd6+64], {%r4, %r4, %r4, %r4};
+  st.global.v4.u32 [%rd6+80], {%r4, %r4, %r4, %r4};
+  st.global.v4.u32 [%rd6+96], {%r4, %r4, %r4, %r4};
+  st.global.v4.u32 [%rd6+112], {%r4, %r4, %r4, %r4};
+DONE:
+  ret;
+}
+.visible .entry gpuperf_record_flush_l2_discard(.param .u64 p_buf, .param .u64 p_lines)
 {
   .reg .pred %p;
   .reg .b32 %r<4>;
@@ -61,18 +95,20 @@ constexpr const char* kFlushPtx = R"(
   @%p bra DONE;
   shl.b64 %rd5, %rd3, 7;
   add.u64 %rd6, %rd1, %rd5;
-  st.global.u32 [%rd6], 0;
   discard.global.L2 [%rd6], 128;
 DONE:
   ret;
 }
 )";
-constexpr const char* kFlushName = "gpuperf_record_flush_l2";
+// Both kernels' names begin so (is_own_kernel: never recorded as the program's).
+constexpr const char* kFlushPrefix = "gpuperf_record_flush_l2";
+constexpr const char* kFlushWriteName = "gpuperf_record_flush_l2_write";
+constexpr const char* kFlushDiscardName = "gpuperf_record_flush_l2_discard";
 
 struct Context {
   std::unique_ptr<cupti::RangeProfilerBackend> backend;
   CUmodule module = nullptr;
-  CUfunction flush = nullptr;
+  CUfunction flush_write = nullptr, flush_discard = nullptr;
   CUdeviceptr buffer = 0;
   unsigned long long lines = 0;
   std::string broken;  // set once profiling failed on this context: no further attempts
@@ -247,7 +283,8 @@ Context& context_for(CUcontext ctx) {
   c.backend = g_state->factory->open_device(static_cast<int>(device), ctx);
   add_groups(*c.backend);
   check(cuModuleLoadData(&c.module, kFlushPtx), "cuModuleLoadData (L2 flush)");
-  check(cuModuleGetFunction(&c.flush, c.module, kFlushName), "cuModuleGetFunction (L2 flush)");
+  check(cuModuleGetFunction(&c.flush_write, c.module, kFlushWriteName), "cuModuleGetFunction (L2 flush)");
+  check(cuModuleGetFunction(&c.flush_discard, c.module, kFlushDiscardName), "cuModuleGetFunction (L2 flush)");
   CUdevice dev = 0;
   check(cuCtxGetDevice(&dev), "cuCtxGetDevice");
   int l2 = 0;
@@ -261,7 +298,10 @@ void flush_l2(Context& c) {
   check(cuCtxSynchronize(), "cuCtxSynchronize");
   void* args[] = {&c.buffer, &c.lines};
   const unsigned blocks = static_cast<unsigned>((c.lines + 255) / 256);
-  check(cuLaunchKernel(c.flush, blocks, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel (L2 flush)");
+  check(cuLaunchKernel(c.flush_write, blocks, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel (L2 flush)");
+  // The same stream: every write is done before the first discard.
+  check(cuLaunchKernel(c.flush_discard, blocks, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr),
+        "cuLaunchKernel (L2 flush)");
   check(cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
@@ -691,7 +731,9 @@ void end_session_for_pm_sampling() {
   if (g_state != nullptr) end_kept_session(SessionEnd::other_launch);
 }
 
-bool is_own_kernel(const char* name) { return name != nullptr && std::strcmp(name, kFlushName) == 0; }
+bool is_own_kernel(const char* name) {
+  return name != nullptr && std::strncmp(name, kFlushPrefix, std::strlen(kFlushPrefix)) == 0;
+}
 
 void end_metrics_session() {
   if (g_state == nullptr) return;
