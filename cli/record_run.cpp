@@ -144,8 +144,11 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                   "metrics split in one-pass groups over an identity's launches (a replay of several passes "
                   "restores memory a peer may have written into, and a collective then waits forever; metrics "
                   "needing more passes are not collected there), and another process stops range profiling at "
-                  "its first communication kernel; kernel: every pass everywhere")
-      ->check(CLI::IsMember({"auto", "kernel"}));
+                  "its first communication kernel; kernel: every pass everywhere; one-pass: one pass a launch "
+                  "everywhere (nothing saved or restored, so each launch starts from an emptied L2 as under "
+                  "Nsight Compute: a replay of several passes reads the DRAM traffic of kernels whose data fits "
+                  "in the L2 low)")
+      ->check(CLI::IsMember({"auto", "kernel", "one-pass"}));
   add_pm_sampling_options(cmd, a);
   cmd->add_option("--source-root", a.source_root,
                   "The folder the program was built from: its source lines are named relative to it whether or not "

@@ -60,9 +60,9 @@ bool range_profiling_over(bool enough, std::uint64_t profiled, std::uint64_t spe
   return enough || (profiled > 0 && !time_budget_allows(spent_ns, budget_ms, true));
 }
 
-ReplayMode replay_mode(bool forced, bool distributed, bool communication_seen) {
-  if (forced) return ReplayMode::every_pass;
-  if (distributed) return ReplayMode::one_pass;
+ReplayMode replay_mode(ReplayChoice choice, bool distributed, bool communication_seen) {
+  if (choice == ReplayChoice::kernel) return ReplayMode::every_pass;
+  if (choice == ReplayChoice::one_pass || distributed) return ReplayMode::one_pass;
   return communication_seen ? ReplayMode::none : ReplayMode::every_pass;
 }
 

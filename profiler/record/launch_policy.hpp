@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "profiler/record/record_config.hpp"
+
 namespace gpuperf::record {
 
 enum class LaunchClass {
@@ -68,8 +70,10 @@ enum class ReplayMode {
 
 // A rank of a distributed job replays one pass a launch; a process that is not one stops range profiling at its
 // first communication kernel (it drives a collective over its own GPUs, and its groups were planned for every
-// pass); `forced` (--profile-replay kernel) replays every pass anyway.
-ReplayMode replay_mode(bool forced, bool distributed, bool communication_seen);
+// pass). --profile-replay kernel replays every pass anyway; --profile-replay one-pass replays one pass a launch in
+// every process (nothing saved or restored, so a launch starts from the L2 emptied before it: a replay of several
+// passes reads DRAM counters of kernels whose data fits in the L2 low, docs/metrics.md).
+ReplayMode replay_mode(ReplayChoice choice, bool distributed, bool communication_seen);
 
 // Whether the range profiler's session is kept enabled from one profiled launch to the next by default
 // (profile_session.hpp; GPUPERF_RECORD_PROFILE_KEEP overrides it): yes, except in a one-pass process (a rank)

@@ -4,6 +4,22 @@
 #include <charconv>
 
 namespace gpuperf::record {
+
+std::optional<ReplayChoice> parse_replay_choice(const std::string& word) {
+  if (word == "auto") return ReplayChoice::automatic;
+  if (word == "kernel") return ReplayChoice::kernel;
+  if (word == "one-pass") return ReplayChoice::one_pass;
+  return std::nullopt;
+}
+
+const char* replay_choice_name(ReplayChoice choice) {
+  switch (choice) {
+    case ReplayChoice::kernel: return "kernel";
+    case ReplayChoice::one_pass: return "one-pass";
+    case ReplayChoice::automatic: break;
+  }
+  return "auto";
+}
 namespace {
 
 bool to_number(const std::string& v, std::uint64_t& out) {
@@ -109,11 +125,12 @@ const std::vector<Key>& keys() {
       number("profile_groups", false, &RecordConfig::profile_groups),
       {"profile_replay", false,
        [](RecordConfig& c, const std::string& v) {
-         if (v != "kernel" && v != "auto") return false;
-         c.replay_kernel = v == "kernel";
+         const std::optional<ReplayChoice> choice = parse_replay_choice(v);
+         if (!choice) return false;
+         c.replay = *choice;
          return true;
        },
-       [](const RecordConfig& c) { return std::vector<std::string>{c.replay_kernel ? "kernel" : "auto"}; }},
+       [](const RecordConfig& c) { return std::vector<std::string>{replay_choice_name(c.replay)}; }},
       flag("source_lines", false, &RecordConfig::source_lines),
       // One item a line: a substring may hold commas and spaces (kernel names do), not a line break.
       {"communication_kernels", false,

@@ -19,6 +19,13 @@
 
 namespace gpuperf::record {
 
+// What --profile-replay asks (launch_policy.hpp, replay_mode): auto, kernel (every pass everywhere) or one-pass
+// (one pass a launch everywhere).
+enum class ReplayChoice { automatic, kernel, one_pass };
+// "auto", "kernel", "one-pass"; nothing for another word.
+std::optional<ReplayChoice> parse_replay_choice(const std::string& word);
+const char* replay_choice_name(ReplayChoice choice);
+
 struct RecordConfig {
   std::string dir;   // the record files' folder; empty: the library does nothing (loaded without `record`)
   bool nvtx = true;  // false: --no-nvtx
@@ -28,7 +35,7 @@ struct RecordConfig {
   std::string cupti_module;  // gpuperf's CUPTI back end (find_backend_module)
   std::uint64_t profile_launches = 3, profile_budget = 1000, profile_ms = 60000, profile_watchdog_ms = 30000;
   std::uint64_t profile_groups = 0;                // 0: pass_groups.hpp's default_groups
-  bool replay_kernel = false;                      // --profile-replay kernel
+  ReplayChoice replay = ReplayChoice::automatic;   // --profile-replay
   bool source_lines = false;                       // --metrics with source lines
   std::vector<std::string> communication_kernels;  // --communication-kernel substrings
   // Which launches may be profiled and instrumented (launch_selection.hpp): the storage's selection, applied in

@@ -87,12 +87,16 @@ TEST(LaunchPolicy, ARankOfADistributedJobIsReplayedOnePassALaunchUnlessForced) {
   EXPECT_FALSE(distributed_job(env({{"WORLD_SIZE", "1"}})));                    // one process: nothing to race
   EXPECT_FALSE(distributed_job(env({{"WORLD_SIZE", "x"}, {"RANK", "3"}})));
   EXPECT_FALSE(distributed_job(env({})));
-  EXPECT_EQ(replay_mode(false, false, false), ReplayMode::every_pass);
-  EXPECT_EQ(replay_mode(false, true, false),
-            ReplayMode::one_pass);                                  // a rank: a peer may write while memory is restored
-  EXPECT_EQ(replay_mode(false, true, true), ReplayMode::one_pass);  // ... before and after its first collective
-  EXPECT_EQ(replay_mode(false, false, true), ReplayMode::none);     // one process driving a collective over its GPUs
-  EXPECT_EQ(replay_mode(true, true, true), ReplayMode::every_pass);  // --profile-replay kernel
+  constexpr ReplayChoice automatic = ReplayChoice::automatic;
+  EXPECT_EQ(replay_mode(automatic, false, false), ReplayMode::every_pass);
+  EXPECT_EQ(replay_mode(automatic, true, false),
+            ReplayMode::one_pass);  // a rank: a peer may write while memory is restored
+  EXPECT_EQ(replay_mode(automatic, true, true), ReplayMode::one_pass);  // ... before and after its first collective
+  EXPECT_EQ(replay_mode(automatic, false, true), ReplayMode::none);     // one process driving a collective
+  EXPECT_EQ(replay_mode(ReplayChoice::kernel, true, true), ReplayMode::every_pass);  // --profile-replay kernel
+  // --profile-replay one-pass: one pass a launch in any process, before and after a collective (nothing restored).
+  EXPECT_EQ(replay_mode(ReplayChoice::one_pass, false, false), ReplayMode::one_pass);
+  EXPECT_EQ(replay_mode(ReplayChoice::one_pass, false, true), ReplayMode::one_pass);
 }
 
 TEST(LaunchPolicy, ARankKeepsItsSessionsOnlyWithoutSourceLines) {

@@ -21,6 +21,7 @@ expect 2 "does not exist" record -- /no/such/program
 expect 2 "not found on PATH" record -- gpuperf-no-such-program
 expect 2 "not a valid regular expression" record --kernel-regex '(' -- true
 expect 2 "kernel-name" record --kernel-name short -- true
+expect 2 "profile-replay" record --metrics default --profile-replay twice -- true
 expect 2 "--max-samples: expected a whole number of 1 or more, got .0." record --max-samples 0 -- true
 CUDA_INJECTION64_PATH=/opt/nvidia/nsight-systems/libToolsInjection64.so expect 3 "Nsight Systems.*already attached" record -- true
 # The program runs only where a GPU is: here (no GPU) exit 3 before it starts; on a GPU `true` makes no CUDA call.

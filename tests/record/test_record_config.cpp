@@ -22,7 +22,7 @@ RecordConfig every_field_set() {
   c.profile_ms = 12000;
   c.profile_watchdog_ms = 0;
   c.profile_groups = 1;
-  c.replay_kernel = true;
+  c.replay = ReplayChoice::one_pass;
   c.source_lines = true;
   c.communication_kernels = {"peer_exchange, of a kind", "my_allreduce"};
   c.kernel_regex = "nvjet|gemm=x";  // '=' in a value
@@ -57,7 +57,7 @@ void expect_same(const RecordConfig& a, const RecordConfig& b) {
   EXPECT_EQ(a.launch_count, b.launch_count);
   EXPECT_EQ(a.profile_keep, b.profile_keep);
   EXPECT_EQ(a.communication_wait_ms, b.communication_wait_ms);
-  EXPECT_EQ(a.replay_kernel, b.replay_kernel);
+  EXPECT_EQ(a.replay, b.replay);
   EXPECT_EQ(a.pm_sampling, b.pm_sampling);
   EXPECT_EQ(a.pm_nvtx, b.pm_nvtx);
   EXPECT_EQ(a.pm_launch_skip, b.pm_launch_skip);

@@ -227,10 +227,11 @@ TEST(RecorderEnds, RanksOfADistributedJobAreReplayedOnePassALaunchAndSaySo) {
   const char* rank = "C a b c d sm__throughput\nY 4\nH 0 0\nH 1 1\nH 2 2\nH 3 3\nZ\n";
   const std::string s =
       describe_profiled(t, {process(std::string("P 1 0 5 x\n") + rank), process(std::string("P 2 0 5 x\n") + rank)}, 3);
-  EXPECT_NE(s.find("counters for 4 of 5 identities (the first 3 launches of each are profiled, 4 in a rank of a "
-                   "distributed job: one a metric group); 2 process(es) are ranks of a distributed job, replayed "
-                   "one pass a launch (nothing restored, so no peer's write is lost): not collected there, needing "
-                   "more passes: sm__throughput; 1 left unprofiled: 1 are communication kernels"),
+  EXPECT_NE(s.find("counters for 4 of 5 identities (the first 3 launches of each are profiled, 4 where one pass a "
+                   "launch is replayed: one a metric group); 2 process(es) replayed one pass a launch (a rank of a "
+                   "distributed job, or --profile-replay one-pass: nothing restored, so no peer's write is lost and "
+                   "each launch starts from the emptied L2): not collected there, needing more passes: "
+                   "sm__throughput; 1 left unprofiled: 1 are communication kernels"),
             std::string::npos)
       << s;
   EXPECT_EQ(s.find("--no-source-lines"), std::string::npos) << s;  // nothing partial, no lines: no hint
@@ -238,8 +239,8 @@ TEST(RecorderEnds, RanksOfADistributedJobAreReplayedOnePassALaunchAndSaySo) {
   t.identities_partial_counters = 2;
   const std::string lines = describe_profiled(
       t, {process(std::string("P 1 0 5 x\n") + rank), process(std::string("P 2 0 5 x\n") + rank)}, 3, true);
-  EXPECT_NE(lines.find("needing more passes: sm__throughput (with source lines a rank begins the profiler's session "
-                       "for each profiled launch; --no-source-lines lets it keep the session"),
+  EXPECT_NE(lines.find("needing more passes: sm__throughput (with source lines a one-pass process begins the "
+                       "profiler's session for each profiled launch; --no-source-lines lets it keep the session"),
             std::string::npos)
       << lines;
   EXPECT_EQ(describe_profiled(t, {process("P 1 0 5 x\nZ\n")}, 3, true).find("--no-source-lines"), std::string::npos);

@@ -163,12 +163,12 @@ struct State {
   // An identity's first profiled launch takes the first group, not the kept session's (pass_groups.hpp,
   // next_group): the last group holds the speed-of-light throughputs, 2 metrics in 9 passes on GH100.
   bool first_for_new = false;
-  // Kernel replay in a distributed process (launch_policy.hpp, replay_mode): unless
-  // GPUPERF_RECORD_PROFILE_REPLAY=kernel, a rank of a distributed job replays one pass a launch, its metrics in
-  // one-pass groups (a "Y" line names those that need more and are not collected); a process that is not one
+  // Kernel replay in a distributed process (launch_policy.hpp, replay_mode): unless --profile-replay kernel, a
+  // rank of a distributed job (any process with --profile-replay one-pass) replays one pass a launch, its metrics
+  // in one-pass groups (a "Y" line names those that need more and are not collected); a process that is not one
   // stops range profiling at its first communication kernel, which a "U communication" line says. Source lines
   // (one instrumented launch, nothing restored) are collected either way.
-  bool replay_forced = false;
+  ReplayChoice replay = ReplayChoice::automatic;  // --profile-replay
   bool distributed = false;
   bool one_pass = false;  // replay_mode's answer for this process before any communication
   std::atomic<bool> communication_seen{false};
@@ -397,12 +397,12 @@ bool single_kernel_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? in(kRuntimeKernelLaunches) : in(kDriverKernelLaunches);
 }
 
-// Whether kernel replay may run in this process now (State::replay_forced); says once why not (g_state->mutex
+// Whether kernel replay may run in this process now (State::replay); says once why not (g_state->mutex
 // held).
 bool replay_allowed_locked() {
   if (g_state->planned && g_state->groups.empty()) return false;  // no metric fits one pass (the Y line says so)
-  if (replay_mode(g_state->replay_forced, g_state->distributed,
-                  g_state->communication_seen.load(std::memory_order_relaxed)) != ReplayMode::none)
+  if (replay_mode(g_state->replay, g_state->distributed, g_state->communication_seen.load(std::memory_order_relaxed)) !=
+      ReplayMode::none)
     return true;
   if (!g_state->told_unreplayed) {
     g_state->told_unreplayed = true;
@@ -788,9 +788,9 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   } catch (const std::regex_error& e) {  // the recorder checked the patterns: not expected
     write_line(std::string("X the launch selection is not applied in the program: ") + e.what());
   }
-  g_state->replay_forced = c.replay_kernel;
+  g_state->replay = c.replay;
   g_state->distributed = distributed_job([](const char* variable) { return std::getenv(variable); });
-  g_state->one_pass = replay_mode(g_state->replay_forced, g_state->distributed, false) == ReplayMode::one_pass;
+  g_state->one_pass = replay_mode(g_state->replay, g_state->distributed, false) == ReplayMode::one_pass;
   configure_session();
   init_guard(c.communication_kernels, c.profile_watchdog_ms);
   init_communication_wait();

@@ -259,9 +259,9 @@ void mark_missing(const MetricPlan& plan, const CombinedCounters& c, std::vector
 // The measurements that need a counter a one-pass process never collects.
 void mark_never(const MetricPlan& plan, const std::vector<bool>& never, std::vector<Measurement>& measurements) {
   skip_needing(plan, never,
-               "not collected in a rank of a distributed job: a launch there is replayed one pass, so that no "
-               "memory a peer writes into is restored, and this metric needs more passes on this GPU "
-               "(--profile-replay kernel replays every pass, at the risk of a hung collective)",
+               "not collected where a launch is replayed one pass (a rank of a distributed job, so that no memory a "
+               "peer writes into is restored, or --profile-replay one-pass), and this metric needs more passes on "
+               "this GPU (--profile-replay kernel replays every pass, in a rank at the risk of a hung collective)",
                measurements);
 }
 

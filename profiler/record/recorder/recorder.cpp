@@ -217,7 +217,7 @@ RecordConfig library_config(const std::optional<MetricPlan>& plan, const std::op
   c.profile_watchdog_ms = o.profile_watchdog_ms;
   c.communication_kernels = o.communication_kernels;
   c.profile_groups = o.profile_groups;
-  c.replay_kernel = o.profile_replay == "kernel";
+  c.replay = parse_replay_choice(o.profile_replay).value_or(ReplayChoice::automatic);
   // The diagnostic settings (GPUPERF_RECORD_PROFILE_TRACE=1, ...) reach the program in the environment it
   // inherits, where their own variables win (record_config.hpp).
   return c;
@@ -422,7 +422,7 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
   std::string out = "counters for " + std::to_string(with) + " of " + std::to_string(totals.identities) +
                     " identities (the first " + std::to_string(per_identity) + " launches of each are profiled";
   if (one_pass_groups > per_identity)
-    out += ", " + std::to_string(one_pass_groups) + " in a rank of a distributed job: one a metric group";
+    out += ", " + std::to_string(one_pass_groups) + " where one pass a launch is replayed: one a metric group";
   out += ")";
   if (totals.identities_partial_counters > 0)  // each profiled launch collects one group of the metrics
     out += ", " + std::to_string(totals.identities_partial_counters) +
@@ -430,16 +430,17 @@ std::string describe_profiled(const KernelTotals& totals, const std::vector<Proc
   const std::string profile_time = describe_profile_time(processes);
   if (one_pass > 0) {
     out += "; " + std::to_string(one_pass) +
-           " process(es) are ranks of a distributed job, replayed one pass a launch (nothing restored, so no "
-           "peer's write is lost)";
+           " process(es) replayed one pass a launch (a rank of a distributed job, or --profile-replay one-pass: "
+           "nothing restored, so no peer's write is lost and each launch starts from the emptied L2)";
     if (!not_collected.empty()) {
       out += ": not collected there, needing more passes:";
       for (std::size_t i = 0; i < not_collected.size(); ++i) out += (i == 0 ? " " : ", ") + not_collected[i];
     }
     if (source_lines && totals.identities_partial_counters > 0)
       out +=
-          " (with source lines a rank begins the profiler's session for each profiled launch; --no-source-lines "
-          "lets it keep the session, so its launches cost far less and more identities are whole)";
+          " (with source lines a one-pass process begins the profiler's session for each profiled launch; "
+          "--no-source-lines lets it keep the session, so its launches cost far less and more identities are "
+          "whole)";
   }
   if (lost > 0)
     out += "; " + std::to_string(lost) + " profiled launch(es) lost their counters (" + lost_first +
