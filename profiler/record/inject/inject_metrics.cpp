@@ -37,35 +37,38 @@
 namespace gpuperf::record::inject {
 namespace {
 
-// Empties L2 as the collector does (FlushMethod::write_discard, profiler/gpu/l2_flush.cu), in two kernels, the
-// kernel boundary the barrier between them: the first writes every 128-byte line of a buffer twice the L2's size
-// (write-allocation evicts every line in L2, so the program's dirty lines are written back now, before the
-// profiled launch); the second drops the buffer's lines from L2 without writing them back. Until 2026-11-29 one
-// kernel wrote and discarded each line in turn, so each discarded line's place took the next line written and
-// the program's lines stayed: on an H200 a kernel reading 8 MiB its predecessor had just written read 0 bytes of
-// DRAM where Nsight Compute (--cache-control all) reads 8 MiB (bench/record/l2_state_gpu.sh). PTX, loaded through
-// the driver, so the library needs no CUDA runtime of its own.
+// Empties L2 as the collector does (FlushMethod::write_discard, profiler/gpu/l2_flush.cu), in two launches of one
+// kernel, the launch boundary the barrier between them: the first (p_discard 0) writes every 128-byte line of a buffer
+// twice the L2's size (write-allocation evicts every line in L2, so the program's dirty lines are written back now,
+// before the profiled launch); the second (p_discard 1) drops the buffer's lines from L2 without writing them back.
+// Until 2026-11-29 one kernel wrote and discarded each line in turn, so each discarded line's place took the next line
+// written and the program's lines stayed: on an H200 a kernel reading 8 MiB its predecessor had just written read 0
+// bytes of DRAM where Nsight Compute (--cache-control all) reads 8 MiB (bench/record/l2_state_gpu.sh). PTX, loaded
+// through the driver, so the library needs no CUDA runtime of its own.
 constexpr const char* kFlushPtx = R"(
 .version 7.8
 .target sm_80
 .address_size 64
-.visible .entry gpuperf_record_flush_l2_write(.param .u64 p_buf, .param .u64 p_lines)
+.visible .entry gpuperf_record_flush_l2(.param .u64 p_buf, .param .u64 p_lines, .param .u32 p_discard)
 {
-  .reg .pred %p;
-  .reg .b32 %r<5>;
+  .reg .pred %p<3>;
+  .reg .b32 %r<6>;
   .reg .b64 %rd<8>;
   ld.param.u64 %rd1, [p_buf];
   ld.param.u64 %rd2, [p_lines];
+  ld.param.u32 %r5, [p_discard];
   mov.u32 %r1, %ctaid.x;
   mov.u32 %r2, %ntid.x;
   mov.u32 %r3, %tid.x;
   mul.wide.u32 %rd3, %r1, %r2;
   cvt.u64.u32 %rd4, %r3;
   add.u64 %rd3, %rd3, %rd4;
-  setp.ge.u64 %p, %rd3, %rd2;
-  @%p bra DONE;
+  setp.ge.u64 %p1, %rd3, %rd2;
+  @%p1 bra DONE;
   shl.b64 %rd5, %rd3, 7;
   add.u64 %rd6, %rd1, %rd5;
+  setp.ne.u32 %p2, %r5, 0;
+  @%p2 bra DISCARD;
   mov.u32 %r4, 1;
   st.global.v4.u32 [%rd6], {%r4, %r4, %r4, %r4};
   st.global.v4.u32 [%rd6+16], {%r4, %r4, %r4, %r4};
@@ -75,40 +78,19 @@ constexpr const char* kFlushPtx = R"(
   st.global.v4.u32 [%rd6+80], {%r4, %r4, %r4, %r4};
   st.global.v4.u32 [%rd6+96], {%r4, %r4, %r4, %r4};
   st.global.v4.u32 [%rd6+112], {%r4, %r4, %r4, %r4};
-DONE:
-  ret;
-}
-.visible .entry gpuperf_record_flush_l2_discard(.param .u64 p_buf, .param .u64 p_lines)
-{
-  .reg .pred %p;
-  .reg .b32 %r<4>;
-  .reg .b64 %rd<8>;
-  ld.param.u64 %rd1, [p_buf];
-  ld.param.u64 %rd2, [p_lines];
-  mov.u32 %r1, %ctaid.x;
-  mov.u32 %r2, %ntid.x;
-  mov.u32 %r3, %tid.x;
-  mul.wide.u32 %rd3, %r1, %r2;
-  cvt.u64.u32 %rd4, %r3;
-  add.u64 %rd3, %rd3, %rd4;
-  setp.ge.u64 %p, %rd3, %rd2;
-  @%p bra DONE;
-  shl.b64 %rd5, %rd3, 7;
-  add.u64 %rd6, %rd1, %rd5;
+  bra DONE;
+DISCARD:
   discard.global.L2 [%rd6], 128;
 DONE:
   ret;
 }
 )";
-// Both kernels' names begin so (is_own_kernel: never recorded as the program's).
-constexpr const char* kFlushPrefix = "gpuperf_record_flush_l2";
-constexpr const char* kFlushWriteName = "gpuperf_record_flush_l2_write";
-constexpr const char* kFlushDiscardName = "gpuperf_record_flush_l2_discard";
+constexpr const char* kFlushName = "gpuperf_record_flush_l2";
 
 struct Context {
   std::unique_ptr<cupti::RangeProfilerBackend> backend;
   CUmodule module = nullptr;
-  CUfunction flush_write = nullptr, flush_discard = nullptr;
+  CUfunction flush = nullptr;
   CUdeviceptr buffer = 0;
   unsigned long long lines = 0;
   std::string broken;  // set once profiling failed on this context: no further attempts
@@ -283,8 +265,7 @@ Context& context_for(CUcontext ctx) {
   c.backend = g_state->factory->open_device(static_cast<int>(device), ctx);
   add_groups(*c.backend);
   check(cuModuleLoadData(&c.module, kFlushPtx), "cuModuleLoadData (L2 flush)");
-  check(cuModuleGetFunction(&c.flush_write, c.module, kFlushWriteName), "cuModuleGetFunction (L2 flush)");
-  check(cuModuleGetFunction(&c.flush_discard, c.module, kFlushDiscardName), "cuModuleGetFunction (L2 flush)");
+  check(cuModuleGetFunction(&c.flush, c.module, kFlushName), "cuModuleGetFunction (L2 flush)");
   CUdevice dev = 0;
   check(cuCtxGetDevice(&dev), "cuCtxGetDevice");
   int l2 = 0;
@@ -296,12 +277,11 @@ Context& context_for(CUcontext ctx) {
 
 void flush_l2(Context& c) {
   check(cuCtxSynchronize(), "cuCtxSynchronize");
-  void* args[] = {&c.buffer, &c.lines};
   const unsigned blocks = static_cast<unsigned>((c.lines + 255) / 256);
-  check(cuLaunchKernel(c.flush_write, blocks, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel (L2 flush)");
-  // The same stream: every write is done before the first discard.
-  check(cuLaunchKernel(c.flush_discard, blocks, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr),
-        "cuLaunchKernel (L2 flush)");
+  for (unsigned discard : {0u, 1u}) {  // one stream: every write is done before the first discard
+    void* args[] = {&c.buffer, &c.lines, &discard};
+    check(cuLaunchKernel(c.flush, blocks, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel (L2 flush)");
+  }
   check(cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
@@ -731,9 +711,7 @@ void end_session_for_pm_sampling() {
   if (g_state != nullptr) end_kept_session(SessionEnd::other_launch);
 }
 
-bool is_own_kernel(const char* name) {
-  return name != nullptr && std::strncmp(name, kFlushPrefix, std::strlen(kFlushPrefix)) == 0;
-}
+bool is_own_kernel(const char* name) { return name != nullptr && std::strcmp(name, kFlushName) == 0; }
 
 void end_metrics_session() {
   if (g_state == nullptr) return;
