@@ -146,8 +146,8 @@ void add_record_options(CLI::App* cmd, RecordArgs& a, bool metrics) {
                   "needing more passes are not collected there), and another process stops range profiling at "
                   "its first communication kernel; kernel: every pass everywhere; one-pass: one pass a launch "
                   "everywhere (nothing saved or restored, so each launch starts from an emptied L2 as under "
-                  "Nsight Compute: a replay of several passes reads the DRAM traffic of kernels whose data fits "
-                  "in the L2 low)")
+                  "Nsight Compute, where a replay of several passes can leave a kernel's data in the L2; the "
+                  "metrics that need several passes alone are not collected)")
       ->check(CLI::IsMember({"auto", "kernel", "one-pass"}));
   add_pm_sampling_options(cmd, a);
   cmd->add_option("--source-root", a.source_root,

@@ -71,8 +71,8 @@ enum class ReplayMode {
 // A rank of a distributed job replays one pass a launch; a process that is not one stops range profiling at its
 // first communication kernel (it drives a collective over its own GPUs, and its groups were planned for every
 // pass). --profile-replay kernel replays every pass anyway; --profile-replay one-pass replays one pass a launch in
-// every process (nothing saved or restored, so a launch starts from the L2 emptied before it: a replay of several
-// passes reads DRAM counters of kernels whose data fits in the L2 low, docs/metrics.md).
+// every process (nothing saved or restored, so a launch starts from the L2 emptied before it, where a replay of
+// several passes can leave the kernel's data in the L2 and read its DRAM traffic wrong: docs/metrics.md).
 ReplayMode replay_mode(ReplayChoice choice, bool distributed, bool communication_seen);
 
 // Whether the range profiler's session is kept enabled from one profiled launch to the next by default

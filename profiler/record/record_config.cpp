@@ -20,6 +20,7 @@ const char* replay_choice_name(ReplayChoice choice) {
   }
   return "auto";
 }
+
 namespace {
 
 bool to_number(const std::string& v, std::uint64_t& out) {
