@@ -95,7 +95,9 @@ TEST_F(GateCli, ADeterministicCounterMovingExitsOne) {
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   const json parsed = json::parse(r.out);
   for (const auto& row : parsed["rows"]) {
-    if (row["metric"] == "instructions") EXPECT_EQ(row["gated"], true) << row.dump();
+    if (row["metric"] == "instructions") {
+      EXPECT_EQ(row["gated"], true) << row.dump();
+    }
   }
   const CliResult text = compare();
   EXPECT_NE(text.out.find("REGRESSION"), std::string::npos) << text.out;

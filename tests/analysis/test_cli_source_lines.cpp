@@ -54,7 +54,9 @@ TEST_F(SourceLinesCli, CompareNamesTheLoadLineThatLostCoalescing) {
   const json* dur = nullptr;
   for (const auto& row : j["rows"]) {
     if (row["benchmark"] == "memory/coalesced" && row["metric"] == "duration") dur = &row;
-    if (row["benchmark"] == "memory/strided") EXPECT_FALSE(row.contains("lines")) << row.dump();
+    if (row["benchmark"] == "memory/strided") {
+      EXPECT_FALSE(row.contains("lines")) << row.dump();
+    }
   }
   ASSERT_NE(dur, nullptr);
   ASSERT_TRUE(dur->contains("lines"));

@@ -45,9 +45,9 @@ std::vector<SassCounter> all_counters() {
 
 // PCs 0x00-0x2f are line 10 of k.cu, 0x30-0x5f line 11, the rest line 12; function "nolines" has none.
 SassLocation locate_k(std::uint32_t crc, const std::string& fn, std::uint32_t pc) {
-  if (crc != 7) return {SassLocation::Kind::no_cubin, "", 0};
-  if (fn == "nolines") return {SassLocation::Kind::no_line_info, "", 0};
-  return {SassLocation::Kind::line, "/src/k.cu", pc < 0x30 ? 10u : pc < 0x60 ? 11u : 12u};
+  if (crc != 7) return {SassLocation::Kind::no_cubin, "", 0, "", 0};
+  if (fn == "nolines") return {SassLocation::Kind::no_line_info, "", 0, "", 0};
+  return {SassLocation::Kind::line, "/src/k.cu", pc < 0x30 ? 10u : pc < 0x60 ? 11u : 12u, "", 0};
 }
 
 SourceTextCache fake_source() {
@@ -175,7 +175,7 @@ TEST(SourceLineAggregate, AFileAwayFromItsBuildIsNamedFromItsRootWithTheTextTheB
   add_source_root("/nonexistent/ci-17");
   add_embedded_source("kernels/away.cu", "__global__ void k(float* y) {\n  y[0] = 1.0f;  \n}\n");
   const LocateFn locate = [](std::uint32_t, const std::string&, std::uint32_t pc) {
-    SassLocation at{SassLocation::Kind::line, "/nonexistent/ci-17/kernels/away.cu", 2};
+    SassLocation at{SassLocation::Kind::line, "/nonexistent/ci-17/kernels/away.cu", 2, "", 0};
     if (pc >= 0x10) at.file = "/nonexistent/ci-17/kernels/other.cu";
     if (pc >= 0x20) at.inlined_at_file = "/nonexistent/ci-17/kernels/away.cu", at.inlined_at_line = 2;
     return at;
@@ -217,7 +217,7 @@ TEST(SourceLineAggregate, AFileInACheckoutIsNamedFromTheCheckoutsRootAndOneOutsi
   std::vector<SassValue> v;
   instr(v, "k", 0x10, {{SassCounter::inst_executed, 4}});
   const auto locate = [&](std::uint32_t, const std::string&, std::uint32_t) {
-    return SassLocation{SassLocation::Kind::line, in_repo, 2u};
+    return SassLocation{SassLocation::Kind::line, in_repo, 2u, "", 0};
   };
   const SourceLines s = aggregate_source_lines(v, all_counters(), 1, locate, texts);
   ASSERT_EQ(s.lines.size(), 1u);

@@ -65,7 +65,9 @@ TEST(ParallelFor, AGrainOfOneSplitsAFewCostlyItemsAcrossCores) {
       },
       1);
   EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 37);
-  if (std::thread::hardware_concurrency() > 1) EXPECT_GT(threads.size(), 1u);
+  if (std::thread::hardware_concurrency() > 1) {
+    EXPECT_GT(threads.size(), 1u);
+  }
 }
 
 TEST(VerifyClose, PassesWithinToleranceAndNamesTheFirstWrongElement) {

@@ -108,7 +108,9 @@ TEST(CopyBinary, DecodesHeaderRowsAndNullsWhateverThePieces) {
       // Bit for bit: an export must write the very double the server stored.
       EXPECT_EQ(std::memcmp(&got[i].value, &kRows[i].value, sizeof(double)), 0) << i;
       EXPECT_EQ(got[i].has_clock, kRows[i].has_clock) << i;
-      if (kRows[i].has_clock) EXPECT_EQ(got[i].clock, kRows[i].clock) << i;
+      if (kRows[i].has_clock) {
+        EXPECT_EQ(got[i].clock, kRows[i].clock) << i;
+      }
     }
   }
 }

@@ -109,10 +109,10 @@ TEST(ReportBrowser, DrawsTheTeamsNotesAndAnswersOnWideAndSmallScreens) {
   EXPECT_NE(page.find("Note on run 00000001: driver 590 installed &lt;b&gt;"), std::string::npos);
   EXPECT_NE(read_file(dir / "out" / "report.md").find("driver 590 installed"), std::string::npos);
 
-  const auto page_width = [&](const fs::path& page, const std::string& size, const std::string& tag) {
+  const auto page_width = [&](const fs::path& file, const std::string& size, const std::string& tag) {
     const CommandResult dom = run_command(
         chromium_command(chromium, dir / ("profile-" + tag + size),
-                         "--window-size=" + size + " --dump-dom " + sh_quote("file://" + page.string() + "#selftest")));
+                         "--window-size=" + size + " --dump-dom " + sh_quote("file://" + file.string() + "#selftest")));
     std::smatch w;
     return std::regex_search(dom.output, w, std::regex("data-selftest-width=\"(\\d+)\"")) ? std::stol(w[1].str()) : -1L;
   };
