@@ -15,36 +15,25 @@ out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 prog="$here/programs/l2_state.py"
 mkdir -p "$out"
+# The elementwise kernels' rows, from a database (ours) or an ncu CSV (stored_counters.py reads both).
 ours_py='
-import json, statistics, sys
-cell = sys.argv[1]
-for run in json.load(sys.stdin)["runs"]:
-    for r in run["results"]:
-        if "elementwise" not in r["benchmark"]:
-            continue
-        m = r.get("metrics", {})
-        def mib(name):
-            s = m.get(name, {}).get("samples") or ([m[name]["value"]] if "value" in m.get(name, {}) else [])
-            return " ".join("%.2f" % (v / 2**20) for v in s) or "-"
-        p = r.get("params", {})
-        print("| %s | %s %s [%s] | %s | %s |" % (cell, r["benchmark"].split("/", 1)[-1][:34], p.get("grid", ""),
-              p.get("nvtx", ""), mib("dram_bytes_read"), mib("dram_bytes_written")))'
+import sys
+from stored_counters import stored_identities
+mib = lambda s: " ".join("%.2f" % (v / 2**20) for v in s) or "-"
+for benchmark, p, m in stored_identities(sys.argv[2], sys.argv[3]):
+    if "elementwise" in benchmark:
+        print("| %s | %s %s [%s] | %s | %s |" % (sys.argv[1], benchmark.split("/", 1)[-1][:34], p.get("grid", ""),
+              p.get("nvtx", ""), mib(m.get("dram_bytes_read", [])), mib(m.get("dram_bytes_written", []))))'
 ncu_py='
-import csv, sys
-cell = sys.argv[1]
+import sys
+from stored_counters import ncu_rows
 rows = {}
-lines = [l for l in open(sys.argv[2]) if l.startswith("\"")]
-for r in csv.DictReader(lines):
-    if "elementwise" not in r.get("Kernel Name", ""):
-        continue
-    key = (r["Kernel Name"][:34], r.get("Grid Size", ""))
-    v = float(r["Metric Value"].replace(",", ""))
-    unit = r.get("Metric Unit", "byte")
-    scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9}.get(unit, 1)
-    rows.setdefault(key, {}).setdefault(r["Metric Name"], []).append(v * scale / 2**20)
+for kernel, grid, metric, value in ncu_rows(sys.argv[2]):
+    if "elementwise" in kernel:
+        rows.setdefault((kernel[:34], grid), {}).setdefault(metric, []).append(value / 2**20)
 for (name, grid), ms in rows.items():
     f = lambda n: " ".join("%.2f" % v for v in ms.get(n, [])) or "-"
-    print("| %s | %s %s | %s | %s |" % (cell, name, grid, f("dram__bytes_read.sum"), f("dram__bytes_write.sum")))'
+    print("| %s | %s %s | %s | %s |" % (sys.argv[1], name, grid, f("dram__bytes_read.sum"), f("dram__bytes_write.sum")))'
 echo "| cell | kernel | DRAM read MiB, each sample | DRAM written MiB |"
 echo "|---|---|---|---|"
 cell() { # NAME RECORD-ARGS...
@@ -53,7 +42,7 @@ cell() { # NAME RECORD-ARGS...
   rm -f "$out/$name.db"
   GPUPERF_RECORD_PROFILE_TRACE=1 timeout 120 "$gpuperf" --db "$out/$name.db" record --no-source-lines "$@" \
     -- python3 "$prog" >"$out/$name.log" 2>&1 || echo "| $name | record exited $? | | |"
-  "$gpuperf" --db "$out/$name.db" export 2>/dev/null | python3 -c "$ours_py" "$name" | tee -a "$out/ours.md"
+  PYTHONPATH="$here" python3 -c "$ours_py" "$name" "$gpuperf" "$out/$name.db" | tee -a "$out/ours.md"
 }
 rm -f "$out/ours.md"
 cell onepass --metrics dram_bytes_read,dram_bytes_written
@@ -66,7 +55,7 @@ if command -v ncu >/dev/null; then
   for cc in all none; do
     timeout 150 ncu --csv --cache-control "$cc" --metrics dram__bytes_read.sum,dram__bytes_write.sum \
       -k regex:elementwise python3 "$prog" >"$out/ncu-$cc.csv" 2>"$out/ncu-$cc.err" || echo "| ncu-$cc | exited $? | | |"
-    python3 -c "$ncu_py" "ncu-$cc" "$out/ncu-$cc.csv"
+    PYTHONPATH="$here" python3 -c "$ncu_py" "ncu-$cc" "$out/ncu-$cc.csv"
   done
 fi
 # The check: every one-pass sample of "small" and "chain" reads their 8 MiB.

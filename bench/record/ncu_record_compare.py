@@ -13,11 +13,10 @@ namespaces, which ncu leaves out) and the grid. Exit 0
 (a measurement, not a gate).
 """
 import argparse
-import csv
-import json
 import statistics
-import subprocess
 import sys
+
+from stored_counters import ncu_rows, stored_identities
 
 METRICS = {
     "dram__bytes_read.sum": "dram_bytes_read",
@@ -28,7 +27,6 @@ METRICS = {
     "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved_occupancy",
 }
 BYTES = {"dram_bytes_read", "dram_bytes_written"}
-SCALE = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9}
 
 
 def key(name, grid):
@@ -41,28 +39,20 @@ def key(name, grid):
 
 def load_ncu(path):
     out = {}
-    with open(path) as f:
-        lines = [line for line in f if line.startswith('"')]
-    for r in csv.DictReader(lines):
-        ours = METRICS.get(r.get("Metric Name", ""))
-        if ours is None:
-            continue
-        grid = "x".join(x.strip() for x in r.get("Grid Size", "").strip("()").split(","))
-        v = float(r["Metric Value"].replace(",", "")) * (SCALE.get(r.get("Metric Unit", "byte"), 1) if ours in BYTES else 1)
-        out.setdefault(key(r["Kernel Name"], grid), {}).setdefault(ours, []).append(v)
+    for kernel, grid, metric, value in ncu_rows(path):
+        ours = METRICS.get(metric)
+        if ours is not None:
+            out.setdefault(key(kernel, grid), {}).setdefault(ours, []).append(value)
     return out
 
 
 def load_db(gpuperf, db):
-    text = subprocess.run([gpuperf, "--db", db, "export"], check=True, capture_output=True, text=True).stdout
     out = {}
-    for run in json.loads(text)["runs"]:
-        for r in run["results"]:
-            k = key(r["benchmark"].split("/", 1)[-1], r.get("params", {}).get("grid", ""))
-            for name, m in r.get("metrics", {}).items():
-                samples = m.get("samples") or ([m["value"]] if "value" in m else [])
-                if name in METRICS.values() and samples:
-                    out.setdefault(k, {}).setdefault(name, []).append(statistics.median(samples))
+    for benchmark, params, metrics in stored_identities(gpuperf, db):
+        k = key(benchmark.split("/", 1)[-1], params.get("grid", ""))
+        for name, samples in metrics.items():
+            if name in METRICS.values() and samples:
+                out.setdefault(k, {}).setdefault(name, []).append(statistics.median(samples))
     return out
 
 

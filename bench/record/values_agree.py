@@ -2,8 +2,7 @@
 """Whether two ways of profiling a recorded program read the same counters: per metric, over the identities both
 runs have, how far apart their values are (relative difference of the medians, |a - b| / max(|a|, |b|)), next to
 how far apart two runs of one way are (an A/A). Also, per run, how far an identity's first sample lies from its
-second, which under `record`'s default are a launch of the whole set and a launch of one pass (pass_groups.hpp,
-whole_then_one_pass), and under `--profile-groups 1` two launches of the whole set.
+second (two profiled launches of it: how much one run's samples of an identity spread).
 
     bench/record/values_agree.py --gpuperf BIN --run NAME=DB ... --pair A:B ... [--within NAME ...]
 
@@ -17,20 +16,13 @@ import statistics
 import subprocess
 import sys
 
+from stored_counters import stored_identities
+
 
 def load(gpuperf, db):
     """identity -> metric -> samples (a deterministic metric: its one value)."""
-    text = subprocess.run([gpuperf, "--db", db, "export"], check=True, capture_output=True, text=True).stdout
-    out = {}
-    for run in json.loads(text)["runs"]:
-        for r in run["results"]:
-            key = r["benchmark"] + " " + json.dumps(r.get("params", {}), sort_keys=True)
-            for name, m in r.get("metrics", {}).items():
-                if "samples" in m:
-                    out.setdefault(key, {})[name] = m["samples"]
-                elif "value" in m:
-                    out.setdefault(key, {})[name] = [m["value"]]
-    return out
+    return {benchmark + " " + json.dumps(params, sort_keys=True): metrics
+            for benchmark, params, metrics in stored_identities(gpuperf, db) if metrics}
 
 
 def rel(a, b):
