@@ -33,6 +33,7 @@
 #include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/line_history.hpp"
 #include "reports/analysis/not_enough_data.hpp"
+#include "reports/analysis/program_history.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/analysis/run_refs.hpp"
 #include "reports/escape.hpp"
@@ -55,7 +56,8 @@ struct VerdictArgs {
   std::vector<std::string> metrics;
   std::vector<std::string> gate;  // --gate: metrics that fail the job besides the default gate
   std::size_t history = 10;
-  bool allow_missing = false;  // --allow-missing: a partial candidate passes
+  bool allow_missing = false;                // --allow-missing: a partial candidate passes
+  std::vector<std::string> kernel_families;  // --kernel-family FAMILY=REGEX, repeatable
 };
 
 struct CompareArgs {
@@ -108,6 +110,7 @@ analysis::CompareOptions compare_options(const VerdictArgs& a) {
   for (const auto& spec : a.thresholds) o.thresholds.apply(spec);
   o.history_runs = a.history;
   for (const auto& spec : a.gate) o.gate.add(spec);
+  for (const auto& spec : a.kernel_families) o.families.add(spec);
   return o;
 }
 
@@ -165,7 +168,9 @@ int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
   select_rows(report, a);
   report.allow_missing = a.allow_missing;
   say_missing_metrics(a.metrics, row_metrics(report), "rows");
-  say_missing_gates(report.gate, row_metrics(report));
+  std::vector<std::string> gated_present = row_metrics(report);
+  if (report.program) gated_present.emplace_back(analysis::kProgramTimeMetric);
+  say_missing_gates(report.gate, gated_present);
   reports::write_compare(std::cout, report, format, a.all);
   std::cout.flush();
   if (!a.junit.empty()) {
@@ -219,6 +224,7 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
   texts.fill(base_run, base.id);
   texts.fill(cand_run, cand.id);
   analysis::CompareReport report = analysis::compare_runs(base_run, cand_run, options, base.id, cand.id, &history);
+  analysis::add_program_runs(store, report, base, cand, options);
   analysis::mark_accepted(report.rows, accepted);
   return emit_compare(report, a.out);
 }
@@ -242,6 +248,7 @@ int compare_with_baseline(const db::Store& store, const CheckArgs& a, const anal
   Run candidate = run;
   texts.fill(candidate, run_id);
   analysis::CompareReport report = analysis::compare_runs(base_run, candidate, options, base.id, run_id, &history);
+  analysis::add_program_runs(store, report, base, *info, options);
   analysis::mark_accepted(report.rows, accepted);
   return emit_compare(report, out);
 }
@@ -433,11 +440,17 @@ void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
                   "stall ratios 10; shared transactions 2; bank conflicts 25; other deterministic counters 0.01 "
                   "(rounding)");
   cmd->add_option("--alpha", a.alpha, "Significance level of the Mann-Whitney test (default 0.01)");
+  cmd->add_option("--kernel-family", a.kernel_families,
+                  "A recorded program's kernel family by name, FAMILY=REGEX (repeatable; case-insensitive, tried "
+                  "before the built-in table: attention, GEMM, normalization, reduction, copy, elementwise, "
+                  "communication, other)")
+      ->type_name("FAMILY=REGEX");
   metric_option(cmd->add_option("--metric", a.metrics, "Only these metrics (repeatable)"));
   metric_option(cmd->add_option("--gate", a.gate,
                                 "Also fail (exit 1, JUnit failure) on these metrics' slower rows: METRIC[,METRIC...] "
                                 "or all (repeatable). Default gate: duration, failed or incorrect kernels and the "
-                                "deterministic counters; sampled and rate counters are listed, not failed"),
+                                "deterministic counters; sampled and rate counters are listed, not failed. "
+                                "program_time: a recorded program's total GPU time (off by default)"),
                 true);
   count_option(
       cmd->add_option("--history", a.history,

@@ -18,6 +18,8 @@
 #include "reports/escape.hpp"
 #include "reports/kind_split_text.hpp"
 #include "reports/line_text.hpp"
+#include "reports/program_text.hpp"
+#include "reports/text_table.hpp"
 
 namespace gpuperf::reports {
 
@@ -45,58 +47,6 @@ json params_object(const Params& p) { return json::parse(params_json(p)); }
 // One escaper per format for every writer (reports/escape.hpp), under short names.
 std::string md(const std::string& s) { return reports::md_escape(s); }
 std::string xml(const std::string& s) { return reports::xml_escape(s); }
-
-// A plain text table: columns padded to their widest cell, two spaces apart.
-// `below[i]`, when given and not empty, is printed on its own indented line under row i.
-// Names, labels and hints come from imported files: terminal_text keeps their control characters off the
-// terminal, as `runs` does.
-void write_table(std::ostream& out, const std::vector<std::string>& header, std::vector<std::vector<std::string>> rows,
-                 const std::vector<std::string>* below = nullptr) {
-  for (auto& r : rows) {
-    for (auto& cell : r) cell = terminal_text(cell);
-  }
-  std::vector<std::size_t> width(header.size(), 0);
-  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
-  for (const auto& r : rows) {
-    for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  }
-  const auto line = [&](const std::vector<std::string>& cells) {
-    std::string s;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-      s += cells[i];
-      if (i + 1 < cells.size()) s += std::string(width[i] - cells[i].size() + 2, ' ');
-    }
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    out << s << '\n';
-  };
-  line(header);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    line(rows[i]);
-    if (below == nullptr || i >= below->size() || (*below)[i].empty()) continue;
-    // Line by line: terminal_text() turns a newline into a visible mark, and a row's lines are several.
-    const std::string& text = (*below)[i];
-    for (std::size_t from = 0; from <= text.size();) {
-      const std::size_t end = std::min(text.find('\n', from), text.size());
-      // The first line takes the indent here; the others carry their own ("\n    ").
-      out << (from == 0 ? "    " : "") << terminal_text(std::string_view(text).substr(from, end - from)) << '\n';
-      from = end + 1;
-    }
-  }
-}
-
-void write_md_table(std::ostream& out, const std::vector<std::string>& header, const std::string& align,
-                    const std::vector<std::vector<std::string>>& rows) {
-  out << '|';
-  for (const auto& h : header) out << ' ' << h << " |";
-  out << "\n|";
-  for (char a : align) out << (a == 'r' ? " ---: |" : " --- |");
-  out << '\n';
-  for (const auto& r : rows) {
-    out << '|';
-    for (const auto& c : r) out << ' ' << c << " |";
-    out << '\n';
-  }
-}
 
 std::string value_cell(const std::optional<Summary>& s, const MetricInfo& m) {
   return s && s->n > 0 ? format_value(s->median, m.unit, UnitText::terminal) : "-";
@@ -161,11 +111,24 @@ std::string missing_line(const CompareReport& report) {
   std::string first;
   for (std::size_t i = 0; i < names.size() && i < 5; ++i) first += (i > 0 ? ", " : "") + names[i];
   if (names.size() > 5) first += ", ...";
+  if (report.program) {  // a recorded program chooses its kernels at run time: a gone one is news, not a failure
+    return terminal_text(std::to_string(names.size()) + " kernel identit" + (names.size() == 1 ? "y" : "ies") +
+                         " of the base " + (names.size() == 1 ? "is" : "are") +
+                         " gone from the candidate: reported, not failed (a program chooses its kernels at run "
+                         "time; its time and the gated counters decide)");
+  }
   const std::string what = std::to_string(names.size()) + " benchmark instance" + (names.size() == 1 ? "" : "s") +
                            " of the base " + (names.size() == 1 ? "is" : "are") + " missing from the candidate (" +
                            first + ")";
   return terminal_text(report.allow_missing ? what + ": allowed by --allow-missing"
                                             : what + ": a partial candidate fails; --allow-missing allows it");
+}
+
+// The title of a recorded program's short list of failing rows: "Rows that fail the job" or "Rows that fail the
+// job (10 of 400)".
+std::string failing_title(std::size_t listed, std::size_t more) {
+  return "Rows that fail the job" +
+         (more == 0 ? std::string() : " (" + std::to_string(listed) + " of " + std::to_string(listed + more) + ")");
 }
 
 json side_json(const RunSide& s) {
@@ -416,7 +379,9 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     j["summary"] = summary;
     j["ambiguous_by_history"] = ambiguous_by_history(report.rows);
     j["missing_instances"] = report.missing_instances();
+    j["missing_fails"] = report.missing_fails();
     j["allow_missing"] = report.allow_missing;
+    if (report.program) j["program"] = program_change_json(*report.program);
     j["rows"] = json::array();
     for (const auto& r : report.rows) j["rows"].push_back(row_json(r, report));
     if (report.kinds) j["kinds"] = kind_split_change_json(*report.kinds);
@@ -432,8 +397,19 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   std::vector<std::string> names;
   for (const auto& r : report.rows) names.push_back(r.instance.name);
   const ShortNames short_names(names);  // for people; JSON and JUnit keep the full names
+  // A recorded program's short answer (it leads with the program): only the rows that fail the job.
+  // At most kProgramTopKernels of them: the rest are counted (--all and JSON have them).
+  const bool short_program = report.program && !all_rows;
+  std::size_t failing_hidden = 0;
   for (const auto& r : report.rows) {
-    if (!all_rows && r.verdict == Verdict::same) {
+    const bool fails = is_regression(r) || r.verdict == Verdict::failed;
+    const bool listed = all_rows || (short_program ? fails : r.verdict != Verdict::same);
+    if (!listed) {
+      ++hidden;
+      continue;
+    }
+    if (short_program && cells.size() == kProgramTopKernels) {
+      ++failing_hidden;
       ++hidden;
       continue;
     }
@@ -463,7 +439,9 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     out << "candidate  " << side_line(report.candidate) << "\n";
     if (!report.environment.empty()) out << "changed    " << terminal_text(env::describe(report.environment)) << "\n";
     out << "\n";
+    if (report.program) write_program(out, *report.program, false);
     if (!cells.empty()) {
+      if (short_program) out << failing_title(cells.size(), failing_hidden) << ":\n";
       write_table(out, header, cells, &below);
       out << '\n';
     }
@@ -472,7 +450,9 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
       out << '\n';
     }
     out << summary_line(report);
-    if (hidden > 0) out << " (" << hidden << " same not listed; --all lists them)";
+    if (hidden > 0) {
+      out << " (" << hidden << (short_program ? " rows" : " same") << " not listed; --all lists them)";
+    }
     if (const std::string missing = missing_line(report); !missing.empty()) out << '\n' << missing;
     out << "\ngate: " << report.gate.describe() << '\n' << (regression ? "REGRESSION" : "no regression") << '\n';
     return;
@@ -489,7 +469,9 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
   if (!report.candidate.gpu_name.empty()) out << " on " << md(report.candidate.gpu_name);
   out << ".\n\n";
   if (!report.environment.empty()) out << "Environment changed: " << md(env::describe(report.environment)) << ".\n\n";
+  if (report.program) write_program(out, *report.program, true);
   if (!cells.empty()) {
+    if (short_program) out << failing_title(cells.size(), failing_hidden) << ":\n\n";
     write_md_table(out, header, "llrrrlll", cells);
     write_md_lines(out, md_lines);
     out << '\n';
@@ -499,7 +481,8 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
     out << '\n';
   }
   out << summary_line(report);
-  if (hidden > 0) out << " (" << hidden << " same not listed)";
+  if (hidden > 0)
+    out << " (" << hidden << (short_program ? " rows not listed; --all lists them)" : " same not listed)");
   if (const std::string missing = missing_line(report); !missing.empty()) out << ".\n\n" << md(missing);
   out << ".\n\nGate: " << md(report.gate.describe()) << ".\n";
 }
@@ -673,10 +656,12 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
     if (r.verdict == Verdict::failed) ++errors;
     if (r.verdict == Verdict::new_ || r.verdict == Verdict::missing) ++skipped;
   }
-  // A partial candidate fails as one test case of its own (its rows stay skipped).
-  const bool missing_fails = !report.allow_missing && !report.missing_instances().empty();
-  const std::size_t tests = report.rows.size() + (missing_fails ? 1 : 0);
-  failures += missing_fails ? 1 : 0;
+  // A partial candidate fails as one test case of its own (its rows stay skipped); a recorded program's line
+  // is one test case too, failed when it gates and got slower.
+  const bool missing_fails = report.missing_fails();
+  const bool program_fails = report.program && report.program->regression();
+  const std::size_t tests = report.rows.size() + (missing_fails ? 1 : 0) + (report.program ? 1 : 0);
+  failures += (missing_fails ? 1 : 0) + (program_fails ? 1 : 0);
   const std::string suite =
       "gpuperf compare " + short_commit(report.base.commit) + ".." + short_commit(report.candidate.commit);
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -684,6 +669,18 @@ void write_compare_junit(std::ostream& out, const CompareReport& report) {
       << errors << "\" skipped=\"" << skipped << "\">\n";
   out << "  <testsuite name=\"" << xml(suite) << "\" tests=\"" << tests << "\" failures=\"" << failures
       << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\">\n";
+  if (report.program) {
+    const std::string detail = program_line(*report.program);
+    out << "    <testcase classname=\"gpuperf.program\" name=\"" << xml(report.program->program)
+        << " GPU time\" time=\"0\">";
+    if (program_fails) {
+      out << "\n      <failure type=\"regression\" message=\"" << xml(detail) << "\">" << xml(detail)
+          << "</failure>\n    ";
+    } else {
+      out << "\n      <system-out>" << xml(detail) << "</system-out>\n    ";
+    }
+    out << "</testcase>\n";
+  }
   for (const auto& r : report.rows) {
     out << "    <testcase classname=\"" << xml(r.instance.display_name()) << "\" name=\"" << xml(r.metric.name)
         << "\" time=\"0\">";

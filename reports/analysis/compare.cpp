@@ -200,9 +200,21 @@ std::vector<std::string> CompareReport::missing_instances() const {
   return names;
 }
 
+bool CompareReport::missing_fails() const { return !allow_missing && !program && !missing_instances().empty(); }
+
 bool CompareReport::regression() const {
-  if (!allow_missing && !missing_instances().empty()) return true;
+  if (missing_fails()) return true;
+  if (program && program->regression()) return true;
   return std::any_of(rows.begin(), rows.end(), [](const CompareRow& r) { return is_regression(r); });
+}
+
+void judge_program_runs(CompareReport& report, const std::vector<double>& base_runs,
+                        const std::vector<double>& candidate_runs, const CompareOptions& options) {
+  if (!report.program) return;
+  const auto floor = options.thresholds.min_effect_pct.find(kProgramTimeMetric);
+  const double min_effect = floor != options.thresholds.min_effect_pct.end() ? floor->second : kProgramTimeFloorPct;
+  const bool gated = options.gate.all || options.gate.extra.count(kProgramTimeMetric) > 0;
+  judge_program(*report.program, base_runs, candidate_runs, min_effect, gated, report.base.branch, report.base.commit);
 }
 
 CompareRow compare_measurement(const Measurement* base, Status base_status, const Measurement* candidate,
@@ -329,9 +341,11 @@ void say_not_enough_data(CompareRow& row, const Run& base, bool judged_by_histor
   }
   if (row.verdict != Verdict::not_enough_data) return;
   const std::size_t n = std::max<std::size_t>(row.runs_needed, 1);
+  // A recorded program's kernel is measured again by recording the program again, not by `gpuperf run`.
+  const std::string repeat = base.command.empty() ? repeat_command(row.instance, base.branch, n)
+                                                  : repeat_record_command(base.command, base.branch, n);
   row.next_step = "on the base's commit" + (base.commit.empty() ? std::string() : " " + base.commit.substr(0, 10)) +
-                  ": " + repeat_command(row.instance, base.branch, n) + ", then compare again" +
-                  (judged_by_history ? "" : " with --history");
+                  ": " + repeat + ", then compare again" + (judged_by_history ? "" : " with --history");
 }
 
 }  // namespace
@@ -344,6 +358,8 @@ CompareReport compare_runs(const Run& base, const Run& candidate, const CompareO
   report.candidate = run_side(candidate, candidate_run_id);
   report.gate = options.gate;
   report.kinds = kind_split_change(base, candidate);
+  report.program = program_change(base, candidate, options.families);
+  judge_program_runs(report, {}, {}, options);
 
   // (benchmark name, params key) -> result, on each side.
   using Key = std::pair<std::string, std::string>;

@@ -24,7 +24,9 @@
 #include "core/result.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/gate.hpp"
+#include "reports/analysis/kernel_family.hpp"
 #include "reports/analysis/kind_split.hpp"
+#include "reports/analysis/program_change.hpp"
 #include "reports/analysis/thresholds.hpp"
 #include "reports/analysis/types.hpp"
 
@@ -38,6 +40,9 @@ struct CompareOptions {
   // single value is judged against those medians (compare_history.hpp). 0 turns both off.
   std::size_t history_runs = 10;
   GateSet gate;  // which rows fail the job (gate.hpp)
+  // How a recorded program's kernels are grouped into families (kernel_family.hpp): the built-in table and
+  // the user's --kernel-family rules.
+  KernelFamilies families;
 };
 
 // One side of a comparison, for headers and JSON.
@@ -56,13 +61,20 @@ struct CompareReport {
   // Two recorded runs of which either has communication kernels: each side's GPU time by kind
   // (kind_split.hpp). Informative: it never gates (the kernels' own rows do, by the gate's rules).
   std::optional<KindSplitChange> kinds;
+  // Two recorded runs: the program's verdict (program_change.hpp), which the writers lead with. A recorded
+  // program's identity that is gone is reported, never failed (a program chooses its kernels at run time);
+  // what fails is a gated row or, with --gate program_time, the program's time.
+  std::optional<ProgramChange> program;
   // --allow-missing: a partial candidate (a filtered run) passes; by default an instance of the base with no
   // row in the candidate (every row of it "missing": its bench crashed or a filter dropped it) fails the job.
   bool allow_missing = false;
   // The instances of the base that the candidate lacks entirely, by display name, in row order.
   std::vector<std::string> missing_instances() const;
-  // Any row is_regression(), or missing_instances() without allow_missing.
+  // Any row is_regression(), the program's gated time (ProgramChange::regression), or missing_instances()
+  // of a benchmark run without allow_missing.
   bool regression() const;
+  // True when a missing instance fails the job: a benchmark run's, without allow_missing.
+  bool missing_fails() const;
   // The environment fields that differ between the two runs (identity_findings.hpp); explanation only.
   std::vector<env::Change> environment;
 };
@@ -79,6 +91,11 @@ CompareRow compare_measurement(const Measurement* base, Status base_status, cons
 CompareReport compare_runs(const Run& base, const Run& candidate, const CompareOptions& options,
                            std::int64_t base_run_id = 0, std::int64_t candidate_run_id = 0,
                            const std::vector<db::Series>* history = nullptr);
+
+// Judges report.program (when there is one) over the other recordings' totals (program_change.hpp's
+// judge_program), with the program_time floor and gate of `options`.
+void judge_program_runs(CompareReport& report, const std::vector<double>& base_runs,
+                        const std::vector<double>& candidate_runs, const CompareOptions& options);
 
 // A result's speed of light (core/bound.hpp) from its sm_throughput, memory_throughput and dram_throughput;
 // empty for a null result or where a metric was not measured.

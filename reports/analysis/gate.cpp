@@ -41,7 +41,8 @@ void GateSet::add(const std::string& spec, const std::string& option) {
     if (item == "all") {
       all = true;
     } else if (item != "default") {
-      check_metric_name(item, option);
+      // program_time: a recorded program's total kernel time (program_change.hpp), off by default.
+      if (item != kProgramTimeMetric) check_metric_name(item, option);
       extra.insert(item);
     }
   }

@@ -22,6 +22,10 @@
 
 namespace gpuperf::analysis {
 
+// The name `--gate` and `--threshold` know a recorded program's total kernel time by (program_change.hpp):
+// not a metric of a kernel, and not in the default gate.
+inline constexpr const char* kProgramTimeMetric = "program_time";
+
 // True for a metric in the default gate: duration, or a deterministic counter.
 bool default_gate(const MetricInfo& metric);
 

@@ -18,6 +18,11 @@ std::string repeat_command(const BenchmarkInstance& instance, const std::string&
          " --repeat " + std::to_string(runs);
 }
 
+std::string repeat_record_command(const std::string& command, const std::string& branch, std::size_t runs) {
+  return "for i in $(seq " + std::to_string(runs) + "); do gpuperf record" +
+         (branch.empty() ? "" : " --branch " + branch) + " -- " + command + "; done";
+}
+
 std::vector<ShortSeries> short_series(const std::vector<db::Series>& series, const DetectOptions& options,
                                       const std::string& branch) {
   std::vector<ShortSeries> out;

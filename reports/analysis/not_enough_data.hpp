@@ -18,6 +18,10 @@ std::string exact_filter(const BenchmarkInstance& instance);
 // "gpuperf run --filter '^...$' --branch main --repeat 3": N more runs of one instance.
 std::string repeat_command(const BenchmarkInstance& instance, const std::string& branch, std::size_t runs);
 
+// "for i in $(seq 3); do gpuperf record --branch main -- python3 train.py; done": N more recordings of a
+// program, `command` as Run::command stores it (already quoted for a shell).
+std::string repeat_record_command(const std::string& command, const std::string& branch, std::size_t runs);
+
 // A series too short for detect's change-point test: fewer usable runs (ok, not excluded) than
 // 2 * min_segment, so a step in it can be neither found nor ruled out.
 struct ShortSeries {

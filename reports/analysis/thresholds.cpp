@@ -100,7 +100,9 @@ void Thresholds::apply(const std::string& spec) {
     default_min_effect_pct = pct;
     return;
   }
-  check_metric_name(name, "--threshold '" + spec + "'");  // a typo must not leave the floor at its default
+  // program_time: a recorded program's total kernel time (program_change.hpp), not a metric of a kernel.
+  if (name != kProgramTimeMetric)
+    check_metric_name(name, "--threshold '" + spec + "'");  // a typo must not leave the floor at its default
   min_effect_pct[name] = pct;
 }
 

@@ -1,0 +1,17 @@
+// The other recordings a recorded program's verdict is judged over (program_change.hpp): read from the store,
+// handed to judge_program_runs. Kept apart from the comparison, which reads no store.
+#pragma once
+
+#include "db/store.hpp"
+#include "reports/analysis/compare.hpp"
+
+namespace gpuperf::analysis {
+
+// When `report` has a program (two recorded runs), judges it over the other recordings of the same command on
+// the candidate's machine: on the base side, the base branch's runs stored before the candidate (the newest
+// options.history_runs of them; none when it is 0); on the candidate side, the runs at the candidate's commit
+// when that differs from the base's. Excluded runs, failed programs and the pair itself are left out.
+void add_program_runs(const db::Store& store, CompareReport& report, const db::RunInfo& base,
+                      const db::RunInfo& candidate, const CompareOptions& options);
+
+}  // namespace gpuperf::analysis
