@@ -218,6 +218,16 @@ std::string programs(const MachineReport& m) {
            esc(kind_cell(p.split, KernelKind::communication)) +
            (run.rank ? " on " + esc(rank_text(run.rank, run.world_size)) : std::string()) + ".</p>\n";
     }
+    // The program first: its time against its recording before, by kernel family; then its kernels.
+    o += "<p>" + esc(program_time_line(m, p)) +
+         ", by kernel family:</p>\n<table class=\"families\"><thead><tr>"
+         "<th>Family</th><th class=\"num\">Before</th><th class=\"num\">Now</th><th class=\"num\">Change</th>"
+         "</tr></thead><tbody>\n";
+    for (const ProgramFamilyCells& c : program_family_cells(p)) {
+      o += "<tr><td>" + esc(c.family) + "</td><td class=\"num\">" + esc(c.before) + "</td><td class=\"num\">" +
+           esc(c.now) + "</td><td class=\"num\">" + esc(c.change) + "</td></tr>\n";
+    }
+    o += "</tbody></table>\n";
     o += "<table class=\"programs\"><thead><tr><th>Kernel</th><th>Launches</th><th>Median</th><th>Share</th>"
          "<th>Since the run before</th></tr></thead><tbody>\n";
     for (std::size_t k = 0; k < p.kernels.size() && k < 25; ++k) {

@@ -239,6 +239,17 @@ struct Writer {
         out += "**" + md(p.program) + "**" + (several ? " on " + md(m.host) : std::string()) + ": " +
                std::to_string(p.kernels.size()) + " kernels, " + md(format_value(p.kernel_time_ns, "ns")) +
                " of kernel time at " + md_commit(run.commit) + " (" + md(format_date(run.started_at)) + ")\n\n";
+        // The program first: its time against its recording before, by kernel family; then its kernels.
+        out += md(program_time_line(m, p)) + ", by kernel family:\n\n";
+        Table families("| Family | Before | Now | Change |\n|---|--:|--:|--:|\n", p.families.size());
+        for (const ProgramFamilyCells& c : program_family_cells(p)) {
+          if (!families.add(
+                  "| " + md(c.family) + " | " + md(c.before) + " | " + md(c.now) + " | " + md(c.change) + " |\n",
+                  budget())) {
+            break;
+          }
+        }
+        out += families.finish(opt.html_link) + "\n";
         Table table("| Kernel | Launches | Median | Share | Since the run before |\n|---|--:|--:|--:|--:|\n",
                     std::min<std::size_t>(p.kernels.size(), 10));
         for (std::size_t k = 0; k < p.kernels.size() && k < 10; ++k) {

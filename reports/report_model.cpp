@@ -375,6 +375,46 @@ std::optional<InstanceBound> latest_bound(const InstanceTrends& instance) {
   return std::nullopt;
 }
 
+namespace {
+
+// The panel's GPU time by kernel family at its run and at the newest earlier run that recorded the program.
+void program_families(ProgramPanel& p, const std::vector<InstanceTrends>& instances,
+                      const std::vector<std::size_t>& indices) {
+  for (std::size_t i : indices) {
+    const TrendSeries* total = instances[i].find("gpu_time_total");
+    if (total == nullptr) continue;
+    for (const TrendPoint& pt : total->points) {
+      if (pt.run < p.run && (!p.previous_run || pt.run > *p.previous_run)) p.previous_run = pt.run;
+    }
+  }
+  static const analysis::KernelFamilies kFamilies;  // the built-in table: a report has no --kernel-family
+  std::map<std::string, analysis::TimePart> parts;
+  for (std::size_t i : indices) {
+    const TrendSeries* total = instances[i].find("gpu_time_total");
+    if (total == nullptr) continue;
+    const std::string family = kFamilies.family_of_instance(instances[i].instance.name);
+    analysis::TimePart& t = parts[family];
+    t.name = family;
+    if (const Summary* v = total->at(p.run)) {
+      t.candidate_ns += v->median;
+      ++t.candidate_kernels;
+    }
+    if (const Summary* v = p.previous_run ? total->at(*p.previous_run) : nullptr) {
+      t.base_ns += v->median;
+      ++t.base_kernels;
+      p.kernel_time_before_ns += v->median;
+    }
+  }
+  for (auto& [name, part] : parts) {
+    if (part.candidate_kernels + part.base_kernels > 0) p.families.push_back(std::move(part));
+  }
+  std::stable_sort(p.families.begin(), p.families.end(), [](const analysis::TimePart& a, const analysis::TimePart& b) {
+    return a.candidate_ns > b.candidate_ns;
+  });
+}
+
+}  // namespace
+
 std::vector<ProgramPanel> build_program_panels(const std::vector<InstanceTrends>& instances) {
   std::map<std::string, std::vector<std::size_t>> members;
   std::map<std::string, std::size_t> newest;
@@ -431,9 +471,42 @@ std::vector<ProgramPanel> build_program_panels(const std::vector<InstanceTrends>
     }
     std::stable_sort(p.kernels.begin(), p.kernels.end(),
                      [](const ProgramKernel& a, const ProgramKernel& b) { return *a.share_pct > *b.share_pct; });
+    program_families(p, instances, indices);
     out.push_back(std::move(p));
   }
   return out;
+}
+
+std::vector<ProgramFamilyCells> program_family_cells(const ProgramPanel& p) {
+  std::vector<ProgramFamilyCells> out;
+  for (const analysis::TimePart& t : p.families) {
+    ProgramFamilyCells c;
+    c.family = t.name;
+    c.before = p.previous_run && t.base_kernels > 0 ? format_value(t.base_ns, "ns") : "-";
+    c.now = t.candidate_kernels > 0 ? format_value(t.candidate_ns, "ns") : "-";
+    if (p.previous_run) {
+      const double delta = t.delta_ns();
+      const auto pct = t.change_pct();
+      c.change = (delta > 0   ? "+"
+                  : delta < 0 ? "-"
+                              : "") +
+                 format_value(std::fabs(delta), "ns") +
+                 (pct ? " (" + format_change_pct(*pct) + ")" : std::string(t.candidate_kernels > 0 ? " (new)" : ""));
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string program_time_line(const MachineReport& m, const ProgramPanel& p) {
+  std::string line = "GPU time ";
+  if (!p.previous_run) return line + format_value(p.kernel_time_ns, "ns") + " (its first recording here)";
+  const RunRef& before = m.runs[*p.previous_run];
+  line += format_value(p.kernel_time_before_ns, "ns") + " -> " + format_value(p.kernel_time_ns, "ns");
+  if (p.kernel_time_before_ns > 0) {
+    line += " (" + format_change_pct((p.kernel_time_ns / p.kernel_time_before_ns - 1) * 100) + ")";
+  }
+  return line + " since the recording at " + before.commit.substr(0, 10) + " (" + format_date(before.started_at) + ")";
 }
 
 ProgramKernelCells program_kernel_cells(const ProgramKernel& k) {

@@ -19,6 +19,7 @@
 #include "core/bound.hpp"
 #include "db/store.hpp"
 #include "reports/analysis/kind_split.hpp"
+#include "reports/analysis/program_change.hpp"
 #include "reports/analysis/types.hpp"
 #include "reports/source_view.hpp"
 
@@ -122,6 +123,12 @@ struct ProgramPanel {
   // recorded the program too: the writers show the split where there is communication.
   analysis::KindSplit split;
   std::optional<analysis::KindSplit> split_before;
+  // The program's GPU time by kernel family (analysis/kernel_family.hpp) at `run` (TimePart::candidate_ns) and
+  // at `previous_run` (base_ns), the newest earlier run that recorded it; largest at `run` first. The writers
+  // lead the program's section with it.
+  std::vector<analysis::TimePart> families;
+  std::optional<std::size_t> previous_run;  // index into MachineReport::runs
+  double kernel_time_before_ns = 0;         // the program's kernel time at previous_run
 };
 
 // A finding as the report lists it: a change point, with the other metrics of the same instance that moved
@@ -149,6 +156,16 @@ std::vector<RunNote> place_notes(const MachineReport& m, const std::vector<db::A
 // A finding's state as the reports show it: "accepted: REASON" or "acknowledged: REASON" when the team answered
 // it (gpuperf ack), else format_state's "confirmed" or "unconfirmed (N runs)".
 std::string change_state(const analysis::ChangePoint& cp);
+
+// A program panel's family table as the writers show it: family, before (at previous_run, "-" without one),
+// now, the change ("+3.1 ms (+20.0%)"); and its lead line, "GPU time 39 ms -> 41 ms (+5.1%) since the recording
+// at COMMIT (DATE)" or "GPU time 41 ms (its first recording)".
+struct ProgramFamilyCells {
+  std::string family, before, now, change;
+};
+struct MachineReport;
+std::vector<ProgramFamilyCells> program_family_cells(const ProgramPanel& p);
+std::string program_time_line(const MachineReport& m, const ProgramPanel& p);
 
 struct MachineReport {
   std::int64_t machine_id = 0;

@@ -106,3 +106,50 @@ TEST(ReportRanks, AProgramWithoutCommunicationHasNoRankTable) {
 
 }  // namespace
 }  // namespace gpuperf::reports
+
+namespace gpuperf::reports {
+namespace {
+
+using namespace testing;
+
+// A program's section leads with its GPU time by kernel family against its recording before: the attention
+// kernel 20% slower reads as "+1.6 ms (+20.0%)" on the attention row, in the Markdown and the HTML.
+TEST(ReportPrograms, AProgramLeadsWithItsTimeByKernelFamily) {
+  const db::MachineRow m = machine_row(1, "solo");
+  std::vector<db::RunInfo> runs = {run_info(m, 10, 0), run_info(m, 11, 1)};
+  for (auto& r : runs) r.command = "python3 decoder.py";
+  ReportInput in;
+  in.tool_version = "0.1.0";
+  in.machines.push_back(m);
+  in.runs = runs;
+  const BenchmarkInstance flash = instance("decoder/void pytorch_flash::flash_fwd_kernel<Traits>(Flash_fwd_params)",
+                                           {{"grid", std::string("64,1,1")}});
+  const BenchmarkInstance gemm = instance("decoder/nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT",
+                                          {{"grid", std::string("64,1,1")}});
+  in.series.push_back(series(m, flash, "gpu_time_total", runs, {8e6, 9.6e6}));
+  in.series.push_back(series(m, flash, "gpu_time_share", runs, {28.6, 32.4}));
+  in.series.push_back(series(m, gemm, "gpu_time_total", runs, {20e6, 20e6}));
+  in.series.push_back(series(m, gemm, "gpu_time_share", runs, {71.4, 67.6}));
+  const ReportModel model = build_report_model(in);
+  ASSERT_EQ(model.machines.size(), 1u);
+  ASSERT_EQ(model.machines[0].programs.size(), 1u);
+  const ProgramPanel& p = model.machines[0].programs[0];
+  ASSERT_TRUE(p.previous_run.has_value());
+  EXPECT_DOUBLE_EQ(p.kernel_time_before_ns, 28e6);
+  ASSERT_EQ(p.families.size(), 2u);
+  EXPECT_EQ(p.families[0].name, "GEMM");  // the largest now first
+  EXPECT_EQ(p.families[1].name, "attention");
+  const auto cells = program_family_cells(p);
+  EXPECT_EQ(cells[1].change, "+1.6 ms (+20.0%)");
+  const std::string md = render_markdown(model);
+  EXPECT_NE(md.find("GPU time 28 ms -> 29.6 ms (+5.7%) since the recording at c1000abcde"), std::string::npos) << md;
+  EXPECT_NE(md.find("| attention | 8 ms | 9.6 ms | +1.6 ms (+20.0%) |"), std::string::npos) << md;
+  EXPECT_LT(md.find("| Family | Before | Now | Change |"), md.find("| Kernel | Launches |")) << md;
+  const std::string html = render_html(model);
+  EXPECT_NE(html.find("<tr><td>attention</td><td class=\"num\">8 ms</td><td class=\"num\">9.6 ms</td><td "
+                      "class=\"num\">+1.6 ms (+20.0%)</td></tr>"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuperf::reports
