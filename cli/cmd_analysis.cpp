@@ -479,7 +479,9 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   exit_codes({{0, "no regression"},
                               {1,
                                "a regression: a gated row slower (duration, deterministic counters, --gate), a "
-                               "kernel failed in the candidate, or instances of the base missing from it"},
+                               "kernel failed in the candidate, instances of the base missing from it (a benchmark "
+                               "run's; a recorded program's gone kernels are reported, not failed), or with --gate "
+                               "program_time a recorded program's GPU time slower"},
                               {2,
                                "bad usage or input: a run reference that names no run, an unknown metric name, a "
                                "database not gpuperf's"}}));
@@ -505,8 +507,9 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   "gpuperf check --record --baseline label:first -- ./my_app --size 4096",
                   exit_codes({{0, "no regression against the baseline"},
                               {1,
-                               "a regression of a gated metric against the baseline (see --gate), or instances "
-                               "of the baseline missing from the run (--allow-missing)"},
+                               "a regression of a gated metric against the baseline (see --gate; program_time for "
+                               "a recorded program's GPU time), or instances of the baseline missing from the suite's "
+                               "run (--allow-missing; a recorded program's gone kernels never fail)"},
                               {2,
                                "bad usage or input: an unknown option or value, a database not gpuperf's"
                                "; no baseline run"},
