@@ -124,8 +124,8 @@ TEST(ReportPrograms, AProgramLeadsWithItsTimeByKernelFamily) {
   in.runs = runs;
   const BenchmarkInstance flash = instance("decoder/void pytorch_flash::flash_fwd_kernel<Traits>(Flash_fwd_params)",
                                            {{"grid", std::string("64,1,1")}});
-  const BenchmarkInstance gemm = instance("decoder/nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT",
-                                          {{"grid", std::string("64,1,1")}});
+  const BenchmarkInstance gemm =
+      instance("decoder/nvjet_hsh_128x256_64x4_2x1_v_bz_coopA_NNT", {{"grid", std::string("64,1,1")}});
   in.series.push_back(series(m, flash, "gpu_time_total", runs, {8e6, 9.6e6}));
   in.series.push_back(series(m, flash, "gpu_time_share", runs, {28.6, 32.4}));
   in.series.push_back(series(m, gemm, "gpu_time_total", runs, {20e6, 20e6}));
