@@ -406,7 +406,14 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   const auto steps = analysis::attach_identities(changes, store);  // same code or not; environment steps
   analysis::attach_acknowledgements(changes, series, store.acknowledgements());
   const auto too_short = analysis::short_series(series, options, a.branch);
-  reports::write_changes(std::cout, changes, format, steps, too_short);
+  // Recorded programs' total GPU time over the same runs: read in whole only when no --filter or --metric
+  // narrowed the series (a partial sum is no program's time).
+  std::vector<analysis::ChangePoint> programs;
+  if (a.filter.empty() && a.metrics.empty()) {
+    programs = analysis::detect_changes(analysis::program_time_series(series), options);
+    name_machines(programs, store);
+  }
+  reports::write_changes(std::cout, changes, format, steps, too_short, programs);
   std::cout.flush();
   if (!a.junit.empty()) {
     std::ostringstream junit;
@@ -415,10 +422,13 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   }
   if (!a.json_file.empty()) {
     std::ostringstream json;
-    reports::write_changes(json, changes, Format::json, steps, too_short);
+    reports::write_changes(json, changes, Format::json, steps, too_short, programs);
     reports::write_file_atomically(a.json_file, json.str());
   }
   if (a.fail_on_regression) {
+    for (const auto& c : programs) {
+      if (c.kind == analysis::ChangeKind::regression && c.gated) return kExitRegression;
+    }
     for (const auto& c : changes) {
       if (c.kind == analysis::ChangeKind::regression && c.gated && !analysis::is_answered(c)) return kExitRegression;
     }

@@ -213,6 +213,44 @@ void write_program(std::ostream& out, const ProgramChange& p, bool markdown) {
   out << '\n' << md_escape(counts_text(p)) << ".\n\n";
 }
 
+void write_program_changes(std::ostream& out, const std::vector<analysis::ChangePoint>& programs, bool markdown) {
+  if (programs.empty()) return;
+  const char* title =
+      "Recorded programs whose GPU time stepped (the sum of their kernels' gpu_time_total; "
+      "--gate program_time fails on a regression)";
+  out << (markdown ? "**" + std::string(title) + "**:\n\n" : std::string(title) + ":\n");
+  for (const analysis::ChangePoint& c : programs) {
+    const std::string line =
+        "program " + c.instance.name + " on " + (c.machine_name.empty() ? c.machine : c.machine_name) + ": GPU time " +
+        time_text(c.before) + " -> " + time_text(c.after) + " (" + format_change_pct(c.change_pct) + ") at " +
+        short_commit(c.commit) + " (previous " + short_commit(c.previous_commit) + "), " + to_string(c.kind) + ", " +
+        format_state(c.unconfirmed, c.runs_after) + ", gates: " + (c.gated ? "yes" : "no");
+    out << (markdown ? "- " + md_escape(line) : "  " + terminal_text(line)) << '\n';
+  }
+  out << '\n';
+}
+
+json program_changes_json(const std::vector<analysis::ChangePoint>& programs) {
+  json out = json::array();
+  for (const analysis::ChangePoint& c : programs) {
+    out.push_back(json{{"machine", c.machine},
+                       {"program", c.instance.name},
+                       {"metric", c.metric.name},
+                       {"commit", c.commit},
+                       {"previous_commit", c.previous_commit},
+                       {"run", c.run_uuid},
+                       {"run_id", c.run_id},
+                       {"started_at", c.started_at},
+                       {"kind", to_string(c.kind)},
+                       {"change_pct", c.change_pct},
+                       {"before", c.before},
+                       {"after", c.after},
+                       {"confidence", c.confidence},
+                       {"gated", c.gated}});
+  }
+  return out;
+}
+
 json program_change_json(const ProgramChange& p) {
   const auto number = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
   const auto part = [&](const TimePart& t, const char* key) {

@@ -7,10 +7,12 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "reports/analysis/program_change.hpp"
+#include "reports/analysis/types.hpp"
 
 namespace gpuperf::reports {
 
@@ -32,5 +34,11 @@ void write_program(std::ostream& out, const analysis::ProgramChange& p, bool mar
 //  [{"range", "family", "gone": [benchmark display names], "new": [...], "base_ns", "candidate_ns"}],
 //  "family_rules"}
 nlohmann::json program_change_json(const analysis::ProgramChange& p);
+
+// detect's lead: the change points of recorded programs' total GPU time, one line each ("program decoder on
+// HOST (GPU, GPU-1111): GPU time 39 ms -> 41 ms (+5.1%) at COMMIT (previous PREV), regression, confirmed, gates:
+// no"), text or Markdown; nothing when `programs` is empty. And the same as JSON.
+void write_program_changes(std::ostream& out, const std::vector<analysis::ChangePoint>& programs, bool markdown);
+nlohmann::json program_changes_json(const std::vector<analysis::ChangePoint>& programs);
 
 }  // namespace gpuperf::reports

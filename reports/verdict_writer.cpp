@@ -523,9 +523,12 @@ void write_short_series(std::ostream& out, const std::vector<ShortSeries>& too_s
 }  // namespace
 
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format,
-                   const std::vector<EnvironmentStep>& steps, const std::vector<ShortSeries>& too_short) {
+                   const std::vector<EnvironmentStep>& steps, const std::vector<ShortSeries>& too_short,
+                   const std::vector<ChangePoint>& programs) {
+  if (format == Format::text) write_program_changes(out, programs, false);
   if (format == Format::json) {
     json j;
+    if (!programs.empty()) j["programs"] = program_changes_json(programs);
     j["changes"] = json::array();
     for (const auto& c : changes) {
       j["changes"].push_back(json{{"machine", c.machine},
@@ -630,6 +633,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     return;
   }
   out << "### gpuperf detect: " << summary << "\n\n";
+  write_program_changes(out, programs, true);
   if (!cells.empty()) {
     std::string align(header.size(), 'l');
     write_md_table(out, header, align, cells);

@@ -44,9 +44,14 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
 // `too_short`: the series detect could not judge (not_enough_data.hpp): counted in the summary ("N series: not
 // enough data"), listed with their next step in text and Markdown, and as "not_enough_data" in JSON. An answered
 // change (ChangePoint::answer) shows its answer as its state and in JSON as "acknowledgement".
+// `programs`: the change points of recorded programs' total GPU time (program_history.hpp's program_time_series),
+// which lead the text and Markdown ("program decoder on HOST: GPU time 39 ms -> 41 ms (+5.1%) at COMMIT ...") and
+// are "programs" in JSON ({"machine", "program", "commit", "previous_commit", "run", "run_id", "started_at", "kind",
+// "change_pct", "before", "after", "confidence", "gated"}); absent where there are none.
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format,
                    const std::vector<EnvironmentStep>& steps = {},
-                   const std::vector<analysis::ShortSeries>& too_short = {});
+                   const std::vector<analysis::ShortSeries>& too_short = {},
+                   const std::vector<ChangePoint>& programs = {});
 
 // JUnit XML: one testcase per row (a regression is a <failure>, "failed" an <error>), or per change
 // (a regression is a <failure>; improvements pass).

@@ -64,4 +64,49 @@ void add_program_runs(const db::Store& store, CompareReport& report, const db::R
   judge_program_runs(report, totals_of(base_side), totals_of(candidate_side), options);
 }
 
+std::vector<db::Series> program_time_series(const std::vector<db::Series>& series) {
+  // (machine id, program) -> run id -> point (its summary the running sum).
+  std::map<std::pair<std::int64_t, std::string>, std::map<std::int64_t, db::SeriesPoint>> totals;
+  std::map<std::pair<std::int64_t, std::string>, db::SeriesKey> keys;
+  for (const db::Series& s : series) {
+    if (s.key.metric.name != "gpu_time_total") continue;
+    const std::string& name = s.key.instance.name;
+    const std::pair<std::int64_t, std::string> key{s.key.machine_id, name.substr(0, name.find('/'))};
+    if (keys.count(key) == 0) {
+      db::SeriesKey k;
+      k.machine_id = s.key.machine_id;
+      k.fingerprint = s.key.fingerprint;
+      k.instance.name = key.second;
+      k.metric = MetricInfo{kProgramTimeMetric, "ns", false, false};
+      keys.emplace(key, std::move(k));
+    }
+    for (const db::SeriesPoint& p : s.points) {
+      if (p.summary.n == 0) continue;
+      auto [it, fresh] = totals[key].try_emplace(p.run_id);
+      db::SeriesPoint& total = it->second;
+      if (fresh) {
+        total = p;
+        total.samples.clear();
+        total.sm_clock_mhz.clear();
+        total.summary = Summary{};
+        total.summary.n = 1;
+      }
+      total.summary.median += p.summary.median;
+      total.summary.mean = total.summary.min = total.summary.max = total.summary.median;
+      total.summary.q1 = total.summary.q3 = total.summary.median;
+    }
+  }
+  std::vector<db::Series> out;
+  for (auto& [key, by_run] : totals) {
+    db::Series s;
+    s.key = keys.at(key);
+    for (auto& [run_id, p] : by_run) s.points.push_back(std::move(p));
+    std::stable_sort(s.points.begin(), s.points.end(), [](const db::SeriesPoint& a, const db::SeriesPoint& b) {
+      return a.started_at != b.started_at ? a.started_at < b.started_at : a.run_id < b.run_id;
+    });
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace gpuperf::analysis

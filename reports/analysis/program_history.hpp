@@ -14,4 +14,11 @@ namespace gpuperf::analysis {
 void add_program_runs(const db::Store& store, CompareReport& report, const db::RunInfo& base,
                       const db::RunInfo& candidate, const CompareOptions& options);
 
+// A recorded program's total kernel GPU time over history, for detect: one series per machine and program (the
+// family of instances with a gpu_time_total series), its instance named by the program ("decoder", no params),
+// its metric "program_time" (ns, one value per run), a point per run that recorded the program: the sum of that
+// run's gpu_time_total values. Kernels that come and go count in the runs that have them. Runs in the order of
+// the input series' points; empty where no series is a gpu_time_total one.
+std::vector<db::Series> program_time_series(const std::vector<db::Series>& series);
+
 }  // namespace gpuperf::analysis

@@ -82,7 +82,7 @@ inline Run decoder_run(int n, const std::string& commit, const std::string& bran
   Run run;
   char uuid[40], when[32];
   std::snprintf(uuid, sizeof uuid, "dec0de00-0000-4000-8000-%012d", n);
-  std::snprintf(when, sizeof when, "2026-12-%02dT02:00:00Z", 1 + n);
+  std::snprintf(when, sizeof when, "2026-11-%02dT02:00:00Z", 1 + n);
   run.uuid = uuid;
   run.started_at = when;
   run.finished_at = when;

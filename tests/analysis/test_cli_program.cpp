@@ -3,6 +3,7 @@
 // of the same command, the candidate commit's repeats), a gone kernel does not fail the job, --gate
 // program_time does, the Markdown fits a pull-request comment, and bad --kernel-family rules exit 2.
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,54 @@ TEST_F(ProgramCli, ABadFamilyRuleExitsTwo) {
       << r.err;
   EXPECT_EQ(gpuperf({"compare", kBaseUuid, kCandUuid, "--kernel-family", "flash"}).code, 2);
   EXPECT_EQ(gpuperf({"compare", kBaseUuid, kCandUuid, "--gate", "program_tme"}).code, 2);
+}
+
+}  // namespace
+}  // namespace gpuperf::testing
+
+namespace gpuperf::testing {
+namespace {
+
+using nlohmann::json;
+
+// detect over twelve nightly recordings on main, the flash kernel 20% slower from the seventh on: the program's
+// own step leads the answer, gated only with --gate program_time.
+TEST(ProgramDetectCli, AProgramsStepLeadsDetect) {
+  TempDir dir;
+  std::vector<gpuperf::Run> nights;
+  for (int n = 0; n < 12; ++n) {
+    char commit[48];
+    std::snprintf(commit, sizeof commit, "c%02d%037d", n, 0);
+    const double noise = 1 + 0.001 * ((n * 7) % 5 - 2);
+    nights.push_back(
+        decoder_run(n, commit, "main", n < 6 ? decoder_kernels() : scaled(decoder_kernels(), kFlash, 1.2), noise));
+  }
+  write_bytes(dir.file("history.json"), db::to_interchange(nights));
+  const auto gp = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"--db", dir.file("gp.db")});
+    return run_gpuperf(args, dir.path().string());
+  };
+  const CliResult imported = gp({"--quiet", "import", dir.file("history.json")});
+  ASSERT_EQ(imported.code, 0) << imported.err;
+  const CliResult text = gp({"detect"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  const auto lead = text.out.find("program decoder on gpu-node-1 (NVIDIA H200, GPU-1111): GPU time ");
+  ASSERT_NE(lead, std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(+4.2%) at c060000000 (previous c050000000), regression, confirmed, gates: no"),
+            std::string::npos)
+      << text.out;
+  EXPECT_LT(lead, text.out.find("machine "));  // before the kernels' table
+
+  const json doc = json::parse(gp({"detect", "--format", "json"}).out);
+  ASSERT_EQ(doc["programs"].size(), 1u) << doc["programs"];
+  EXPECT_EQ(doc["programs"][0]["program"], "decoder");
+  EXPECT_EQ(doc["programs"][0]["run_id"], 7);
+  EXPECT_NEAR(doc["programs"][0]["change_pct"].get<double>(), 100.0 * 1.6 / 39, 0.5);
+  EXPECT_EQ(doc["programs"][0]["gated"], false);
+  const json gated = json::parse(gp({"detect", "--format", "json", "--gate", "program_time"}).out);
+  EXPECT_EQ(gated["programs"][0]["gated"], true);
+  // A --filter narrows the kernels: no partial sum is shown as the program's time.
+  EXPECT_EQ(json::parse(gp({"detect", "--format", "json", "--filter", "nvjet"}).out).count("programs"), 0u);
 }
 
 }  // namespace
