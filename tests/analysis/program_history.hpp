@@ -91,9 +91,17 @@ inline Run decoder_run(int n, const std::string& commit, const std::string& bran
   run.command = kDecoderCommand;
   run.exit_status = 0;
   run.machine = h200();
+  double total = 0;
+  for (const DecoderKernel& k : kernels) total += k.total_ns * noise;
   for (DecoderKernel k : kernels) {
     k.total_ns *= noise;
     run.results.push_back(recorded_kernel(k));
+    // As record stores it: the kernel's share of the device's kernel time, in percent.
+    Measurement share;
+    share.metric = find_metric("gpu_time_share")->info;
+    share.samples = {100 * k.total_ns / total};
+    share.summary = summarize(share.samples);
+    run.results.back().metrics.push_back(share);
   }
   return run;
 }
