@@ -4,8 +4,8 @@
 // the gone kernels paired with the new ones that replaced them.
 //
 // The program's line is judged by a rule of its own, not by a kernel row's test: a recorded run gives one
-// total, so the samples are runs. The base side is the base run with the base branch's earlier recordings of
-// the same command on the same machine (at most CompareOptions::history_runs of them); the candidate side is
+// total, so the samples are runs. The base side is the base run with the base branch's recordings of the same
+// command on the same machine up to the base (at most CompareOptions::history_runs of them); the candidate side is
 // the candidate run with other recordings of the same command at the candidate's commit. With fewer than
 // kMinProgramRuns runs on the base side the verdict is "not enough data", with the command that adds them.
 // Otherwise a change under the program_time floor (3%, `--threshold program_time=PCT`) is "same"; a larger

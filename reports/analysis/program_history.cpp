@@ -32,7 +32,9 @@ void add_program_runs(const db::Store& store, CompareReport& report, const db::R
     if (r.exit_status && *r.exit_status != 0) continue;  // a program that failed ran another workload
     if (!same_commit && !candidate.commit.empty() && r.commit == candidate.commit) {
       candidate_side.push_back(std::move(r));
-    } else if (options.history_runs > 0 && !base.branch.empty() && r.branch == base.branch && r.id < candidate.id) {
+    } else if (options.history_runs > 0 && !base.branch.empty() && r.branch == base.branch &&
+               (r.id < base.id || (!base.commit.empty() && r.commit == base.commit))) {
+      // The window ends at the base, as the kernels' history does: runs after it may be past the change.
       base_side.push_back(std::move(r));
     }
   }

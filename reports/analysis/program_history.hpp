@@ -8,9 +8,10 @@
 namespace gpuperf::analysis {
 
 // When `report` has a program (two recorded runs), judges it over the other recordings of the same command on
-// the candidate's machine: on the base side, the base branch's runs stored before the candidate (the newest
-// options.history_runs of them; none when it is 0); on the candidate side, the runs at the candidate's commit
-// when that differs from the base's. Excluded runs, failed programs and the pair itself are left out.
+// the candidate's machine: on the base side, the base branch's runs stored before the base run and the other
+// recordings of the base's commit (the newest options.history_runs of them; none when it is 0): the window ends
+// at the base, as the kernels' history does; on the candidate side, the runs at the candidate's commit when that
+// differs from the base's. Excluded runs, failed programs and the pair itself are left out.
 void add_program_runs(const db::Store& store, CompareReport& report, const db::RunInfo& base,
                       const db::RunInfo& candidate, const CompareOptions& options);
 

@@ -129,6 +129,19 @@ TEST_F(ProgramCli, RepeatsOfTheCandidateCommitAreItsSamples) {
   EXPECT_EQ(doc["program"]["verdict"], "slower");
 }
 
+TEST_F(ProgramCli, TheBaseWindowEndsAtTheBase) {
+  // Two main recordings after the base, already slower: they are not the base's samples.
+  const auto slow = scaled(decoder_kernels(), kFlash, 1.2);
+  import({decoder_run(3, "aaaa000000000000000000000000000000000003", "main", slow),
+          decoder_run(4, "aaaa000000000000000000000000000000000004", "main", slow),
+          decoder_run(5, "bbbb000000000000000000000000000000000000", "feature", slow)});
+  const CliResult r =
+      gpuperf({"compare", kBaseUuid, "dec0de00-0000-4000-8000-000000000005", "--format", "json", "--history", "10"});
+  const json doc = json::parse(r.out);
+  EXPECT_EQ(doc["program"]["base_runs"].size(), 3u) << doc["program"];
+  EXPECT_EQ(doc["program"]["verdict"], "slower");
+}
+
 TEST_F(ProgramCli, ABadFamilyRuleExitsTwo) {
   import({decoder_run(3, "bbbb", "feature", decoder_kernels())});
   const CliResult r = gpuperf({"compare", kBaseUuid, kCandUuid, "--kernel-family", "attention=flash("});
