@@ -69,7 +69,7 @@ std::string regex_escape(const std::string& s) {
 }
 
 // --finding: good, bad, instance and metric of the newest regression `detect` finds on this machine (this
-// host's GPUs; every machine when this host has stored nothing).
+// host's GPUs; every machine when this host has stored nothing), its duration change where the run has one.
 void from_finding(const Context& ctx, BisectArgs& a) {
   db::Store store(ctx.db_path, db::Access::read_only);
   std::set<std::string> here;
@@ -81,11 +81,19 @@ void from_finding(const Context& ctx, BisectArgs& a) {
   analysis::DetectOptions options;
   std::vector<db::Series> series = store.history(f);
   analysis::attach_recent_samples(store, f, series, analysis::recent_runs_for_samples(options));
+  // Kept for as long as `newest` points into it.
+  const std::vector<analysis::ChangePoint> changes = analysis::detect_changes(series, options);
+  // The newest regression, a duration change before a counter's of the same run: the duration is what a user
+  // bisects, and the counters that moved with it are its hints.
   const analysis::ChangePoint* newest = nullptr;
-  for (const analysis::ChangePoint& c : analysis::detect_changes(series, options)) {
+  const auto later = [](const analysis::ChangePoint& c, const analysis::ChangePoint& than) {
+    if (c.started_at != than.started_at) return c.started_at > than.started_at;
+    return c.metric.name == "duration" && than.metric.name != "duration";
+  };
+  for (const analysis::ChangePoint& c : changes) {
     if (c.kind != analysis::ChangeKind::regression || c.commit.empty() || c.previous_commit.empty()) continue;
     if (!here.empty() && here.count(c.machine) == 0) continue;
-    if (newest == nullptr || c.started_at > newest->started_at) newest = &c;
+    if (newest == nullptr || later(c, *newest)) newest = &c;
   }
   if (newest == nullptr) {
     throw InputError("--finding: detect finds no regression with commits on both sides on branch '" + a.branch +

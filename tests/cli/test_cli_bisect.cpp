@@ -242,5 +242,25 @@ TEST_F(BisectTest, SaysTheCodeIsTheSameAtBothEndsAndBisectsNoFurther) {
   expect_checkout_untouched();
 }
 
+// --finding on the sample history (memory/coalesced stepped at ec456ab89b in duration and 13 counters): it
+// names the duration finding, as a user would bisect it, and prints it whole (it once read a destroyed vector).
+TEST(BisectFinding, TheNewestFindingIsTheDurationStep) {
+  TempDir dir;
+  const std::string db = dir.file("sample.db");
+  ASSERT_EQ(
+      run_gpuperf({"--db", db, "--quiet", "import", std::string(GPUPERF_SOURCE_DIR) + "/examples/sample-history.json"},
+                  dir.path().string())
+          .code,
+      0);
+  std::filesystem::create_directories(dir.file("not-a-repo"));
+  const CliResult r = run_gpuperf(
+      {"--db", db, "bisect", "--finding", "--build", "true", "--bench", "true", "--repo", dir.file("not-a-repo")},
+      dir.path().string());
+  EXPECT_EQ(r.code, 2) << r.err;  // no git repository to bisect in: refused after the finding is named
+  EXPECT_NE(r.err.find("bisect: newest finding: memory/coalesced duration +119.1% between 1387a5da94 and ec456ab89b\n"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace gpuperf::testing
