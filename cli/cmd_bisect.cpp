@@ -33,6 +33,7 @@
 #include "reports/analysis/identity_findings.hpp"
 #include "reports/analysis/line_findings.hpp"
 #include "reports/analysis/line_history.hpp"
+#include "reports/analysis/not_enough_data.hpp"
 #include "reports/analysis/recent_samples.hpp"
 #include "reports/bisect_writer.hpp"
 
@@ -57,15 +58,6 @@ std::string this_host() {
   char buf[256] = {};
   gethostname(buf, sizeof buf - 1);
   return buf;
-}
-
-std::string regex_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (std::strchr("\\^$.|?*+()[]{}", c) != nullptr) out += '\\';
-    out += c;
-  }
-  return out;
 }
 
 // --finding: good, bad, instance and metric of the newest regression `detect` finds on this machine (this
@@ -101,7 +93,7 @@ void from_finding(const Context& ctx, BisectArgs& a) {
   }
   a.good = newest->previous_commit;
   a.bad = newest->commit;
-  a.filter = "^" + regex_escape(newest->instance.display_name()) + "$";
+  a.filter = analysis::exact_filter(newest->instance);
   a.metric = newest->metric.name;
   std::fprintf(stderr, "bisect: newest finding: %s %s %+.1f%% between %s and %s\n",
                newest->instance.display_name().c_str(), a.metric.c_str(), newest->change_pct,

@@ -90,6 +90,8 @@ std::string benchmark_variant(std::string_view name) {
   return std::string(slash == std::string_view::npos ? name : name.substr(slash + 1));
 }
 
+std::string benchmark_family(std::string_view name) { return std::string(name.substr(0, name.find('/'))); }
+
 std::string BenchmarkInstance::display_name() const {
   if (params.empty()) return name;
   return name + "[" + params_key(params) + "]";

@@ -55,6 +55,9 @@ struct BenchmarkInstance {
 // A benchmark name's part after its family, from the first '/' on: "matmul/tiled" -> "tiled"; a recorded
 // kernel identity "<program>/<kernel>" -> its kernel ("a/b/c" -> "b/c"). A name without '/' is returned whole.
 std::string benchmark_variant(std::string_view name);
+// A benchmark name's family, up to its first '/': "matmul/tiled" -> "matmul"; a recorded kernel identity
+// "<program>/<kernel>" -> its program. A name without '/' is returned whole.
+std::string benchmark_family(std::string_view name);
 
 // Static description of a metric; the traits table lives in metrics.hpp.
 struct MetricInfo {

@@ -8,6 +8,10 @@
 
 namespace gpuperf::reports {
 
+std::string format_signed_value(double v, const std::string& unit, UnitText text) {
+  return (v > 0 ? "+" : v < 0 ? "-" : "") + format_value(std::fabs(v), unit, text);
+}
+
 std::string format_change_pct(double pct) {
   if (!std::isfinite(pct)) return pct > 0 ? "+inf%" : "n/a";
   char buf[64];

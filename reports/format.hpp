@@ -17,6 +17,9 @@ using gpuperf::scale_for;
 using gpuperf::UnitScale;
 // "+12.3%", "-4.0%", "+0.0%" for a relative change given in percent.
 std::string format_change_pct(double pct);
+// "+1.6 ms", "-8 ms", "0 ns": a difference of a metric's values with its sign (none for 0), as format_value
+// writes the value.
+std::string format_signed_value(double v, const std::string& unit, UnitText text = UnitText::report);
 // A change from `before` to `after` as the writers show it: format_change_pct of `pct`, or "new (was 0)"
 // when `before` is 0 and a percentage means nothing.
 std::string format_change(double before, double after, double pct);

@@ -22,11 +22,8 @@ using nlohmann::json;
 
 std::string time_text(double ns) { return format_value(ns, "ns", UnitText::terminal); }
 
-// "+3.1 ms", "-120 us", "0 ns".
-std::string delta_text(double ns) {
-  if (ns == 0) return "0";
-  return (ns > 0 ? "+" : "-") + time_text(std::fabs(ns));
-}
+// "+3.1 ms", "-120 us", "0".
+std::string delta_text(double ns) { return ns == 0 ? "0" : format_signed_value(ns, "ns", UnitText::terminal); }
 
 std::string pct_text(const std::optional<double>& pct, double candidate_ns) {
   if (pct) return format_change_pct(*pct);
@@ -48,11 +45,9 @@ ShortNames short_names(const ProgramChange& p) {
   return ShortNames(names);
 }
 
-// A kernel without its program ("train/" dropped: the section names the program once) and its launch params.
+// A kernel's short name without its program ("train/" dropped: the section names the program once).
 std::string kernel_name(const ShortNames& names, const KernelTimeChange& k) {
-  const std::string shown = names(k.instance.name);
-  const auto slash = shown.find('/');
-  return slash == std::string::npos ? shown : shown.substr(slash + 1);
+  return benchmark_variant(names(k.instance.name));
 }
 
 // "gone: replaced by at::native::bmm_kernel (+2 more)", "new: replaces flash_fwd_kernel", "launches 26 -> 130".

@@ -40,10 +40,7 @@ const Summary* TrendSeries::at(std::size_t run) const {
   return &it->summary;
 }
 
-std::string InstanceTrends::family() const {
-  const auto slash = instance.name.find('/');
-  return slash == std::string::npos ? instance.name : instance.name.substr(0, slash);
-}
+std::string InstanceTrends::family() const { return benchmark_family(instance.name); }
 
 std::string InstanceTrends::short_display_name() const {
   BenchmarkInstance shown = instance;
@@ -485,12 +482,8 @@ std::vector<ProgramFamilyCells> program_family_cells(const ProgramPanel& p) {
     c.before = p.previous_run && t.base_kernels > 0 ? format_value(t.base_ns, "ns") : "-";
     c.now = t.candidate_kernels > 0 ? format_value(t.candidate_ns, "ns") : "-";
     if (p.previous_run) {
-      const double delta = t.delta_ns();
       const auto pct = t.change_pct();
-      c.change = (delta > 0   ? "+"
-                  : delta < 0 ? "-"
-                              : "") +
-                 format_value(std::fabs(delta), "ns") +
+      c.change = format_signed_value(t.delta_ns(), "ns") +
                  (pct ? " (" + format_change_pct(*pct) + ")" : std::string(t.candidate_kernels > 0 ? " (new)" : ""));
     }
     out.push_back(std::move(c));

@@ -108,15 +108,15 @@ std::string summary_line(const CompareReport& report) {
 std::string missing_line(const CompareReport& report) {
   const std::vector<std::string> names = report.missing_instances();
   if (names.empty()) return {};
-  std::string first;
-  for (std::size_t i = 0; i < names.size() && i < 5; ++i) first += (i > 0 ? ", " : "") + names[i];
-  if (names.size() > 5) first += ", ...";
   if (report.program) {  // a recorded program chooses its kernels at run time: a gone one is news, not a failure
     return terminal_text(std::to_string(names.size()) + " kernel identit" + (names.size() == 1 ? "y" : "ies") +
                          " of the base " + (names.size() == 1 ? "is" : "are") +
                          " gone from the candidate: reported, not failed (a program chooses its kernels at run "
                          "time; its time and the gated counters decide)");
   }
+  std::string first;
+  for (std::size_t i = 0; i < names.size() && i < 5; ++i) first += (i > 0 ? ", " : "") + names[i];
+  if (names.size() > 5) first += ", ...";
   const std::string what = std::to_string(names.size()) + " benchmark instance" + (names.size() == 1 ? "" : "s") +
                            " of the base " + (names.size() == 1 ? "is" : "are") + " missing from the candidate (" +
                            first + ")";

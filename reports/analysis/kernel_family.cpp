@@ -37,20 +37,6 @@ constexpr BuiltinRule kBuiltin[] = {
      "sigmoid|dropout|multi_tensor_apply|adam|sgd|rotary|rope"},
 };
 
-}  // namespace
-
-const std::vector<std::string>& builtin_kernel_families() {
-  static const std::vector<std::string> families = [] {
-    std::vector<std::string> f{"communication"};
-    for (const BuiltinRule& r : kBuiltin) f.emplace_back(r.family);
-    f.emplace_back("other");
-    return f;
-  }();
-  return families;
-}
-
-namespace {
-
 // The built-in table's patterns, compiled once.
 const std::vector<std::pair<std::string, std::regex>>& builtin_rules() {
   static const std::vector<std::pair<std::string, std::regex>> rules = [] {

@@ -12,10 +12,6 @@
 
 namespace gpuperf::analysis {
 
-// The built-in families, in the order they are tried (communication first: core/kernel_kind.hpp's patterns),
-// then "other" for a name that matches none.
-const std::vector<std::string>& builtin_kernel_families();
-
 class KernelFamilies {
  public:
   // One user rule, "FAMILY=REGEX": a kernel whose name matches REGEX (ECMAScript, case-insensitive, searched

@@ -4,13 +4,17 @@
 
 namespace gpuperf::analysis {
 
-std::string exact_filter(const BenchmarkInstance& instance) {
-  std::string out = "^";
-  for (char ch : instance.display_name()) {
+std::string regex_escape(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
     if (std::string_view("\\^$.|?*+()[]{}").find(ch) != std::string_view::npos) out += '\\';
     out += ch;
   }
-  return out + "$";
+  return out;
+}
+
+std::string exact_filter(const BenchmarkInstance& instance) {
+  return "^" + regex_escape(instance.display_name()) + "$";
 }
 
 std::string repeat_command(const BenchmarkInstance& instance, const std::string& branch, std::size_t runs) {

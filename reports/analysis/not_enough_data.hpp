@@ -5,12 +5,16 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "db/store.hpp"
 #include "reports/analysis/detect.hpp"
 
 namespace gpuperf::analysis {
+
+// `text` with every ECMAScript regex metacharacter escaped: matched literally inside a --filter.
+std::string regex_escape(std::string_view text);
 
 // '^matmul/naive\[n=1024\]$': an instance as an anchored --filter, its regex metacharacters escaped.
 std::string exact_filter(const BenchmarkInstance& instance);

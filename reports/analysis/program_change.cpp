@@ -24,12 +24,6 @@ std::string param_text(const BenchmarkInstance& instance, const char* key) {
   return it == instance.params.end() ? std::string() : gpuperf::to_string(it->second);
 }
 
-// The program part of "<program>/<kernel>".
-std::string program_of(const std::string& instance_name) {
-  const auto slash = instance_name.find('/');
-  return slash == std::string::npos ? instance_name : instance_name.substr(0, slash);
-}
-
 // "train_step/forward" -> "train_step".
 std::string top_range(const std::string& path) { return path.substr(0, path.find('/')); }
 
@@ -59,7 +53,7 @@ void add_to(std::map<std::string, TimePart>& parts, const std::string& name, con
   }
 }
 
-// Pairs `gone` with `added` (indices into kernels) as one replacement; marks each kernel.
+// Pairs `gone` with `added` (indices into kernels) as one replacement (pair_replacements marks the kernels).
 void pair(ProgramChange& p, std::vector<std::size_t> gone, std::vector<std::size_t> added, const std::string& range,
           const std::string& family) {
   Replacement r;
@@ -76,9 +70,6 @@ void pair(ProgramChange& p, std::vector<std::size_t> gone, std::vector<std::size
   for (std::size_t i : added) r.candidate_ns += p.kernels[i].candidate_ns.value_or(0);
   r.gone = std::move(gone);
   r.added = std::move(added);
-  const std::size_t index = p.replacements.size();
-  for (std::size_t i : r.gone) p.kernels[i].replacement = index;
-  for (std::size_t i : r.added) p.kernels[i].replacement = index;
   p.replacements.push_back(std::move(r));
 }
 
@@ -108,7 +99,7 @@ void pair_replacements(ProgramChange& p) {
   std::stable_sort(p.replacements.begin(), p.replacements.end(), [](const Replacement& a, const Replacement& b) {
     return a.base_ns + a.candidate_ns > b.base_ns + b.candidate_ns;
   });
-  for (std::size_t r = 0; r < p.replacements.size(); ++r) {  // the kernels' indices after the sort
+  for (std::size_t r = 0; r < p.replacements.size(); ++r) {  // each kernel's replacement, in the sorted order
     for (std::size_t i : p.replacements[r].gone) p.kernels[i].replacement = r;
     for (std::size_t i : p.replacements[r].added) p.kernels[i].replacement = r;
   }
@@ -169,7 +160,7 @@ std::optional<ProgramChange> program_change(const Run& base, const Run& candidat
       }
       (is_base ? k.base_ns : k.candidate_ns) = *t;
       (is_base ? k.base_launches : k.candidate_launches) = value_of(r, "launches").value_or(0);
-      if (p.program.empty() || !is_base) p.program = program_of(r.instance.name);
+      if (p.program.empty() || !is_base) p.program = benchmark_family(r.instance.name);
     }
   };
   add_side(base, true);
@@ -189,7 +180,6 @@ std::optional<ProgramChange> program_change(const Run& base, const Run& candidat
   p.families = parts_of(std::move(by_family));
   if (any_range) p.ranges = parts_of(std::move(by_range));
   pair_replacements(p);
-  judge_program(p, {}, {}, kProgramTimeFloorPct, false, base.branch, base.commit);
   return p;
 }
 

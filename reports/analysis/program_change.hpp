@@ -93,7 +93,8 @@ struct ProgramChange {
   std::size_t added_count() const;
 };
 
-// The program's change between two recorded runs (each side one sample: judge_program adds the others);
+// The program's change between two recorded runs, not judged yet: judge_program sets the verdict, over this
+// pair's totals and the other recordings' (compare_runs does, then the CLI again with the store's recordings).
 // nullopt unless both runs are recorded runs (Run::command) with kernel time.
 std::optional<ProgramChange> program_change(const Run& base, const Run& candidate, const KernelFamilies& families);
 

@@ -2,23 +2,10 @@
 
 #include <algorithm>
 #include <map>
-#include <string_view>
+
+#include "reports/analysis/not_enough_data.hpp"
 
 namespace gpuperf::analysis {
-namespace {
-
-// "^train/": the program's instances as a history filter, its regex metacharacters escaped.
-std::string program_filter(const std::string& program) {
-  std::string out = "^";
-  for (char ch : program) {
-    if (std::string_view("\\^$.|?*+()[]{}").find(ch) != std::string_view::npos) out += '\\';
-    out += ch;
-  }
-  return out + "/";
-}
-
-}  // namespace
-
 void add_program_runs(const db::Store& store, CompareReport& report, const db::RunInfo& base,
                       const db::RunInfo& candidate, const CompareOptions& options) {
   if (!report.program) return;
@@ -49,7 +36,7 @@ void add_program_runs(const db::Store& store, CompareReport& report, const db::R
   db::HistoryFilter hf;
   hf.machine_id = candidate.machine_id;
   hf.metrics = {"gpu_time_total"};
-  hf.benchmark_regex = program_filter(report.program->program);
+  hf.benchmark_regex = "^" + regex_escape(report.program->program) + "/";  // the program's instances
   std::map<std::int64_t, double> totals;
   for (const db::Series& s : store.history(hf)) {
     for (const db::SeriesPoint& p : s.points) {
@@ -67,25 +54,26 @@ void add_program_runs(const db::Store& store, CompareReport& report, const db::R
 }
 
 std::vector<db::Series> program_time_series(const std::vector<db::Series>& series) {
-  // (machine id, program) -> run id -> point (its summary the running sum).
-  std::map<std::pair<std::int64_t, std::string>, std::map<std::int64_t, db::SeriesPoint>> totals;
-  std::map<std::pair<std::int64_t, std::string>, db::SeriesKey> keys;
+  // (machine id, program) -> its series' key and, by run id, its point (the summary a running sum).
+  struct Program {
+    db::SeriesKey key;
+    std::map<std::int64_t, db::SeriesPoint> by_run;
+  };
+  std::map<std::pair<std::int64_t, std::string>, Program> programs;
   for (const db::Series& s : series) {
     if (s.key.metric.name != "gpu_time_total") continue;
-    const std::string& name = s.key.instance.name;
-    const std::pair<std::int64_t, std::string> key{s.key.machine_id, name.substr(0, name.find('/'))};
-    if (keys.count(key) == 0) {
-      db::SeriesKey k;
-      k.machine_id = s.key.machine_id;
-      k.fingerprint = s.key.fingerprint;
-      k.instance.name = key.second;
-      k.metric = MetricInfo{kProgramTimeMetric, "ns", false, false};
-      keys.emplace(key, std::move(k));
+    const auto [it, fresh_program] = programs.try_emplace({s.key.machine_id, benchmark_family(s.key.instance.name)});
+    Program& program = it->second;
+    if (fresh_program) {
+      program.key.machine_id = s.key.machine_id;
+      program.key.fingerprint = s.key.fingerprint;
+      program.key.instance.name = it->first.second;
+      program.key.metric = MetricInfo{kProgramTimeMetric, "ns", false, false};
     }
     for (const db::SeriesPoint& p : s.points) {
       if (p.summary.n == 0) continue;
-      auto [it, fresh] = totals[key].try_emplace(p.run_id);
-      db::SeriesPoint& total = it->second;
+      auto [at, fresh] = program.by_run.try_emplace(p.run_id);
+      db::SeriesPoint& total = at->second;
       if (fresh) {
         total = p;
         total.samples.clear();
@@ -99,10 +87,10 @@ std::vector<db::Series> program_time_series(const std::vector<db::Series>& serie
     }
   }
   std::vector<db::Series> out;
-  for (auto& [key, by_run] : totals) {
+  for (auto& [name, program] : programs) {
     db::Series s;
-    s.key = keys.at(key);
-    for (auto& [run_id, p] : by_run) s.points.push_back(std::move(p));
+    s.key = std::move(program.key);
+    for (auto& [run_id, p] : program.by_run) s.points.push_back(std::move(p));
     std::stable_sort(s.points.begin(), s.points.end(), [](const db::SeriesPoint& a, const db::SeriesPoint& b) {
       return a.started_at != b.started_at ? a.started_at < b.started_at : a.run_id < b.run_id;
     });
