@@ -52,6 +52,20 @@ void set_help_footer(CLI::App& cmd, const std::string& examples, const std::stri
 
 namespace {
 
+// An error's lines as the terminal shows them: a value quoted from a file or an option (a uuid, a status, a
+// key) keeps its control characters as escapes (rules::shown_text), whichever message quotes it.
+std::string shown_lines(const std::string& what) {
+  std::string out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = what.find('\n', start);
+    out += rules::shown_text(what.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return out;
+    out += '\n';
+    start = end + 1;
+  }
+}
+
 // Every refusal of the command line reads as gpuperf's own errors do, "gpuperf: error: " and what was
 // expected (option values are checked by cli/option_kinds.hpp), then the help of the command refused.
 std::string failure_message(const CLI::App* app, const CLI::Error& e) {
@@ -72,21 +86,8 @@ std::string failure_message(const CLI::App* app, const CLI::Error& e) {
     }
     what = "'" + command + "' needs a command: " + names;
   }
-  return app->get_name() + ": error: " + what + "\nSee '" + command + " --help' for its options and examples.\n";
-}
-
-// An error's lines as the terminal shows them: a value quoted from a file or an option (a uuid, a status, a
-// key) keeps its control characters as escapes (rules::shown_text), whichever message quotes it.
-std::string shown_lines(const std::string& what) {
-  std::string out;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t end = what.find('\n', start);
-    out += rules::shown_text(what.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) return out;
-    out += '\n';
-    start = end + 1;
-  }
+  return app->get_name() + ": error: " + shown_lines(what) + "\nSee '" + command +
+         " --help' for its options and examples.\n";
 }
 
 }  // namespace
@@ -152,7 +153,7 @@ int main(int argc, char** argv) {
     if (e.get_exit_code() != 0) {
       const std::string unknown = unknown_word_message(app, std::vector<std::string>(argv + 1, argv + argc));
       if (!unknown.empty()) {
-        std::fprintf(stderr, "%s\n", unknown.c_str());
+        std::fprintf(stderr, "%s\n", shown_lines(unknown).c_str());
         return kExitUsage;
       }
     }

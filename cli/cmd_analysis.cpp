@@ -413,7 +413,8 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
     programs = analysis::detect_changes(analysis::program_time_series(series), options);
     name_machines(programs, store);
   }
-  reports::write_changes(std::cout, changes, format, steps, too_short, programs);
+  const std::vector<std::string> names = store.benchmark_names();  // each printed name accepted back
+  reports::write_changes(std::cout, changes, format, steps, too_short, programs, names);
   std::cout.flush();
   if (!a.junit.empty()) {
     std::ostringstream junit;

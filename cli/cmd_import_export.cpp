@@ -100,7 +100,8 @@ void add_import_export_commands(CLI::App& app, Context& ctx) {
   CLI::App* exp = app.add_subcommand("export", "Write runs as gpuperf-results JSON (read-only; default: every run)");
   exp->add_option("--run", args->runs, "A run: id, uuid (or prefix of 8+), or commit (7+); repeatable");
   exp->add_option("--branch", args->branch, "Only runs of this branch");
-  exp->add_option("--machine", args->machine, "Only runs of this machine: id, fingerprint or hostname");
+  exp->add_option("--machine", args->machine,
+                  "Only runs of this machine: id, fingerprint (or its printed prefix), name or hostname");
   date_option(exp->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time"));
   exp->add_option("-o,--output", args->output,
                   "Write here (atomically: a temporary file renamed into place) instead of standard output");

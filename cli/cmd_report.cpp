@@ -144,8 +144,9 @@ void add_report_command(CLI::App& app, Context& ctx) {
                     ->delimiter(','),
                 {"html", "md", "markdown"});
   cmd->add_option("--branch", args->branch, "Only runs of this branch (default: all branches)");
-  cmd->add_option("--machine", args->machines,
-                  "Only this machine: fingerprint, hostname or id (repeatable: only these machines; default: all)");
+  cmd->add_option(
+      "--machine", args->machines,
+      "Only this machine: id, fingerprint (or its printed prefix), name or hostname (repeatable; default: all)");
   date_option(
       cmd->add_option("--since", args->since, "Only runs started at or after this ISO 8601 date (e.g. 2026-06-01)"));
   count_option(cmd->add_option("--last", args->last, "Only each machine's newest N runs"), 1);

@@ -176,7 +176,8 @@ void add_runs_commands(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<RunsArgs>();
   CLI::App* runs = app.add_subcommand("runs", "List stored runs, oldest first (read-only); exclude or include one");
   runs->add_option("--branch", args->branch, "Only runs of this branch");
-  runs->add_option("--machine", args->machine, "Only runs of this machine: id, fingerprint or hostname");
+  runs->add_option("--machine", args->machine,
+                   "Only runs of this machine: id, fingerprint (or its printed prefix), name or hostname");
   date_option(
       runs->add_option("--since", args->since, "Only runs started at or after this ISO 8601 time (prefix compare)"));
   count_option(runs->add_option("--last", args->last, "Only the newest N runs"), 1);

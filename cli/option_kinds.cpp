@@ -23,6 +23,10 @@ CLI::Option* date_option(CLI::Option* option) {
   return option->check(rule_validator([](const std::string& t) { return rules::date(t); }))->type_name("DATE");
 }
 
+CLI::Option* day_option(CLI::Option* option) {
+  return option->check(rule_validator([](const std::string& t) { return rules::day(t); }))->type_name("YYYY-MM-DD");
+}
+
 CLI::Option* count_option(CLI::Option* option, long long min) {
   option->check(rule_validator([min](const std::string& t) { return rules::whole_number(t, min); }));
   option->type_name(min <= 0 ? "N" : "COUNT");

@@ -17,6 +17,8 @@ namespace gpuperf::cli {
 
 // An ISO 8601 date or its prefix (rules::date).
 CLI::Option* date_option(CLI::Option* option);
+// One calendar day, YYYY-MM-DD (rules::day).
+CLI::Option* day_option(CLI::Option* option);
 
 // A whole number of at least `min` (0: an ordinal or "0 turns it off"; 1: a count). Its help shows no
 // default of 0 where 0 is refused (an option left unset).

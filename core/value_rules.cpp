@@ -61,6 +61,16 @@ std::string date(const std::string& text) {
   return "";
 }
 
+std::string day(const std::string& text) {
+  static const std::regex form(R"(\d{4}-\d{2}-\d{2})");
+  const std::string expected = "expected a day like 2026-06-01 (YYYY-MM-DD), got " + quoted(text);
+  if (!std::regex_match(text, form)) return expected;
+  // date()'s reason after its own "expected ..., got 'TEXT'": the month or the day that the calendar lacks.
+  const std::string why = date(text);
+  const std::size_t at = why.find(quoted(text));
+  return why.empty() ? why : expected + why.substr(at + quoted(text).size());
+}
+
 std::string whole_number(const std::string& text, long long min) {
   const std::string expected = min <= 0 ? "expected a whole number of 0 or more"
                                         : "expected a whole number of " + std::to_string(min) + " or more";

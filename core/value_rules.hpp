@@ -18,6 +18,9 @@ std::string shown_text(const std::string& text);
 // end allowed). The calendar holds: month 1-12, a day the month has, hours 0-23, minutes and seconds 0-59.
 std::string date(const std::string& text);
 
+// One whole calendar day, YYYY-MM-DD, as date() checks it (a night of a machine: 2026-06-01).
+std::string day(const std::string& text);
+
 // A whole number of at least `min` (0 or 1: a count, or an ordinal such as a device).
 std::string whole_number(const std::string& text, long long min);
 

@@ -1,6 +1,7 @@
 #include "db/answers_json.hpp"
 
 #include "core/errors.hpp"
+#include "core/value_rules.hpp"
 #include "db/interchange.hpp"
 #include "db/timestamp.hpp"
 
@@ -135,6 +136,9 @@ Annotation note_from(const Fields& f) {
   n.run_uuid = f.text("run", false);
   n.commit = f.text("commit", false);
   n.night = f.text("night", false);
+  if (!n.night.empty()) {
+    if (const std::string bad = rules::day(n.night); !bad.empty()) f.fail("night", bad + " (UTC)");
+  }
   if (!n.night.empty()) n.fingerprint = f.text("machine", true);
   if (n.run_uuid.empty() + n.commit.empty() + n.night.empty() != 2) {
     f.fail("", "an annotation names exactly one of \"run\", \"commit\" or \"night\" (with \"machine\")");

@@ -1,6 +1,7 @@
 #include "db/answers_transfer.hpp"
 
 #include "core/errors.hpp"
+#include "core/value_rules.hpp"
 
 namespace gpuperf::db {
 namespace {
@@ -30,22 +31,40 @@ Answers answers_for_runs(const Store& store, const std::vector<RunInfo>& runs) {
 
 Answers all_answers(const Store& store) { return {store.acknowledgements(), store.annotations()}; }
 
-void check_answer_references(const Store& store, const Answers& answers, const std::set<std::string>& incoming_runs,
-                             const std::set<std::string>& incoming_machines, const std::string& source) {
-  const auto has_run = [&](const std::string& uuid) { return in(incoming_runs, uuid) || store.find_run(uuid); };
-  for (const Acknowledgement& a : answers.acks) {
-    if (!has_run(a.run_uuid)) {
-      throw InputError(source + ": acknowledgement " + a.uuid + " names run " + a.run_uuid +
-                       ", which is neither in the input nor in the database; nothing was written");
+void check_answer_references(const Store& store, const Answers& answers, const Incoming& incoming,
+                             const std::vector<std::string>& ack_sources,
+                             const std::vector<std::string>& note_sources) {
+  const auto has_run = [&](const std::string& uuid) { return in(incoming.runs, uuid) || store.find_run(uuid); };
+  const auto where = [](const std::vector<std::string>& sources, std::size_t i, const char* key) {
+    return i < sources.size() ? sources[i] : "the input: " + std::string(key) + "[" + std::to_string(i) + "]";
+  };
+  std::set<std::string> stored_metrics;
+  for (const MetricInfo& m : store.metrics()) stored_metrics.insert(m.name);
+  for (std::size_t i = 0; i < answers.acks.size(); ++i) {
+    const Acknowledgement& a = answers.acks[i];
+    const std::string at = where(ack_sources, i, "acknowledgements");
+    const auto refuse = [&](const std::string& field, const std::string& what) {
+      throw InputError(at + "." + field + ": " + what + ", which is neither in the input nor in the database; " +
+                       "nothing was written");
+    };
+    if (!has_run(a.run_uuid)) refuse("run", "run " + a.run_uuid);
+    const std::string instance = a.instance.display_name();
+    if (!in(incoming.instances, instance) && store.find_benchmarks(instance).empty()) {
+      refuse("benchmark", "benchmark instance " + rules::shown_text(instance));
+    }
+    if (!in(incoming.metrics, a.metric) && !in(stored_metrics, a.metric)) {
+      refuse("metric", "metric " + rules::shown_text(a.metric));
     }
   }
-  for (const Annotation& n : answers.notes) {
+  for (std::size_t i = 0; i < answers.notes.size(); ++i) {
+    const Annotation& n = answers.notes[i];
+    const std::string at = where(note_sources, i, "annotations");
     if (!n.run_uuid.empty() && !has_run(n.run_uuid)) {
-      throw InputError(source + ": annotation " + n.uuid + " is on run " + n.run_uuid +
+      throw InputError(at + ".run: run " + n.run_uuid +
                        ", which is neither in the input nor in the database; nothing was written");
     }
-    if (!n.night.empty() && !in(incoming_machines, n.fingerprint) && !store.find_machine(n.fingerprint)) {
-      throw InputError(source + ": annotation " + n.uuid + " is on a night of machine " + n.fingerprint +
+    if (!n.night.empty() && !in(incoming.machines, n.fingerprint) && !store.find_machine(n.fingerprint)) {
+      throw InputError(at + ".machine: machine " + rules::shown_text(n.fingerprint) +
                        ", which is neither in the input nor in the database; nothing was written");
     }
   }
@@ -59,7 +78,7 @@ std::size_t store_answers(Store& store, const Answers& answers) {
   for (Acknowledgement a : answers.acks) {
     const auto run = store.find_run(a.run_uuid);
     const auto bench = store.find_benchmarks(a.instance.display_name());
-    if (!run || bench.empty()) continue;  // check_answer_references vouched for the run; no such result: nothing
+    if (!run || bench.empty()) continue;  // check_answer_references vouched for both (a merge's source holds them)
     a.machine_id = run->machine_id;
     a.benchmark_id = bench.front().first;
     a.run_id = run->id;

@@ -18,10 +18,17 @@ Answers answers_for_runs(const Store& store, const std::vector<RunInfo>& runs);
 // Every answer of `store` (a merge source).
 Answers all_answers(const Store& store);
 
-// InputError, before anything is written, for an answer naming a run that neither `incoming` nor the store
-// holds (or a machine for a night), naming `source`.
-void check_answer_references(const Store& store, const Answers& answers, const std::set<std::string>& incoming_runs,
-                             const std::set<std::string>& incoming_machines, const std::string& source);
+// What an import brings besides its answers: run uuids, machine fingerprints, benchmark instances (display
+// names) and metric names.
+struct Incoming {
+  std::set<std::string> runs, machines, instances, metrics;
+};
+
+// InputError, before anything is written, for an answer naming a run, a benchmark instance or a metric that
+// neither `incoming` nor the store holds (or a machine for a night). The message starts with where the answer
+// came from: `ack_sources[i]` / `note_sources[i]` ("FILE: acknowledgements[2]"), else "the input".
+void check_answer_references(const Store& store, const Answers& answers, const Incoming& incoming,
+                             const std::vector<std::string>& ack_sources, const std::vector<std::string>& note_sources);
 
 // Stores `answers` (after their runs): each resolved by its references, skipped when its uuid is stored; an
 // undone acknowledgement is stored undone. Returns how many were new.

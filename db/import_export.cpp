@@ -20,10 +20,17 @@ ParsedFiles read_interchange_files(const std::vector<std::string>& paths) {
     InterchangeDocument doc = read_interchange_document(p);
     std::vector<Run>& runs = doc.runs;
     parsed.files += 1;
+    const std::string file = p == "-" ? std::string("<stdin>") : p;
+    for (std::size_t i = 0; i < doc.answers.acks.size(); ++i) {
+      parsed.ack_sources.push_back(file + ": acknowledgements[" + std::to_string(i) + "]");
+    }
+    for (std::size_t i = 0; i < doc.answers.notes.size(); ++i) {
+      parsed.note_sources.push_back(file + ": annotations[" + std::to_string(i) + "]");
+    }
     parsed.answers.acks.insert(parsed.answers.acks.end(), doc.answers.acks.begin(), doc.answers.acks.end());
     parsed.answers.notes.insert(parsed.answers.notes.end(), doc.answers.notes.begin(), doc.answers.notes.end());
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      parsed.sources.push_back((p == "-" ? std::string("<stdin>") : p) + ": runs[" + std::to_string(i) + "]");
+      parsed.sources.push_back(file + ": runs[" + std::to_string(i) + "]");
       parsed.runs.push_back(std::move(runs[i]));
     }
   }
@@ -115,12 +122,16 @@ ImportReport import_runs(Store& store, const ParsedFiles& parsed) {
   report.runs = parsed.runs.size();
   check_metric_meanings(parsed, store.metrics());
   if (!parsed.answers.empty()) {
-    std::set<std::string> runs, machines;
+    Incoming incoming;
     for (const Run& r : parsed.runs) {
-      runs.insert(r.uuid);
-      machines.insert(r.machine.fingerprint());
+      incoming.runs.insert(r.uuid);
+      incoming.machines.insert(r.machine.fingerprint());
+      for (const Result& res : r.results) {
+        incoming.instances.insert(res.instance.display_name());
+        for (const Measurement& m : res.metrics) incoming.metrics.insert(m.metric.name);
+      }
     }
-    check_answer_references(store, parsed.answers, runs, machines, parsed.files == 1 ? "the input" : "an input");
+    check_answer_references(store, parsed.answers, incoming, parsed.ack_sources, parsed.note_sources);
   }
   std::vector<InsertOutcome> outcomes = store.insert_runs(parsed.runs);
   for (std::size_t i = 0; i < outcomes.size(); ++i) {

@@ -29,6 +29,8 @@ struct ParsedFiles {
   // Where each run came from, "FILE: runs[3]", for messages; empty when the runs came from databases.
   std::vector<std::string> sources;
   Answers answers;  // the files' or databases' acknowledgements and annotations
+  // Where each answer came from, "FILE: acknowledgements[0]", "FILE: annotations[2]"; empty from databases.
+  std::vector<std::string> ack_sources, note_sources;
 };
 
 // InputError, naming the JSON path, for a metric whose unit, direction or determinism contradicts the

@@ -123,24 +123,34 @@ PruneReport Store::prune_samples(const std::string& cutoff, bool dry_run) {
 
 std::vector<MachineRow> Store::machines() const { return engine_->machines(); }
 
-std::optional<MachineRow> Store::find_machine(const std::string& ref) const {
-  auto all = machines();
-  const bool numeric = all_digits(ref);
+std::optional<MachineRow> Store::find_machine(const std::string& ref) const { return match_machine(machines(), ref); }
+
+std::optional<MachineRow> match_machine(const std::vector<MachineRow>& all, const std::string& ref) {
+  const bool numeric = all_digits(ref) && ref.size() < 18;
   for (const auto& m : all) {
-    if (m.fingerprint == ref || (numeric && m.id == std::stoll(ref))) return m;
+    if (m.fingerprint == ref || (numeric && m.id == std::stoll(ref)) ||
+        machine_name(m.machine.hostname, m.machine.gpu_name, m.fingerprint) == ref) {
+      return m;
+    }
   }
-  std::vector<MachineRow> by_host;
+  // The one machine a hostname or a fingerprint prefix names; several: refused, listed.
+  const auto one_of = [&](const std::vector<MachineRow>& found, const char* why) -> std::optional<MachineRow> {
+    if (found.size() == 1) return found.front();
+    if (found.empty()) return std::nullopt;
+    std::string names;
+    for (const auto& m : found) {
+      names +=
+          "\n  " + std::to_string(m.id) + "  " + machine_name(m.machine.hostname, m.machine.gpu_name, m.fingerprint);
+    }
+    throw InputError("machine '" + ref + "' is ambiguous: " + why + "; name one by id or fingerprint:" + names);
+  };
+  std::vector<MachineRow> by_host, by_prefix;
   for (const auto& m : all) {
     if (m.machine.hostname == ref) by_host.push_back(m);
+    if (ref.size() >= 8 && m.fingerprint.rfind(ref, 0) == 0) by_prefix.push_back(m);
   }
-  if (by_host.size() > 1) {
-    std::string names;
-    for (const auto& m : by_host) names += "\n  " + std::to_string(m.id) + "  " + m.fingerprint;
-    throw InputError("machine '" + ref + "' is ambiguous: that host has several GPUs; name one by id or " +
-                     "fingerprint:" + names);
-  }
-  if (by_host.size() == 1) return by_host.front();
-  return std::nullopt;
+  if (auto m = one_of(by_host, "that host has several GPUs")) return m;
+  return one_of(by_prefix, "several fingerprints start with it");
 }
 
 std::vector<RunInfo> Store::runs(const RunFilter& filter) const { return engine_->runs(filter); }

@@ -246,13 +246,17 @@ class Store {
   bool add_annotation(Annotation note);
   // Every annotation in id order (empty on a file older than the answers' schema).
   std::vector<Annotation> annotations() const;
-  // The stored benchmark instances (id, instance) whose display name (name[params]) or bare name is `ref`.
+  // The stored benchmark instances (id, instance) that `ref` names, in any form gpuperf prints one: the display
+  // name (name[params]), else the bare name, else a recorded kernel's short form as the tables print it
+  // (core/short_name.hpp: folded, with or without [params]). Several: `ref` is ambiguous (the caller lists them).
   std::vector<std::pair<std::int64_t, BenchmarkInstance>> find_benchmarks(const std::string& ref) const;
+  // The names of the stored benchmarks, each once: the set a table's short forms tell apart, so that every
+  // short form a command prints names one instance when it is given back (find_benchmarks).
+  std::vector<std::string> benchmark_names() const;
 
   // ---- reads ----
   std::vector<MachineRow> machines() const;
-  // A machine reference: its numeric id, its fingerprint, or a hostname that names exactly one machine.
-  // nullopt when nothing matches; InputError when a hostname names several machines.
+  // A machine reference (match_machine) among this store's machines.
   std::optional<MachineRow> find_machine(const std::string& ref) const;
   std::vector<RunInfo> runs(const RunFilter& filter = {}) const;
   // A run reference: a numeric id, a uuid or a unique uuid prefix (>= 8 characters), or a commit sha
@@ -293,5 +297,11 @@ class Store {
   std::string shown_;
   bool on_server_ = false;
 };
+
+// A machine reference, in any form gpuperf prints one: its numeric id, its fingerprint or a prefix of it of
+// 8+ characters (`GPU-8f4295e5`, as machine_name shows a GPU uuid), its name as every command prints it
+// ("gpu-a (NVIDIA H100, GPU-8f4295e5)"), or a hostname. nullopt when nothing matches; InputError, listing the
+// machines, when a hostname or a prefix names several.
+std::optional<MachineRow> match_machine(const std::vector<MachineRow>& machines, const std::string& ref);
 
 }  // namespace gpuperf::db

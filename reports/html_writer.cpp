@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "reports/analysis/answers.hpp"
 #include "reports/cross_machine.hpp"
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
@@ -100,8 +101,12 @@ std::string summary(const MachineReport& m) {
     if (!r.label.empty()) sub += " \xC2\xB7 " + esc(r.label);
     o += card("Latest run", esc(format_datetime(r.started_at)), sub);
   }
-  o += card("Regressions", std::to_string(m.regressions.size()), "findings in the window",
-            m.regressions.empty() ? "" : "bad");
+  std::size_t answered = 0;
+  for (const ChangeRow& row : m.regressions) answered += analysis::is_answered(row.change) ? 1 : 0;
+  o += card(
+      "Regressions", std::to_string(m.regressions.size()),
+      answered == 0 ? "findings in the window" : "findings in the window, " + std::to_string(answered) + " answered",
+      m.regressions.size() == answered ? "" : "bad");
   o += card("Improvements", std::to_string(m.improvements.size()), "", m.improvements.empty() ? "" : "good");
   std::string span;
   if (!m.runs.empty())
@@ -188,7 +193,10 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
   for (const auto& row : rows) {
     const auto& cp = row.change;
     const auto& unit = cp.metric.unit;
-    o += "<tr><td class=\"name\">" + name_cell(m.instances[row.instance], html::instance_anchor(mi, row.instance)) +
+    const bool step = !row.step.empty();  // one finding for the kernels that stepped with the environment
+    o += "<tr><td class=\"name\">" +
+         (step ? esc(step_name_cell(row))
+               : name_cell(m.instances[row.instance], html::instance_anchor(mi, row.instance))) +
          "</td><td>" + esc(cp.metric.name) + "</td>";
     o += std::string("<td class=\"num ") + (regression ? "bad" : "good") + "\">" +
          esc(format_change(cp.before, cp.after, cp.change_pct)) + "</td><td class=\"num\">" +
@@ -198,7 +206,7 @@ std::string change_table(const MachineReport& m, std::size_t mi, const std::vect
          "</td><td class=\"num\">" + std::to_string(static_cast<int>(cp.confidence * 100 + 0.5)) + "%</td><td" +
          (cp.answer ? " class=\"answered\"" : " class=\"nowrap\"") + ">" + esc(change_state(cp)) + "</td><td>";
     if (row.counter_only) o += std::string("<em>") + kCounterOnly + (cp.gated ? "" : kNotGated) + "</em>";
-    o += hints_cell(row.hints, cp.lines);
+    o += step ? hints_cell(step_hints(row), {}) : hints_cell(row.hints, cp.lines);
     o += "</td></tr>\n";
   }
   o += "</tbody></table>\n";

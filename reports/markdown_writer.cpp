@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "reports/analysis/answers.hpp"
 #include "reports/cross_machine.hpp"
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
@@ -124,9 +125,16 @@ struct Writer {
   }
 
   void changes(bool regression, std::size_t max_rows) {
-    std::size_t total = 0;
-    for (const auto& m : model.machines) total += (regression ? m.regressions : m.improvements).size();
-    out += std::string("### ") + (regression ? "Regressions" : "Improvements") + " (" + std::to_string(total) + ")\n\n";
+    std::size_t total = 0, answered = 0;
+    for (const auto& m : model.machines) {
+      for (const ChangeRow& row : regression ? m.regressions : m.improvements) {
+        ++total;
+        answered += analysis::is_answered(row.change) ? 1 : 0;
+      }
+    }
+    // The team's answered findings stay listed (their state says so) and are counted apart: not open.
+    out += std::string("### ") + (regression ? "Regressions" : "Improvements") + " (" + std::to_string(total) +
+           (answered > 0 ? ", " + std::to_string(answered) + " answered" : "") + ")\n\n";
     if (total == 0) {
       out += std::string("None detected in this window.\n\n");
       return;
@@ -142,15 +150,18 @@ struct Writer {
         const auto& cp = row.change;
         std::string r = several ? "| " + md(m.host) + " " : "";
         std::string hints = row.counter_only ? std::string("_") + kCounterOnly + (cp.gated ? "" : kNotGated) + "_" : "";
-        for (const auto& h : row.hints) hints += (hints.empty() ? "" : "; ") + md(h);
+        const bool step = !row.step.empty();  // one finding for the kernels that stepped with the environment
+        for (const auto& h : step ? step_hints(row) : row.hints) hints += (hints.empty() ? "" : "; ") + md(h);
         // The source lines that moved (line_text.hpp): where the change is in the code.
-        for (const auto& l : cp.lines) hints += (hints.empty() ? "" : "; ") + md("line " + line_change_text(l));
+        for (const auto& l : step ? std::vector<analysis::LineChange>{} : cp.lines) {
+          hints += (hints.empty() ? "" : "; ") + md("line " + line_change_text(l));
+        }
         const std::string change = format_change(cp.before, cp.after, cp.change_pct);
-        r += "| " + md(m.instances[row.instance].short_display_name()) + " | " + md(cp.metric.name) + " | " +
-             (regression ? "**" + change + "**" : change) + " | " + md(format_value(cp.before, cp.metric.unit)) +
-             kArrow + md(format_value(cp.after, cp.metric.unit)) + " | " + md_commit(cp.previous_commit) + ".." +
-             md_commit(cp.commit) + " | " + md(format_date(cp.started_at)) + " | " + md(change_state(cp)) + " | " +
-             hints + " |\n";
+        const std::string name = step ? step_name_cell(row) : m.instances[row.instance].short_display_name();
+        r += "| " + md(name) + " | " + md(cp.metric.name) + " | " + (regression ? "**" + change + "**" : change) +
+             " | " + md(format_value(cp.before, cp.metric.unit)) + kArrow + md(format_value(cp.after, cp.metric.unit)) +
+             " | " + md_commit(cp.previous_commit) + ".." + md_commit(cp.commit) + " | " +
+             md(format_date(cp.started_at)) + " | " + md(change_state(cp)) + " | " + hints + " |\n";
         if (!table.add(r, budget())) break;
         ++shown;
       }

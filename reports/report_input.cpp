@@ -14,32 +14,14 @@
 namespace gpuperf::reports {
 
 std::int64_t resolve_machine(const std::vector<db::MachineRow>& machines, const std::string& ref) {
-  for (const auto& m : machines) {
-    if (m.fingerprint == ref) return m.id;
-  }
-  std::vector<std::int64_t> by_host;
-  for (const auto& m : machines) {
-    if (m.machine.hostname == ref) by_host.push_back(m.id);
-  }
-  if (by_host.size() == 1) return by_host.front();
-  if (!ref.empty() && std::all_of(ref.begin(), ref.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-      ref.size() < 18) {
-    const std::int64_t id = std::stoll(ref);
-    for (const auto& m : machines) {
-      if (m.id == id) return id;
-    }
-  }
+  if (const auto m = db::match_machine(machines, ref)) return m->id;
   std::string known;
   for (const auto& m : machines) {
-    known += "\n  " + std::to_string(m.id) + "  " + m.fingerprint + "  (" + m.machine.hostname + ", " +
-             m.machine.gpu_name + ")";
+    known += "\n  " + std::to_string(m.id) + "  " + machine_name(m.machine.hostname, m.machine.gpu_name, m.fingerprint);
   }
   if (machines.empty()) known = " (the database has no machines yet)";
-  if (by_host.size() > 1) {
-    throw InputError("--machine '" + ref +
-                     "': several machines have this hostname; give a fingerprint or an id:" + known);
-  }
-  throw InputError("--machine '" + ref + "': no machine has this fingerprint, hostname or id; known machines:" + known);
+  throw InputError("--machine '" + ref +
+                   "': no machine has this id, fingerprint, name or hostname; known machines:" + known);
 }
 
 std::vector<std::string> machine_names(const std::vector<db::MachineRow>& machines,
@@ -127,7 +109,7 @@ ReportInput load_report_input(const db::Store& store, const ReportQuery& query, 
   in.sources = load_instance_sources(store, in.runs);
   analysis::attach_line_changes(in.change_points, store);
   // Same code or not, and the environment fields that moved, as hints of each change (identity_findings.hpp).
-  analysis::attach_identities(in.change_points, store);
+  in.environment_steps = analysis::attach_identities(in.change_points, store);
   analysis::attach_acknowledgements(in.change_points, in.series, store.acknowledgements());
   in.annotations = store.annotations();
   return in;

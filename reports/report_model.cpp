@@ -13,6 +13,7 @@
 #include "core/short_name.hpp"
 #include "core/value_text.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/identity_findings.hpp"
 #include "reports/family_pairs.hpp"
 #include "reports/format.hpp"
 #include "reports/kind_split_text.hpp"
@@ -70,6 +71,21 @@ std::size_t ReportModel::total_runs() const {
   std::size_t n = 0;
   for (const auto& m : machines) n += m.runs.size();
   return n;
+}
+
+std::string step_name_cell(const ChangeRow& row) {
+  return "environment step: " + std::to_string(row.step_kernels.size()) + " kernels";
+}
+
+std::vector<std::string> step_hints(const ChangeRow& row) {
+  std::string kernels;
+  for (std::size_t i = 0; i < row.step_kernels.size() && i < kShownStepKernels; ++i) {
+    kernels += (i == 0 ? "" : ", ") + row.step_kernels[i];
+  }
+  if (row.step_kernels.size() > kShownStepKernels) {
+    kernels += " and " + std::to_string(row.step_kernels.size() - kShownStepKernels) + " more";
+  }
+  return {row.step, "kernels: " + kernels};
 }
 
 std::size_t ReportModel::total_regressions() const {
@@ -170,6 +186,39 @@ void add_findings(MachineReport& m, std::vector<ChangeRow>& rows) {
       ++it.improvements;
     }
   }
+}
+
+// The rows of one environment step become one (ChangeRow::step), as detect shows it: the row of its largest
+// change stays, naming the step and its kernels; the charts keep every kernel's marker.
+void fold_environment_steps(MachineReport& m, std::vector<ChangeRow>& rows, const ReportInput& input) {
+  std::map<std::size_t, std::size_t> kept;  // step number -> index of its row in `out`
+  std::vector<ChangeRow> out;
+  for (ChangeRow& row : rows) {
+    const std::size_t k = row.change.environment_step;
+    if (k == 0 || k > input.environment_steps.size() || row.change.metric.name != "duration") {
+      out.push_back(std::move(row));
+      continue;
+    }
+    const std::string kernel = m.instances[row.instance].short_display_name() + " " +
+                               format_change(row.change.before, row.change.after, row.change.change_pct);
+    const auto it = kept.find(k);
+    if (it == kept.end()) {
+      row.step = analysis::describe_step(input.environment_steps[k - 1], input.change_points);
+      row.step_kernels = {kernel};
+      kept.emplace(k, out.size());
+      out.push_back(std::move(row));
+      continue;
+    }
+    ChangeRow& first = out[it->second];
+    first.step_kernels.push_back(kernel);
+    if (std::abs(row.change.change_pct) > std::abs(first.change.change_pct)) {
+      std::swap(first.change, row.change);
+      std::swap(first.instance, row.instance);
+      std::swap(first.run, row.run);
+      std::swap(first.hints, row.hints);
+    }
+  }
+  rows = std::move(out);
 }
 
 // The x axis: every run that left a point in one of this machine's series, in run order; and each run's index.
@@ -279,6 +328,8 @@ void place_changes(MachineReport& m, const std::map<std::string, std::size_t>& i
       s.change_runs = std::move(change_runs);
     }
   }
+  fold_environment_steps(m, m.regressions, input);
+  fold_environment_steps(m, m.improvements, input);
   sort_changes(m.regressions, m.instances);
   sort_changes(m.improvements, m.instances);
 }

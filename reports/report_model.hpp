@@ -141,7 +141,19 @@ struct ChangeRow {
   std::vector<analysis::ChangePoint> with;  // counters folded into a duration change (not listed on their own)
   std::vector<std::string> hints;           // the change's root-cause hints, plus any folded change they lack
   bool counter_only = false;                // not a duration change, and the instance has no duration change at its run
+  // An environment step (analysis::EnvironmentStep): one finding in place of a row per kernel, as detect shows
+  // it. `step`: its description ("driver 580.159.04 -> 590.12: 30 kernels stepped together (30 slower, median
+  // +15.0%), same code"); `step_kernels`: each kernel with its change ("suite/k00[n=1024] +15.0%"). The row's
+  // `change` and `instance` are its largest change's.
+  std::string step;
+  std::vector<std::string> step_kernels;
 };
+
+// An environment step's row as both writers show it (unescaped): its benchmark cell ("environment step: 30
+// kernels") and its hints (the step's description, then its kernels, the first kShownStepKernels of them).
+inline constexpr std::size_t kShownStepKernels = 12;
+std::string step_name_cell(const ChangeRow& row);
+std::vector<std::string> step_hints(const ChangeRow& row);
 
 // A team's note (db::Annotation) placed on a machine's time axis: a run's note at that run, a commit's at the
 // first run of the window with that commit, a night's at the machine's first run started that day (UTC).
@@ -207,6 +219,9 @@ struct ReportInput {
   std::vector<db::RunInfo> runs;   // the runs of the window (for the summary's latest run)
   std::vector<db::Series> series;  // history() of the window, without raw samples
   std::vector<analysis::ChangePoint> change_points;
+  // The kernels of one machine that stepped together with its environment (analysis::attach_identities), each
+  // one finding: ChangePoint::environment_step numbers them from 1.
+  std::vector<analysis::EnvironmentStep> environment_steps;
   std::map<std::string, std::string> baselines;  // benchmark name -> its family baseline's name
   std::vector<InstanceSource> sources;           // load_instance_sources() of the window
   std::vector<db::Annotation> annotations;       // the team's notes (db::Store::annotations)

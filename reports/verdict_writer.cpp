@@ -504,16 +504,18 @@ json short_series_json(const std::vector<ShortSeries>& too_short) {
   return a;
 }
 
-// The series detect could not judge, as lines under its table: the first few with their next step.
-void write_short_series(std::ostream& out, const std::vector<ShortSeries>& too_short, bool markdown) {
+// The series detect could not judge, as lines under its table: the first few with their next step, named as
+// the table names instances.
+void write_short_series(std::ostream& out, const std::vector<ShortSeries>& too_short, const ShortNames& names,
+                        bool markdown) {
   if (too_short.empty()) return;
   constexpr std::size_t kShown = 5;
   out << (markdown ? "\n" : "") << "not enough data: " << too_short.size() << " series with fewer runs than the "
       << too_short.front().needed << " the change-point test needs" << (markdown ? "\n\n" : "\n");
   for (std::size_t i = 0; i < too_short.size() && i < kShown; ++i) {
     const auto& s = too_short[i];
-    const std::string what = s.instance.display_name() + " " + s.metric.name + " (" + std::to_string(s.runs) + " run" +
-                             (s.runs == 1 ? "" : "s") + "): next: " + s.next_step;
+    const std::string what = names.display_name(s.instance) + " " + s.metric.name + " (" + std::to_string(s.runs) +
+                             " run" + (s.runs == 1 ? "" : "s") + "): next: " + s.next_step;
     out << (markdown ? "- " + md(what) : "  " + terminal_text(what)) << "\n";
   }
   if (too_short.size() > kShown)
@@ -524,7 +526,7 @@ void write_short_series(std::ostream& out, const std::vector<ShortSeries>& too_s
 
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format,
                    const std::vector<EnvironmentStep>& steps, const std::vector<ShortSeries>& too_short,
-                   const std::vector<ChangePoint>& programs) {
+                   const std::vector<ChangePoint>& programs, const std::vector<std::string>& names) {
   if (format == Format::text) write_program_changes(out, programs, false);
   if (format == Format::json) {
     json j;
@@ -580,9 +582,11 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
     header.push_back(h);
   }
   if (!text) header.push_back("hints");
-  std::vector<std::string> names;
-  for (const auto& c : changes) names.push_back(c.instance.name);
-  const ShortNames short_names(names);
+  std::vector<std::string> changed = names;
+  if (changed.empty()) {
+    for (const auto& c : changes) changed.push_back(c.instance.name);
+  }
+  const ShortNames short_names(changed);
   std::vector<std::vector<std::string>> cells;
   std::vector<const ChangePoint*> listed;  // the changes with a row: those of an environment step are under it
   for (const auto& c : changes) {
@@ -628,7 +632,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
       out << '\n';
     }
     write_steps(out, steps, changes, short_names, true);
-    write_short_series(out, too_short, false);
+    write_short_series(out, too_short, short_names, false);
     out << summary << '\n';
     return;
   }
@@ -650,7 +654,7 @@ void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, F
   }
   if (!steps.empty()) out << '\n';
   write_steps(out, steps, changes, short_names, false);
-  write_short_series(out, too_short, true);
+  write_short_series(out, too_short, short_names, true);
 }
 
 void write_compare_junit(std::ostream& out, const CompareReport& report) {

@@ -48,10 +48,12 @@ void write_compare(std::ostream& out, const CompareReport& report, Format format
 // which lead the text and Markdown ("program decoder on HOST: GPU time 39 ms -> 41 ms (+5.1%) at COMMIT ...") and
 // are "programs" in JSON ({"machine", "program", "commit", "previous_commit", "run", "run_id", "started_at", "kind",
 // "change_pct", "before", "after", "confidence", "gated"}); absent where there are none.
+// `names`: the instance names the short forms of text and Markdown tell apart (the store's, Store::
+// benchmark_names, so each printed name is accepted back); empty: the changes' own.
 void write_changes(std::ostream& out, const std::vector<ChangePoint>& changes, Format format,
                    const std::vector<EnvironmentStep>& steps = {},
                    const std::vector<analysis::ShortSeries>& too_short = {},
-                   const std::vector<ChangePoint>& programs = {});
+                   const std::vector<ChangePoint>& programs = {}, const std::vector<std::string>& names = {});
 
 // JUnit XML: one testcase per row (a regression is a <failure>, "failed" an <error>), or per change
 // (a regression is a <failure>; improvements pass).

@@ -4,6 +4,10 @@
 #include <tuple>
 
 #include "db/timestamp.hpp"
+#include "reports/analysis/detect.hpp"
+#include "reports/analysis/identity_findings.hpp"
+#include "reports/analysis/not_enough_data.hpp"
+#include "reports/analysis/recent_samples.hpp"
 
 namespace gpuperf::analysis {
 namespace {
@@ -20,22 +24,76 @@ bool same_instance(const BenchmarkInstance& a, const BenchmarkInstance& b) {
 
 }  // namespace
 
+bool answers_change(const ChangePoint& change, const db::Series& series, std::int64_t run_id) {
+  // The runs one apart from the change's first run at the new level: its neighbours in the series.
+  if (run_id == change.run_id || run_id == change.previous_run_id) return true;
+  return change.index + 1 < series.points.size() && series.points[change.index + 1].run_id == run_id;
+}
+
 void attach_acknowledgements(std::vector<ChangePoint>& changes, const std::vector<db::Series>& series,
                              const std::vector<db::Acknowledgement>& acks) {
   for (ChangePoint& c : changes) {
     if (c.series_index >= series.size()) continue;
     const db::Series& s = series[c.series_index];
-    // The runs one apart from the change's first run at the new level: its neighbours in the series.
-    std::vector<std::int64_t> near = {c.run_id, c.previous_run_id};
-    if (c.index + 1 < s.points.size()) near.push_back(s.points[c.index + 1].run_id);
     for (const db::Acknowledgement& a : acks) {
       if (a.undone || a.machine_id != s.key.machine_id || a.benchmark_id != s.key.benchmark_id ||
           a.metric != s.key.metric.name) {
         continue;
       }
-      if (std::find(near.begin(), near.end(), a.run_id) != near.end()) c.answer = a;  // id order: newest wins
+      if (answers_change(c, s, a.run_id)) c.answer = a;  // id order: newest wins
     }
   }
+}
+
+InstanceFindings instance_findings(const db::Store& store, std::int64_t machine_id, std::int64_t benchmark_id,
+                                   const BenchmarkInstance& instance, const std::string& branch) {
+  const DetectOptions options;
+  db::HistoryFilter f;
+  f.branch = branch;
+  f.machine_id = machine_id;
+  f.benchmark_regex = "^" + regex_escape(instance.display_name()) + "$";
+  InstanceFindings out;
+  out.series = store.history(f);
+  // The series of this instance only: another instance's display name cannot match the anchored name, but
+  // its id decides.
+  out.series.erase(std::remove_if(out.series.begin(), out.series.end(),
+                                  [&](const db::Series& s) { return s.key.benchmark_id != benchmark_id; }),
+                   out.series.end());
+  attach_recent_samples(store, f, out.series, recent_runs_for_samples(options));
+  out.changes = detect_changes(out.series, options);
+  std::stable_sort(out.changes.begin(), out.changes.end(), [](const ChangePoint& a, const ChangePoint& b) {
+    return later(b.started_at, b.run_id, a.started_at, a.run_id);
+  });
+  return out;
+}
+
+StepFindings environment_step_findings(const db::Store& store, std::int64_t machine_id, const std::string& branch,
+                                       std::int64_t run_id, const std::string& commit) {
+  const DetectOptions options;
+  db::HistoryFilter f;
+  f.branch = branch;
+  f.machine_id = machine_id;
+  f.metrics = {"duration"};  // a step is of the kernels' durations
+  StepFindings out;
+  out.series = store.history(f);
+  attach_recent_samples(store, f, out.series, recent_runs_for_samples(options));
+  std::vector<ChangePoint> changes = detect_changes(out.series, options);
+  const std::vector<EnvironmentStep> steps = attach_identities(changes, store);
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const EnvironmentStep& step = steps[k];
+    out.steps_seen.push_back("run " + step.run_uuid.substr(0, 8) + " (commit " + step.commit.substr(0, 10) +
+                             "): " + describe_step(step, changes));
+    bool here = false;
+    for (std::size_t i : step.changes) {
+      const ChangePoint& c = changes[i];
+      here = here ||
+             (commit.empty() ? answers_change(c, out.series[c.series_index], run_id) : c.commit.rfind(commit, 0) == 0);
+    }
+    if (!here || !out.changes.empty()) continue;
+    out.description = describe_step(step, changes);
+    for (std::size_t i : step.changes) out.changes.push_back(changes[i]);
+  }
+  return out;
 }
 
 bool is_answered(const ChangePoint& c) { return c.answer.has_value(); }

@@ -45,6 +45,33 @@ TEST_F(IdentityCli, ADriverNightIsOneEnvironmentStepAndACodeStepStaysItsOwn) {
   EXPECT_EQ(gpuperf({"detect", "--fail-on-regression"}).code, 1);
 }
 
+// One finding, one shape: the Markdown report shows the driver night as one row naming the step and its kernels
+// (as detect does), and one `ack --environment-step` answers it whole in detect and the report.
+TEST_F(IdentityCli, TheReportShowsTheStepAsOneFindingThatOneAckAnswers) {
+  const CliResult md = gpuperf({"report", "--format", "md", "--out", "-"});
+  ASSERT_EQ(md.code, 0) << md.err;
+  EXPECT_NE(md.out.find("### Regressions (2)"), std::string::npos) << md.out;  // the step and k69's code step
+  EXPECT_NE(md.out.find("| environment step: 30 kernels | duration |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("driver 580.159.04 -> 590.12: 30 kernels stepped together (30 slower"), std::string::npos);
+  EXPECT_EQ(md.out.find("| suite/k00[n=1024] | duration"), std::string::npos) << md.out;  // not a row of its own
+
+  EXPECT_NE(
+      gpuperf({"ack", "--run", "c0ffee1039", "--environment-step", "--reason", "x"}).err.find("no environment step at"),
+      std::string::npos);
+  const CliResult acked =
+      gpuperf({"ack", "--run", "c0ffee1040", "--environment-step", "--reason", "driver 590: expected"});
+  ASSERT_EQ(acked.code, 0) << acked.err;
+  EXPECT_NE(acked.out.find("30 kernels: driver 590: expected"), std::string::npos) << acked.out;
+  const CliResult after = gpuperf({"report", "--format", "md", "--out", "-"});
+  EXPECT_NE(after.out.find("### Regressions (2, 1 answered)"), std::string::npos) << after.out;
+  // k69's own code step stays open.
+  EXPECT_EQ(gpuperf({"detect", "--fail-on-regression"}).code, 1);
+  ASSERT_EQ(gpuperf({"ack", "--run", "c0ffee1040", "--benchmark", "suite/k69", "--reason", "new kernel"}).code, 0);
+  EXPECT_EQ(gpuperf({"detect", "--fail-on-regression"}).code, 0);
+  EXPECT_EQ(gpuperf({"ack", "--undo", "--run", "c0ffee1040", "--environment-step"}).code, 0);
+  EXPECT_EQ(gpuperf({"detect", "--fail-on-regression"}).code, 1);
+}
+
 TEST_F(IdentityCli, CompareSaysSameCodeOrCodeChangedAndTheDriver) {
   const CliResult r = gpuperf(
       {"compare", "e5400000-0000-4000-8000-000000000039", "e5400000-0000-4000-8000-000000000040", "--format", "json"});

@@ -18,8 +18,8 @@ class CliAnswers : public CliTest {
   // ./gpuperf.db with seed()'s three runs, the last acknowledged and noted.
   void answered() {
     seed();
-    const CliResult ack =
-        gp({"ack", "--run", "3", "--benchmark", kInstance, "--reason", "tracked in #123", "--by", "ana", "--accept"});
+    const CliResult ack = gp({"ack", "--run", "3", "--benchmark", kInstance, "--reason", "tracked in #123", "--by",
+                              "ana", "--accept", "--no-finding"});
     ASSERT_EQ(ack.code, 0) << ack.err;
     ASSERT_EQ(gp({"annotate", "--run", "3", "driver 590 installed", "--by", "ana"}).code, 0);
     ASSERT_EQ(gp({"annotate", "--machine", "1", "--night", "2026-10-02", "GPU replaced"}).code, 0);
@@ -32,11 +32,15 @@ TEST_F(CliAnswers, BadAnswersAreRefusedAndNothingIsWritten) {
   EXPECT_CLI(gp({"ack", "--run", "3", "--benchmark", "matmul/none", "--reason", "x"}), 2, "names no stored benchmark");
   EXPECT_CLI(gp({"ack", "--run", "99", "--benchmark", kInstance, "--reason", "x"}), 2, "matches no run");
   EXPECT_CLI(gp({"ack", "--run", "3", "--benchmark", kInstance, "--metric", "nope", "--reason", "x"}), 2,
-             "not a stored metric");
+             "--metric: expected a metric name, got 'nope'");
+  EXPECT_CLI(
+      gp({"ack", "--run", "3", "--benchmark", kInstance, "--metric", "inst_fma", "--reason", "x", "--no-finding"}), 2,
+      "not a stored metric");
   EXPECT_CLI(gp({"ack", "--undo", "--run", "3", "--benchmark", kInstance}), 2, "no acknowledgement of");
   EXPECT_CLI(gp({"annotate", "--run", "3", "--commit", "abcdef0", "two places"}), 2, "exactly one of");
   EXPECT_CLI(gp({"annotate", "--night", "2026-10-02", "no machine"}), 2, "--night needs --machine");
-  EXPECT_CLI(gp({"annotate", "--machine", "1", "--night", "yesterday", "x"}), 2, "not a date");
+  EXPECT_CLI(gp({"annotate", "--machine", "1", "--night", "yesterday", "x"}), 2,
+             "--night: expected a day like 2026-06-01 (YYYY-MM-DD), got 'yesterday'");
   EXPECT_CLI(gp({"ack", "--list"}), 0, "no acknowledgements");
   EXPECT_CLI(gp({"annotate", "--list"}), 0, "no annotations");
 }

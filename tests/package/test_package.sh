@@ -121,6 +121,11 @@ PY
       fail "README's detect output on the sample history is not what detect prints (diff above: README, then detect)"
     expect 0 "report.html" "$prefix/bin/gpuperf" --db "$work/sample.db" report --out "$work/sample-report"
     grep -q "memory/coalesced" "$work/sample-report/report.html" || fail "the sample's report lacks the regression"
+    # README's answer, as written: one ack by the commit detect prints answers the step (its hints too).
+    expect 1 "" "$prefix/bin/gpuperf" --db "$work/sample.db" detect --fail-on-regression
+    expect 0 "acknowledged memory/coalesced .*[(]14 findings, duration" "$prefix/bin/gpuperf" --db "$work/sample.db" ack \
+      --run ec456ab89b --benchmark memory/coalesced --reason 'tracked in #123'
+    expect 0 "acknowledged: tracked in #123" "$prefix/bin/gpuperf" --db "$work/sample.db" detect --fail-on-regression
     # README's CMake snippet is complete: configured against the package, with no CMake warning.
     snippet=$work/readme-snippet
     mkdir -p "$snippet"
