@@ -309,7 +309,7 @@ void place_changes(MachineReport& m, const std::map<std::string, std::size_t>& i
     if (ts == nullptr) continue;
     ts->changes.push_back(cp);
     ts->change_runs.push_back(run->second);
-    rows.push_back(ChangeRow{inst->second, run->second, cp, {}, cp.hints, false});
+    rows.push_back(ChangeRow{inst->second, run->second, cp, {}, cp.hints, false, {}, {}});
   }
   add_findings(m, rows);
   for (auto& inst : m.instances) {
