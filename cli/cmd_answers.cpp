@@ -203,6 +203,21 @@ int print_acks(const db::Store& store, const std::string& format) {
       "no acknowledgements");
 }
 
+// Stores the answer `a` gives to one series (machine, instance, metric) at the run where its step starts.
+void add_ack(db::Store& store, const AckArgs& a, std::int64_t machine_id, std::int64_t benchmark_id,
+             const std::string& metric, std::int64_t run_id) {
+  db::Acknowledgement k;
+  k.machine_id = machine_id;
+  k.benchmark_id = benchmark_id;
+  k.metric = metric;
+  k.run_id = run_id;
+  k.reason = a.reason;
+  k.link = a.link;
+  k.by = who(a.by);
+  k.accepted = a.accept;
+  store.add_acknowledgement(k);
+}
+
 // `ack --environment-step`: every kernel of the environment step at the run, one acknowledgement each (their
 // duration findings), or, with --undo, every acknowledgement of them at the step's runs.
 int ack_environment_step(db::Store& store, const AckArgs& a, const db::RunInfo& run, const std::string& commit) {
@@ -229,16 +244,7 @@ int ack_environment_step(db::Store& store, const AckArgs& a, const db::RunInfo& 
       }
       continue;
     }
-    db::Acknowledgement k;
-    k.machine_id = s.key.machine_id;
-    k.benchmark_id = s.key.benchmark_id;
-    k.metric = s.key.metric.name;
-    k.run_id = c.run_id;
-    k.reason = a.reason;
-    k.link = a.link;
-    k.by = who(a.by);
-    k.accepted = a.accept;
-    store.add_acknowledgement(k);
+    add_ack(store, a, s.key.machine_id, s.key.benchmark_id, s.key.metric.name, c.run_id);
     ++n;
   }
   const std::string what = "the environment step on " + machine + " from " +
@@ -308,18 +314,7 @@ int do_ack(const Context& ctx, const AckArgs& a) {
     }
     said = std::to_string(step.size()) + (step.size() == 1 ? " finding, " : " findings, ") + findings_text(step);
   }
-  for (const auto& [metric, at] : answered) {
-    db::Acknowledgement k;
-    k.machine_id = at.machine_id;
-    k.benchmark_id = bench_id;
-    k.metric = metric;
-    k.run_id = at.id;
-    k.reason = a.reason;
-    k.link = a.link;
-    k.by = who(a.by);
-    k.accepted = a.accept;
-    store.add_acknowledgement(k);
-  }
+  for (const auto& [metric, at] : answered) add_ack(store, a, at.machine_id, bench_id, metric, at.id);
   const db::RunInfo& first = answered.front().second;
   const std::string what = name + " on " + machine_name(run.hostname, run.gpu_name, run.fingerprint) + " from " +
                            run_text(first.uuid, first.commit) + " (" + said + ")";

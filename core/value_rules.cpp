@@ -43,32 +43,45 @@ std::string shown_text(const std::string& text) {
   return out;
 }
 
-std::string date(const std::string& text) {
+namespace {
+
+// A date or its prefix: year, then month, day, hour, minute and second, each optional after the one before.
+const std::regex& date_form() {
   static const std::regex form(R"((\d{4})(?:-(\d{2})(?:-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2}))?)?Z?)?)?)?)");
-  const std::string expected =
-      "expected an ISO 8601 date or its prefix (2026, 2026-06, 2026-06-01, 2026-06-01T02:00), got " + quoted(text);
-  std::smatch m;
-  if (!std::regex_match(text, m, form)) return expected;
+  return form;
+}
+
+// What the calendar lacks in a match of date_form(), ": month 13 is not 01-12"; "" when it holds.
+std::string calendar_fault(const std::smatch& m) {
   const auto part = [&](int i) { return m[i].matched ? std::atoi(m[i].str().c_str()) : -1; };
   const int year = part(1), month = part(2), day = part(3), hour = part(4), minute = part(5), second = part(6);
-  if (month != -1 && (month < 1 || month > 12)) return expected + ": month " + m[2].str() + " is not 01-12";
+  if (month != -1 && (month < 1 || month > 12)) return ": month " + m[2].str() + " is not 01-12";
   if (day != -1 && (day < 1 || day > days_in(year, month))) {
-    return expected + ": day " + m[3].str() + " is not a day of that month (01-" +
-           std::to_string(days_in(year, month)) + ")";
+    return ": day " + m[3].str() + " is not a day of that month (01-" + std::to_string(days_in(year, month)) + ")";
   }
-  if (hour > 23) return expected + ": hour " + m[4].str() + " is not 00-23";
-  if (minute > 59 || second > 59) return expected + ": minutes and seconds are 00-59";
+  if (hour > 23) return ": hour " + m[4].str() + " is not 00-23";
+  if (minute > 59 || second > 59) return ": minutes and seconds are 00-59";
   return "";
 }
 
+}  // namespace
+
+std::string date(const std::string& text) {
+  const std::string expected =
+      "expected an ISO 8601 date or its prefix (2026, 2026-06, 2026-06-01, 2026-06-01T02:00), got " + quoted(text);
+  std::smatch m;
+  if (!std::regex_match(text, m, date_form())) return expected;
+  const std::string fault = calendar_fault(m);
+  return fault.empty() ? fault : expected + fault;
+}
+
 std::string day(const std::string& text) {
-  static const std::regex form(R"(\d{4}-\d{2}-\d{2})");
+  static const std::regex whole_day(R"(\d{4}-\d{2}-\d{2})");
   const std::string expected = "expected a day like 2026-06-01 (YYYY-MM-DD), got " + quoted(text);
-  if (!std::regex_match(text, form)) return expected;
-  // date()'s reason after its own "expected ..., got 'TEXT'": the month or the day that the calendar lacks.
-  const std::string why = date(text);
-  const std::size_t at = why.find(quoted(text));
-  return why.empty() ? why : expected + why.substr(at + quoted(text).size());
+  std::smatch m;
+  if (!std::regex_match(text, whole_day) || !std::regex_match(text, m, date_form())) return expected;
+  const std::string fault = calendar_fault(m);
+  return fault.empty() ? fault : expected + fault;
 }
 
 std::string whole_number(const std::string& text, long long min) {

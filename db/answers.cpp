@@ -31,6 +31,13 @@ void check_bound(const std::string& value, std::size_t max, const char* field) {
                    std::to_string(max) + " bytes it may have (the bound an export keeps, so it can be imported back)");
 }
 
+// The names of `rows`, each once, in name order.
+std::vector<std::string> names_of(const std::vector<BenchmarkRow>& rows) {
+  std::set<std::string> names;
+  for (const BenchmarkRow& b : rows) names.insert(b.instance.name);
+  return {names.begin(), names.end()};
+}
+
 }  // namespace
 
 void check_can_answer(const std::string& location, const OpenOptions& options) {
@@ -85,11 +92,7 @@ bool Store::add_annotation(Annotation note) {
 
 std::vector<Annotation> Store::annotations() const { return engine_->annotations(); }
 
-std::vector<std::string> Store::benchmark_names() const {
-  std::set<std::string> names;
-  for (const BenchmarkRow& b : engine_->benchmarks()) names.insert(b.instance.name);
-  return {names.begin(), names.end()};
-}
+std::vector<std::string> Store::benchmark_names() const { return names_of(engine_->benchmarks()); }
 
 std::vector<std::pair<std::int64_t, BenchmarkInstance>> Store::find_benchmarks(const std::string& ref) const {
   std::vector<std::pair<std::int64_t, BenchmarkInstance>> exact, by_name, by_short;
@@ -102,7 +105,7 @@ std::vector<std::pair<std::int64_t, BenchmarkInstance>> Store::find_benchmarks(c
   if (!by_name.empty()) return by_name;
   // The short forms: each name folded alone (a table of few rows) and within the whole set (where two names
   // fold alike, the set's form tells them apart).
-  const ShortNames in_set(benchmark_names());
+  const ShortNames in_set(names_of(all));
   for (const BenchmarkRow& b : all) {
     BenchmarkInstance folded = b.instance;
     folded.name = fold_name(b.instance.name);

@@ -138,8 +138,8 @@ Annotation note_from(const Fields& f) {
   n.night = f.text("night", false);
   if (!n.night.empty()) {
     if (const std::string bad = rules::day(n.night); !bad.empty()) f.fail("night", bad + " (UTC)");
+    n.fingerprint = f.text("machine", true);
   }
-  if (!n.night.empty()) n.fingerprint = f.text("machine", true);
   if (n.run_uuid.empty() + n.commit.empty() + n.night.empty() != 2) {
     f.fail("", "an annotation names exactly one of \"run\", \"commit\" or \"night\" (with \"machine\")");
   }

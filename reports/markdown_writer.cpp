@@ -153,8 +153,8 @@ struct Writer {
         const bool step = !row.step.empty();  // one finding for the kernels that stepped with the environment
         for (const auto& h : step ? step_hints(row) : row.hints) hints += (hints.empty() ? "" : "; ") + md(h);
         // The source lines that moved (line_text.hpp): where the change is in the code.
-        for (const auto& l : step ? std::vector<analysis::LineChange>{} : cp.lines) {
-          hints += (hints.empty() ? "" : "; ") + md("line " + line_change_text(l));
+        if (!step) {
+          for (const auto& l : cp.lines) hints += (hints.empty() ? "" : "; ") + md("line " + line_change_text(l));
         }
         const std::string change = format_change(cp.before, cp.after, cp.change_pct);
         const std::string name = step ? step_name_cell(row) : m.instances[row.instance].short_display_name();

@@ -22,6 +22,16 @@ bool same_instance(const BenchmarkInstance& a, const BenchmarkInstance& b) {
   return a.name == b.name && params_key(a.params) == params_key(b.params);
 }
 
+// detect's findings with its default options in the history `f` selects, with the series they index.
+std::pair<std::vector<db::Series>, std::vector<ChangePoint>> detect_in(const db::Store& store,
+                                                                       const db::HistoryFilter& f) {
+  const DetectOptions options;
+  std::vector<db::Series> series = store.history(f);
+  attach_recent_samples(store, f, series, recent_runs_for_samples(options));
+  std::vector<ChangePoint> changes = detect_changes(series, options);
+  return {std::move(series), std::move(changes)};
+}
+
 }  // namespace
 
 bool answers_change(const ChangePoint& change, const db::Series& series, std::int64_t run_id) {
@@ -47,20 +57,18 @@ void attach_acknowledgements(std::vector<ChangePoint>& changes, const std::vecto
 
 InstanceFindings instance_findings(const db::Store& store, std::int64_t machine_id, std::int64_t benchmark_id,
                                    const BenchmarkInstance& instance, const std::string& branch) {
-  const DetectOptions options;
   db::HistoryFilter f;
   f.branch = branch;
   f.machine_id = machine_id;
   f.benchmark_regex = "^" + regex_escape(instance.display_name()) + "$";
   InstanceFindings out;
-  out.series = store.history(f);
-  // The series of this instance only: another instance's display name cannot match the anchored name, but
-  // its id decides.
-  out.series.erase(std::remove_if(out.series.begin(), out.series.end(),
-                                  [&](const db::Series& s) { return s.key.benchmark_id != benchmark_id; }),
-                   out.series.end());
-  attach_recent_samples(store, f, out.series, recent_runs_for_samples(options));
-  out.changes = detect_changes(out.series, options);
+  std::tie(out.series, out.changes) = detect_in(store, f);
+  // The changes of this instance's series only: another instance's display name cannot match the anchored name,
+  // but its id decides.
+  out.changes.erase(
+      std::remove_if(out.changes.begin(), out.changes.end(),
+                     [&](const ChangePoint& c) { return out.series[c.series_index].key.benchmark_id != benchmark_id; }),
+      out.changes.end());
   std::stable_sort(out.changes.begin(), out.changes.end(), [](const ChangePoint& a, const ChangePoint& b) {
     return later(b.started_at, b.run_id, a.started_at, a.run_id);
   });
@@ -69,15 +77,13 @@ InstanceFindings instance_findings(const db::Store& store, std::int64_t machine_
 
 StepFindings environment_step_findings(const db::Store& store, std::int64_t machine_id, const std::string& branch,
                                        std::int64_t run_id, const std::string& commit) {
-  const DetectOptions options;
   db::HistoryFilter f;
   f.branch = branch;
   f.machine_id = machine_id;
   f.metrics = {"duration"};  // a step is of the kernels' durations
   StepFindings out;
-  out.series = store.history(f);
-  attach_recent_samples(store, f, out.series, recent_runs_for_samples(options));
-  std::vector<ChangePoint> changes = detect_changes(out.series, options);
+  std::vector<ChangePoint> changes;
+  std::tie(out.series, changes) = detect_in(store, f);
   const std::vector<EnvironmentStep> steps = attach_identities(changes, store);
   for (std::size_t k = 0; k < steps.size(); ++k) {
     const EnvironmentStep& step = steps[k];
