@@ -1,9 +1,11 @@
 // gpuperf compare | check | detect: regressions between two runs, before a merge, and over history
 // (README.md, "Regressions: compare, check, detect"). The statistics live in reports/analysis/.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -181,6 +183,13 @@ int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
   return report.regression() ? kExitRegression : kExitOk;
 }
 
+// The header's run names as `runs` prints them: each uuid's prefix that names its run alone.
+void name_sides(const db::Store& store, analysis::CompareReport& report) {
+  for (analysis::RunSide* side : {&report.base, &report.candidate}) {
+    if (!side->uuid.empty()) side->uuid_shown = store.run_prefix(side->uuid);
+  }
+}
+
 int do_compare(const Context& ctx, const CompareArgs& a) {
   const analysis::CompareOptions options = compare_options(a.out);
   reports::parse_format(a.out.format);  // a bad format fails before any work
@@ -224,6 +233,7 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
   texts.fill(base_run, base.id);
   texts.fill(cand_run, cand.id);
   analysis::CompareReport report = analysis::compare_runs(base_run, cand_run, options, base.id, cand.id, &history);
+  name_sides(store, report);
   analysis::add_program_runs(store, report, base, cand, options);
   analysis::mark_accepted(report.rows, accepted);
   return emit_compare(report, a.out);
@@ -248,6 +258,7 @@ int compare_with_baseline(const db::Store& store, const CheckArgs& a, const anal
   Run candidate = run;
   texts.fill(candidate, run_id);
   analysis::CompareReport report = analysis::compare_runs(base_run, candidate, options, base.id, run_id, &history);
+  name_sides(store, report);
   analysis::add_program_runs(store, report, base, *info, options);
   analysis::mark_accepted(report.rows, accepted);
   return emit_compare(report, out);
@@ -405,7 +416,15 @@ int do_detect(const Context& ctx, const DetectArgs& a) {
   analysis::attach_line_changes(changes, store);                   // the source lines that moved at each change
   const auto steps = analysis::attach_identities(changes, store);  // same code or not; environment steps
   analysis::attach_acknowledgements(changes, series, store.acknowledgements());
-  const auto too_short = analysis::short_series(series, options, a.branch);
+  std::map<std::int64_t, std::string> commands;  // read once, when a short series asks for its run's command
+  const auto command_of = [&store, &commands](std::int64_t run_id) {
+    if (commands.empty()) {
+      for (const db::RunInfo& r : store.runs()) commands.emplace(r.id, r.command);
+    }
+    const auto it = commands.find(run_id);
+    return it == commands.end() ? std::string() : it->second;
+  };
+  const auto too_short = analysis::short_series(series, options, a.branch, command_of);
   // Recorded programs' total GPU time over the same runs: read in whole only when no --filter or --metric
   // narrowed the series (a partial sum is no program's time).
   std::vector<analysis::ChangePoint> programs;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +19,7 @@
 #include "core/result.hpp"
 #include "db/store.hpp"
 #include "reports/escape.hpp"
+#include "reports/text_table.hpp"
 
 namespace gpuperf::cli {
 namespace {
@@ -45,28 +47,6 @@ db::RunFilter make_filter(const db::Store& store, const RunsArgs& a) {
     f.machine_id = m->id;
   }
   return f;
-}
-
-// A plain text table: columns as wide as their widest cell, two spaces apart.
-// Control characters in stored strings (a label or commit from an imported file) must not break the table.
-void print_table(std::vector<std::vector<std::string>> rows) {
-  for (auto& row : rows) {
-    for (auto& cell : row) cell = reports::terminal_text(cell);
-  }
-  std::vector<std::size_t> width;
-  for (const auto& row : rows) {
-    width.resize(std::max(width.size(), row.size()));
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  }
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line += std::string(width[i] - row[i].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    std::cout << line << "\n";
-  }
 }
 
 // "node1 (NVIDIA H200, GPU-4fc4ff4a)" (machine_name, as every command names it). A recorded process of a
@@ -144,13 +124,19 @@ int do_list(const Context& ctx, const RunsArgs& a) {
   const bool any_recorded =
       std::any_of(runs.begin(), runs.end(), [](const db::RunInfo& r) { return !r.command.empty(); });
   if (any_recorded) rows.front().push_back("command");
+  // Each uuid as long as it must be to name its run alone among every stored run (8 characters nearly always).
+  std::vector<std::string> every_uuid;
+  for (const db::RunInfo& r : store.runs()) every_uuid.push_back(r.uuid);
+  std::sort(every_uuid.begin(), every_uuid.end());
   for (const auto& r : runs) {
-    rows.push_back({std::to_string(r.id), r.uuid.substr(0, 8), r.started_at, r.commit.substr(0, 10), r.branch, r.label,
-                    machine_cell(r), std::to_string(r.instance_count), to_string(r.status),
+    rows.push_back({std::to_string(r.id), db::unique_prefix(every_uuid, r.uuid), r.started_at, r.commit.substr(0, 10),
+                    r.branch, r.label, machine_cell(r), std::to_string(r.instance_count), to_string(r.status),
                     r.excluded ? "yes: " + r.exclude_reason : ""});
     if (any_recorded) rows.back().push_back(command_cell(r));
   }
-  print_table(rows);
+  const std::vector<std::string> header = rows.front();
+  rows.erase(rows.begin());
+  reports::write_table(std::cout, header, std::move(rows));
   return kExitOk;
 }
 

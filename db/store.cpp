@@ -158,6 +158,11 @@ std::vector<RunInfo> Store::runs(const RunFilter& filter) const { return engine_
 std::optional<RunInfo> Store::find_run(const std::string& ref) const {
   using Key = Engine::RunKey;
   if (ref.empty()) return std::nullopt;
+  // "#12" as compare's header prints a run's id.
+  if (ref.size() > 1 && ref[0] == '#' && all_digits(ref.substr(1))) {
+    auto m = engine_->runs_matching(Key::id, ref.substr(1));
+    return m.empty() ? std::nullopt : std::optional<RunInfo>(m.front());
+  }
   if (all_digits(ref)) {
     auto m = engine_->runs_matching(Key::id, ref);
     if (!m.empty()) return m.front();
@@ -178,6 +183,29 @@ std::optional<RunInfo> Store::find_run(const std::string& ref) const {
     return matches.front();
   }
   return std::nullopt;
+}
+
+std::string Store::run_prefix(const std::string& uuid) const {
+  using Key = Engine::RunKey;
+  for (std::size_t n = 8; n < uuid.size(); ++n) {
+    if (engine_->runs_matching(Key::uuid_prefix, uuid.substr(0, n)).size() <= 1) return uuid.substr(0, n);
+  }
+  return uuid;
+}
+
+std::string unique_prefix(const std::vector<std::string>& sorted_uuids, const std::string& uuid, std::size_t at_least) {
+  const auto common = [&uuid](const std::string& other) {
+    std::size_t n = 0;
+    while (n < uuid.size() && n < other.size() && uuid[n] == other[n]) ++n;
+    return n;
+  };
+  std::size_t need = at_least;
+  const auto at = std::lower_bound(sorted_uuids.begin(), sorted_uuids.end(), uuid);
+  if (at != sorted_uuids.begin()) need = std::max(need, common(*std::prev(at)) + 1);
+  auto next = at;
+  if (next != sorted_uuids.end() && *next == uuid) ++next;
+  if (next != sorted_uuids.end()) need = std::max(need, common(*next) + 1);
+  return uuid.substr(0, std::min(need, uuid.size()));
 }
 
 std::optional<RunInfo> Store::latest_run(const std::string& branch, std::optional<std::int64_t> machine_id) const {

@@ -191,6 +191,11 @@ struct InsertOutcome {
   bool inserted = false;  // false: a run with this uuid was already there (idempotent import)
 };
 
+// The shortest prefix of `uuid`, at least `at_least` characters, that no other of `sorted_uuids` (every
+// run's uuid, sorted) starts with: Store::run_prefix over a list already read.
+std::string unique_prefix(const std::vector<std::string>& sorted_uuids, const std::string& uuid,
+                          std::size_t at_least = 8);
+
 class Store {
  public:
   static constexpr int kSchemaVersion = 7;
@@ -259,10 +264,13 @@ class Store {
   // A machine reference (match_machine) among this store's machines.
   std::optional<MachineRow> find_machine(const std::string& ref) const;
   std::vector<RunInfo> runs(const RunFilter& filter = {}) const;
-  // A run reference: a numeric id, a uuid or a unique uuid prefix (>= 8 characters), or a commit sha
-  // (or prefix of >= 7) meaning that commit's latest run. nullopt when nothing matches; InputError when
-  // the reference is ambiguous.
+  // A run reference: a numeric id (or "#12", as compare prints it), a uuid or a unique uuid prefix (>= 8
+  // characters), or a commit sha (or prefix of >= 7) meaning that commit's latest run. nullopt when nothing
+  // matches; InputError when the reference is ambiguous.
   std::optional<RunInfo> find_run(const std::string& ref) const;
+  // The shortest prefix of a stored run's uuid, at least 8 characters, that names that run alone (as git
+  // lengthens a short sha): what every table prints, so that it is accepted back.
+  std::string run_prefix(const std::string& uuid) const;
   // The newest run of `branch`, optionally on one machine; excluded runs are skipped.
   std::optional<RunInfo> latest_run(const std::string& branch,
                                     std::optional<std::int64_t> machine_id = std::nullopt) const;

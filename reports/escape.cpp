@@ -1,5 +1,6 @@
 #include "reports/escape.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 
@@ -146,6 +147,26 @@ std::string json_string(std::string_view s) {
       });
   out += '"';
   return out;
+}
+
+std::size_t terminal_width(std::string_view s) {
+  std::size_t n = 0;
+  for (const char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80 ? 1 : 0;  // not a continuation byte
+  return n;
+}
+
+std::string md_code(std::string_view s) {
+  std::string text = sanitize_utf8(s);
+  std::size_t longest = 0, run = 0;
+  for (char& ch : text) {
+    if (ch == '\n' || ch == '\r') ch = ' ';
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  // A span that starts or ends with a backtick is padded, as CommonMark strips one space each side.
+  const bool pad = !text.empty() && (text.front() == '`' || text.back() == '`');
+  return fence + (pad ? " " : "") + text + (pad ? " " : "") + fence;
 }
 
 std::string md_escape(std::string_view s) {

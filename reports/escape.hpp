@@ -24,6 +24,10 @@ std::string json_string(std::string_view s);
 // through). Never put its result at the start of a line.
 std::string md_escape(std::string_view s);
 
+// A Markdown code span (outside a table): the text exactly as a reader copies it, however many backticks it holds
+// (the fence is one longer than its longest run of them), newlines as spaces. For commands to paste.
+std::string md_code(std::string_view s);
+
 // Valid UTF-8 with control characters (except tab/newline) and invalid bytes replaced by U+FFFD.
 std::string sanitize_utf8(std::string_view s);
 
@@ -32,5 +36,9 @@ std::string sanitize_utf8(std::string_view s);
 // 0x9B is CSI to an 8-bit terminal) become U+FFFD. An imported name cannot clear the screen, set the
 // window title or break a table row.
 std::string terminal_text(std::string_view s);
+
+// The columns `s` takes on a terminal, for padding tables: one a code point of valid UTF-8 (terminal_text's
+// output), so "MeanOps<…>" pads like the 10 characters it shows, not the 12 bytes it holds.
+std::size_t terminal_width(std::string_view s);
 
 }  // namespace gpuperf::reports

@@ -7,6 +7,7 @@
 #include "core/value_text.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/format.hpp"
+#include "reports/text_table.hpp"
 
 namespace gpuperf::reports {
 namespace {
@@ -78,23 +79,8 @@ nlohmann::json kind_split_json(const analysis::KindSplit& split) {
 }
 
 void write_kind_split_text(std::ostream& out, const analysis::KindSplitChange& c) {
-  const std::vector<std::string> header{"kind", "base", "candidate", "change"};
-  std::vector<std::vector<std::string>> rows = change_rows(c);
-  rows.insert(rows.begin(), header);
-  std::vector<std::size_t> width(header.size(), 0);
-  for (const auto& r : rows) {
-    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  }
   out << kKindsTitle << ":\n";
-  for (const auto& r : rows) {
-    std::string line = "  ";
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << '\n';
-  }
+  write_table(out, {"kind", "base", "candidate", "change"}, change_rows(c), nullptr, "  ");
 }
 
 void write_kind_split_md(std::ostream& out, const analysis::KindSplitChange& c) {

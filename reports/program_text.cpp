@@ -189,7 +189,7 @@ void write_program(std::ostream& out, const ProgramChange& p, bool markdown) {
     return;
   }
   out << "**" << md_escape(program_line(p)) << "**\n\n";
-  if (!p.next_step.empty()) out << "Next: `" << p.next_step << "`\n\n";
+  if (!p.next_step.empty()) out << "Next: " << reports::md_code(p.next_step) << "\n\n";
   out << "GPU time by kernel family:\n\n";
   write_md_table(out, header("Family"), "lrrrrr", families);
   if (!ranges.empty()) {

@@ -8,20 +8,20 @@
 namespace gpuperf::reports {
 
 void write_table(std::ostream& out, const std::vector<std::string>& header, std::vector<std::vector<std::string>> rows,
-                 const std::vector<std::string>* below) {
+                 const std::vector<std::string>* below, std::string_view indent) {
   for (auto& r : rows) {
     for (auto& cell : r) cell = terminal_text(cell);
   }
   std::vector<std::size_t> width(header.size(), 0);
-  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
+  for (std::size_t i = 0; i < header.size(); ++i) width[i] = terminal_width(header[i]);
   for (const auto& r : rows) {
-    for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
+    for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], terminal_width(r[i]));
   }
   const auto line = [&](const std::vector<std::string>& cells) {
-    std::string s;
+    std::string s(indent);
     for (std::size_t i = 0; i < cells.size(); ++i) {
       s += cells[i];
-      if (i + 1 < cells.size()) s += std::string(width[i] - cells[i].size() + 2, ' ');
+      if (i + 1 < cells.size()) s += std::string(width[i] - terminal_width(cells[i]) + 2, ' ');
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
     out << s << '\n';

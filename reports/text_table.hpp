@@ -5,16 +5,17 @@
 
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpuperf::reports {
 
-// A plain text table: columns padded to their widest cell, two spaces apart.
-// `below[i]`, when given and not empty, is printed on its own indented line under row i.
-// Names, labels and hints come from imported files: terminal_text keeps their control characters off the
-// terminal, as `runs` does.
+// A plain text table: columns padded to their widest cell as a terminal shows it (terminal_width), two spaces
+// apart, each line after `indent`. `below[i]`, when given and not empty, is printed on its own indented line
+// under row i. Names, labels and hints come from imported files: terminal_text keeps their control characters
+// off the terminal. Every text table of gpuperf (runs, compare, check, detect, a program's kinds) is this one.
 void write_table(std::ostream& out, const std::vector<std::string>& header, std::vector<std::vector<std::string>> rows,
-                 const std::vector<std::string>* below = nullptr);
+                 const std::vector<std::string>* below = nullptr, std::string_view indent = {});
 
 // A Markdown table; `align` holds one character a column, 'r' for right-aligned, anything else left. The cells
 // must be escaped already (md_escape).

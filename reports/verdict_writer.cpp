@@ -56,7 +56,7 @@ std::string value_cell(const std::optional<Summary>& s, const MetricInfo& m) {
 std::string machine_shown(const ChangePoint& c) { return c.machine_name.empty() ? c.machine : c.machine_name; }
 
 std::string side_line(const RunSide& s) {
-  std::string out = short_uuid(s.uuid);
+  std::string out = s.uuid_shown.empty() ? short_uuid(s.uuid) : s.uuid_shown;
   if (s.run_id != 0) out += " (#" + std::to_string(s.run_id) + ")";
   out += "  " + (s.branch.empty() ? std::string("?") : s.branch) + " @ " +
          (s.commit.empty() ? std::string("?") : short_commit(s.commit));
@@ -499,7 +499,7 @@ json short_series_json(const std::vector<ShortSeries>& too_short) {
                      {"verdict", "not enough data"},
                      {"runs", s.runs},
                      {"needed", s.needed},
-                     {"next_step", s.next_step}});
+                     {"next_step", s.next_command + s.after_command}});
   }
   return a;
 }
@@ -515,8 +515,11 @@ void write_short_series(std::ostream& out, const std::vector<ShortSeries>& too_s
   for (std::size_t i = 0; i < too_short.size() && i < kShown; ++i) {
     const auto& s = too_short[i];
     const std::string what = names.display_name(s.instance) + " " + s.metric.name + " (" + std::to_string(s.runs) +
-                             " run" + (s.runs == 1 ? "" : "s") + "): next: " + s.next_step;
-    out << (markdown ? "- " + md(what) : "  " + terminal_text(what)) << "\n";
+                             " run" + (s.runs == 1 ? "" : "s") + "): next: ";
+    // Markdown: the command in a code span, copied as it reads.
+    out << (markdown ? "- " + md(what) + reports::md_code(s.next_command) + md(s.after_command)
+                     : "  " + terminal_text(what + s.next_command + s.after_command))
+        << "\n";
   }
   if (too_short.size() > kShown)
     out << (markdown ? "- " : "  ") << "... and " << too_short.size() - kShown << " more\n";

@@ -51,6 +51,7 @@ struct RunSide {
   std::string uuid, commit, branch, label, started_at, fingerprint, gpu_name;
   std::string machine_name;                         // as every command names it (core machine_name)
   std::optional<int> rank, local_rank, world_size;  // a recorded process of a distributed job (Run::rank)
+  std::string uuid_shown;  // the uuid's prefix that names the run alone (Store::run_prefix); empty: 8 characters
 };
 RunSide run_side(const Run& run, std::int64_t run_id = 0);
 

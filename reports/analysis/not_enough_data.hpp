@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,11 +35,17 @@ struct ShortSeries {
   BenchmarkInstance instance;
   MetricInfo metric;
   std::size_t runs = 0, needed = 0;
-  std::string next_step;  // the command that adds the runs it lacks
+  std::string next_command;                           // the command that adds the runs it lacks
+  std::string after_command = ", then detect again";  // what to do after it
 };
 
-// The short series of `series`, in their order; `branch` is the branch detect reads (for the next step).
+// The command line a run recorded (Run::command), empty for a benchmark run; looked up by run id.
+using RunCommand = std::function<std::string(std::int64_t run_id)>;
+
+// The short series of `series`, in their order; `branch` is the branch detect reads (for the next step). A
+// recorded program's series (its newest run has a command, `command_of`) is settled by recording the program
+// again, a benchmark's by `gpuperf run`.
 std::vector<ShortSeries> short_series(const std::vector<db::Series>& series, const DetectOptions& options,
-                                      const std::string& branch);
+                                      const std::string& branch, const RunCommand& command_of);
 
 }  // namespace gpuperf::analysis

@@ -13,7 +13,7 @@
 namespace gpuperf::testing {
 
 inline std::string run_uuid(int i) {
-  char buf[40];
+  char buf[48];  // room for any int, so no compiler sees a truncation
   std::snprintf(buf, sizeof buf, "%08d-0000-4000-8000-00000000%04d", i, i);
   return buf;
 }

@@ -195,5 +195,70 @@ TEST_F(CliAnswerNames, TheUsersWordsAreShownNotSentToTheTerminal) {
   }
 }
 
+// A run as compare's header prints it ("44b47455 (#9)") and as `runs` prints it when two uuids share their first
+// 8 characters: each is accepted back.
+TEST_F(CliAnswerNames, ARunIsAcceptedAsTheTablesPrintIt) {
+  const CliResult c = gp({"compare", "1", "12"});
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(c.out, m, std::regex(R"(base\s+(\S+) \((#\d+)\))"))) << c.out;
+  EXPECT_CLI(gp({"runs", "show", m[2]}), 0, "uuid");
+  EXPECT_CLI(gp({"runs", "show", m[1]}), 0, "uuid");
+  EXPECT_NE(gp({"compare", m[2], "#12"}).code, 2);
+
+  ASSERT_EQ(gp({"export", "--run", "1", "--output", "one.json"}).code, 0);
+  json doc = json::parse(bytes("one.json"));
+  json twins = doc;
+  twins["runs"] = json::array();
+  for (const char* uuid : {"abcdef12-0000-4000-8000-000000000001", "abcdef12-0000-4000-8000-000000000002"}) {
+    json run = doc["runs"][0];
+    run["uuid"] = uuid;
+    twins["runs"].push_back(run);
+  }
+  write("twins.json", twins.dump());
+  ASSERT_EQ(gp({"--db", "twins.db", "--quiet", "import", "twins.json"}).code, 0);
+  const CliResult listed = gp({"--db", "twins.db", "runs"});
+  EXPECT_CLI(listed, 0, "abcdef12-0000-4000-8000-000000000001  ");  // as long as it must be, no longer
+  EXPECT_CLI(gp({"--db", "twins.db", "runs", "show", "abcdef12-0000-4000-8000-000000000002"}), 0, "uuid");
+  EXPECT_CLI(gp({"--db", "twins.db", "runs", "show", "abcdef12"}), 2, "ambiguous");
+  EXPECT_CLI(gp({"--db", "twins.db", "compare", "1", "2"}), 0, "base       abcdef12-0000-4000-8000-000000000001 (#1)");
+}
+
+// "Not enough data" names the command that settles the series: `gpuperf run` for the suite's instances, the
+// program recorded again (its stored command line) for a recorded kernel, which `run --filter` cannot measure.
+TEST_F(CliAnswerNames, NotEnoughDataRecordsARecordedProgramAgain) {
+  json runs = json::array();
+  for (int i = 0; i < 3; ++i) {
+    json samples = json::array();
+    for (int s = 0; s < 10; ++s) samples.push_back(1000.0 + s);
+    char day[32];
+    std::snprintf(day, sizeof day, "2026-11-%02dT03:00:00Z", i + 1);
+    runs.push_back({{"uuid", run_uuid(200 + i)},
+                    {"started_at", day},
+                    {"commit", "cccc" + std::string(36, '0')},
+                    {"branch", "main"},
+                    {"label", "record"},
+                    {"status", "ok"},
+                    {"command", "python3 train.py --steps 'a b'"},
+                    {"machine", {{"hostname", "rec"}, {"gpu_name", "NVIDIA H100"}, {"gpu_uuid", "GPU-0123abcd-0000"}}},
+                    {"results", json::array({{{"benchmark", "train/gemm_kernel"},
+                                              {"params", {{"block", "128x1x1"}, {"grid", "64x1x1"}}},
+                                              {"status", "ok"},
+                                              {"metrics", {{"duration", {{"unit", "ns"}, {"samples", samples}}}}}}})}});
+  }
+  write("short.json", json({{"format", "gpuperf-results"}, {"version", 1}, {"runs", runs}}).dump());
+  ASSERT_EQ(gp({"--db", "short.db", "--quiet", "import", "short.json"}).code, 0);
+  const CliResult d = gp({"--db", "short.db", "detect"});
+  EXPECT_CLI(d, 0,
+             "train/gemm_kernel[block=128x1x1,grid=64x1x1] duration (3 runs): next: for i in $(seq 5); do gpuperf "
+             "record --branch main -- python3 train.py --steps 'a b'; done, then detect again");
+  EXPECT_EQ(d.out.find("gpuperf run --filter"), std::string::npos) << d.out;
+  const json j = json::parse(gp({"--db", "short.db", "detect", "--format", "json"}).out);
+  ASSERT_FALSE(j["not_enough_data"].empty());
+  EXPECT_EQ(j["not_enough_data"][0]["next_step"].get<std::string>().rfind("for i in $(seq 5); do gpuperf record", 0),
+            0u);
+  // The suite's instances keep `gpuperf run` (the sample: 12 runs, its short series are benchmark runs).
+  EXPECT_EQ(gp({"detect", "--min-segment", "7"}).out.find("gpuperf record"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpuperf::testing

@@ -128,7 +128,7 @@ TEST_F(HonestDoors, CompareAndDetectKeepImportedControlCharactersOffTheTerminal)
   const std::string evil = R"(evil\u001b[2J\nname\u009b31m)";
   std::string runs;
   for (int i = 1; i <= 8; ++i) {
-    char day[40], uuid[40];
+    char day[40], uuid[48];
     std::snprintf(day, sizeof day, "2026-10-%02dT02:00:00Z", i);
     std::snprintf(uuid, sizeof uuid, "5f0c3a1e-8b2d-4c6f-9a01-2345678900%02d", i);
     const double d = i <= 4 ? 50000 : 100000;  // a step at run 5

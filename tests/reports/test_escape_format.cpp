@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
 #include "reports/svg_chart.hpp"
+#include "reports/text_table.hpp"
 
 namespace gpuperf::reports {
 namespace {
@@ -61,6 +63,27 @@ TEST(MarkdownEscape, PipesBackticksTagsAndNewlinesCannotBreakATable) {
     }
   }
   EXPECT_EQ(md_escape("matmul/tiled[n=1024,tile=16]"), "matmul/tiled\\[n=1024,tile=16\\]");
+}
+
+// A command in a code span reads back byte for byte: regex escapes stay single, backticks cannot end it early.
+TEST(MarkdownCode, ACommandIsCopiedAsItReads) {
+  EXPECT_EQ(md_code("gpuperf run --filter '^memory/coalesced\\[n=16\\]$'"),
+            "`gpuperf run --filter '^memory/coalesced\\[n=16\\]$'`");
+  EXPECT_EQ(md_code("echo `date` ``x``"), "``` echo `date` ``x`` ```");
+  EXPECT_EQ(md_code("`a`"), "`` `a` ``");
+  EXPECT_EQ(md_code("a\nb"), "`a b`");
+}
+
+// A shortened name ("MeanOps<…>": 10 characters on screen, 12 bytes) pads like what it shows: the next column
+// starts where the header's does, so a name copied from the table ends where it should.
+TEST(TextTable, ColumnsLineUpAsTheTerminalShowsThem) {
+  std::ostringstream out;
+  write_table(out, {"benchmark", "metric"}, {{"MeanOps<…>", "duration"}, {"plain", "launches"}}, nullptr, "  ");
+  EXPECT_EQ(out.str(),
+            "  benchmark   metric\n"
+            "  MeanOps<…>  duration\n"
+            "  plain       launches\n");
+  EXPECT_EQ(terminal_width("é…x"), 3u);
 }
 
 TEST(Format, ValuesInReadableUnits) {

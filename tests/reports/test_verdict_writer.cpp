@@ -52,7 +52,8 @@ CompareReport report() {
               "NVIDIA H200 (GPU-1234)",
               std::nullopt,
               std::nullopt,
-              std::nullopt};
+              std::nullopt,
+              ""};
   rep.candidate = {2,
                    "cc000000-0000-4000-8000-000000000002",
                    "56afdfdc2a1111111111",
@@ -64,7 +65,8 @@ CompareReport report() {
                    "NVIDIA H200 (GPU-1234)",
                    std::nullopt,
                    std::nullopt,
-                   std::nullopt};
+                   std::nullopt,
+                   ""};
   rep.rows.push_back(row("matmul/tiled", {{"n", std::int64_t{1024}}}, "duration", Verdict::slower, 277536, 327500,
                          "with registers 32 -> 40"));
   rep.rows.push_back(row("matmul/tiled", {{"n", std::int64_t{1024}}}, "registers", Verdict::slower, 32, 40));
