@@ -136,6 +136,7 @@ int main(int argc, char** argv) {
 
   add_list_run_commands(app, ctx);
   add_profile_command(app, ctx);
+  add_metrics_command(app, ctx);
   add_analysis_commands(app, ctx);
   add_report_command(app, ctx);
   add_import_export_commands(app, ctx);

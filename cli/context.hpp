@@ -32,6 +32,7 @@ void add_runs_show_command(CLI::App& runs, Context& ctx);  // runs show RUN (cli
 void add_import_export_commands(CLI::App& app, Context& ctx);
 void add_list_run_commands(CLI::App& app, Context& ctx);  // list, run
 void add_profile_command(CLI::App& app, Context& ctx);
+void add_metrics_command(CLI::App& app, Context& ctx);    // metrics --chip CHIP (cli/cmd_metrics.cpp)
 void add_analysis_commands(CLI::App& app, Context& ctx);  // compare, check, detect
 void add_report_command(CLI::App& app, Context& ctx);
 void add_merge_command(CLI::App& app, Context& ctx);

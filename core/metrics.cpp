@@ -1,5 +1,6 @@
 #include "core/metrics.hpp"
 
+#include <map>
 #include <utility>
 
 namespace gpuperf {
@@ -149,6 +150,16 @@ bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 }  // namespace
+
+const std::vector<std::string>& perfworks_spellings(const std::string& perfworks_name) {
+  static const std::map<std::string, std::vector<std::string>> spellings{
+      {"dram__bytes_read.sum", {"dram__bytes_op_read.sum"}},
+      {"dram__bytes_write.sum", {"dram__bytes_op_write.sum"}},
+  };
+  static const std::vector<std::string> none;
+  const auto it = spellings.find(perfworks_name);
+  return it == spellings.end() ? none : it->second;
+}
 
 bool is_counter_sum(const std::string& perfworks_name) { return ends_with(perfworks_name, ".sum"); }
 

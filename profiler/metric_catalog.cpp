@@ -156,6 +156,16 @@ std::vector<MetricRequest> resolve_metric_requests(const std::vector<std::string
       r.info = t->info;
       r.source = t->source;
       r.perfworks = t->perfworks;
+      // The chip's own spelling of a counter that it names differently (perfworks_spellings).
+      for (std::string& p : r.perfworks) {
+        if (catalog == nullptr || catalog->has(p)) continue;
+        for (const std::string& other : perfworks_spellings(p)) {
+          if (catalog->has(other)) {
+            p = other;
+            break;
+          }
+        }
+      }
     } else if (looks_like_perfworks(name)) {
       r.info = metric_info_for(name);
       if (catalog != nullptr) {

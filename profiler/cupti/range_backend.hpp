@@ -141,9 +141,12 @@ class BackendFactory {
   // Throws BackendError (unsupported_device with describe_unsupported's reason, insufficient_privileges,
   // no_device, ...) when the device cannot be profiled.
   virtual std::unique_ptr<RangeProfilerBackend> open_device(int device, void* cu_context) const = 0;
+  // Host side only: the passes PM sampling needs for `metrics` (full Perfworks names) on `chip`; 0 when the chip
+  // refuses one of them. No GPU.
+  virtual std::size_t pm_sampling_passes(const std::string& chip, const std::vector<std::string>& metrics) const = 0;
 };
 
-inline constexpr int kBackendAbiVersion = 2;  // 2: restart_session
+inline constexpr int kBackendAbiVersion = 3;  // 2: restart_session; 3: pm_sampling_passes
 inline constexpr const char* kBackendFactorySymbol = "gpuperf_cupti_backend_factory";
 
 }  // namespace gpuperf::cupti

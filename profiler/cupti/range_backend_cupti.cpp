@@ -18,6 +18,7 @@
 
 #include "profiler/cupti/cupti_check.hpp"
 #include "profiler/cupti/device_support_cupti.hpp"
+#include "profiler/cupti/pm_host.hpp"
 #include "profiler/cupti/range_backend.hpp"
 
 namespace gpuperf::cupti {
@@ -338,6 +339,10 @@ class CuptiBackendFactory final : public BackendFactory {
  public:
   std::unique_ptr<RangeProfilerBackend> open_host(const std::string& chip) const override {
     return std::make_unique<CuptiRangeBackend>(chip, std::vector<std::uint8_t>{}, nullptr, false);
+  }
+
+  std::size_t pm_sampling_passes(const std::string& chip, const std::vector<std::string>& metrics) const override {
+    return cupti::pm_sampling_passes(chip, metrics);
   }
 
   std::unique_ptr<RangeProfilerBackend> open_device(int device, void* cu_context) const override {

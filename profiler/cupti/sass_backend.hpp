@@ -84,10 +84,13 @@ class SassBackendFactory {
   // The code fingerprint (profiler/cubin/code_fingerprint.hpp) of every function in the cubins kept since
   // track_modules() or keep_cubin(), by mangled name. Empty when none was kept.
   virtual std::map<std::string, std::string> function_fingerprints() const = 0;
+  // The SASS metrics `chip` ("GA100") offers, asked of CUPTI by name: no GPU needed. Throws BackendError
+  // (unsupported) where it offers none.
+  virtual std::vector<std::string> chip_metrics(const std::string& chip) const = 0;
 };
 
-// 2: function_fingerprints.
-inline constexpr int kSassBackendAbiVersion = 2;
+// 2: function_fingerprints. 3: chip_metrics by chip name.
+inline constexpr int kSassBackendAbiVersion = 3;
 inline constexpr const char* kSassFactorySymbol = "gpuperf_cupti_sass_factory";
 
 }  // namespace gpuperf::cupti

@@ -75,6 +75,29 @@ void CUPTIAPI on_resource(void*, CUpti_CallbackDomain domain, CUpti_CallbackId i
   if (module != nullptr) CubinStore::instance().keep(module->pCubin, module->cubinSize);
 }
 
+// The SASS metrics CUPTI offers for a chip, asked by name (works without a GPU); BackendError where it offers none.
+std::vector<std::string> sass_chip_metrics(const std::string& chip) {
+  auto n = params<CUpti_SassMetrics_GetNumOfMetrics_Params>(CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE);
+  n.pChipName = chip.c_str();
+  // Without a GPU, CUPTI 13.0 answers the first such question of a process CUPTI_ERROR_NOT_SUPPORTED whatever the
+  // chip, and the same question again correctly (GA100 first: refused, then 48 metrics; TU104 second: 37): ask
+  // twice before believing a refusal.
+  if (cuptiSassMetricsGetNumOfMetrics(&n) != CUPTI_SUCCESS) {
+    GPUPERF_CUPTI_CHECK(cuptiSassMetricsGetNumOfMetrics(&n));
+  }
+  std::vector<CUpti_SassMetrics_MetricDetails> details(n.numOfMetrics);
+  auto list = params<CUpti_SassMetrics_GetMetrics_Params>(CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE);
+  list.pChipName = chip.c_str();
+  list.numOfMetrics = details.size();
+  list.pMetricsList = details.data();
+  GPUPERF_CUPTI_CHECK(cuptiSassMetricsGetMetrics(&list));
+  std::vector<std::string> out;
+  for (const auto& d : details) {
+    if (d.pMetricName != nullptr) out.emplace_back(d.pMetricName);
+  }
+  return out;
+}
+
 class CuptiSassBackend final : public SassMetricsBackend {
  public:
   CuptiSassBackend(int device, CUcontext ctx, std::string chip) : device_(device), ctx_(ctx), chip_(std::move(chip)) {}
@@ -95,22 +118,7 @@ class CuptiSassBackend final : public SassMetricsBackend {
 
   std::string chip_name() const override { return chip_; }
 
-  std::vector<std::string> chip_metrics() override {
-    auto n = params<CUpti_SassMetrics_GetNumOfMetrics_Params>(CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE);
-    n.pChipName = chip_.c_str();
-    GPUPERF_CUPTI_CHECK(cuptiSassMetricsGetNumOfMetrics(&n));
-    std::vector<CUpti_SassMetrics_MetricDetails> details(n.numOfMetrics);
-    auto list = params<CUpti_SassMetrics_GetMetrics_Params>(CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE);
-    list.pChipName = chip_.c_str();
-    list.numOfMetrics = details.size();
-    list.pMetricsList = details.data();
-    GPUPERF_CUPTI_CHECK(cuptiSassMetricsGetMetrics(&list));
-    std::vector<std::string> out;
-    for (const auto& d : details) {
-      if (d.pMetricName != nullptr) out.emplace_back(d.pMetricName);
-    }
-    return out;
-  }
+  std::vector<std::string> chip_metrics() override { return sass_chip_metrics(chip_); }
 
   void configure(const std::vector<std::string>& metrics) override {
     if (configured_) {
@@ -284,6 +292,8 @@ class CuptiSassFactory final : public SassBackendFactory {
   }
 
   void keep_cubin(const void* cubin, std::size_t size) const override { CubinStore::instance().keep(cubin, size); }
+
+  std::vector<std::string> chip_metrics(const std::string& chip) const override { return sass_chip_metrics(chip); }
 
   std::map<std::string, std::string> function_fingerprints() const override {
     return CubinStore::instance().fingerprints();

@@ -185,5 +185,27 @@ TEST_F(CliTest, VersionIsTheProjectsVersion) {
   EXPECT_EQ(r.out, "gpuperf " + m[1].str() + "\n");
 }
 
+// `gpuperf metrics --chip`: a chip asked by its name through CUPTI's host API, on this machine without its GPU
+// (docs/gpus.md); a chip CUPTI does not know and a misspelt one are bad input; without --chip and without a GPU
+// the error says how to ask by name.
+TEST_F(CliTest, MetricsAsksAChipByItsName) {
+  const CliResult gb202 = gp({"metrics", "--chip", "GB202"});
+  EXPECT_CLI(gb202, 0, "What gpuperf measures on GB202");
+  EXPECT_CLI(gb202, 0, "dram__bytes_op_read.sum");  // its own spelling of dram_bytes_read
+  EXPECT_CLI(gb202, 0, "speed of light: sm__throughput, gpu__compute_memory_throughput (GB202 has no TriageCompute");
+  const CliResult json = gp({"metrics", "--chip", "GH100", "--chip", "TU104", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"chip\": \"TU104\""), std::string::npos);
+  EXPECT_EQ(json.out.find("\"supported\": false"), std::string::npos) << "a default metric unsupported";
+  EXPECT_CLI(gp({"metrics", "--chip", "GX999"}), 2, "does not know chip 'GX999'");
+  EXPECT_CLI(gp({"metrics", "--chip", "ga100"}), 2, "expected a chip name as CUPTI spells it");
+  const CliResult here = gp({"metrics"});
+  if (here.code == 3) {
+    EXPECT_NE(here.err.find("--chip CHIP asks of a chip by its name"), std::string::npos) << here.err;
+  } else {
+    EXPECT_CLI(here, 0, "What gpuperf measures on");  // a GPU machine: its own chip
+  }
+}
+
 }  // namespace
 }  // namespace gpuperf::testing

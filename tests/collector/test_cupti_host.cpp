@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <tuple>
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "profiler/chip_plan.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
@@ -230,5 +232,67 @@ TEST(CuptiHost, TheRecordedProgramChoosesTheTriageListAndOneGroupOnGH100) {
   }
 }
 
+// Every chip of docs/gpus.md (Turing to Blackwell), asked of CUPTI 13's host API by name (profiler/chip_plan.hpp):
+// every default metric resolves or says why not; what each chip is known to lack is said, and nothing more.
+TEST(CuptiHost, EveryDefaultMetricResolvesOrSaysWhyOnEveryChip) {
+  for (const std::string& chip : documented_chips()) {
+    SCOPED_TRACE(chip);
+    const ChipPlan plan = plan_for_chip(chip, {});
+    ASSERT_FALSE(plan.metrics.empty());
+    std::size_t unsupported = 0;
+    for (const ChipMetric& m : plan.metrics) {
+      EXPECT_TRUE(m.supported || !m.reason.empty()) << m.name << " is unsupported without a reason";
+      EXPECT_TRUE(!m.supported || m.reason.empty()) << m.name;
+      unsupported += m.supported ? 0 : 1;
+    }
+    // gpuperf's own counters exist from Turing on, some under another spelling (GB202's dram__bytes_op_read.sum).
+    EXPECT_EQ(unsupported, 0u) << "a default metric is unsupported";
+    for (const ChipMetric& m : plan.metrics) {
+      if (m.name == "dram_bytes_read") {
+        EXPECT_EQ(m.perfworks.front(), chip == "GB202" ? "dram__bytes_op_read.sum" : "dram__bytes_read.sum");
+      }
+    }
+    EXPECT_GE(plan.passes, 1u);
+    EXPECT_EQ(plan.bound, "yes");
+    const bool hopper_or_b200 = chip == "GH100" || chip == "GB100";
+    EXPECT_EQ(plan.speed_of_light == "TriageCompute", hopper_or_b200) << plan.speed_of_light;
+    if (!hopper_or_b200) {
+      EXPECT_EQ(plan.speed_of_light_why, chip + " has no TriageCompute names");
+    }
+    // Source lines: every chip offers the SASS counters the per-line pass reads (Turing 37 SASS metrics, GH100 60).
+    EXPECT_TRUE(plan.source_lines_why.empty()) << plan.source_lines_why;
+    EXPECT_GE(plan.sass_offered, 37u);
+    // PM sampling takes one pass of some set on every chip CUPTI 13 configures it for.
+    EXPECT_EQ(plan.pm_sampling.empty(), !plan.pm_why.empty());
+    if (hopper_or_b200) {
+      ASSERT_FALSE(plan.pm_sampling.empty());
+      EXPECT_EQ(plan.pm_sampling.front(), "pm_sm_throughput");
+    }
+    std::printf("%s: %zu counters in %zu passes; speed of light %s; PM sampling %s; source lines %s\n", chip.c_str(),
+                plan.perfworks, plan.passes, plan.speed_of_light.c_str(),
+                plan.pm_sampling.empty() ? "no" : std::to_string(plan.pm_sampling.size()).c_str(),
+                plan.source_lines_why.empty() ? "yes" : "no");
+  }
+}
+
+TEST(CuptiHost, AChipPlanForAnUnknownChipIsBadInput) { EXPECT_THROW(plan_for_chip("GX999", {}), InputError); }
+
+// GB202 names the DRAM byte counters dram__bytes_op_read/op_write.sum: the collector's resolution against the chip's
+// catalog takes its spelling, so `run` there asks for counters the chip has; other chips keep the table's names.
+TEST(CuptiHost, TheCollectorTakesTheChipsSpellingOfACounter) {
+  for (const auto& [chip, read, written] : {std::tuple<const char*, const char*, const char*>{
+                                                "GB202", "dram__bytes_op_read.sum", "dram__bytes_op_write.sum"},
+                                            {"GH100", "dram__bytes_read.sum", "dram__bytes_write.sum"},
+                                            {"GA102", "dram__bytes_read.sum", "dram__bytes_write.sum"}}) {
+    SCOPED_TRACE(chip);
+    auto host = cupti::load_backend().open_host(chip);
+    auto catalog = backend_catalog(*host);
+    const auto requests = resolve_metric_requests({"dram_bytes_read", "dram_bytes_written"}, catalog.get());
+    ASSERT_EQ(requests.size(), 2u);
+    EXPECT_EQ(requests[0].perfworks, std::vector<std::string>{read});
+    EXPECT_EQ(requests[1].perfworks, std::vector<std::string>{written});
+    EXPECT_EQ(host->add_configuration(plan_metrics(requests).perfworks), 1u);
+  }
+}
 }  // namespace
 }  // namespace gpuperf

@@ -8,10 +8,14 @@
 #include <new>
 
 #include "profiler/cupti/cupti_check.hpp"
+#include "profiler/cupti/pm_host.hpp"
 #include "profiler/record/pm_sampling.hpp"
 
 namespace gpuperf::record::inject {
 namespace {
+
+using cupti::host_free;
+using cupti::pm_host_object;
 
 std::string cupti_error(CUptiResult r, const char* call) {
   const char* s = nullptr;
@@ -23,57 +27,6 @@ std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
           .count());
-}
-
-void host_free(CUpti_Profiler_Host_Object* h) {
-  if (h == nullptr) return;
-  auto p = cupti::params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-  p.pHostObject = h;
-  cuptiProfilerHostDeinitialize(&p);
-}
-
-// A PM-sampling host object of the chip with `metrics` added, and its configuration image and passes (the probe's
-// host_object); null with `error` when CUPTI refuses. A host object takes metrics once: a fresh one a question.
-CUpti_Profiler_Host_Object* host_object(const char* chip, const std::uint8_t* avail,
-                                        const std::vector<const char*>& metrics, std::vector<std::uint8_t>& image,
-                                        std::size_t* passes, std::string* error) {
-  auto init = cupti::params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-  init.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-  init.pChipName = chip;
-  init.pCounterAvailabilityImage = avail;
-  CUptiResult r = cuptiProfilerHostInitialize(&init);
-  if (r != CUPTI_SUCCESS) return *error = cupti_error(r, "cuptiProfilerHostInitialize"), nullptr;
-  auto add = cupti::params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-  add.pHostObject = init.pHostObject;
-  add.ppMetricNames = const_cast<const char**>(metrics.data());
-  add.numMetrics = metrics.size();
-  r = cuptiProfilerHostConfigAddMetrics(&add);
-  auto sz = cupti::params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-  sz.pHostObject = init.pHostObject;
-  if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetConfigImageSize(&sz);
-  if (r == CUPTI_SUCCESS) {
-    image.assign(sz.configImageSize, 0);
-    auto img =
-        cupti::params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-    img.pHostObject = init.pHostObject;
-    img.configImageSize = image.size();
-    img.pConfigImage = image.data();
-    r = cuptiProfilerHostGetConfigImage(&img);
-  }
-  auto np =
-      cupti::params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-  np.configImageSize = image.size();
-  np.pConfigImage = image.data();
-  if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetNumOfPasses(&np);
-  if (r != CUPTI_SUCCESS) {
-    host_free(init.pHostObject);
-    *error = cupti_error(r, "the PM-sampling configuration");
-    return nullptr;
-  }
-  *passes = np.numOfPasses;
-  return init.pHostObject;
 }
 
 }  // namespace
@@ -114,7 +67,7 @@ std::string PmSampler::setup(int device, std::uint64_t interval_ns, std::uint64_
     std::vector<std::uint8_t> image;
     std::size_t passes = 0;
     std::string ignored;
-    CUpti_Profiler_Host_Object* h = host_object(chip.c_str(), avail.data(), c, image, &passes, &ignored);
+    CUpti_Profiler_Host_Object* h = pm_host_object(chip.c_str(), avail.data(), c, image, &passes, &ignored);
     if (h == nullptr) return 0;
     host_free(h);
     return passes;
@@ -125,7 +78,7 @@ std::string PmSampler::setup(int device, std::uint64_t interval_ns, std::uint64_
   for (const std::string& m : metrics_) names_.push_back(m.c_str());
   std::size_t passes = 0;
   std::string error;
-  host_ = host_object(chip.c_str(), avail.data(), names_, config_, &passes, &error);
+  host_ = pm_host_object(chip.c_str(), avail.data(), names_, config_, &passes, &error);
   if (host_ == nullptr) return error;
 
   auto en = cupti::params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
