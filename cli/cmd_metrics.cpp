@@ -48,13 +48,11 @@ std::vector<std::pair<std::string, std::string>> facts(const ChipPlan& p) {
                        " passes in one configuration"},
       {"speed of light", p.speed_of_light + (p.speed_of_light_why.empty() ? "" : " (" + p.speed_of_light_why + ")")},
       {"bound verdict", p.bound},
-      {"PM sampling", p.pm_sampling.empty()
-                          ? "no: " + p.pm_why
-                          : joined(p.pm_sampling) + " (" + std::to_string(p.pm_passes) + " pass)"},
-      {"source lines",
-       p.source_lines_why.empty()
-           ? "yes (" + std::to_string(p.sass_offered) + " SASS metrics offered, every counter the per-line pass reads)"
-           : "no: " + p.source_lines_why},
+      {"PM sampling", p.pm_sampling.empty() ? "no: " + p.pm_why
+                                            : joined(p.pm_sampling) + " (" + std::to_string(p.pm_passes) + " pass)"},
+      {"source lines", p.source_lines_why.empty() ? "yes (" + std::to_string(p.sass_offered) +
+                                                        " SASS metrics offered, every counter the per-line pass reads)"
+                                                  : "no: " + p.source_lines_why},
   };
 }
 
@@ -63,8 +61,8 @@ nlohmann::ordered_json plan_json(const ChipPlan& p) {
   j["chip"] = p.chip;
   j["metrics"] = nlohmann::ordered_json::array();
   for (const ChipMetric& m : p.metrics) {
-    nlohmann::ordered_json row{{"name", m.name}, {"kind", m.kind}, {"perfworks", m.perfworks},
-                               {"supported", m.supported}};
+    nlohmann::ordered_json row{
+        {"name", m.name}, {"kind", m.kind}, {"perfworks", m.perfworks}, {"supported", m.supported}};
     if (!m.supported) row["reason"] = m.reason;
     j["metrics"].push_back(row);
   }
@@ -74,9 +72,8 @@ nlohmann::ordered_json plan_json(const ChipPlan& p) {
   j["bound"] = p.bound;
   j["pm_sampling"] = {{"metrics", p.pm_sampling}, {"passes", p.pm_passes}};
   if (p.pm_sampling.empty()) j["pm_sampling"]["why"] = p.pm_why;
-  j["source_lines"] = {{"supported", p.source_lines_why.empty()},
-                       {"sass_metrics_offered", p.sass_offered},
-                       {"missing", p.sass_missing}};
+  j["source_lines"] = {
+      {"supported", p.source_lines_why.empty()}, {"sass_metrics_offered", p.sass_offered}, {"missing", p.sass_missing}};
   if (!p.source_lines_why.empty()) j["source_lines"]["why"] = p.source_lines_why;
   return j;
 }
@@ -130,7 +127,7 @@ void write_plans(std::ostream& out, const std::vector<ChipPlan>& plans, bool md)
   if (!md) {
     std::vector<std::string> chips;
     for (const ChipPlan& p : plans) chips.push_back(p.chip);
-    out << "What gpuperf measures on " << joined(chips) << " (CUPTI's host API, from the chip name; no GPU used)\n\n";
+    out << "What gpuperf measures on " << joined(chips) << " (asked of CUPTI's host API by the chip's name)\n\n";
     reports::write_table(out, header, rows);
     if (plans.size() > 1) out << "(-: not in that chip's set; its speed of light is read under the other names)\n";
     out << "\n";
@@ -196,9 +193,10 @@ int do_metrics(const MetricsArgs& a) {
 
 void add_metrics_command(CLI::App& app, Context& ctx) {
   auto args = std::make_shared<MetricsArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "metrics", "What gpuperf measures on a chip, from CUPTI's host API: each metric, passes, speed of light, "
-                 "PM sampling, source lines (no GPU needed with --chip)");
+  CLI::App* cmd =
+      app.add_subcommand("metrics",
+                         "What gpuperf measures on a chip, from CUPTI's host API: each metric, passes, speed of light, "
+                         "PM sampling, source lines (no GPU needed with --chip)");
   cmd->add_option("--chip", args->chips,
                   "A chip as CUPTI names it (GA100, AD104, GH100, GB202, ...; repeatable), or all: the chips of "
                   "docs/gpus.md (default: this machine's GPU)")

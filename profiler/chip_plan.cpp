@@ -16,7 +16,9 @@
 namespace gpuperf {
 namespace {
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 std::string joined(const std::vector<std::string>& v) {
   std::string out;
@@ -50,20 +52,11 @@ ChipMetric row_of(cupti::RangeProfilerBackend& host, const std::string& name) {
     return row;
   }
   switch (t->source) {
-    case MetricSource::timing:
-      row.kind = "timing (activity records)";
-      return row;
-    case MetricSource::static_attr:
-      row.kind = "static attribute (cudaFuncGetAttributes, occupancy API)";
-      return row;
-    case MetricSource::derived:
-      row.kind = "derived (duration and declared bytes or FLOPs)";
-      return row;
-    case MetricSource::recorded:
-      row.kind = "recorded (record's activity records)";
-      return row;
-    case MetricSource::profiler:
-      break;
+    case MetricSource::timing: row.kind = "timing (activity records)"; return row;
+    case MetricSource::static_attr: row.kind = "static attribute (cudaFuncGetAttributes, occupancy API)"; return row;
+    case MetricSource::derived: row.kind = "derived (duration and declared bytes or FLOPs)"; return row;
+    case MetricSource::recorded: row.kind = "recorded (record's activity records)"; return row;
+    case MetricSource::profiler: break;
   }
   row.perfworks = t->perfworks;
   const bool sass = std::any_of(t->perfworks.begin(), t->perfworks.end(),
@@ -120,8 +113,8 @@ ChipPlan plan_for_chip(const std::string& chip, const std::vector<std::string>& 
     for (const std::string& n : list) {
       const MetricTraits* t = find_metric(n);
       const bool counter = t == nullptr || t->source == MetricSource::profiler;
-      const auto row = std::find_if(plan.metrics.begin(), plan.metrics.end(),
-                                    [&](const ChipMetric& m) { return m.name == n; });
+      const auto row =
+          std::find_if(plan.metrics.begin(), plan.metrics.end(), [&](const ChipMetric& m) { return m.name == n; });
       const bool usable = row == plan.metrics.end() ? row_of(*host, n).supported : row->supported;
       if (counter && usable) counters.push_back(n);
     }

@@ -31,27 +31,25 @@ CUpti_Profiler_Host_Object* pm_host_object(const char* chip, const std::uint8_t*
   init.pCounterAvailabilityImage = avail;
   CUptiResult r = cuptiProfilerHostInitialize(&init);
   if (r != CUPTI_SUCCESS) return *error = result_text(r, "cuptiProfilerHostInitialize"), nullptr;
-  auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-      CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  auto add =
+      params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
   add.pHostObject = init.pHostObject;
   add.ppMetricNames = const_cast<const char**>(metrics.data());
   add.numMetrics = metrics.size();
   r = cuptiProfilerHostConfigAddMetrics(&add);
-  auto sz = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-      CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  auto sz =
+      params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
   sz.pHostObject = init.pHostObject;
   if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetConfigImageSize(&sz);
   if (r == CUPTI_SUCCESS) {
     image.assign(sz.configImageSize, 0);
-    auto img =
-        params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    auto img = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
     img.pHostObject = init.pHostObject;
     img.configImageSize = image.size();
     img.pConfigImage = image.data();
     r = cuptiProfilerHostGetConfigImage(&img);
   }
-  auto np =
-      params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  auto np = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
   np.configImageSize = image.size();
   np.pConfigImage = image.data();
   if (r == CUPTI_SUCCESS) r = cuptiProfilerHostGetNumOfPasses(&np);
