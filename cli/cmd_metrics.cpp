@@ -46,7 +46,8 @@ std::vector<std::pair<std::string, std::string>> facts(const ChipPlan& p) {
   return {
       {"counters", std::to_string(p.perfworks) + " Perfworks metrics, " + std::to_string(p.passes) +
                        " passes in one configuration"},
-      {"speed of light", p.speed_of_light + (p.speed_of_light_why.empty() ? "" : " (" + p.speed_of_light_why + ")")},
+      {"record's speed of light",
+       p.speed_of_light + (p.speed_of_light_why.empty() ? "" : " (" + p.speed_of_light_why + ")")},
       {"bound verdict", p.bound},
       {"PM sampling", p.pm_sampling.empty() ? "no: " + p.pm_why
                                             : joined(p.pm_sampling) + " (" + std::to_string(p.pm_passes) + " pass)"},
@@ -68,7 +69,7 @@ nlohmann::ordered_json plan_json(const ChipPlan& p) {
   }
   j["perfworks"] = p.perfworks;
   j["passes"] = p.passes;
-  j["speed_of_light"] = {{"names", p.speed_of_light}, {"why", p.speed_of_light_why}};
+  j["record_speed_of_light"] = {{"names", p.speed_of_light}, {"why", p.speed_of_light_why}};
   j["bound"] = p.bound;
   j["pm_sampling"] = {{"metrics", p.pm_sampling}, {"passes", p.pm_passes}};
   if (p.pm_sampling.empty()) j["pm_sampling"]["why"] = p.pm_why;
@@ -95,6 +96,7 @@ void write_plans(std::ostream& out, const std::vector<ChipPlan>& plans, bool md)
   }
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> notes;
+  bool absent = false;  // a metric some chip's set lacks
   for (const auto& [name, kind] : names) {
     std::vector<std::string> row{name, kind};
     for (const ChipPlan& p : plans) {
@@ -102,7 +104,8 @@ void write_plans(std::ostream& out, const std::vector<ChipPlan>& plans, bool md)
       for (const ChipMetric& c : p.metrics) m = c.name == name ? &c : m;
       const MetricTraits* t = find_metric(name);
       if (m == nullptr) {
-        row.emplace_back("-");  // not in this chip's set: its speed of light is read under other names
+        row.emplace_back("-");
+        absent = true;
       } else if (m->supported) {
         // The chip's own spelling of a counter shows where it differs from the traits table's.
         row.emplace_back(!one && t != nullptr && !t->perfworks.empty() && m->perfworks != t->perfworks
@@ -129,7 +132,7 @@ void write_plans(std::ostream& out, const std::vector<ChipPlan>& plans, bool md)
     for (const ChipPlan& p : plans) chips.push_back(p.chip);
     out << "What gpuperf measures on " << joined(chips) << " (asked of CUPTI's host API by the chip's name)\n\n";
     reports::write_table(out, header, rows);
-    if (plans.size() > 1) out << "(-: not in that chip's set; its speed of light is read under the other names)\n";
+    if (absent) out << "(-: not in that chip's set)\n";
     out << "\n";
     for (const auto& row : fact_rows) {
       for (std::size_t c = 1; c < row.size(); ++c) {
@@ -150,7 +153,7 @@ void write_plans(std::ostream& out, const std::vector<ChipPlan>& plans, bool md)
   std::vector<std::string> md_header;
   for (const std::string& h : header) md_header.push_back(reports::md_escape(h));
   reports::write_md_table(out, md_header, std::string(md_header.size(), 'l'), md_rows(rows));
-  if (plans.size() > 1) out << "\n-: not in that chip's set; its speed of light is read under the other names.\n";
+  if (absent) out << "\n-: not in that chip's set.\n";
   out << "\n";
   std::vector<std::string> md_fact_header;
   for (const std::string& h : fact_header) md_fact_header.push_back(reports::md_escape(h));

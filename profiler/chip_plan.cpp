@@ -104,9 +104,9 @@ ChipPlan plan_for_chip(const std::string& chip, const std::vector<std::string>& 
   ChipPlan plan;
   plan.chip = chip;
   const std::vector<std::string> asked = names.empty() ? default_collector_metrics() : names;
-  // The speed of light as run, check and record choose it on this chip.
+  for (const std::string& n : asked) plan.metrics.push_back(row_of(*host, n));
+  // The speed of light as record chooses it on this chip (run and check keep today's names: cli/measure.cpp).
   const std::vector<std::string> chosen = speed_of_light_for_chip(asked, chip);
-  for (const std::string& n : chosen) plan.metrics.push_back(row_of(*host, n));
 
   const auto passes_of = [&](const std::vector<std::string>& list) -> std::size_t {
     std::vector<std::string> counters;
@@ -137,10 +137,13 @@ ChipPlan plan_for_chip(const std::string& chip, const std::vector<std::string>& 
   std::string why;
   const bool triage_sm = accepts(*host, kTriageSm, &why);
   if (has(chosen, "sol_sm_triage")) {
+    std::vector<std::string> triage;
+    for (const std::string& n : chosen) {
+      if (n.rfind("sol_", 0) == 0) triage.push_back(n);
+    }
     plan.speed_of_light = "TriageCompute";
-    plan.speed_of_light_why = "one pass group: the set needs " + std::to_string(passes_of(chosen)) +
-                              " passes with it against " + std::to_string(passes_of(asked)) +
-                              " with sm__throughput and gpu__compute_memory_throughput";
+    plan.speed_of_light_why = joined(triage) + ": the set needs " + std::to_string(passes_of(chosen)) +
+                              " passes with them against " + std::to_string(passes_of(asked));
   } else if (has(asked, "sm_throughput") || has(asked, "memory_throughput")) {
     plan.speed_of_light = "sm__throughput, gpu__compute_memory_throughput";
     plan.speed_of_light_why =

@@ -22,10 +22,12 @@ struct ChipMetric {
 
 struct ChipPlan {
   std::string chip;
-  std::vector<ChipMetric> metrics;  // the set asked for, in its order, after the chip's speed-of-light choice
+  std::vector<ChipMetric> metrics;  // the set asked for, in its order, as `run` and `profile` collect it
   // The supported counters of the set in one range-profiler configuration: their Perfworks names and passes.
   std::size_t perfworks = 0, passes = 0;
-  // The speed of light: "TriageCompute" (one pass group) or "sm__throughput" (today's names), and why.
+  // `record`'s speed of light for the set: "TriageCompute" (one pass group; `run` keeps today's names, whose values
+  // the TriageCompute ones do not equal: docs/metrics.md) or today's "sm__throughput, gpu__compute_memory_throughput",
+  // and why (the names taken, the passes).
   std::string speed_of_light, speed_of_light_why;
   std::string bound;  // "yes" or "no: <why>" (core/bound.hpp needs an SM and a memory throughput)
   // record --pm-sampling: the stored names of the set the chip takes in one pass; empty with `pm_why` if none.

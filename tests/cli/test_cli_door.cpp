@@ -192,7 +192,8 @@ TEST_F(CliTest, MetricsAsksAChipByItsName) {
   const CliResult gb202 = gp({"metrics", "--chip", "GB202"});
   EXPECT_CLI(gb202, 0, "What gpuperf measures on GB202");
   EXPECT_CLI(gb202, 0, "dram__bytes_op_read.sum");  // its own spelling of dram_bytes_read
-  EXPECT_CLI(gb202, 0, "speed of light: sm__throughput, gpu__compute_memory_throughput (GB202 has no TriageCompute");
+  EXPECT_CLI(gb202, 0,
+             "record's speed of light: sm__throughput, gpu__compute_memory_throughput (GB202 has no TriageCompute");
   const CliResult json = gp({"metrics", "--chip", "GH100", "--chip", "TU104", "--format", "json"});
   ASSERT_EQ(json.code, 0) << json.err;
   EXPECT_NE(json.out.find("\"chip\": \"TU104\""), std::string::npos);
