@@ -65,6 +65,7 @@ struct VerdictArgs {
 struct CompareArgs {
   std::string base, candidate;
   VerdictArgs out;
+  bool across_chips = false;  // --across-chips: compare runs of two GPU generations anyway
 };
 
 struct CheckArgs {
@@ -183,6 +184,31 @@ int emit_compare(analysis::CompareReport& report, const VerdictArgs& a) {
   return report.regression() ? kExitRegression : kExitOk;
 }
 
+// Two runs of different GPU generations (compute capability: a T4 against an H100) are no baseline of each other:
+// their timings and counters measure other hardware, and a metric one chip lacks would read as missing. Refused
+// (exit 2) unless `across` (compare --across-chips); two GPUs of one generation are two machines (a warning).
+void refuse_across_chips(const db::Store& store, const db::RunInfo& base, const db::RunInfo& cand, bool across,
+                         const char* how) {
+  if (base.machine_id == cand.machine_id) return;
+  std::string base_cc, cand_cc;
+  for (const db::MachineRow& m : store.machines()) {
+    if (m.id == base.machine_id) base_cc = m.machine.cc;
+    if (m.id == cand.machine_id) cand_cc = m.machine.cc;
+  }
+  if (base_cc.empty() || cand_cc.empty() || base_cc == cand_cc) return;
+  const std::string what = "run " + store.run_prefix(base.uuid) + " ran on " + base.gpu_name + " (compute capability " +
+                           base_cc + "), run " + store.run_prefix(cand.uuid) + " on " + cand.gpu_name +
+                           " (compute capability " + cand_cc + ")";
+  if (!across) {
+    throw InputError(what +
+                     ": another GPU generation is no baseline (its timings and counters measure other "
+                     "hardware; a metric one chip lacks would read as missing); " +
+                     how);
+  }
+  std::fprintf(stderr, "gpuperf: warning: %s: compared across GPU generations as asked\n",
+               reports::terminal_text(what).c_str());
+}
+
 // The header's run names as `runs` prints them: each uuid's prefix that names its run alone.
 void name_sides(const db::Store& store, analysis::CompareReport& report) {
   for (analysis::RunSide* side : {&report.base, &report.candidate}) {
@@ -209,6 +235,7 @@ int do_compare(const Context& ctx, const CompareArgs& a) {
     cand = analysis::resolve_run_ref(store, a.candidate, cand_moves ? std::optional(base.machine_id) : std::nullopt,
                                      cand_moves ? &base : nullptr);
   }
+  refuse_across_chips(store, base, cand, a.across_chips, "--across-chips compares them anyway");
   if (base.machine_id != cand.machine_id) {
     std::fprintf(stderr, "gpuperf: warning: comparing runs of two machines (%s, %s): timings are not comparable\n",
                  reports::terminal_text(base.fingerprint).c_str(), reports::terminal_text(cand.fingerprint).c_str());
@@ -248,6 +275,7 @@ int compare_with_baseline(const db::Store& store, const CheckArgs& a, const anal
   const db::RunInfo base =
       analysis::resolve_run_ref(store, a.baseline, moving ? std::optional(info->machine_id) : std::nullopt, &*info);
   if (base.id == run_id) throw InputError("--baseline '" + a.baseline + "' resolves to the run just made");
+  refuse_across_chips(store, base, *info, false, "give a baseline of this GPU's generation");
   VerdictArgs out = a.out;
   if (out.filter.empty()) out.filter = a.measure.filter;
   std::vector<db::Series> history = base_history(store, base, info->machine_id, out);
@@ -503,6 +531,8 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
   compare->add_option("candidate", cmp->candidate, "Candidate, in the same forms")->required();
   add_verdict_options(compare, cmp->out);
   compare->add_option("--filter", cmp->out.filter, "ECMAScript regex on instance names: only matching rows");
+  compare->add_flag("--across-chips", cmp->across_chips,
+                    "Compare runs of two GPU generations (compute capabilities) anyway; refused without it");
   set_help_footer(*compare,
                   "gpuperf compare branch:main 3f2a1c9e\n"
                   "gpuperf compare label:release-1.2 branch:feature --format md > comment.md",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -386,9 +387,17 @@ ReportModel build_report_model(ReportInput input) {
       if (m.fingerprint == src.fingerprint) m.sources[src.instance.display_name()] = std::move(src);
     }
   }
-  std::sort(model.machines.begin(), model.machines.end(), [](const MachineReport& a, const MachineReport& b) {
-    return std::tie(a.machine.hostname, a.fingerprint, a.machine_id) <
-           std::tie(b.machine.hostname, b.fingerprint, b.machine_id);
+  // Machines grouped by GPU generation, newest first (a fleet's H100s together, then its A100s, then its T4s),
+  // by hostname within one.
+  const auto generation = [](const Machine& m) {
+    int major = 0, minor = 0;
+    if (std::sscanf(m.cc.c_str(), "%d.%d", &major, &minor) != 2) return -1;  // unknown: last
+    return major * 100 + minor;
+  };
+  std::sort(model.machines.begin(), model.machines.end(), [&](const MachineReport& a, const MachineReport& b) {
+    const int newer_a = -generation(a.machine), newer_b = -generation(b.machine);
+    return std::tie(newer_a, a.machine.hostname, a.fingerprint, a.machine_id) <
+           std::tie(newer_b, b.machine.hostname, b.fingerprint, b.machine_id);
   });
   // Short names, unique across the whole report (a kernel keeps one short name on every machine).
   std::vector<std::string> names;
