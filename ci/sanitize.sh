@@ -18,26 +18,36 @@ fi
 export ASAN_OPTIONS=exitcode=99:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS=exitcode=99:print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS=exitcode=99
-failed=()
-run() { # NAME COMMAND...: one suite; its log kept under build-sanitize/sanitize-logs
-  local name=$1 log=build-sanitize/sanitize-logs/$1.log start=$SECONDS rc=0
+logs="build-sanitize/sanitize-logs"
+rm -rf "$logs"
+mkdir -p "$logs"
+run() { # NAME COMMAND...: one suite; its log under $logs, and NAME.failed there when it fails (also from `run &`)
+  local name=$1 log=$logs/$1.log start=$SECONDS rc=0
   shift
-  mkdir -p build-sanitize/sanitize-logs
   "$@" >"$log" 2>&1 || rc=$?
   printf '%-28s %s  %4ds\n' "$name" "$( ((rc == 0)) && echo passed || echo "FAILED (exit $rc)")" $((SECONDS - start))
   if ((rc != 0)); then
-    failed+=("$name")
-    grep -E 'ERROR: (Address|Leak)Sanitizer|runtime error:|^\[  FAILED  \]' "$log" | head -20 || tail -30 "$log"
+    : >"$logs/$name.failed"
+    grep -E 'ERROR: (Address|Leak)Sanitizer|runtime error:|^\[  FAILED  \]|incompatible with sanitizer' "$log" |
+      head -20 || tail -30 "$log"
   fi
 }
-for t in test_cli test_cli_bisect; do run "$t" "build-sanitize/tests/cli/$t" --gtest_brief=1; done
+# CUPTI's host API loads libnvperf_host.so with RTLD_DEEPBIND, which the sanitizer runtime refuses ("incompatible
+# with sanitizer runtime", google/sanitizers#611): `gpuperf metrics` cannot run under it, so its test runs in the
+# plain suite only. test_cli (about 3.5 minutes here) runs beside the others.
+run test_cli build-sanitize/tests/cli/test_cli --gtest_brief=1 --gtest_filter=-CliTest.MetricsAsksAChipByItsName &
+cli=$!
+run test_cli_bisect build-sanitize/tests/cli/test_cli_bisect --gtest_brief=1
 run test_db build-sanitize/tests/db/test_db --gtest_brief=1
 for t in test_reports test_report_input test_report_golden test_report_long_names; do
   run "$t" "build-sanitize/tests/reports/$t" --gtest_brief=1
 done
 run team_week_sqlite bash tests/ci/test_team_week.sh build-sanitize/cli/gpuperf sqlite
+wait "$cli"
+failed=()
+for f in "$logs"/*.failed; do [[ -e $f ]] && failed+=("$(basename "$f" .failed)"); done
 if ((${#failed[@]})); then
-  echo "sanitize: ${#failed[@]} failed: ${failed[*]} (logs in build-sanitize/sanitize-logs)" >&2
+  echo "sanitize: ${#failed[@]} failed: ${failed[*]} (logs in $logs)" >&2
   exit 1
 fi
 echo "sanitize: every suite passed under AddressSanitizer and UndefinedBehaviorSanitizer"
