@@ -151,16 +151,6 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 }  // namespace
 
-const std::vector<std::string>& perfworks_spellings(const std::string& perfworks_name) {
-  static const std::map<std::string, std::vector<std::string>> spellings{
-      {"dram__bytes_read.sum", {"dram__bytes_op_read.sum"}},
-      {"dram__bytes_write.sum", {"dram__bytes_op_write.sum"}},
-  };
-  static const std::vector<std::string> none;
-  const auto it = spellings.find(perfworks_name);
-  return it == spellings.end() ? none : it->second;
-}
-
 bool is_counter_sum(const std::string& perfworks_name) { return ends_with(perfworks_name, ".sum"); }
 
 Measurement single_value(const MetricInfo& info, double value) {

@@ -39,11 +39,6 @@ std::vector<std::string> default_profile_metrics();
 // (".pct" -> "%", higher is better unknown -> false; ".sum" -> count, deterministic).
 MetricInfo metric_info_for(const std::string& name);
 
-// The other spellings of a Perfworks name in the traits table, where a chip names the same counter differently
-// (GB202, GDDR7: dram__bytes_op_read.sum for dram__bytes_read.sum, as CUPTI 13.0's host API lists it); empty for
-// most names. The collector and `gpuperf metrics` take the first spelling the chip has.
-const std::vector<std::string>& perfworks_spellings(const std::string& perfworks_name);
-
 // Whether a Perfworks name is a counter's sum ("<counter>.sum"): events counted, 0 when none happened.
 bool is_counter_sum(const std::string& perfworks_name);
 

@@ -25,6 +25,13 @@ class CudaError : public Error {
 
 [[noreturn]] void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line);
 
+// Why this GPU cannot run what failed with `code`, when the error says the chip lacks something the code needs
+// rather than something going wrong: no kernel image for its architecture, a launch shape or a resource beyond
+// its limits, PTX it cannot compile. Empty for any other error. The runner records such an instance as
+// unsupported with this reason, not as failed (docs/gpus.md). Names the current device's compute capability
+// where the runtime can tell it.
+std::string device_cannot_run(cudaError_t code);
+
 }  // namespace gpuperf
 
 #define GPUPERF_CUDA_CHECK(call)                                                    \

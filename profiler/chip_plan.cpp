@@ -4,6 +4,7 @@
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "core/perfworks_spelling.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
@@ -65,14 +66,13 @@ ChipMetric row_of(cupti::RangeProfilerBackend& host, const std::string& name) {
   for (std::string& p : row.perfworks) {
     std::string why;
     if (accepts(host, p, &why)) continue;
-    // The chip's own spelling of the counter, as the collector takes it (perfworks_spellings).
-    const auto& others = perfworks_spellings(p);
-    const auto other = std::find_if(others.begin(), others.end(), [&](const std::string& o) {
+    // The chip's own spelling of the counter, as the collector takes it.
+    const std::string spelled = chip_spelling(p, [&](const std::string& o) {
       std::string ignored;
       return accepts(host, o, &ignored);
     });
-    if (other != others.end()) {
-      p = *other;
+    if (spelled != p) {
+      p = spelled;
       continue;
     }
     row.supported = false;

@@ -7,6 +7,7 @@
 #include "core/close_names.hpp"
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "core/perfworks_spelling.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend.hpp"
 
@@ -156,15 +157,9 @@ std::vector<MetricRequest> resolve_metric_requests(const std::vector<std::string
       r.info = t->info;
       r.source = t->source;
       r.perfworks = t->perfworks;
-      // The chip's own spelling of a counter that it names differently (perfworks_spellings).
-      for (std::string& p : r.perfworks) {
-        if (catalog == nullptr || catalog->has(p)) continue;
-        for (const std::string& other : perfworks_spellings(p)) {
-          if (catalog->has(other)) {
-            p = other;
-            break;
-          }
-        }
+      // The chip's own spelling of a counter that it names differently.
+      if (catalog != nullptr) {
+        for (std::string& p : r.perfworks) p = chip_spelling(p, [&](const std::string& n) { return catalog->has(n); });
       }
     } else if (looks_like_perfworks(name)) {
       r.info = metric_info_for(name);

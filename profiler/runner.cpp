@@ -10,6 +10,7 @@
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
 #include "gpuperf/version.hpp"
+#include "kernels/cuda_check.hpp"
 #include "kernels/host_data.hpp"
 #include "profiler/cubin/code_fingerprint.hpp"
 #include "profiler/cupti/activity_tracer.hpp"
@@ -96,6 +97,12 @@ std::unique_ptr<Workload> verify_instance(const InstanceRef& ref, std::uint64_t 
     }
     workload->verified();
     return workload;
+  } catch (const CudaError& e) {
+    // This chip cannot run it (no code for its architecture, a launch beyond its limits): unsupported, not failed.
+    const std::string why = device_cannot_run(e.code());
+    r.status = why.empty() ? Status::failed : Status::unsupported;
+    r.message = std::string(stage) + (why.empty() ? " failed: " : " cannot run here: " + why + ": ") + e.what();
+    return nullptr;
   } catch (const std::exception& e) {
     r.status = Status::failed;
     r.message = std::string(stage) + " failed: " + e.what();

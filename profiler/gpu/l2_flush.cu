@@ -45,13 +45,29 @@ __device__ void flush_write(int4* __restrict__ buf, std::size_t n) {
   }
 }
 
-__device__ void flush_discard(char* __restrict__ buf, std::size_t lines) {
+// Step 2. Turing (sm_75) has no discard.global.L2: there the step reads a second buffer of the same size instead
+// (`evict`, one word of each 32-byte sector), so the lines step 1 left dirty are written back now, during the
+// flush, and L2 holds only clean lines of that buffer, which the profiled kernel evicts without writing anything
+// back. A cold start for every read the kernel makes, as after a discard; L2 full of clean lines rather than
+// empty (no measurable difference on an H200, above).
+__device__ void flush_discard(char* __restrict__ buf, const int* __restrict__ evict, std::size_t lines, int* sink) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+  (void)evict;
+  (void)sink;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < lines;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
     asm volatile("discard.global.L2 [%0], 128;" ::"l"(buf + i * 128) : "memory");
-#endif
   }
+#else
+  (void)buf;
+  int acc = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < lines;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const int* line = evict + i * 32;  // 128 bytes
+    acc ^= __ldcg(line) ^ __ldcg(line + 8) ^ __ldcg(line + 16) ^ __ldcg(line + 24);
+  }
+  if (acc == 0x7FFFFFFE && threadIdx.x == 0x3FF) *sink = acc;  // never: keeps the loads
+#endif
 }
 
 // Reads one word at each address (through L2, not L1), so their translations are in the TLBs; the writes
@@ -66,20 +82,22 @@ __device__ void warm_translations(const int* const* addresses, std::size_t n, in
   if (acc == 0x5eed1e55) *sink = acc;
 }
 
-__global__ void flush_l2_cooperative(int4* buf, std::size_t bytes, const int* const* warm, std::size_t n_warm,
-                                     int* sink) {
+__global__ void flush_l2_cooperative(int4* buf, const int* evict, std::size_t bytes, const int* const* warm,
+                                     std::size_t n_warm, int* sink) {
   if (n_warm > 0) {
     warm_translations(warm, n_warm, sink);
     cooperative_groups::this_grid().sync();  // every read done before the writes evict its lines
   }
   flush_write(buf, bytes / sizeof(int4));
   cooperative_groups::this_grid().sync();  // every write done (and visible in L2) before any discard
-  flush_discard(reinterpret_cast<char*>(buf), bytes / 128);
+  flush_discard(reinterpret_cast<char*>(buf), evict, bytes / 128, sink);
 }
 
 __global__ void write_to_flush_l2(int4* __restrict__ buf, std::size_t n) { flush_write(buf, n); }
 
-__global__ void discard_from_l2(char* __restrict__ buf, std::size_t lines) { flush_discard(buf, lines); }
+__global__ void discard_from_l2(char* __restrict__ buf, const int* __restrict__ evict, std::size_t lines, int* sink) {
+  flush_discard(buf, evict, lines, sink);
+}
 
 }  // namespace
 
@@ -93,11 +111,16 @@ L2Flush::L2Flush(std::size_t l2_bytes, int sm_count)
           cudaSuccess) {
     cooperative_blocks_ = sm_count_ * std::min(blocks_per_sm, 4);
   }
+  // Which code the flush runs (the architecture its PTX was written for, __CUDA_ARCH__): before sm_80 it cannot
+  // discard and reads the second buffer instead.
+  cudaFuncAttributes attributes{};
+  if (cudaFuncGetAttributes(&attributes, discard_from_l2) == cudaSuccess) discards_ = attributes.ptxVersion >= 80;
   (void)cudaGetLastError();  // a failed query leaves the two-kernel flush, and no error behind
 }
 
 L2Flush::~L2Flush() {
   if (buffer_ != nullptr) (void)cudaFree(buffer_);  // teardown: nothing to do on failure
+  if (evict_ != nullptr) (void)cudaFree(evict_);
   if (sink_ != nullptr) (void)cudaFree(sink_);
 }
 
@@ -116,6 +139,10 @@ void L2Flush::flush(StreamHandle stream, FlushMethod method, const int* const* w
     GPUPERF_CUDA_CHECK(cudaMalloc(&buffer_, bytes_));
   }
   if (sink_ == nullptr) GPUPERF_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&sink_), sizeof(int)));
+  if (method == FlushMethod::write_discard && !discards_ && evict_ == nullptr) {
+    GPUPERF_CUDA_CHECK(cudaMalloc(&evict_, bytes_));
+    GPUPERF_CUDA_CHECK(cudaMemset(evict_, 0x5A, bytes_));
+  }
   const unsigned blocks = static_cast<unsigned>(4 * sm_count_);
   switch (method) {
     case FlushMethod::read:
@@ -132,17 +159,19 @@ void L2Flush::flush(StreamHandle stream, FlushMethod method, const int* const* w
   }
   if (cooperative_blocks_ > 0) {
     int4* buf = static_cast<int4*>(buffer_);
+    const int* evict = static_cast<const int*>(evict_);
     std::size_t bytes = bytes_;
     if (warm == nullptr) n_warm = 0;
     int* sink = sink_;
-    void* args[] = {&buf, &bytes, &warm, &n_warm, &sink};
+    void* args[] = {&buf, &evict, &bytes, &warm, &n_warm, &sink};
     GPUPERF_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(&flush_l2_cooperative),
                                                    dim3(cooperative_blocks_), dim3(kFlushThreads), args, 0,
                                                    static_cast<cudaStream_t>(stream)));
     return;
   }
   write_to_flush_l2<<<blocks, kFlushThreads, 0, stream>>>(static_cast<int4*>(buffer_), bytes_ / sizeof(int4));
-  discard_from_l2<<<blocks, kFlushThreads, 0, stream>>>(static_cast<char*>(buffer_), bytes_ / 128);
+  discard_from_l2<<<blocks, kFlushThreads, 0, stream>>>(static_cast<char*>(buffer_), static_cast<const int*>(evict_),
+                                                        bytes_ / 128, sink_);
   GPUPERF_CUDA_CHECK_LAUNCH();
 }
 

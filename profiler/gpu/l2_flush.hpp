@@ -19,7 +19,8 @@ enum class FlushMethod {
   // measured kernel must write back as it evicts them.
   write,
   // Write the buffer, then drop each of its lines from L2 without writing it back (PTX discard.global.L2,
-  // sm_80+): L2 is left empty, as Nsight Compute's cache control leaves it. The collector's.
+  // sm_80+): L2 is left empty, as Nsight Compute's cache control leaves it. The collector's. On Turing (no
+  // discard) the second step reads another buffer of the same size: L2 is left full of clean lines.
   write_discard,
 };
 
@@ -43,15 +44,20 @@ class L2Flush {
   // Whether write_discard is one cooperative kernel (with a grid-wide barrier between its steps) rather than
   // two; only then can it read `warm` first.
   bool cooperative() const { return cooperative_blocks_ > 0; }
+  // Whether write_discard's second step discards (code built for sm_80 or later) or reads a second buffer
+  // (Turing's code).
+  bool discards() const { return discards_; }
   std::size_t bytes() const { return bytes_; }
 
  private:
   std::size_t bytes_ = 0;  // twice the L2, a multiple of 128 bytes (the discard's line)
   int sm_count_ = 1;
   int cooperative_blocks_ = 0;  // the one-kernel write_discard's grid; 0: two kernels
+  bool discards_ = true;
   void* buffer_ = nullptr;
-  int* sink_ = nullptr;  // the never-taken store that keeps the loads of a read alive
-  int write_value_ = 0;  // the byte of the last write flush
+  void* evict_ = nullptr;  // write_discard's second buffer where the code cannot discard, else null
+  int* sink_ = nullptr;    // the never-taken store that keeps the loads of a read alive
+  int write_value_ = 0;    // the byte of the last write flush
 };
 
 }  // namespace gpuperf::gpu

@@ -9,6 +9,8 @@ gpuperf-results file per runner and night, each with the suite's run and a recor
 - a100-1 (NVIDIA A100-SXM4-80GB, GA100, cc 8.0): no TriageCompute names (the chip has none), PM sampling's basic
   set (pm_sm_active); from night STEP_AT its memory/coalesced is 25% slower (the only step of the fleet);
 - t4-1 (Tesla T4, TU104, cc 7.5): no TriageCompute names and no PM sampling (no set fits its one pass).
+Every runner's suite holds matmul/wgmma, a kernel built for sm_90a alone: it runs on the H100 and is `unsupported`
+every night on the A100 and the T4, with the reason the runner writes (no code those chips can run).
 Each chip's levels are its own (a T4 is slower than an H100). Noise: 1% per sample, seeded.
 """
 import json
@@ -47,6 +49,13 @@ def night_file(night, step_at, runner, rng):
                      "gld_efficiency": {"unit": "%", "value": 100.0}}},
         {"benchmark": "matmul/tiled", "params": {"n": 1024, "tile": 16}, "status": "ok",
          "metrics": {"duration": duration(277000.0), "instructions": {"unit": "count", "value": 8388608}}},
+        {"benchmark": "matmul/wgmma", "params": {"n": 4096}, "status": "ok", "metrics": {"duration": duration(90000.0)}}
+        if cc == "9.0" else
+        {"benchmark": "matmul/wgmma", "params": {"n": 4096}, "status": "unsupported", "metrics": {},
+         "message": "the verification launch cannot run here: the binary holds no code sm_%s can run (build it for "
+                    "this architecture: CMAKE_CUDA_ARCHITECTURES, e.g. native): cudaGetLastError() failed at "
+                    "kernels/wgmma.cu:88: cudaErrorNoKernelImageForDevice (no kernel image is available for execution "
+                    "on the device)" % cc.replace(".", "")},
     ])
     gemm = {"duration": duration(208000.0, 16), "launches": {"unit": "count", "value": 96},
             "gpu_time_total": {"unit": "ns", "value": round(96 * 208000.0 * factor)}}

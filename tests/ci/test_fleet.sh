@@ -79,6 +79,17 @@ bad = [(r["benchmark"], r["metric"], r["verdict"]) for r in rows if r["verdict"]
 assert not bad and rows, bad
 assert not any(r["metric"].startswith(("pm_", "sol_")) for r in rows), rows
 PY
+# An instance the chip cannot run (matmul/wgmma, sm_90a code alone, unsupported on the A100 and the T4 every night) is
+# that machine's standing status: no regression, no missing benchmark, in compare as in the nightly above.
+t4_n1=$(run_of t4-1 01 nightly) t4_n10=$(run_of t4-1 10 nightly)
+rc=0; gp compare "$t4_n1" "$t4_n10" --format json >"$work/cmp-t4-suite.json" || rc=$?
+[[ $rc == 0 ]] || fail "the T4's suite compare exited $rc with an instance unsupported on both nights"
+python3 - "$work/cmp-t4-suite.json" <<'PY' || fail "the T4's unsupported instance does not read as its standing status"
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r["benchmark"] == "matmul/wgmma"]
+assert len(rows) == 1 and rows[0]["verdict"] == "failed", rows
+assert rows[0]["note"].startswith("both unsupported: the verification launch cannot run here: the binary holds no code sm_75"), rows
+PY
 
 # The report: machines grouped by generation, newest first; the finding on the A100 alone.
 gp report --format md --out "$work/site" >/dev/null 2>&1 || fail "report failed"

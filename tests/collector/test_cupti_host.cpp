@@ -10,6 +10,7 @@
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "core/perfworks_spelling.hpp"
 #include "profiler/chip_plan.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend.hpp"
@@ -17,6 +18,7 @@
 #include "profiler/metric_catalog.hpp"
 #include "profiler/metric_plan.hpp"
 #include "profiler/record/inject/pass_groups.hpp"
+#include "profiler/record/recorder/recorder.hpp"
 #include "profiler/speed_of_light.hpp"
 
 namespace gpuperf {
@@ -294,5 +296,52 @@ TEST(CuptiHost, TheCollectorTakesTheChipsSpellingOfACounter) {
     EXPECT_EQ(host->add_configuration(plan_metrics(requests).perfworks), 1u);
   }
 }
+
+// `record --metrics default` on GB202, as the injected library plans it at the first context (inject_metrics.cpp's
+// plan_groups: each counter in the chip's spelling, then the speed-of-light choice) and as the recorder stores it:
+// the chip takes the set it is asked, and the C line maps back to every metric, the DRAM bytes included, with no
+// warning of another chip's set. GH100 keeps the table's names.
+TEST(CuptiHost, ARecordedProgramOnGB202AsksAndStoresTheChipsSpellings) {
+  record::RecordOptions o;
+  o.command = {"true"};
+  o.metrics = "default";
+  const auto today = record::plan_record_metrics(o, false);
+  const auto triage = record::plan_triage_metrics(o);
+  ASSERT_TRUE(today && triage);
+  for (const auto& [chip, read] :
+       {std::pair<const char*, const char*>{"GB202", "dram__bytes_op_read.sum"}, {"GH100", "dram__bytes_read.sum"}}) {
+    SCOPED_TRACE(chip);
+    auto host = cupti::load_backend().open_host(chip);
+    const record::inject::PassCount passes = [&](const std::vector<std::string>& m) {
+      return host->add_configuration(m);
+    };
+    const AcceptsMetric accepts = [&](const std::string& m) {
+      try {
+        host->add_configuration({m});
+        return true;
+      } catch (const cupti::BackendError&) {
+        return false;
+      }
+    };
+    std::vector<std::string> metrics = today->perfworks, triage_names = triage->perfworks;
+    for (std::string& m : metrics) m = chip_spelling(m, accepts);
+    for (std::string& m : triage_names) m = chip_spelling(m, accepts);
+    const std::vector<std::string> line = choose_speed_of_light(metrics, triage_names, accepts, passes);
+    EXPECT_GE(host->add_configuration(line), 1u);  // the chip takes the whole set
+
+    record::ProcessRecord p;
+    p.pid = 1;
+    p.metric_names = line;
+    std::vector<std::string> warnings;
+    const MetricPlan stored = record::recorded_plan({p}, *today, triage, warnings);
+    EXPECT_TRUE(warnings.empty()) << warnings.front();
+    EXPECT_EQ(stored.perfworks, line);
+    const auto dram = std::find_if(stored.requests.begin(), stored.requests.end(),
+                                   [](const MetricRequest& r) { return r.name == "dram_bytes_read"; });
+    ASSERT_NE(dram, stored.requests.end());
+    EXPECT_EQ(dram->perfworks, std::vector<std::string>{read});
+  }
+}
+
 }  // namespace
 }  // namespace gpuperf

@@ -26,12 +26,13 @@ __global__ void copy_with_bug(const float* in, float* out, unsigned n, int bug) 
 
 class BuggyCopy : public Workload {
  public:
-  BuggyCopy(Bug bug, unsigned n, std::uint64_t seed) : bug_(bug), n_(n), in_(n), out_(n) {
+  BuggyCopy(Bug bug, unsigned n, std::uint64_t seed, unsigned block = 256)
+      : bug_(bug), n_(n), block_(block), in_(n), out_(n) {
     expected_ = random_floats(n, seed, 99);
     in_.upload(expected_);
   }
   void launch(StreamHandle s) override {
-    copy_with_bug<<<blocks_for(n_, 256), 256, 0, s>>>(in_.get(), out_.get(), n_, static_cast<int>(bug_));
+    copy_with_bug<<<blocks_for(n_, block_), block_, 0, s>>>(in_.get(), out_.get(), n_, static_cast<int>(bug_));
     GPUPERF_CUDA_CHECK_LAUNCH();
   }
   void poison_outputs(StreamHandle s) override { out_.poison(s); }
@@ -39,14 +40,15 @@ class BuggyCopy : public Workload {
   const void* kernel_function() const override { return reinterpret_cast<const void*>(&copy_with_bug); }
   LaunchShape launch_shape() const override {
     LaunchShape l;
-    l.grid[0] = blocks_for(n_, 256);
-    l.block[0] = 256;
+    l.grid[0] = blocks_for(n_, block_);
+    l.block[0] = block_;
     return l;
   }
 
  private:
   Bug bug_;
   unsigned n_;
+  unsigned block_;
   DeviceBuffer<float> in_, out_;
   std::vector<float> expected_;
 };
@@ -55,6 +57,10 @@ class BuggyCopy : public Workload {
 
 std::unique_ptr<Workload> make_buggy_copy(Bug bug, unsigned n, std::uint64_t seed) {
   return std::make_unique<BuggyCopy>(bug, n, seed);
+}
+
+std::unique_ptr<Workload> make_wide_copy(unsigned n, std::uint64_t seed) {
+  return std::make_unique<BuggyCopy>(Bug::none, n, seed, 2048);
 }
 
 }  // namespace gpuperf::testing

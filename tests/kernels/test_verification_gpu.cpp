@@ -5,6 +5,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
+#include <string>
+
 #include "kernels/benchmark.hpp"
 #include "profiler/runner.hpp"
 #include "tests/kernels/broken_kernels.hpp"
@@ -95,6 +98,51 @@ TEST_F(OnGpu, BrokenKernelsAreRecordedIncorrectAndNeverTimed) {
   const Result r = measure_instance(InstanceRef{&ok, {}}, 7, stream_, timer, TimingOptions{});
   EXPECT_EQ(r.status, Status::ok) << r.message;
   EXPECT_EQ(timer.calls, 1);
+}
+
+// A launch this chip cannot run is unsupported with the reason, never failed, and the context stays usable: a block
+// of 2048 threads (every chip allows 1024) and a kernel built for sm_75 alone (no image on any later chip; on a
+// Turing GPU it runs).
+TEST_F(OnGpu, ALaunchTheChipCannotRunIsUnsupportedAndTheNextInstanceRuns) {
+  Benchmark wide;
+  wide.name = "limits/wide_block";
+  wide.make = [](const Params&, std::uint64_t seed) { return testing::make_wide_copy(1u << 20, seed); };
+  MustNotTime timer;
+  Result r = measure_instance(InstanceRef{&wide, {}}, 7, stream_, timer, TimingOptions{});
+  EXPECT_EQ(r.status, Status::unsupported) << r.message;
+  EXPECT_NE(r.message.find("the launch shape is beyond what sm_"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("cudaErrorInvalidConfiguration"), std::string::npos) << r.message;
+  EXPECT_EQ(timer.calls, 0);
+
+  int device = 0, major = 0, minor = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), cudaSuccess);
+  Benchmark turing;
+  turing.name = "limits/turing_only";
+  turing.make = [](const Params&, std::uint64_t seed) { return testing::make_turing_only_copy(1u << 20, seed); };
+  r = measure_instance(InstanceRef{&turing, {}}, 7, stream_, timer, TimingOptions{});
+  if (major * 10 + minor == 75) {
+    EXPECT_EQ(r.status, Status::ok) << r.message;
+  } else {
+    EXPECT_EQ(r.status, Status::unsupported) << r.message;
+    EXPECT_NE(r.message.find("the binary holds no code sm_" + std::to_string(major * 10 + minor) + " can run"),
+              std::string::npos)
+        << r.message;
+    EXPECT_NE(r.message.find("cudaErrorNoKernelImageForDevice"), std::string::npos) << r.message;
+  }
+  std::printf("[ limits   ] %s\n", r.message.c_str());
+
+  // Neither error is sticky: the next instance verifies and is timed.
+  Benchmark ok;
+  ok.name = "limits/control";
+  ok.make = [](const Params&, std::uint64_t seed) {
+    return testing::make_buggy_copy(testing::Bug::none, 1u << 20, seed);
+  };
+  const int before = timer.calls;
+  r = measure_instance(InstanceRef{&ok, {}}, 7, stream_, timer, TimingOptions{});
+  EXPECT_EQ(r.status, Status::ok) << r.message;
+  EXPECT_EQ(timer.calls, before + 1);
 }
 
 }  // namespace

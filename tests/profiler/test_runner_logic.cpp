@@ -6,6 +6,7 @@
 
 #include "core/errors.hpp"
 #include "core/metrics.hpp"
+#include "kernels/cuda_check.hpp"
 #include "profiler/runner.hpp"
 #include "tests/profiler/fakes.hpp"
 
@@ -118,6 +119,41 @@ TEST(MeasureInstance, FailuresNameTheirStage) {
   const Benchmark null_factory = fake_benchmark([](const Params&, std::uint64_t) { return nullptr; });
   r = measure_instance(InstanceRef{&null_factory, {}}, 1, nullptr, timer, TimingOptions{});
   EXPECT_EQ(r.status, Status::failed);
+  EXPECT_EQ(timer.calls, 0);
+}
+
+// A chip that lacks what the code needs (no image for its architecture, a block beyond its limits) makes the
+// instance unsupported with the reason; any other CUDA error still fails it.
+TEST(MeasureInstance, ALaunchThisChipCannotRunIsUnsupportedWithTheReason) {
+  ScriptedTimer timer;
+  const auto throwing = [](cudaError_t code, const char* text) {
+    return fake_benchmark([code, text](const Params&, std::uint64_t) {
+      return std::make_unique<FakeWorkload>(nullptr, [code, text](std::size_t) -> double {
+        throw CudaError(std::string("cudaGetLastError() failed at kernels/x.cu:9: ") + text, code);
+      });
+    });
+  };
+  const Benchmark no_image = throwing(cudaErrorNoKernelImageForDevice, "cudaErrorNoKernelImageForDevice");
+  Result r = measure_instance(InstanceRef{&no_image, {}}, 1, nullptr, timer, TimingOptions{});
+  EXPECT_EQ(r.status, Status::unsupported);
+  EXPECT_EQ(r.message.rfind("the verification launch cannot run here: the binary holds no code ", 0), 0u) << r.message;
+  EXPECT_NE(r.message.find("CMAKE_CUDA_ARCHITECTURES"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("kernels/x.cu:9: cudaErrorNoKernelImageForDevice"), std::string::npos) << r.message;
+  EXPECT_TRUE(r.metrics.empty());
+
+  const Benchmark too_big = throwing(cudaErrorInvalidConfiguration, "cudaErrorInvalidConfiguration");
+  r = measure_instance(InstanceRef{&too_big, {}}, 1, nullptr, timer, TimingOptions{});
+  EXPECT_EQ(r.status, Status::unsupported);
+  EXPECT_NE(r.message.find("the launch shape is beyond what "), std::string::npos) << r.message;
+
+  const Benchmark registers = throwing(cudaErrorLaunchOutOfResources, "cudaErrorLaunchOutOfResources");
+  r = measure_instance(InstanceRef{&registers, {}}, 1, nullptr, timer, TimingOptions{});
+  EXPECT_EQ(r.status, Status::unsupported);
+
+  const Benchmark out_of_memory = throwing(cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation");
+  r = measure_instance(InstanceRef{&out_of_memory, {}}, 1, nullptr, timer, TimingOptions{});
+  EXPECT_EQ(r.status, Status::failed);
+  EXPECT_EQ(r.message.rfind("the verification launch failed: ", 0), 0u) << r.message;
   EXPECT_EQ(timer.calls, 0);
 }
 

@@ -19,9 +19,11 @@
 #include <string>
 #include <vector>
 
+#include "core/perfworks_spelling.hpp"
 #include "profiler/cupti/backend_module.hpp"
 #include "profiler/cupti/monotonic_clock.hpp"
 #include "profiler/cupti/range_backend.hpp"
+#include "profiler/record/inject/driver_l2_flush.hpp"
 #include "profiler/record/inject/inject_comm.hpp"
 #include "profiler/record/inject/inject_guard.hpp"
 #include "profiler/record/inject/inject_lines.hpp"
@@ -37,62 +39,13 @@
 namespace gpuperf::record::inject {
 namespace {
 
-// Empties L2 as the collector does (FlushMethod::write_discard, profiler/gpu/l2_flush.cu), in two launches of one
-// kernel, the launch boundary the barrier between them: the first (p_discard 0) writes every 128-byte line of a buffer
-// twice the L2's size (write-allocation evicts every line in L2, so the program's dirty lines are written back now,
-// before the profiled launch); the second (p_discard 1) drops the buffer's lines from L2 without writing them back.
-// Until 2026-11-29 one kernel wrote and discarded each line in turn, so each discarded line's place took the next line
-// written and the program's lines stayed: on an H200 a kernel reading 8 MiB its predecessor had just written read 0
-// bytes of DRAM where Nsight Compute (--cache-control all) reads 8 MiB (bench/record/l2_state_gpu.sh). PTX, loaded
-// through the driver, so the library needs no CUDA runtime of its own.
-constexpr const char* kFlushPtx = R"(
-.version 7.8
-.target sm_80
-.address_size 64
-.visible .entry gpuperf_record_flush_l2(.param .u64 p_buf, .param .u64 p_lines, .param .u32 p_discard)
-{
-  .reg .pred %p<3>;
-  .reg .b32 %r<6>;
-  .reg .b64 %rd<8>;
-  ld.param.u64 %rd1, [p_buf];
-  ld.param.u64 %rd2, [p_lines];
-  ld.param.u32 %r5, [p_discard];
-  mov.u32 %r1, %ctaid.x;
-  mov.u32 %r2, %ntid.x;
-  mov.u32 %r3, %tid.x;
-  mul.wide.u32 %rd3, %r1, %r2;
-  cvt.u64.u32 %rd4, %r3;
-  add.u64 %rd3, %rd3, %rd4;
-  setp.ge.u64 %p1, %rd3, %rd2;
-  @%p1 bra DONE;
-  shl.b64 %rd5, %rd3, 7;
-  add.u64 %rd6, %rd1, %rd5;
-  setp.ne.u32 %p2, %r5, 0;
-  @%p2 bra DISCARD;
-  mov.u32 %r4, 1;
-  st.global.v4.u32 [%rd6], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+16], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+32], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+48], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+64], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+80], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+96], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+112], {%r4, %r4, %r4, %r4};
-  bra DONE;
-DISCARD:
-  discard.global.L2 [%rd6], 128;
-DONE:
-  ret;
-}
-)";
-constexpr const char* kFlushName = "gpuperf_record_flush_l2";
-
 struct Context {
   std::unique_ptr<cupti::RangeProfilerBackend> backend;
   CUmodule module = nullptr;
   CUfunction flush = nullptr;
-  CUdeviceptr buffer = 0;
-  unsigned long long lines = 0;
+  CUdeviceptr buffer = 0;  // driver_flush_bytes(l2_bytes, discards)
+  unsigned long long l2_bytes = 0;
+  bool discards = true;
   std::string broken;  // set once profiling failed on this context: no further attempts
 };
 
@@ -200,24 +153,36 @@ bool grouped() { return g_state->one_pass || g_state->groups.size() > 1; }
 // groups; writes "H <group> <C-line index>..." for each when grouped().
 void plan_groups(const std::string& chip) {
   g_state->planned = true;
+  const auto spelled_otherwise = [](const std::vector<std::string>& names) {
+    return std::any_of(names.begin(), names.end(),
+                       [](const std::string& n) { return !perfworks_spellings(n).empty(); });
+  };
+  // A counter some chips spell otherwise is asked of this chip's host object.
+  const bool respell = spelled_otherwise(g_state->metrics) || spelled_otherwise(g_state->triage);
   std::unique_ptr<cupti::RangeProfilerBackend> host;
-  if (g_state->split != 1 || g_state->one_pass || !g_state->triage.empty()) host = g_state->factory->open_host(chip);
+  if (g_state->split != 1 || g_state->one_pass || !g_state->triage.empty() || respell)
+    host = g_state->factory->open_host(chip);
   std::map<std::vector<std::string>, std::size_t> counted;  // each list's passes, counted once
   const PassCount passes = [&](const std::vector<std::string>& m) {
     const auto it = counted.find(m);
     return it != counted.end() ? it->second : counted[m] = host->add_configuration(m);
   };
-  if (!g_state->triage.empty()) {
-    const AcceptsMetric accepts = [&](const std::string& m) {
-      try {
-        passes({m});
-        return true;
-      } catch (const std::exception&) {  // CUPTI refuses the name on this chip
-        return false;
-      }
-    };
-    g_state->metrics = choose_speed_of_light(g_state->metrics, g_state->triage, accepts, passes);
+  const AcceptsMetric accepts = [&](const std::string& m) {
+    try {
+      passes({m});
+      return true;
+    } catch (const std::exception&) {  // CUPTI refuses the name on this chip
+      return false;
+    }
+  };
+  // The chip's own spelling of each counter (GB202's dram__bytes_op_read.sum): the C line names it, and the
+  // recorder maps it back to its metric (recorded_plan).
+  if (respell) {
+    for (std::string& m : g_state->metrics) m = chip_spelling(m, accepts);
+    for (std::string& m : g_state->triage) m = chip_spelling(m, accepts);
   }
+  if (!g_state->triage.empty())
+    g_state->metrics = choose_speed_of_light(g_state->metrics, g_state->triage, accepts, passes);
   // The metrics line, once the chip has chosen the names: every later line's values follow its order.
   std::string header = "C";
   for (const std::string& name : g_state->metrics) header += " " + name;
@@ -264,24 +229,23 @@ Context& context_for(CUcontext ctx) {
   if (cuptiGetDeviceId(ctx, &device) != CUPTI_SUCCESS) throw std::runtime_error("cuptiGetDeviceId failed");
   c.backend = g_state->factory->open_device(static_cast<int>(device), ctx);
   add_groups(*c.backend);
-  check(cuModuleLoadData(&c.module, kFlushPtx), "cuModuleLoadData (L2 flush)");
-  check(cuModuleGetFunction(&c.flush, c.module, kFlushName), "cuModuleGetFunction (L2 flush)");
   CUdevice dev = 0;
   check(cuCtxGetDevice(&dev), "cuCtxGetDevice");
-  int l2 = 0;
+  int l2 = 0, major = 0;
   check(cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev), "cuDeviceGetAttribute");
-  c.lines = 2ull * static_cast<unsigned long long>(l2) / 128;
-  check(cuMemAlloc(&c.buffer, c.lines * 128), "cuMemAlloc (L2 flush buffer)");
+  check(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev), "cuDeviceGetAttribute");
+  const DriverFlushCode code = driver_flush_code(major);
+  check(cuModuleLoadData(&c.module, code.ptx), "cuModuleLoadData (L2 flush)");
+  check(cuModuleGetFunction(&c.flush, c.module, kFlushKernelName), "cuModuleGetFunction (L2 flush)");
+  c.l2_bytes = static_cast<unsigned long long>(l2);
+  c.discards = code.discards;
+  check(cuMemAlloc(&c.buffer, driver_flush_bytes(c.l2_bytes, c.discards)), "cuMemAlloc (L2 flush buffer)");
   return c;
 }
 
 void flush_l2(Context& c) {
   check(cuCtxSynchronize(), "cuCtxSynchronize");
-  const unsigned blocks = static_cast<unsigned>((c.lines + 255) / 256);
-  for (unsigned discard : {0u, 1u}) {  // one stream: every write is done before the first discard
-    void* args[] = {&c.buffer, &c.lines, &discard};
-    check(cuLaunchKernel(c.flush, blocks, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr), "cuLaunchKernel (L2 flush)");
-  }
+  check(enqueue_driver_flush(c.flush, c.buffer, c.l2_bytes, c.discards), "cuLaunchKernel (L2 flush)");
   check(cuCtxSynchronize(), "cuCtxSynchronize");
 }
 
@@ -711,7 +675,7 @@ void end_session_for_pm_sampling() {
   if (g_state != nullptr) end_kept_session(SessionEnd::other_launch);
 }
 
-bool is_own_kernel(const char* name) { return name != nullptr && std::strcmp(name, kFlushName) == 0; }
+bool is_own_kernel(const char* name) { return name != nullptr && std::strcmp(name, kFlushKernelName) == 0; }
 
 void end_metrics_session() {
   if (g_state == nullptr) return;

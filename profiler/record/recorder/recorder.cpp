@@ -12,6 +12,7 @@
 #include "core/command_line.hpp"
 #include "core/environment.hpp"
 #include "core/errors.hpp"
+#include "core/perfworks_spelling.hpp"
 #include "core/stats.hpp"
 #include "gpuperf/version.hpp"
 #include "profiler/collector.hpp"
@@ -98,14 +99,26 @@ std::optional<MetricPlan> plan_triage_metrics(const RecordOptions& o) {
   return plan_metrics(std::move(requests));
 }
 
+// `plan` with each counter spelled as `line` spells it (a chip that names it otherwise, as the library asked it:
+// perfworks_spellings).
+static MetricPlan as_line_spells(const MetricPlan& plan, const std::vector<std::string>& line) {
+  const auto in_line = [&](const std::string& p) { return std::find(line.begin(), line.end(), p) != line.end(); };
+  std::vector<MetricRequest> requests = plan.requests;
+  for (MetricRequest& r : requests) {
+    for (std::string& p : r.perfworks) p = chip_spelling(p, in_line);
+  }
+  return plan_metrics(std::move(requests));
+}
+
 // The plan a process's metrics line (C) names: `today`'s, or `triage`'s requests whose counters all are in it (the
-// chip refused the others); nullopt when neither gives exactly its names.
+// chip refused the others), each counter as the chip spells it; nullopt when neither gives exactly its names.
 static std::optional<MetricPlan> plan_of_line(const std::vector<std::string>& line, const MetricPlan& today,
                                               const std::optional<MetricPlan>& triage) {
   if (line == today.perfworks) return today;
+  if (MetricPlan spelled = as_line_spells(today, line); spelled.perfworks == line) return spelled;
   if (!triage) return std::nullopt;
   std::vector<MetricRequest> kept;
-  for (const MetricRequest& r : triage->requests) {
+  for (const MetricRequest& r : as_line_spells(*triage, line).requests) {
     if (std::all_of(r.perfworks.begin(), r.perfworks.end(),
                     [&](const std::string& p) { return std::find(line.begin(), line.end(), p) != line.end(); }))
       kept.push_back(r);
