@@ -6,37 +6,28 @@
 
 #include "core/metrics.hpp"
 #include "profiler/record/pm_sampling.hpp"
-#include "profiler/record/recorder/line_fields.hpp"
+#include "profiler/record/record_codec.hpp"
 
 namespace gpuperf::record {
 
-std::string parse_pm_line(char kind, LineFields& f, ProcessPm& pm) {
+std::string parse_pm_line(char kind, std::string_view line, ProcessPm& pm) {
   switch (kind) {
     case 'p': {
-      std::string name;
-      while (f.next_word(name)) pm.metrics.push_back(name);
+      PmMetricsLine p;
+      if (const char* why = decode(line, p)) return why;
+      pm.metrics.insert(pm.metrics.end(), p.metrics.begin(), p.metrics.end());
       return pm.metrics.empty() ? "PM metrics line without metrics" : "";
     }
     case 'w': {
       PmWindowRecord w;
-      int overflow = 0, full = 0;
-      if (!(f.next(w.device) && f.next(w.interval_ns) && f.next(w.start_ns) && f.next(w.stop_ns) && f.next(w.samples) &&
-            f.next(w.invalid) && f.next(overflow) && f.next(full) && f.next(w.setup_ns) && f.next(w.decode_ns) &&
-            f.next(w.evaluate_ns) && f.next(w.launches) && f.at_end()) ||
-          w.stop_ns < w.start_ns) {
-        return "malformed PM window line";
-      }
-      w.overflow = overflow != 0;
-      w.image_full = full != 0;
+      if (const char* why = decode(line, w)) return why;
       pm.window = w;
       return "";
     }
     case 's': {
       PmSample s;
-      if (!(f.next(s.start_ns) && f.next(s.end_ns)) || s.end_ns <= s.start_ns) return "malformed PM sample line";
-      double v = 0;
-      while (f.next(v)) s.values.push_back(v);
-      if (!f.at_end() || s.values.size() != pm.metrics.size()) return "PM sample values do not match the p line";
+      if (const char* why = decode(line, s)) return why;
+      if (s.values.size() != pm.metrics.size()) return "PM sample values do not match the p line";
       pm.samples.push_back(std::move(s));
       return "";
     }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.hpp"
@@ -15,8 +16,8 @@
 
 namespace gpuperf::record {
 
-// Reads a p, w or s line's fields after its kind into `pm`; "" or why the line is malformed.
-std::string parse_pm_line(char kind, LineFields& f, ProcessPm& pm);
+// Reads a p, w or s line (the whole line, its kind `kind`) into `pm`; "" or why the line is malformed.
+std::string parse_pm_line(char kind, std::string_view line, ProcessPm& pm);
 
 // Sets each launch's `pm` from the process's samples and fills pm.coverage; drops the samples.
 void attribute_pm(ProcessRecord& process);

@@ -15,24 +15,10 @@
 #include <unordered_map>
 
 #include "core/errors.hpp"
-#include "profiler/record/recorder/line_fields.hpp"
+#include "profiler/record/record_codec.hpp"
 #include "profiler/record/recorder/pm_attribution.hpp"
 
 namespace gpuperf::record {
-namespace {
-
-// The rest of the line after `fields` space-separated fields (names and paths may hold spaces).
-std::string rest_after(std::string_view line, int fields) {
-  std::size_t pos = 0;
-  for (int i = 0; i < fields; ++i) {
-    pos = line.find(' ', pos);
-    if (pos == std::string_view::npos) return "";
-    ++pos;
-  }
-  return std::string(line.substr(pos));
-}
-
-}  // namespace
 
 ProcessParser::ProcessParser(std::string what) : what_(std::move(what)) {}
 
@@ -72,21 +58,32 @@ InputError ProcessParser::bad(std::string_view line, const char* why) const {
                     "'");
 }
 
+template <typename Line>
+Line ProcessParser::decoded(std::string_view line) {
+  Line out;
+  if (const char* why = decode(line, out)) throw bad(line, why);
+  return out;
+}
+
 void ProcessParser::parse_line(std::string_view line) {
   ++lineno_;
   if (line.empty()) return;
-  LineFields f(line);
-  char kind = 0;
-  f.next_char(kind);
+  const char kind = line_kind(line);
   switch (kind) {
-    case 'K': parse_kernel_line(f, line); break;
+    case 'K': parse_kernel_line(line); break;
     case 'C':
     case 'M':
     case 'H':
     case 'Q':
     case 'Y':
-    case 'W': parse_metrics_line(kind, f, line); break;
-    case 'A': parse_rank_line(f, line); break;
+    case 'W': parse_metrics_line(kind, line); break;
+    case 'A': {
+      const RankLine a = decoded<RankLine>(line);
+      p_.rank = a.rank;
+      p_.local_rank = a.local_rank;
+      p_.world_size = a.world_size;
+      break;
+    }
     case 'S':
     case 'L':
     case 'I':
@@ -97,116 +94,91 @@ void ProcessParser::parse_line(std::string_view line) {
     case 'p':
     case 'w':
     case 's':
-      if (const std::string why = parse_pm_line(kind, f, p_.pm); !why.empty()) throw bad(line, why.c_str());
+      if (const std::string why = parse_pm_line(kind, line, p_.pm); !why.empty()) throw bad(line, why.c_str());
       break;
-    default: parse_process_line(kind, f, line);
+    default: parse_process_line(kind, line);
   }
 }
 
-// K: one kernel launch (device, context, stream, correlation, start, end, grid, block, name id[, graph]).
-void ProcessParser::parse_kernel_line(LineFields& f, std::string_view line) {
+// K: one kernel launch.
+void ProcessParser::parse_kernel_line(std::string_view line) {
+  const KernelLine k = decoded<KernelLine>(line);
   LaunchRecord r;
-  std::uint64_t name_id = 0;
-  if (!(f.next(r.device) && f.next(r.context) && f.next(r.stream) && f.next(r.correlation) && f.next(r.start_ns) &&
-        f.next(r.end_ns) && f.next(r.grid[0]) && f.next(r.grid[1]) && f.next(r.grid[2]) && f.next(r.block[0]) &&
-        f.next(r.block[1]) && f.next(r.block[2]) && f.next(name_id))) {
-    throw bad(line, "malformed kernel line");
+  r.device = k.device;
+  r.context = k.context;
+  r.stream = k.stream;
+  r.correlation = k.correlation;
+  r.start_ns = k.start_ns;
+  r.end_ns = k.end_ns;
+  for (int i = 0; i < 3; ++i) {
+    r.grid[i] = k.grid[i];
+    r.block[i] = k.block[i];
   }
-  if (!f.at_end() && !(f.next(r.graph) && f.at_end())) throw bad(line, "malformed kernel line");
+  r.graph = k.graph;
   if (r.end_ns == 0 && r.start_ns != 0) {
     r.unfinished = true;  // still running when a forced flush handed its record over
   } else if (r.end_ns < r.start_ns) {
     throw bad(line, "kernel ends before it starts");
   }
   p_.launches.push_back(r);
-  name_ids_.push_back(name_id);
-}
-
-// A, the process's place in a distributed job: rank, local rank, world size, each a number or "-".
-void ProcessParser::parse_rank_line(LineFields& f, std::string_view line) {
-  std::optional<int>* fields[] = {&p_.rank, &p_.local_rank, &p_.world_size};
-  for (std::optional<int>* field : fields) {
-    std::string word;
-    int v = 0;
-    if (!f.next_word(word)) throw bad(line, "malformed rank line");
-    if (word == "-") continue;
-    const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
-    if (ec != std::errc() || end != word.data() + word.size() || v < 0) throw bad(line, "malformed rank line");
-    *field = v;
-  }
-  if (!f.at_end()) throw bad(line, "malformed rank line");
+  name_ids_.push_back(k.name_id);
 }
 
 // The metrics' lines: C (names), M (a launch's values), H (a group of them), Q (a launch's values of one
 // group), Y (one pass a launch: what was not collected), W (a profiled launch's time).
-void ProcessParser::parse_metrics_line(char kind, LineFields& f, std::string_view line) {
+void ProcessParser::parse_metrics_line(char kind, std::string_view line) {
   switch (kind) {
     case 'C': {
-      std::string name;
-      while (f.next_word(name)) p_.metric_names.push_back(name);
+      std::vector<std::string> names = decoded<MetricsLine>(line).names;
+      p_.metric_names.insert(p_.metric_names.end(), names.begin(), names.end());
       break;
     }
     case 'M': {
-      std::uint32_t corr = 0;
-      if (!f.next(corr)) throw bad(line, "malformed metrics line");
-      std::vector<double> values;
-      double v = 0;
-      while (f.next(v)) values.push_back(v);
-      if (!f.at_end() || values.size() != p_.metric_names.size())
-        throw bad(line, "metric values do not match the C line");
-      metrics_of_correlation_[corr] = std::move(values);
+      ValuesLine m = decoded<ValuesLine>(line);
+      if (m.values.size() != p_.metric_names.size()) throw bad(line, "metric values do not match the C line");
+      metrics_of_correlation_[m.correlation] = std::move(m.values);
       break;
     }
     case 'H': {  // a group of the C line's metrics, by index, that a Q line's launch collected
-      std::size_t group = 0, index = 0;
-      if (!f.next(group)) throw bad(line, "malformed metric group line");
-      std::vector<std::size_t> indices;
-      while (f.next(index)) {
+      GroupLine h = decoded<GroupLine>(line);
+      for (std::size_t index : h.indices) {
         if (index >= p_.metric_names.size()) throw bad(line, "metric group names a metric the C line does not have");
-        indices.push_back(index);
       }
-      if (!f.at_end() || indices.empty() || group != p_.metric_groups.size()) {
+      if (h.group != p_.metric_groups.size()) {
         throw bad(line, "malformed metric group line (groups are numbered 0, 1, ... in order, each with its metrics)");
       }
-      p_.metric_groups.push_back(std::move(indices));
+      p_.metric_groups.push_back(std::move(h.indices));
       break;
     }
     case 'Q': {  // one profiled launch's values of one metric group: the others are absent, not zero
-      std::uint32_t corr = 0;
-      std::size_t group = 0;
-      if (!(f.next(corr) && f.next(group))) throw bad(line, "malformed group metrics line");
-      if (group >= p_.metric_groups.size()) throw bad(line, "group metrics line of a group no H line defined");
-      const std::vector<std::size_t>& indices = p_.metric_groups[group];
+      const GroupValuesLine q = decoded<GroupValuesLine>(line);
+      if (q.group >= p_.metric_groups.size()) throw bad(line, "group metrics line of a group no H line defined");
+      const std::vector<std::size_t>& indices = p_.metric_groups[q.group];
+      if (q.values.size() != indices.size()) throw bad(line, "group metric values do not match the H line");
       std::vector<double> values(p_.metric_names.size(), std::nan(""));
       std::vector<bool> present(p_.metric_names.size(), false);
-      std::size_t k = 0;
-      double v = 0;
-      while (k < indices.size() && f.next(v)) {
-        values[indices[k]] = v;
-        present[indices[k++]] = true;
+      for (std::size_t k = 0; k < indices.size(); ++k) {
+        values[indices[k]] = q.values[k];
+        present[indices[k]] = true;
       }
-      if (k != indices.size() || !f.at_end()) throw bad(line, "group metric values do not match the H line");
-      metrics_of_correlation_[corr] = std::move(values);
-      present_of_correlation_[corr] = std::move(present);
+      metrics_of_correlation_[q.correlation] = std::move(values);
+      present_of_correlation_[q.correlation] = std::move(present);
       break;
     }
     case 'Y': {  // one pass a launch: the metrics listed need more and were not collected
       if (p_.metric_names.empty()) throw bad(line, "one-pass line before the metrics line (C)");
+      const OnePassLine y = decoded<OnePassLine>(line);
       p_.one_pass = true;
       p_.not_collected.assign(p_.metric_names.size(), false);
-      std::size_t index = 0;
-      while (f.next(index)) {
+      for (std::size_t index : y.not_collected) {
         if (index >= p_.metric_names.size()) throw bad(line, "one-pass line names a metric the C line does not have");
         p_.not_collected[index] = true;
       }
-      if (!f.at_end()) throw bad(line, "malformed one-pass line (Y <metric index>...)");
       break;
     }
     case 'W': {
-      std::uint32_t corr = 0;
-      std::uint64_t ns = 0;
-      if (!(f.next(corr) && f.next(ns))) throw bad(line, "malformed profile time line");
-      profile_ns_of_correlation_[corr] = ns;
+      const ProfileTimeLine w = decoded<ProfileTimeLine>(line);
+      profile_ns_of_correlation_[w.correlation] = w.ns;
       break;
     }
   }
@@ -214,101 +186,63 @@ void ProcessParser::parse_metrics_line(char kind, LineFields& f, std::string_vie
 
 // The process's own lines: P, names (N) and ranges (R), correlations (E), what was dropped (D), flushed (F)
 // and spent (B, T); the rest are parse_outcome_line's.
-void ProcessParser::parse_process_line(char kind, LineFields& f, std::string_view line) {
+void ProcessParser::parse_process_line(char kind, std::string_view line) {
   switch (kind) {
-    case 'P':
-      if (!(f.next(p_.pid) && f.next(p_.ppid) && f.next(p_.started_ns))) throw bad(line, "malformed process line");
-      p_.argv0 = rest_after(line, 4);
+    case 'P': {
+      ProcessLine l = decoded<ProcessLine>(line);
+      p_.pid = l.pid;
+      p_.ppid = l.ppid;
+      p_.started_ns = l.started_ns;
+      p_.argv0 = std::move(l.argv0);
       break;
+    }
     case 'N': {
-      std::uint64_t id = 0;
-      if (!f.next(id)) throw bad(line, "malformed name line");
-      strings_->names[id] = rest_after(line, 2);
+      NameLine l = decoded<NameLine>(line);
+      strings_->names[l.id] = std::move(l.name);
       break;
     }
     case 'R': {
-      std::uint64_t id = 0;
-      if (!f.next(id)) throw bad(line, "malformed range line");
-      strings_->ranges[id] = stable_nvtx_path(rest_after(line, 2));
+      const RangeLine l = decoded<RangeLine>(line);
+      strings_->ranges[l.id] = stable_nvtx_path(l.path);
       break;
     }
     case 'E': {
-      std::uint32_t corr = 0;
-      std::uint64_t range = 0;
-      if (!(f.next(corr) && f.next(range))) throw bad(line, "malformed correlation line");
-      range_of_correlation_[corr] = range;
+      const CorrelationLine l = decoded<CorrelationLine>(line);
+      range_of_correlation_[l.correlation] = l.range;
       break;
     }
-    case 'D': {
-      std::uint64_t n = 0;
-      if (!f.next(n)) throw bad(line, "malformed dropped-records line");
-      p_.dropped += n;
-      break;
-    }
-    case 'F':
-      if (!(f.next(p_.last_flush_ns) && f.at_end())) throw bad(line, "malformed flush line");
-      break;
-    case 'B':
-      if (!(f.next(p_.profile_budget_spent) && f.at_end())) throw bad(line, "malformed budget line");
-      break;
-    case 'T':
-      if (!(f.next(p_.profile_time_budget_ms) && f.at_end())) throw bad(line, "malformed time budget line");
-      break;
-    default: parse_outcome_line(kind, f, line);
+    case 'D': p_.dropped += decoded<DroppedLine>(line).count; break;
+    case 'F': p_.last_flush_ns = decoded<FlushLine>(line).unix_ns; break;
+    case 'B': p_.profile_budget_spent = decoded<BudgetLine>(line).budget; break;
+    case 'T': p_.profile_time_budget_ms = decoded<TimeBudgetLine>(line).ms; break;
+    default: parse_outcome_line(kind, line);
   }
 }
 
 // What the library could not do as asked: U (not range-profiled), V (communication), G (the watchdog gave a
 // launch up), O (its own time), X (an error), x (a launch's counters lost).
-void ProcessParser::parse_outcome_line(char kind, LineFields& f, std::string_view line) {
+void ProcessParser::parse_outcome_line(char kind, std::string_view line) {
   switch (kind) {
-    case 'U': {  // not range-profiled: a rank of a distributed job, or after its first communication kernel
-      std::string why;
-      if (!(f.next_word(why) && f.at_end()) || (why != "distributed" && why != "communication")) {
-        throw bad(line, "malformed unreplayed line (U distributed|communication)");
-      }
-      p_.unreplayed = why;
-      break;
-    }
-    case 'V': {
-      std::uint32_t corr = 0;
-      if (!(f.next(corr) && f.next(p_.communication_wait_ms) && f.at_end()))
-        throw bad(line, "malformed communication line");
+    case 'U': p_.unreplayed = decoded<UnreplayedLine>(line).why; break;
+    case 'V':
+      p_.communication_wait_ms = decoded<CommunicationLine>(line).wait_ms;
       ++p_.communication_busy;
       break;
-    }
-    case 'G': {
-      GivenUp g;
-      if (!(f.next(g.correlation) && f.next(g.ms))) throw bad(line, "malformed watchdog line");
-      g.identity = rest_after(line, 3);
-      p_.given_up.push_back(std::move(g));
+    case 'G': p_.given_up.push_back(decoded<GivenUp>(line)); break;
+    case 'O': p_.own_work.push_back(decoded<OwnWork>(line)); break;
+    case 'X': p_.errors.push_back(decoded<ErrorLine>(line).message); break;
+    case 'e': p_.excluded.push_back(decoded<ExcludedLine>(line).kernel); break;  // kept out of profiling
+    case 'x': {  // a profiled launch's counters lost and its group given back
+      LostCountersLine l = decoded<LostCountersLine>(line);
+      if (p_.lost_counters++ == 0) p_.lost_first = std::move(l.why);
       break;
     }
-    case 'O': {  // fields past the fifth are a newer library's: ignored
-      OwnWork w;
-      if (!(f.next_word(w.work) && f.next_word(w.thread) && f.next(w.calls) && f.next(w.items) && f.next(w.ns)))
-        throw bad(line, "malformed own-time line");
-      p_.own_work.push_back(std::move(w));
+    case 'c': {
+      FingerprintLine l = decoded<FingerprintLine>(line);
+      p_.fingerprints.emplace(std::move(l.name), std::move(l.fingerprint));
       break;
     }
-    case 'X': p_.errors.push_back(rest_after(line, 1)); break;
-    case 'e': p_.excluded.push_back(rest_after(line, 1)); break;  // a kernel the selection kept out of profiling
-    case 'x': {  // a profiled launch's counters lost and its group given back (x <correlation> <group> <why>)
-      std::uint32_t corr = 0;
-      std::size_t group = 0;
-      if (!(f.next(corr) && f.next(group)) || f.at_end())
-        throw bad(line, "malformed lost-counters line (x <correlation> <group> <why>)");
-      if (p_.lost_counters++ == 0) p_.lost_first = rest_after(line, 3);
-      break;
-    }
-    case 'c': {  // c <fingerprint> <mangled name>
-      std::string fingerprint;
-      if (!f.next_word(fingerprint) || f.at_end())
-        throw bad(line, "malformed fingerprint line (c <fingerprint> <name>)");
-      p_.fingerprints.emplace(rest_after(line, 2), fingerprint);
-      break;
-    }
-    case 'l': p_.libraries.push_back(rest_after(line, 1)); break;
+    case 'l': p_.libraries.push_back(decoded<LibraryLine>(line).path); break;
     default: throw bad(line, "unknown record kind");
   }
 }

@@ -1,5 +1,6 @@
 // The files `gpuperf record` and its injection library (profiler/record/inject/inject.cpp) exchange: one text file
-// per recorded process, `<dir>/process-<pid>.txt`, one record a line, the kind first:
+// per recorded process, `<dir>/process-<pid>.txt`, one record a line, the kind first. Each kind is written and read
+// by one codec (profiler/record/record_codec.hpp):
 //
 //   P <pid> <ppid> <unix time ns> <argv0>     the process started recording (first line)
 //   N <name id> <kernel name as CUPTI gives it, mangled>
@@ -78,11 +79,10 @@
 
 #include "core/errors.hpp"
 #include "profiler/record/pm_records.hpp"
+#include "profiler/record/record_codec.hpp"
 #include "profiler/record/recorder/source_records.hpp"
 
 namespace gpuperf::record {
-
-class LineFields;
 
 // The kernel names and NVTX paths one process file defines. Launches view them: the strings are shared by
 // every copy of the ProcessRecord, so a launch stays valid as long as one of them lives.
@@ -113,22 +113,6 @@ struct LaunchRecord {
   std::vector<bool> metrics_present;
 
   LaunchPm pm;  // --pm-sampling: its part in the window (pm_attribution.hpp)
-};
-
-// A G line: a profiled launch the watchdog gave up.
-struct GivenUp {
-  std::uint32_t correlation = 0;
-  std::uint64_t ms = 0;
-  std::string identity;  // "<mangled name> <gx> <gy> <gz> <bx> <by> <bz> <NVTX range id>"
-};
-
-// One O line: time the injection library spent in its own code, by what it did and on which thread.
-struct OwnWork {
-  std::string work;    // "nvtx", "write", "request", "external", "flush", or a kind a newer library writes
-  std::string thread;  // "program", "cupti", "gpuperf", or a newer one
-  std::uint64_t calls = 0;
-  std::uint64_t items = 0;  // nvtx: range pushes; write: records; request: 0; flush: the longest call's ns
-  std::uint64_t ns = 0;
 };
 
 struct ProcessRecord {
@@ -185,11 +169,13 @@ class ProcessParser {
 
  private:
   void parse_line(std::string_view line);
-  void parse_kernel_line(LineFields& f, std::string_view line);
-  void parse_rank_line(LineFields& f, std::string_view line);
-  void parse_metrics_line(char kind, LineFields& f, std::string_view line);
-  void parse_process_line(char kind, LineFields& f, std::string_view line);
-  void parse_outcome_line(char kind, LineFields& f, std::string_view line);
+  void parse_kernel_line(std::string_view line);
+  void parse_metrics_line(char kind, std::string_view line);
+  void parse_process_line(char kind, std::string_view line);
+  void parse_outcome_line(char kind, std::string_view line);
+  // The fields of `line` (record_codec.hpp); throws bad() when it is malformed.
+  template <typename Line>
+  Line decoded(std::string_view line);
   InputError bad(std::string_view line, const char* why) const;  // "FILE:LINE: why: 'the line'"
 
   std::string what_;

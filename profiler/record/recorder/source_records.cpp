@@ -8,7 +8,7 @@
 #include <tuple>
 #include <utility>
 
-#include "profiler/record/recorder/line_fields.hpp"
+#include "profiler/record/record_codec.hpp"
 #include "profiler/source_line_aggregate.hpp"
 
 namespace gpuperf::record {
@@ -27,19 +27,6 @@ std::array<double, kCounters> values(const SourceLine& l) {
           l.shared_wavefronts, l.shared_wavefronts_ideal, l.local_sectors};
 }
 
-bool status_word(const std::string& w, Status& out) {
-  if (w == "ok") {
-    out = Status::ok;
-  } else if (w == "failed") {
-    out = Status::failed;
-  } else if (w == "unsupported") {
-    out = Status::unsupported;
-  } else {
-    return false;
-  }
-  return true;
-}
-
 void say(std::string& message, const std::string& s) {
   if (s.empty() || message.find(s) != std::string::npos) return;  // each thing said once
   message += (message.empty() ? "" : "; ") + s;
@@ -48,98 +35,89 @@ void say(std::string& message, const std::string& s) {
 }  // namespace
 
 std::string SourceRecordParser::parse(std::string_view line) {
-  LineFields w(line.size() > 1 ? line.substr(1) : std::string_view());  // the fields after the kind
   switch (line.empty() ? '\0' : line.front()) {
     case 'J': {
-      std::uint64_t id = 0;
-      if (!w.next(id) || id == 0) return "malformed source string line";
-      strings_[id] = w.rest();
+      SourceStringLine j;
+      if (const char* why = decode(line, j)) return why;
+      strings_[j.id] = std::move(j.text);
       return "";
     }
     case 'L': {
-      std::uint32_t corr = 0;
-      std::uint64_t function = 0, file = 0;
+      SourceLineLine d;
+      if (const char* why = decode(line, d)) return why;
       SourceLine l;
-      if (!(w.next(corr) && w.next(function) && w.next(file) && w.next(l.line) && w.next(l.sass_offset))) {
-        return "malformed source line";
-      }
-      for (double* c : counters(l)) {
-        if (!w.next(*c)) return "malformed source line: expected 11 counters";
-        if (!std::isfinite(*c) || *c < 0) return "malformed source line: a counter is negative or not finite";
-      }
-      std::uint64_t site = 0;  // optional: the call site of inlined code (file id, line)
-      if (!w.at_end() &&
-          !(w.next(site) && w.next(l.inlined_at_line) && w.at_end() && site != 0 && l.inlined_at_line > 0)) {
-        return "malformed source line: more than 11 counters, and not an inlined call site's file id and line";
-      }
-      if (l.line < 0 || l.sass_offset < 0) return "malformed source line: a negative line or SASS offset";
-      const auto f = strings_.find(function);
-      if (f == strings_.end()) return "source line names function id " + std::to_string(function) + " before a J line";
+      l.line = d.line;
+      l.sass_offset = d.sass_offset;
+      l.inlined_at_line = d.inlined_at_line;
+      const auto to = counters(l);
+      for (std::size_t i = 0; i < kCounters; ++i) *to[i] = d.counters[i];
+      const auto f = strings_.find(d.function_id);
+      if (f == strings_.end())
+        return "source line names function id " + std::to_string(d.function_id) + " before a J line";
       l.function = f->second;
-      if (file != 0) {
-        const auto p = strings_.find(file);
-        if (p == strings_.end()) return "source line names file id " + std::to_string(file) + " before a J line";
+      if (d.file_id != 0) {
+        const auto p = strings_.find(d.file_id);
+        if (p == strings_.end()) return "source line names file id " + std::to_string(d.file_id) + " before a J line";
         l.file = p->second;
       }
-      if (site != 0) {
-        const auto p = strings_.find(site);
-        if (p == strings_.end()) return "source line names file id " + std::to_string(site) + " before a J line";
+      if (d.inlined_at_file_id != 0) {
+        const auto p = strings_.find(d.inlined_at_file_id);
+        if (p == strings_.end())
+          return "source line names file id " + std::to_string(d.inlined_at_file_id) + " before a J line";
         l.inlined_at_file = p->second;
       }
       if (l.file.empty() != (l.line == 0)) return "malformed source line: a file without a line or a line without one";
-      pending_[corr].lines.push_back(std::move(l));
+      pending_[d.correlation].lines.push_back(std::move(l));
       return "";
     }
     case 'S': {
-      std::uint32_t corr = 0;
-      std::string word;
-      Status status = Status::ok;
-      if (!(w.next(corr) && w.next_word(word) && status_word(word, status))) return "malformed source status line";
-      std::string message = w.rest();
-      if (corr == 0) {
-        if (status == Status::ok) {
+      SourceStatusLine d;
+      if (const char* why = decode(line, d)) return why;
+      if (d.correlation == 0) {
+        if (d.status == Status::ok) {
           out_.started = true;
         } else if (out_.unavailable.empty()) {
-          out_.unavailable_status = status;
-          out_.unavailable = message.empty() ? "source lines are not collected in this process" : message;
+          out_.unavailable_status = d.status;
+          out_.unavailable = d.message.empty() ? "source lines are not collected in this process" : d.message;
         }
         return "";
       }
-      SourceLaunch& s = pending_[corr];
-      s.status = status;
-      s.message = std::move(message);
+      SourceLaunch& s = pending_[d.correlation];
+      s.status = d.status;
+      s.message = std::move(d.message);
       return "";
     }
     case 'I': {
-      std::uint32_t corr = 0;
-      std::uint64_t ns = 0;
-      if (!(w.next(corr) && w.next(ns)) || corr == 0) return "malformed instrumented launch line";
+      InstrumentedLine d;
+      if (const char* why = decode(line, d)) return why;
       std::optional<LaunchIdentity> identity;
-      if (!w.at_end()) {
+      if (d.identity) {
         LaunchIdentity id;
-        std::uint64_t function = 0;
-        if (!(w.next(id.device) && w.next(id.grid[0]) && w.next(id.grid[1]) && w.next(id.grid[2]) &&
-              w.next(id.block[0]) && w.next(id.block[1]) && w.next(id.block[2]) && w.next(id.range) &&
-              w.next(function) && w.at_end())) {
-          return "malformed instrumented launch line";
+        id.device = d.identity->device;
+        for (int i = 0; i < 3; ++i) {
+          id.grid[i] = d.identity->grid[i];
+          id.block[i] = d.identity->block[i];
         }
-        const auto f = strings_.find(function);
-        if (f == strings_.end())
-          return "instrumented launch names function id " + std::to_string(function) + " before a J line";
+        id.range = d.identity->range;
+        const auto f = strings_.find(d.identity->function_id);
+        if (f == strings_.end()) {
+          return "instrumented launch names function id " + std::to_string(d.identity->function_id) +
+                 " before a J line";
+        }
         id.function = f->second;
         identity = std::move(id);
       }
       SourceLaunch s;
-      if (auto it = pending_.find(corr); it != pending_.end()) {
+      if (auto it = pending_.find(d.correlation); it != pending_.end()) {
         s = std::move(it->second);
         pending_.erase(it);
       } else {
         s.status = Status::failed;
         s.message = "the instrumented launch wrote no lines";
       }
-      s.ns = ns;
+      s.ns = d.ns;
       s.identity = std::move(identity);
-      out_.launches[corr] = std::move(s);
+      out_.launches[d.correlation] = std::move(s);
       return "";
     }
     default: return "not a source-line record";

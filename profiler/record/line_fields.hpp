@@ -1,6 +1,6 @@
 // The space-separated fields of one record-file line (record_file.hpp), numbers read with from_chars: the
 // parser runs once per launch, and a program of a million launches should not wait on a stream per line.
-// Shared by the launch records' parser (record_file.cpp) and the source lines' (source_records.cpp).
+// The record file codec's reader (record_codec.cpp).
 #pragma once
 
 #include <algorithm>
