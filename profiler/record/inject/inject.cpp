@@ -50,6 +50,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -64,6 +65,7 @@
 #include "profiler/record/inject/inject_pm.hpp"
 #include "profiler/record/inject/inject_shared.hpp"
 #include "profiler/record/inject/signal_finish.hpp"
+#include "profiler/record/record_codec.hpp"
 
 namespace {
 
@@ -87,6 +89,7 @@ struct State {
   const char* last_name_pointer = nullptr;
   std::string last_name;
   std::uint64_t last_name_id = 0;
+  std::string line;  // the record being written: one buffer for every record, grown once
 };
 
 State& state() {
@@ -218,6 +221,16 @@ void write_locked(const char* data, std::size_t size) {
 
 void write_line_locked(const std::string& line) { write_locked((line + '\n').data(), line.size() + 1); }
 
+// Appends one record of a kind of the codec (record_codec.hpp).
+template <typename Line>
+void write_line_locked(const Line& line) {
+  std::string& text = state().line;
+  text.clear();
+  append_line(text, line);
+  text += '\n';
+  write_locked(text.data(), text.size());
+}
+
 }  // namespace
 
 namespace gpuperf::record::inject {
@@ -260,26 +273,21 @@ namespace {
 
 void report_error(const std::string& what) {
   std::lock_guard<std::mutex> lock(state().mutex);
-  write_line_locked("X " + what);
+  write_line_locked(gpuperf::record::ErrorLine{what});
   if (state().out != nullptr) std::fflush(state().out);
 }
 
 std::string result_text(CUptiResult r) { return activity().error_text(r); }
 
-std::uint64_t intern_locked(std::unordered_map<std::string, std::uint64_t>& table, const std::string& text, char kind) {
+// The id of `text` in `table`, its line (a NameLine or a RangeLine) written the first time.
+template <typename Line>
+std::uint64_t intern_locked(std::unordered_map<std::string, std::uint64_t>& table, const std::string& text) {
   auto it = table.find(text);
   if (it != table.end()) return it->second;
   const std::uint64_t id = table.size() + 1;
   table.emplace(text, id);
-  write_line_locked(std::string(1, kind) + " " + std::to_string(id) + " " + text);
+  write_line_locked(Line{id, text});
   return id;
-}
-
-// Appends the decimal digits of v and a separator to `out` (snprintf costs more than the rest of a record).
-char* put(char* out, std::uint64_t v, char sep = ' ') {
-  out = std::to_chars(out, out + 20, v).ptr;
-  *out++ = sep;
-  return out;
 }
 
 // The name id of a kernel record's name.
@@ -289,7 +297,7 @@ std::uint64_t name_id_locked(const char* name) {
   if (name == s.last_name_pointer && s.last_name == name) return s.last_name_id;
   s.last_name_pointer = name;
   s.last_name = name;
-  s.last_name_id = intern_locked(s.names, s.last_name, 'N');
+  s.last_name_id = intern_locked<gpuperf::record::NameLine>(s.names, s.last_name);
   return s.last_name_id;
 }
 
@@ -328,51 +336,39 @@ class RecordWriter : public gpuperf::cupti::ActivityHandler {
       ++count;
       write_record_locked(record);
     });
-    if (dropped > 0) write_line_locked("D " + std::to_string(dropped));
+    if (dropped > 0) write_line_locked(gpuperf::record::DroppedLine{dropped});
     if (state().out == nullptr || state().finished) return;
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);
-    char line[32];
-    char* p = line;
-    *p++ = 'F';
-    *p++ = ' ';
-    p = put(p, static_cast<std::uint64_t>(now.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(now.tv_nsec), '\n');
-    write_locked(line, static_cast<std::size_t>(p - line));
+    write_line_locked(gpuperf::record::FlushLine{static_cast<std::uint64_t>(now.tv_sec) * 1000000000ull +
+                                                 static_cast<std::uint64_t>(now.tv_nsec)});
     std::fflush(state().out);  // what a later SIGKILL cannot take back
   }
 
   static void write_record_locked(const CUpti_Activity& record) {
-    char line[400];
     if (record.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
       const auto& k = reinterpret_cast<const CUpti_ActivityKernel10&>(record);
       if (gpuperf::record::inject::is_own_kernel(k.name)) return;  // the L2 flush before a profiled launch
-      const std::uint64_t name = name_id_locked(k.name);
-      char* p = line;
-      *p++ = 'K';
-      *p++ = ' ';
-      for (std::uint64_t v : {std::uint64_t{k.deviceId}, std::uint64_t{k.contextId}, std::uint64_t{k.streamId},
-                              std::uint64_t{k.correlationId}, std::uint64_t{k.start}, std::uint64_t{k.end},
-                              std::uint64_t(k.gridX), std::uint64_t(k.gridY), std::uint64_t(k.gridZ),
-                              std::uint64_t(k.blockX), std::uint64_t(k.blockY), std::uint64_t(k.blockZ)}) {
-        p = put(p, v);
-      }
-      if (k.graphId == 0) {
-        p = put(p, name, '\n');
-      } else {  // a kernel node of a CUDA graph's launch: its graph, so a summary can say why it has no counters
-        p = put(p, name);
-        p = put(p, k.graphId, '\n');
-      }
-      write_locked(line, static_cast<std::size_t>(p - line));
+      gpuperf::record::KernelLine line;
+      line.device = k.deviceId;
+      line.context = k.contextId;
+      line.stream = k.streamId;
+      line.correlation = k.correlationId;
+      line.start_ns = k.start;
+      line.end_ns = k.end;
+      line.grid[0] = static_cast<std::uint32_t>(k.gridX);
+      line.grid[1] = static_cast<std::uint32_t>(k.gridY);
+      line.grid[2] = static_cast<std::uint32_t>(k.gridZ);
+      line.block[0] = static_cast<std::uint32_t>(k.blockX);
+      line.block[1] = static_cast<std::uint32_t>(k.blockY);
+      line.block[2] = static_cast<std::uint32_t>(k.blockZ);
+      line.name_id = name_id_locked(k.name);
+      line.graph = k.graphId;  // a kernel node of a CUDA graph's launch: a summary can say why it has no counters
+      write_line_locked(line);
     } else if (record.kind == CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION) {
       const auto& e = reinterpret_cast<const CUpti_ActivityExternalCorrelation&>(record);
-      if (e.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) {
-        char* p = line;
-        *p++ = 'E';
-        *p++ = ' ';
-        p = put(p, e.correlationId);
-        p = put(p, e.externalId, '\n');
-        write_locked(line, static_cast<std::size_t>(p - line));
-      }
+      if (e.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
+        write_line_locked(gpuperf::record::CorrelationLine{e.correlationId, e.externalId});
     }
   }
 };
@@ -456,7 +452,7 @@ void on_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
   std::uint64_t id = 0;
   {
     std::lock_guard<std::mutex> lock(state().mutex);
-    id = intern_locked(state().ranges, path, 'R');
+    id = intern_locked<gpuperf::record::RangeLine>(state().ranges, path);
   }
   ranges.ids.push_back(id);
   t_external_ns += timed([id] { activity().push_external(id); });
@@ -510,9 +506,9 @@ void write_own_time_locked() {
       const Account& a = g_own[w][t];
       const std::uint64_t calls = a.calls.load(std::memory_order_relaxed);
       if (calls == 0) continue;
-      write_line_locked(std::string("O ") + kWorkNames[w] + " " + kThreadNames[t] + " " + std::to_string(calls) + " " +
-                        std::to_string(a.items.load(std::memory_order_relaxed)) + " " +
-                        std::to_string(a.ns.load(std::memory_order_relaxed)));
+      write_line_locked(gpuperf::record::OwnWork{kWorkNames[w], kThreadNames[t], calls,
+                                                 a.items.load(std::memory_order_relaxed),
+                                                 a.ns.load(std::memory_order_relaxed)});
     }
   }
 }
@@ -530,7 +526,7 @@ void finish() {
   if (state().finished || state().out == nullptr) return;
   write_own_time_locked();
   for (const std::string& line : gpuperf::record::inject::library_lines()) write_line_locked(line);
-  write_line_locked("Z");
+  write_line_locked(gpuperf::record::EndLine{});
   state().finished = true;
   std::fclose(state().out);
   state().out = nullptr;
@@ -583,9 +579,11 @@ bool timed_periodic_flush() {
 
 // "A <rank> <local rank> <world size>" from RANK, LOCAL_RANK and WORLD_SIZE (torchrun, mpirun's wrappers,
 // Slurm launchers set them), "-" for one unset or not a number; no line when none is set.
-std::string rank_line() {
+std::optional<gpuperf::record::RankLine> rank_line() {
   bool any = false;
-  std::string line = "A";
+  gpuperf::record::RankLine line;
+  std::optional<int>* fields[] = {&line.rank, &line.local_rank, &line.world_size};
+  int field = 0;
   for (const char* name : {"RANK", "LOCAL_RANK", "WORLD_SIZE"}) {
     const char* v = std::getenv(name);
     long n = -1;
@@ -596,9 +594,11 @@ std::string rank_line() {
       if (errno != 0 || *end != '\0' || n < 0 || n > 1000000000L) n = -1;
     }
     any = any || n >= 0;
-    line += n >= 0 ? " " + std::to_string(n) : std::string(" -");
+    if (n >= 0) *fields[field] = static_cast<int>(n);
+    ++field;
   }
-  return any ? line : "";
+  if (!any) return std::nullopt;
+  return line;
 }
 
 // The flush thread: a detached thread that every period hands CUPTI's completed buffers to the RecordWriter,
@@ -653,10 +653,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     timespec now{};
     clock_gettime(CLOCK_REALTIME, &now);
-    write_line_locked("P " + std::to_string(getpid()) + " " + std::to_string(getppid()) + " " +
-                      std::to_string(static_cast<long long>(now.tv_sec) * 1000000000LL + now.tv_nsec) + " " +
-                      (n > 0 ? std::string(exe) : std::string(argv0 != nullptr ? argv0 : "?")));
-    if (const std::string rank = rank_line(); !rank.empty()) write_line_locked(rank);
+    write_line_locked(gpuperf::record::ProcessLine{
+        static_cast<std::uint32_t>(getpid()), static_cast<std::uint32_t>(getppid()),
+        static_cast<std::uint64_t>(now.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(now.tv_nsec),
+        n > 0 ? std::string(exe) : std::string(argv0 != nullptr ? argv0 : "?")});
+    if (const auto rank = rank_line()) write_line_locked(*rank);
     std::fflush(state().out);
   }
   // NVTX reaches CUPTI only through NVTX_INJECTION64_PATH, read at the program's first NVTX call: point it

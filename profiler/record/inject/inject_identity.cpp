@@ -8,6 +8,7 @@
 #include "profiler/cubin/code_fingerprint.hpp"
 #include "profiler/record/inject/inject_shared.hpp"
 #include "profiler/record/loaded_libraries.hpp"
+#include "profiler/record/record_codec.hpp"
 
 namespace gpuperf::record::inject {
 
@@ -18,7 +19,7 @@ void note_module_loaded(const void* data) {
   if (module == nullptr) return;
   try {
     for (const auto& [name, fingerprint] : cubin::function_fingerprints(module->pCubin, module->cubinSize)) {
-      write_line("c " + fingerprint + " " + name);
+      write_line(encode(FingerprintLine{fingerprint, name}));
     }
   } catch (...) {
     // Out of memory inside a callback: the module's kernels keep no fingerprint.
@@ -30,7 +31,7 @@ std::vector<std::string> library_lines() {
   try {
     std::ifstream in("/proc/self/maps");
     const std::string maps((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (const std::string& path : noted_libraries_in_maps(maps)) out.push_back("l " + path);
+    for (const std::string& path : noted_libraries_in_maps(maps)) out.push_back(encode(LibraryLine{path}));
   } catch (...) {
     out.clear();
   }

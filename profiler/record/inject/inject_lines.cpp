@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,8 @@
 #include "profiler/cupti/sass_backend.hpp"
 #include "profiler/record/inject/inject_guard.hpp"
 #include "profiler/record/inject/inject_shared.hpp"
+#include "profiler/record/line_fields.hpp"
+#include "profiler/record/record_codec.hpp"
 #include "profiler/source_line_aggregate.hpp"
 
 namespace gpuperf::record::inject {
@@ -70,7 +73,7 @@ struct Pending {
   std::string key;             // its identity as inject_metrics keys it (the watchdog's G line)
   std::uint64_t begin_ns = 0;  // when lines_begin began
   std::uint64_t held_ns = 0;   // read at the next launch: what lines_begin held the program (sync, enable)
-  std::string identity;        // quiet: "<device> <grid> <block> <range id> <function J id>" for its I line
+  std::optional<InstrumentedLine::Identity> identity;  // quiet: its I line names the launch (no K line)
 };
 
 thread_local bool t_began = false;  // this thread's launch call is the pending instrumented launch
@@ -113,10 +116,10 @@ bool is_environment(cupti::FailureKind k) {
 }
 
 // Gives lines up for the rest of the process (g_lines->mutex held): one "S 0" line says why.
-void give_up_locked(const char* status, const std::string& why) {
+void give_up_locked(Status status, const std::string& why) {
   if (!g_lines->off.empty()) return;
   g_lines->off = why;
-  write_line(std::string("S 0 ") + status + " " + why);
+  write_line(encode(SourceStatusLine{0, status, why}));
 }
 
 // The device's back end, opened and configured with the counters its chip offers (g_lines->mutex held).
@@ -150,19 +153,8 @@ Device& device_for(std::uint32_t device, CUcontext ctx) {
 // The J id of a function name or source path, written once (g_lines->mutex held).
 std::uint64_t string_id_locked(const std::string& text) {
   auto [it, fresh] = g_lines->strings.try_emplace(text, g_lines->strings.size() + 1);
-  if (fresh) write_line("J " + std::to_string(it->second) + " " + text);
+  if (fresh) write_line(encode(SourceStringLine{it->second, text}));
   return it->second;
-}
-
-// A counter as the L line writes it: a whole count as an integer, else the shortest round trip.
-std::string number(double v) {
-  char text[32];
-  if (v == static_cast<double>(static_cast<unsigned long long>(v)) && v < 1e19) {
-    std::snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(v));
-  } else {
-    std::snprintf(text, sizeof text, "%.17g", v);
-  }
-  return text;
 }
 
 // A single-line message for an S line.
@@ -175,20 +167,21 @@ std::string one_line(std::string s) {
 
 void write_lines_locked(std::uint32_t correlation, const SourceLines& lines) {
   for (const SourceLine& l : lines.lines) {
-    std::string out = "L " + std::to_string(correlation) + " " + std::to_string(string_id_locked(l.function)) + " " +
-                      std::to_string(l.file.empty() ? 0 : string_id_locked(l.file)) + " " + std::to_string(l.line) +
-                      " " + std::to_string(l.sass_offset);
-    for (double c : {l.inst_executed, l.thread_inst_executed, l.global_ld_requests, l.global_st_requests,
-                     l.global_ld_sectors, l.global_ld_sectors_ideal, l.global_st_sectors, l.global_st_sectors_ideal,
-                     l.shared_wavefronts, l.shared_wavefronts_ideal, l.local_sectors}) {
-      out += ' ';
-      out += number(c);
-    }
+    SourceLineLine out;
+    out.correlation = correlation;
+    out.function_id = string_id_locked(l.function);
+    out.file_id = l.file.empty() ? 0 : string_id_locked(l.file);
+    out.line = l.line;
+    out.sass_offset = l.sass_offset;
+    out.counters = {l.inst_executed,     l.thread_inst_executed,    l.global_ld_requests, l.global_st_requests,
+                    l.global_ld_sectors, l.global_ld_sectors_ideal, l.global_st_sectors,  l.global_st_sectors_ideal,
+                    l.shared_wavefronts, l.shared_wavefronts_ideal, l.local_sectors};
     // Code inlined from a helper: the call site's file id and line after the counters (absent otherwise).
     if (!l.inlined_at_file.empty()) {
-      out += " " + std::to_string(string_id_locked(l.inlined_at_file)) + " " + std::to_string(l.inlined_at_line);
+      out.inlined_at_file_id = string_id_locked(l.inlined_at_file);
+      out.inlined_at_line = l.inlined_at_line;
     }
-    write_line(out);
+    write_line(encode(out));
   }
 }
 
@@ -201,7 +194,7 @@ void init_lines(CUpti_SubscriberHandle subscriber, const cupti::SassBackendFacto
   g_lines = new LinesState;
   if (sass == nullptr) {
     std::lock_guard<std::mutex> lock(g_lines->mutex);
-    give_up_locked("unsupported", "gpuperf's CUPTI back end has no SASS metrics (built from an older gpuperf)");
+    give_up_locked(Status::unsupported, "gpuperf's CUPTI back end has no SASS metrics (built from an older gpuperf)");
     return;
   }
   const CUptiResult r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
@@ -209,12 +202,13 @@ void init_lines(CUpti_SubscriberHandle subscriber, const cupti::SassBackendFacto
     const char* s = nullptr;
     cuptiGetResultString(r, &s);
     std::lock_guard<std::mutex> lock(g_lines->mutex);
-    give_up_locked("unsupported", std::string("cannot follow module loads: cuptiEnableCallback: ") + (s ? s : "?"));
+    give_up_locked(Status::unsupported,
+                   std::string("cannot follow module loads: cuptiEnableCallback: ") + (s ? s : "?"));
     return;
   }
   g_lines->sass = sass;
   g_lines->mode = read_mode();
-  write_line("S 0 ok");
+  write_line(encode(SourceStatusLine{0, Status::ok, ""}));
 }
 
 void on_resource(CUpti_CallbackId cbid, const void* data) {
@@ -244,9 +238,10 @@ bool lines_begin(const CUpti_CallbackData* data, const std::string& identity) {
     if (cuptiGetDeviceId(data->context, &device) != CUPTI_SUCCESS) throw std::runtime_error("cuptiGetDeviceId failed");
     Device& d = device_for(device, data->context);
     if (d.context != data->context) {
-      write_line("S " + std::to_string(correlation) + " unsupported a second context on device " +
-                 std::to_string(device) + ": source lines come from its first context only");
-      write_line("I " + std::to_string(correlation) + " " + std::to_string(monotonic_ns() - begin));
+      write_line(encode(SourceStatusLine{
+          correlation, Status::unsupported,
+          "a second context on device " + std::to_string(device) + ": source lines come from its first context only"}));
+      write_line(encode(InstrumentedLine{correlation, monotonic_ns() - begin, std::nullopt}));
       return false;
     }
     const Watched watched(correlation, identity);
@@ -254,30 +249,35 @@ bool lines_begin(const CUpti_CallbackData* data, const std::string& identity) {
     if (const CUresult r = cuCtxSynchronize(); r != CUDA_SUCCESS)
       throw std::runtime_error(driver_error(r, "cuCtxSynchronize"));
     d.backend->enable();
-    g_lines->pending = Pending{&d, correlation, identity, begin, 0, ""};
+    g_lines->pending = Pending{&d, correlation, identity, begin, 0, std::nullopt};
     if (g_lines->mode.quiet) {
       // The identity key is "<symbol> <gx> <gy> <gz> <bx> <by> <bz> <range id>" (inject_metrics.cpp).
-      const std::string dims = identity.substr(std::strlen(data->symbolName));  // " <gx> ... <range id>"
-      g_lines->pending.identity =
-          std::to_string(device) + dims + " " + std::to_string(string_id_locked(data->symbolName));
+      LineFields dims(std::string_view(identity).substr(std::strlen(data->symbolName)));
+      InstrumentedLine::Identity id;
+      id.device = device;
+      if (!(dims.next(id.grid[0]) && dims.next(id.grid[1]) && dims.next(id.grid[2]) && dims.next(id.block[0]) &&
+            dims.next(id.block[1]) && dims.next(id.block[2]) && dims.next(id.range) && dims.at_end()))
+        throw std::runtime_error("a launch identity that is not <symbol> <grid> <block> <range id>: " + identity);
+      id.function_id = string_id_locked(data->symbolName);
+      g_lines->pending.identity = id;
       set_kernel_tracing(false);
     }
     g_lines->pending.held_ns = monotonic_ns() - begin;
     g_pending = true;
     t_began = true;
     // Until its lines are read: a process that ends first leaves this launch failed ("cut off").
-    write_line("S " + std::to_string(correlation) + " failed not read yet");
+    write_line(encode(SourceStatusLine{correlation, Status::failed, "not read yet"}));
   } catch (const cupti::BackendError& e) {
     if (is_environment(e.kind())) {
-      give_up_locked("unsupported", std::string("CUPTI SASS metrics: ") + one_line(e.what()));
+      give_up_locked(Status::unsupported, std::string("CUPTI SASS metrics: ") + one_line(e.what()));
     } else {
-      write_line("S " + std::to_string(correlation) + " failed " + one_line(e.what()));
-      write_line("I " + std::to_string(correlation) + " " + std::to_string(monotonic_ns() - begin));
+      write_line(encode(SourceStatusLine{correlation, Status::failed, one_line(e.what())}));
+      write_line(encode(InstrumentedLine{correlation, monotonic_ns() - begin, std::nullopt}));
     }
     return false;
   } catch (const std::exception& e) {
-    write_line("S " + std::to_string(correlation) + " failed " + one_line(e.what()));
-    write_line("I " + std::to_string(correlation) + " " + std::to_string(monotonic_ns() - begin));
+    write_line(encode(SourceStatusLine{correlation, Status::failed, one_line(e.what())}));
+    write_line(encode(InstrumentedLine{correlation, monotonic_ns() - begin, std::nullopt}));
     return false;
   }
   return true;
@@ -294,7 +294,6 @@ std::uint64_t read_pending_locked() {
   if (p.device == nullptr) return 0;
   const std::uint64_t read_begin = monotonic_ns();
   Device& d = *p.device;
-  const std::string corr = std::to_string(p.correlation);
   std::vector<cupti::SassValue> values;
   std::string failure, disable_failure;
   const auto read = [&] {
@@ -325,11 +324,11 @@ std::uint64_t read_pending_locked() {
     } else {
       read();
     }
-    if (!p.identity.empty()) set_kernel_tracing(true);
+    if (p.identity) set_kernel_tracing(true);
   }
   if (!disable_failure.empty()) {
     // The kernels may stay instrumented: enable no more, so later launches run (and are timed as) their own code.
-    give_up_locked("failed", disable_failure);
+    give_up_locked(Status::failed, disable_failure);
     if (failure.empty()) failure = disable_failure;
   }
   if (failure.empty() && values.empty()) failure = "CUPTI returned no SASS records for the instrumented launch";
@@ -349,14 +348,14 @@ std::uint64_t read_pending_locked() {
         lines.message += (lines.message.empty() ? "" : "; ") + ("not on " + d.backend->chip_name() + ": " + d.missing);
       }
       write_lines_locked(p.correlation, lines);
-      write_line("S " + corr + " ok " + one_line(lines.message));
+      write_line(encode(SourceStatusLine{p.correlation, Status::ok, one_line(lines.message)}));
     }
   }
-  if (!failure.empty()) write_line("S " + corr + " failed " + failure);
+  if (!failure.empty()) write_line(encode(SourceStatusLine{p.correlation, Status::failed, failure}));
   // The program's own time between the launch call's exit and the next launch is not the lines' cost.
   const std::uint64_t ns =
       g_lines->mode.at == ReadAt::exit ? monotonic_ns() - p.begin_ns : p.held_ns + (monotonic_ns() - read_begin);
-  write_line("I " + corr + " " + std::to_string(ns) + (p.identity.empty() ? "" : " " + p.identity));
+  write_line(encode(InstrumentedLine{p.correlation, ns, p.identity}));
   return ns;
 }
 

@@ -15,7 +15,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,6 +33,7 @@
 #include "profiler/record/inject/session_events.hpp"
 #include "profiler/record/launch_policy.hpp"
 #include "profiler/record/launch_selection.hpp"
+#include "profiler/record/record_codec.hpp"
 #include "profiler/speed_of_light.hpp"
 
 namespace gpuperf::record::inject {
@@ -184,18 +184,14 @@ void plan_groups(const std::string& chip) {
   if (!g_state->triage.empty())
     g_state->metrics = choose_speed_of_light(g_state->metrics, g_state->triage, accepts, passes);
   // The metrics line, once the chip has chosen the names: every later line's values follow its order.
-  std::string header = "C";
-  for (const std::string& name : g_state->metrics) header += " " + name;
-  write_line(header);
+  write_line(encode(MetricsLine{g_state->metrics}));
   if (g_state->one_pass) {
     SinglePassGroups packed = pack_single_pass(g_state->metrics, passes);
     // The largest group first: an identity launched once collects the most it can.
     std::stable_sort(packed.groups.begin(), packed.groups.end(),
                      [](const auto& a, const auto& b) { return a.size() > b.size(); });
     g_state->groups = std::move(packed.groups);
-    std::string line = "Y";
-    for (std::size_t i : packed.unfit) line += " " + std::to_string(i);
-    write_line(line);
+    write_line(encode(OnePassLine{packed.unfit}));
     // Every group needs a launch of its own: an identity's counters are whole after that many.
     g_state->per_identity = std::max<unsigned long long>(g_state->per_identity, g_state->groups.size());
   } else {
@@ -206,9 +202,7 @@ void plan_groups(const std::string& chip) {
   }
   if (!grouped()) return;
   for (std::size_t g = 0; g < g_state->groups.size(); ++g) {
-    std::string line = "H " + std::to_string(g);
-    for (std::size_t i : g_state->groups[g]) line += " " + std::to_string(i);
-    write_line(line);
+    write_line(encode(GroupLine{g, g_state->groups[g]}));
   }
 }
 
@@ -350,7 +344,7 @@ bool replay_allowed_locked() {
     return true;
   if (!g_state->told_unreplayed) {
     g_state->told_unreplayed = true;
-    write_line("U communication");
+    write_line(encode(UnreplayedLine{"communication"}));
   }
   return false;
 }
@@ -383,14 +377,14 @@ bool wanted_locked(const CUpti_CallbackData* data, const std::string& key) {
   if (launch_budget_spent()) {
     if (!g_state->told_budget) {
       g_state->told_budget = true;
-      write_line("B " + std::to_string(g_state->budget));
+      write_line(encode(BudgetLine{g_state->budget}));
     }
     return false;
   }
   if (time_budget_spent()) {
     if (!g_state->told_time_budget) {
       g_state->told_time_budget = true;
-      write_line("T " + std::to_string(g_state->time_budget_ms));
+      write_line(encode(TimeBudgetLine{g_state->time_budget_ms}));
     }
     return false;
   }
@@ -408,7 +402,7 @@ bool launch_selected(const CUpti_CallbackData* data) {
   std::lock_guard<std::mutex> lock(g_state->mutex);
   const std::string symbol = data->symbolName;
   if (s->admit(symbol, current_range_id(), current_range_path)) return true;
-  if (s->first_exclusion(symbol)) write_line("e " + symbol);
+  if (s->first_exclusion(symbol)) write_line(encode(ExcludedLine{symbol}));
   return false;
 }
 
@@ -453,7 +447,7 @@ void end_session_locked(SessionEnd why, bool in_capture) {
   const std::uint64_t ns = monotonic_ns() - t0;
   g_state->spent_ns += ns;
   g_state->end_ns += ns;
-  if (!error.empty()) write_line("X hardware metrics: ending the profiler's session failed: " + error);
+  if (!error.empty()) write_line(encode(ErrorLine{"hardware metrics: ending the profiler's session failed: " + error}));
 }
 
 // The outermost callback of a launch: takes the gate, shared or (to profile it) exclusively, and begins the
@@ -510,7 +504,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     if (!c->broken.empty() || g_state->groups.empty()) return unprofiled();
     mark(kSetup);
     if (!communication_idle(data->context)) {  // a collective still running: do not synchronize on it
-      write_line("V " + std::to_string(data->correlationId) + " " + std::to_string(communication_wait_ms()));
+      write_line(encode(CommunicationLine{data->correlationId, communication_wait_ms()}));
       return unprofiled();
     }
     guard_begin(data->correlationId, key);  // watched, and the periodic flush keeps off CUPTI, until guard_end
@@ -533,7 +527,7 @@ void enter(bool profilable, const CUpti_CallbackData* data, const LaunchInfo& in
     if (c != nullptr) c->broken = e.what();
     if (c != nullptr && c->backend) g_state->session.forget(c->backend.get());
     if (c != nullptr) c->backend.reset();
-    write_line(std::string("X hardware metrics are not recorded on this context: ") + e.what());
+    write_line(encode(ErrorLine{std::string("hardware metrics are not recorded on this context: ") + e.what()}));
     return;
   }
   ++g_state->profiled[key];
@@ -555,7 +549,7 @@ bool retry_lost_locked(const std::string& why) {
   std::vector<bool>& collected = g_state->collected[t_key];
   if (!give_back_group(collected, t_group, g_state->lost[t_key], kMostLost)) return false;
   if (auto it = g_state->profiled.find(t_key); it != g_state->profiled.end() && it->second > 0) --it->second;
-  write_line("x " + std::to_string(t_correlation) + " " + std::to_string(t_group) + " " + why);
+  write_line(encode(LostCountersLine{t_correlation, t_group, why}));
   return true;
 }
 
@@ -573,22 +567,19 @@ void end_range_locked() {
     g_state->session.done();  // kept enabled for the next profiled launch
     mark(kEnd);
     if (ranges.size() != 1) throw std::runtime_error("CUPTI returned " + std::to_string(ranges.size()) + " ranges");
-    std::ostringstream line;
-    line.precision(17);
-    if (grouped()) {
-      line << "Q " << t_correlation << ' ' << t_group;  // the values of its group's metrics (H line)
+    if (grouped()) {  // the values of its group's metrics (H line)
+      write_line(encode(GroupValuesLine{t_correlation, t_group, ranges[0].values}));
     } else {
-      line << "M " << t_correlation;
+      write_line(encode(ValuesLine{t_correlation, ranges[0].values}));
     }
-    for (double v : ranges[0].values) line << ' ' << v;
-    write_line(line.str());
   } catch (const std::exception& e) {
     g_state->session.forget(c.backend.get());
     try {
       c.backend->end_session();
     } catch (const std::exception&) {  // the failure being reported is the one that matters
     }
-    if (!retry_lost_locked(e.what())) write_line(std::string("X hardware metrics of a launch failed: ") + e.what());
+    if (!retry_lost_locked(e.what()))
+      write_line(encode(ErrorLine{std::string("hardware metrics of a launch failed: ") + e.what()}));
   }
 }
 
@@ -608,7 +599,7 @@ void leave() {
     // (passes, memory saved and restored) and the evaluation.
     const std::uint64_t ns = monotonic_ns() - t_profile_begin_ns;
     g_state->spent_ns += ns;
-    write_line("W " + std::to_string(t_correlation) + " " + std::to_string(ns));
+    write_line(encode(ProfileTimeLine{t_correlation, ns}));
     if (g_trace) {
       std::string line = "gpuperf-profile " + t_symbol.substr(0, 80) + ":";
       std::uint64_t last = t_profile_begin_ns;
@@ -700,7 +691,7 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   const cupti::OpenedBackend opened = !module.empty() ? cupti::open_backend_module(module)
                                                       : cupti::OpenedBackend{nullptr, "no CUPTI module configured"};
   if (opened.factory == nullptr) {
-    write_line("X hardware metrics are not recorded: " + opened.error);
+    write_line(encode(ErrorLine{"hardware metrics are not recorded: " + opened.error}));
     return false;
   }
   g_state = new State;  // lives as long as the process, and so does its gate
@@ -728,7 +719,7 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
     g_state->selection =
         std::make_unique<LaunchSelection>(c.kernel_regex, c.nvtx_include, c.launch_skip, c.launch_count, naming);
   } catch (const std::regex_error& e) {  // the recorder checked the patterns: not expected
-    write_line(std::string("X the launch selection is not applied in the program: ") + e.what());
+    write_line(encode(ErrorLine{std::string("the launch selection is not applied in the program: ") + e.what()}));
   }
   g_state->replay = c.replay;
   g_state->distributed = distributed_job([](const char* variable) { return std::getenv(variable); });
@@ -746,7 +737,8 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   if (r != CUPTI_SUCCESS) {
     const char* s = nullptr;
     cuptiGetResultString(r, &s);
-    write_line(std::string("X hardware metrics are not recorded: cuptiEnableCallback: ") + (s != nullptr ? s : "?"));
+    write_line(encode(
+        ErrorLine{std::string("hardware metrics are not recorded: cuptiEnableCallback: ") + (s != nullptr ? s : "?")}));
     return false;
   }
   init_lines(subscriber, opened.sass);  // source lines (inject_lines.hpp), with GPUPERF_RECORD_SOURCE_LINES=1

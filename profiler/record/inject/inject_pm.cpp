@@ -15,6 +15,7 @@
 #include "profiler/record/inject/inject_shared.hpp"
 #include "profiler/record/inject/pm_sampler.hpp"
 #include "profiler/record/pm_sampling.hpp"
+#include "profiler/record/record_codec.hpp"
 
 namespace gpuperf::record::inject {
 namespace {
@@ -59,14 +60,12 @@ void open_locked(CUcontext ctx) {
   std::string why =
       g_pm->sampler.setup(static_cast<int>(g_pm->device), config().pm_interval_ns, config().pm_buffer_bytes);
   if (why.empty()) {
-    std::string line = "p";
-    for (const std::string& m : g_pm->sampler.metrics()) line += " " + m;
-    write_line(line);
+    write_line(encode(PmMetricsLine{g_pm->sampler.metrics()}));
     g_pm->setup_ns = now_ns() - t0;
     why = g_pm->sampler.start();
   }
   if (!why.empty()) {
-    write_line("X PM sampling did not start: " + why);
+    write_line(encode(ErrorLine{"PM sampling did not start: " + why}));
     g_pm->sampler.disable();
     return;
   }
@@ -94,27 +93,11 @@ void close_locked() {
   w.setup_ns = g_pm->setup_ns;
   w.launches = g_pm->window->launches_inside();
   if (why.empty()) {
-    char text[64];
     why = g_pm->sampler.decode(
-        config().pm_max_samples,
-        [&](const PmSample& s) {
-          std::string line = "s " + std::to_string(s.start_ns) + " " + std::to_string(s.end_ns);
-          for (double v : s.values) {
-            std::snprintf(text, sizeof text, " %.6g", v);
-            line += text;
-          }
-          write_line(line);
-        },
-        w);
+        config().pm_max_samples, [&](const PmSample& s) { write_line(encode(s)); }, w);
   }
-  if (!why.empty()) write_line("X PM sampling: " + why);
-  char line[320];
-  std::snprintf(line, sizeof line, "w %u %llu %llu %llu %llu %llu %d %d %llu %llu %llu %llu", w.device,
-                (unsigned long long)w.interval_ns, (unsigned long long)w.start_ns, (unsigned long long)w.stop_ns,
-                (unsigned long long)w.samples, (unsigned long long)w.invalid, w.overflow ? 1 : 0, w.image_full ? 1 : 0,
-                (unsigned long long)w.setup_ns, (unsigned long long)w.decode_ns, (unsigned long long)w.evaluate_ns,
-                (unsigned long long)w.launches);
-  write_line(line);
+  if (!why.empty()) write_line(encode(ErrorLine{"PM sampling: " + why}));
+  write_line(encode(w));
   // With --metrics the range profiler takes the counters back for later launches: PM sampling lets them go. Without,
   // it stays enabled to the end (disabling it may finalize CUPTI, XLA's cupti_pm_sampler notes, and end the tracing).
   if (!config().metrics.empty()) g_pm->sampler.disable();
@@ -146,7 +129,8 @@ bool init_pm(CUpti_SubscriberHandle subscriber) {
   if (r != CUPTI_SUCCESS) {
     const char* s = nullptr;
     cuptiGetResultString(r, &s);
-    write_line(std::string("X PM sampling is not recorded: cuptiEnableCallback: ") + (s != nullptr ? s : "?"));
+    write_line(encode(
+        ErrorLine{std::string("PM sampling is not recorded: cuptiEnableCallback: ") + (s != nullptr ? s : "?")}));
     delete g_pm;
     g_pm = nullptr;
     return false;

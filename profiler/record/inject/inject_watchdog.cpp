@@ -5,6 +5,8 @@
 
 #include <chrono>
 
+#include "profiler/record/record_codec.hpp"
+
 namespace gpuperf::record {
 
 ProfileWatchdog::ProfileWatchdog(std::uint64_t bound_ms, GiveUp give_up)
@@ -56,7 +58,7 @@ bool ProfileWatchdog::disarm() {
 }
 
 std::string ProfileWatchdog::line(std::uint32_t correlation, std::uint64_t ms, const std::string& identity) {
-  return "G " + std::to_string(correlation) + " " + std::to_string(ms) + " " + identity;
+  return encode(GivenUp{correlation, ms, identity});
 }
 
 void ProfileWatchdog::run() {
