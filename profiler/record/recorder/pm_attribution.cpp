@@ -12,19 +12,19 @@ namespace gpuperf::record {
 
 std::string parse_pm_line(char kind, std::string_view line, ProcessPm& pm) {
   switch (kind) {
-    case 'p': {
+    case kLineKind<PmMetricsLine>: {
       PmMetricsLine p;
       if (const char* why = decode(line, p)) return why;
       pm.metrics.insert(pm.metrics.end(), p.metrics.begin(), p.metrics.end());
       return pm.metrics.empty() ? "PM metrics line without metrics" : "";
     }
-    case 'w': {
+    case kLineKind<PmWindowRecord>: {
       PmWindowRecord w;
       if (const char* why = decode(line, w)) return why;
       pm.window = w;
       return "";
     }
-    case 's': {
+    case kLineKind<PmSample>: {
       PmSample s;
       if (const char* why = decode(line, s)) return why;
       if (s.values.size() != pm.metrics.size()) return "PM sample values do not match the p line";

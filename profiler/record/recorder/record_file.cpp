@@ -70,30 +70,30 @@ void ProcessParser::parse_line(std::string_view line) {
   if (line.empty()) return;
   const char kind = line_kind(line);
   switch (kind) {
-    case 'K': parse_kernel_line(line); break;
-    case 'C':
-    case 'M':
-    case 'H':
-    case 'Q':
-    case 'Y':
-    case 'W': parse_metrics_line(kind, line); break;
-    case 'A': {
+    case kLineKind<KernelLine>: parse_kernel_line(line); break;
+    case kLineKind<MetricsLine>:
+    case kLineKind<ValuesLine>:
+    case kLineKind<GroupLine>:
+    case kLineKind<GroupValuesLine>:
+    case kLineKind<OnePassLine>:
+    case kLineKind<ProfileTimeLine>: parse_metrics_line(kind, line); break;
+    case kLineKind<RankLine>: {
       const RankLine a = decoded<RankLine>(line);
       p_.rank = a.rank;
       p_.local_rank = a.local_rank;
       p_.world_size = a.world_size;
       break;
     }
-    case 'S':
-    case 'L':
-    case 'I':
-    case 'J':
+    case kLineKind<SourceStatusLine>:
+    case kLineKind<SourceLineLine>:
+    case kLineKind<InstrumentedLine>:
+    case kLineKind<SourceStringLine>:
       if (const std::string why = source_.parse(line); !why.empty()) throw bad(line, why.c_str());
       break;
-    case 'Z': p_.complete = true; break;
-    case 'p':
-    case 'w':
-    case 's':
+    case kLineKind<EndLine>: p_.complete = true; break;
+    case kLineKind<PmMetricsLine>:
+    case kLineKind<PmWindowRecord>:
+    case kLineKind<PmSample>:
       if (const std::string why = parse_pm_line(kind, line, p_.pm); !why.empty()) throw bad(line, why.c_str());
       break;
     default: parse_process_line(kind, line);
@@ -128,18 +128,18 @@ void ProcessParser::parse_kernel_line(std::string_view line) {
 // group), Y (one pass a launch: what was not collected), W (a profiled launch's time).
 void ProcessParser::parse_metrics_line(char kind, std::string_view line) {
   switch (kind) {
-    case 'C': {
+    case kLineKind<MetricsLine>: {
       std::vector<std::string> names = decoded<MetricsLine>(line).names;
       p_.metric_names.insert(p_.metric_names.end(), names.begin(), names.end());
       break;
     }
-    case 'M': {
+    case kLineKind<ValuesLine>: {
       ValuesLine m = decoded<ValuesLine>(line);
       if (m.values.size() != p_.metric_names.size()) throw bad(line, "metric values do not match the C line");
       metrics_of_correlation_[m.correlation] = std::move(m.values);
       break;
     }
-    case 'H': {  // a group of the C line's metrics, by index, that a Q line's launch collected
+    case kLineKind<GroupLine>: {  // a group of the C line's metrics, by index, that a Q line's launch collected
       GroupLine h = decoded<GroupLine>(line);
       for (std::size_t index : h.indices) {
         if (index >= p_.metric_names.size()) throw bad(line, "metric group names a metric the C line does not have");
@@ -150,7 +150,8 @@ void ProcessParser::parse_metrics_line(char kind, std::string_view line) {
       p_.metric_groups.push_back(std::move(h.indices));
       break;
     }
-    case 'Q': {  // one profiled launch's values of one metric group: the others are absent, not zero
+    case kLineKind<GroupValuesLine>: {  // one profiled launch's values of one metric group: the others are absent, not
+                                        // zero
       const GroupValuesLine q = decoded<GroupValuesLine>(line);
       if (q.group >= p_.metric_groups.size()) throw bad(line, "group metrics line of a group no H line defined");
       const std::vector<std::size_t>& indices = p_.metric_groups[q.group];
@@ -165,7 +166,7 @@ void ProcessParser::parse_metrics_line(char kind, std::string_view line) {
       present_of_correlation_[q.correlation] = std::move(present);
       break;
     }
-    case 'Y': {  // one pass a launch: the metrics listed need more and were not collected
+    case kLineKind<OnePassLine>: {  // one pass a launch: the metrics listed need more and were not collected
       if (p_.metric_names.empty()) throw bad(line, "one-pass line before the metrics line (C)");
       const OnePassLine y = decoded<OnePassLine>(line);
       p_.one_pass = true;
@@ -176,7 +177,7 @@ void ProcessParser::parse_metrics_line(char kind, std::string_view line) {
       }
       break;
     }
-    case 'W': {
+    case kLineKind<ProfileTimeLine>: {
       const ProfileTimeLine w = decoded<ProfileTimeLine>(line);
       profile_ns_of_correlation_[w.correlation] = w.ns;
       break;
@@ -188,7 +189,7 @@ void ProcessParser::parse_metrics_line(char kind, std::string_view line) {
 // and spent (B, T); the rest are parse_outcome_line's.
 void ProcessParser::parse_process_line(char kind, std::string_view line) {
   switch (kind) {
-    case 'P': {
+    case kLineKind<ProcessLine>: {
       ProcessLine l = decoded<ProcessLine>(line);
       p_.pid = l.pid;
       p_.ppid = l.ppid;
@@ -196,25 +197,25 @@ void ProcessParser::parse_process_line(char kind, std::string_view line) {
       p_.argv0 = std::move(l.argv0);
       break;
     }
-    case 'N': {
+    case kLineKind<NameLine>: {
       NameLine l = decoded<NameLine>(line);
       strings_->names[l.id] = std::move(l.name);
       break;
     }
-    case 'R': {
+    case kLineKind<RangeLine>: {
       const RangeLine l = decoded<RangeLine>(line);
       strings_->ranges[l.id] = stable_nvtx_path(l.path);
       break;
     }
-    case 'E': {
+    case kLineKind<CorrelationLine>: {
       const CorrelationLine l = decoded<CorrelationLine>(line);
       range_of_correlation_[l.correlation] = l.range;
       break;
     }
-    case 'D': p_.dropped += decoded<DroppedLine>(line).count; break;
-    case 'F': p_.last_flush_ns = decoded<FlushLine>(line).unix_ns; break;
-    case 'B': p_.profile_budget_spent = decoded<BudgetLine>(line).budget; break;
-    case 'T': p_.profile_time_budget_ms = decoded<TimeBudgetLine>(line).ms; break;
+    case kLineKind<DroppedLine>: p_.dropped += decoded<DroppedLine>(line).count; break;
+    case kLineKind<FlushLine>: p_.last_flush_ns = decoded<FlushLine>(line).unix_ns; break;
+    case kLineKind<BudgetLine>: p_.profile_budget_spent = decoded<BudgetLine>(line).budget; break;
+    case kLineKind<TimeBudgetLine>: p_.profile_time_budget_ms = decoded<TimeBudgetLine>(line).ms; break;
     default: parse_outcome_line(kind, line);
   }
 }
@@ -223,26 +224,28 @@ void ProcessParser::parse_process_line(char kind, std::string_view line) {
 // launch up), O (its own time), X (an error), x (a launch's counters lost).
 void ProcessParser::parse_outcome_line(char kind, std::string_view line) {
   switch (kind) {
-    case 'U': p_.unreplayed = decoded<UnreplayedLine>(line).why; break;
-    case 'V':
+    case kLineKind<UnreplayedLine>: p_.unreplayed = decoded<UnreplayedLine>(line).why; break;
+    case kLineKind<CommunicationLine>:
       p_.communication_wait_ms = decoded<CommunicationLine>(line).wait_ms;
       ++p_.communication_busy;
       break;
-    case 'G': p_.given_up.push_back(decoded<GivenUp>(line)); break;
-    case 'O': p_.own_work.push_back(decoded<OwnWork>(line)); break;
-    case 'X': p_.errors.push_back(decoded<ErrorLine>(line).message); break;
-    case 'e': p_.excluded.push_back(decoded<ExcludedLine>(line).kernel); break;  // kept out of profiling
-    case 'x': {  // a profiled launch's counters lost and its group given back
+    case kLineKind<GivenUp>: p_.given_up.push_back(decoded<GivenUp>(line)); break;
+    case kLineKind<OwnWork>: p_.own_work.push_back(decoded<OwnWork>(line)); break;
+    case kLineKind<ErrorLine>: p_.errors.push_back(decoded<ErrorLine>(line).message); break;
+    case kLineKind<ExcludedLine>:
+      p_.excluded.push_back(decoded<ExcludedLine>(line).kernel);
+      break;                             // kept out of profiling
+    case kLineKind<LostCountersLine>: {  // a profiled launch's counters lost and its group given back
       LostCountersLine l = decoded<LostCountersLine>(line);
       if (p_.lost_counters++ == 0) p_.lost_first = std::move(l.why);
       break;
     }
-    case 'c': {
+    case kLineKind<FingerprintLine>: {
       FingerprintLine l = decoded<FingerprintLine>(line);
       p_.fingerprints.emplace(std::move(l.name), std::move(l.fingerprint));
       break;
     }
-    case 'l': p_.libraries.push_back(decoded<LibraryLine>(line).path); break;
+    case kLineKind<LibraryLine>: p_.libraries.push_back(decoded<LibraryLine>(line).path); break;
     default: throw bad(line, "unknown record kind");
   }
 }

@@ -41,6 +41,10 @@
 //                                              <thread> program (the program's threads), cupti (CUPTI's
 //                                              worker thread) or gpuperf (the library's flush thread)
 //   X <message>                                the injection library could not record (e.g. another profiler)
+//   V <correlation> <ms>                       --metrics: that launch was not profiled, a collective still running
+//                                              after waiting ms
+//   e <mangled name>                           --metrics: a kernel the launch selection kept out of profiling
+//   x <correlation> <group> <why>              --metrics: that launch's counters were lost, its group given back
 //   c <fingerprint> <mangled name>             a loaded module's function and its code fingerprint
 //                                              (cubin/code_fingerprint.hpp), at the module's load
 //   l <path>                                   a CUDA library or framework the process had loaded (at its end,

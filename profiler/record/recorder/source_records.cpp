@@ -36,13 +36,13 @@ void say(std::string& message, const std::string& s) {
 
 std::string SourceRecordParser::parse(std::string_view line) {
   switch (line.empty() ? '\0' : line.front()) {
-    case 'J': {
+    case kLineKind<SourceStringLine>: {
       SourceStringLine j;
       if (const char* why = decode(line, j)) return why;
       strings_[j.id] = std::move(j.text);
       return "";
     }
-    case 'L': {
+    case kLineKind<SourceLineLine>: {
       SourceLineLine d;
       if (const char* why = decode(line, d)) return why;
       SourceLine l;
@@ -70,7 +70,7 @@ std::string SourceRecordParser::parse(std::string_view line) {
       pending_[d.correlation].lines.push_back(std::move(l));
       return "";
     }
-    case 'S': {
+    case kLineKind<SourceStatusLine>: {
       SourceStatusLine d;
       if (const char* why = decode(line, d)) return why;
       if (d.correlation == 0) {
@@ -87,7 +87,7 @@ std::string SourceRecordParser::parse(std::string_view line) {
       s.message = std::move(d.message);
       return "";
     }
-    case 'I': {
+    case kLineKind<InstrumentedLine>: {
       InstrumentedLine d;
       if (const char* why = decode(line, d)) return why;
       std::optional<LaunchIdentity> identity;
