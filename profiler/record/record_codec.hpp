@@ -1,7 +1,8 @@
 // The record file's codec: every line kind of record_file.hpp as a struct of its fields, one encode() that the
 // injection library writes it with (inject*.cpp) and one decode() that the recorder reads it with (record_file.cpp,
-// source_records.cpp, pm_attribution.cpp). Nothing else spells a line. Plain C++, no CUDA: compiled into both
-// binaries and tested round-trip per kind (tests/record/test_record_codec.cpp).
+// source_records.cpp, pm_attribution.cpp). Nothing else spells a line. Plain C++, no CUDA (record_codec.cpp, the
+// source lines' kinds in record_codec_source.cpp): compiled into both binaries and tested round-trip per kind
+// (tests/record/test_record_codec.cpp).
 //
 // encode(x) gives the line without its '\n'; append_line(out, x) appends the same to `out` (the K line's way: one
 // buffer for every record, no allocation). decode(line, x) takes the whole line, kind first, and returns nullptr,
@@ -201,7 +202,6 @@ inline constexpr char kLineKind = 0;
   template <>                                           \
   inline constexpr char kLineKind<Type> = kind;         \
   void append_line(std::string& out, const Type& line); \
-  std::string encode(const Type& line);                 \
   const char* decode(std::string_view text, Type& out);
 GPUPERF_RECORD_LINE('P', ProcessLine)
 GPUPERF_RECORD_LINE('N', NameLine)
@@ -237,5 +237,12 @@ GPUPERF_RECORD_LINE('w', PmWindowRecord)
 GPUPERF_RECORD_LINE('s', PmSample)
 GPUPERF_RECORD_LINE('Z', EndLine)
 #undef GPUPERF_RECORD_LINE
+
+template <typename Line>
+std::string encode(const Line& line) {
+  std::string out;
+  append_line(out, line);
+  return out;
+}
 
 }  // namespace gpuperf::record
