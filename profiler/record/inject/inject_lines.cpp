@@ -244,22 +244,26 @@ bool lines_begin(const CUpti_CallbackData* data, const std::string& identity) {
       write_line(encode(InstrumentedLine{correlation, monotonic_ns() - begin, std::nullopt}));
       return false;
     }
+    // Quiet: its I line names the launch, from the identity key "<symbol> <gx> <gy> <gz> <bx> <by> <bz> <range id>"
+    // (inject_metrics.cpp); read before anything is enabled.
+    std::optional<InstrumentedLine::Identity> quiet;
+    if (g_lines->mode.quiet) {
+      LineFields dims(std::string_view(identity).substr(std::strlen(data->symbolName)));
+      InstrumentedLine::Identity& id = quiet.emplace();
+      id.device = device;
+      if (!(dims.next(id.grid[0]) && dims.next(id.grid[1]) && dims.next(id.grid[2]) && dims.next(id.block[0]) &&
+            dims.next(id.block[1]) && dims.next(id.block[2]) && dims.next(id.range) && dims.at_end()))
+        throw std::runtime_error("a launch identity that is not <symbol> <grid> <block> <range id>: " + identity);
+    }
     const Watched watched(correlation, identity);
     // Nothing of the program's may be pending: a kernel launched while enabled would be patched and counted.
     if (const CUresult r = cuCtxSynchronize(); r != CUDA_SUCCESS)
       throw std::runtime_error(driver_error(r, "cuCtxSynchronize"));
     d.backend->enable();
     g_lines->pending = Pending{&d, correlation, identity, begin, 0, std::nullopt};
-    if (g_lines->mode.quiet) {
-      // The identity key is "<symbol> <gx> <gy> <gz> <bx> <by> <bz> <range id>" (inject_metrics.cpp).
-      LineFields dims(std::string_view(identity).substr(std::strlen(data->symbolName)));
-      InstrumentedLine::Identity id;
-      id.device = device;
-      if (!(dims.next(id.grid[0]) && dims.next(id.grid[1]) && dims.next(id.grid[2]) && dims.next(id.block[0]) &&
-            dims.next(id.block[1]) && dims.next(id.block[2]) && dims.next(id.range) && dims.at_end()))
-        throw std::runtime_error("a launch identity that is not <symbol> <grid> <block> <range id>: " + identity);
-      id.function_id = string_id_locked(data->symbolName);
-      g_lines->pending.identity = id;
+    if (quiet) {
+      quiet->function_id = string_id_locked(data->symbolName);
+      g_lines->pending.identity = quiet;
       set_kernel_tracing(false);
     }
     g_lines->pending.held_ns = monotonic_ns() - begin;
