@@ -22,6 +22,7 @@
 #include "core/value_rules.hpp"
 #include "profiler/chip_plan.hpp"
 #include "profiler/collector.hpp"
+#include "profiler/metric_catalog.hpp"
 #include "reports/escape.hpp"
 #include "reports/text_table.hpp"
 
