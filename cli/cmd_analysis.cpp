@@ -27,6 +27,7 @@
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/gpu/device_info.hpp"
+#include "profiler/metric_catalog.hpp"
 #include "profiler/runner.hpp"
 #include "reports/analysis/answers.hpp"
 #include "reports/analysis/compare.hpp"

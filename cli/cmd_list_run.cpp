@@ -24,6 +24,7 @@
 #include "kernels/listing.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/gpu/device_info.hpp"
+#include "profiler/metric_catalog.hpp"
 #include "profiler/phase_log.hpp"
 #include "profiler/runner.hpp"
 #include "profiler/summary_table.hpp"

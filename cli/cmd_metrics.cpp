@@ -22,6 +22,7 @@
 #include "core/value_rules.hpp"
 #include "profiler/chip_plan.hpp"
 #include "profiler/collector.hpp"
+#include "profiler/metric_catalog.hpp"
 #include "reports/escape.hpp"
 #include "reports/text_table.hpp"
 
@@ -121,10 +122,14 @@ void write_plans(std::ostream& out, const std::vector<ChipPlan>& plans, bool md)
   }
   std::vector<std::vector<std::string>> fact_rows;
   std::vector<std::string> fact_header{"on the chip"};
-  for (const ChipPlan& p : plans) fact_header.push_back(p.chip);
-  for (std::size_t i = 0; i < facts(plans.front()).size(); ++i) {
-    std::vector<std::string> row{facts(plans.front())[i].first};
-    for (const ChipPlan& p : plans) row.push_back(facts(p)[i].second);
+  std::vector<std::vector<std::pair<std::string, std::string>>> chip_facts;
+  for (const ChipPlan& p : plans) {
+    fact_header.push_back(p.chip);
+    chip_facts.push_back(facts(p));
+  }
+  for (std::size_t i = 0; i < chip_facts.front().size(); ++i) {
+    std::vector<std::string> row{chip_facts.front()[i].first};
+    for (const auto& f : chip_facts) row.push_back(f[i].second);
     fact_rows.push_back(std::move(row));
   }
   if (!md) {

@@ -22,6 +22,7 @@
 #include "core/short_name.hpp"
 #include "kernels/benchmark.hpp"
 #include "profiler/collector.hpp"
+#include "profiler/metric_catalog.hpp"
 #include "profiler/metric_profile.hpp"
 
 namespace gpuperf::cli {

@@ -13,6 +13,7 @@
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
 #include "profiler/cupti/sass_backend.hpp"
+#include "profiler/metric_catalog.hpp"
 #include "profiler/phase_log.hpp"
 #include "profiler/runner.hpp"
 #include "profiler/source_line_pass.hpp"

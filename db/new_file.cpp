@@ -16,7 +16,7 @@
 #include <random>
 
 #include "core/errors.hpp"
-#include "db/sqlite/connection.hpp"
+#include "core/path_problem.hpp"
 
 namespace gpuperf::db {
 namespace fs = std::filesystem;

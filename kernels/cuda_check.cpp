@@ -1,6 +1,9 @@
 #include "kernels/cuda_check.hpp"
 
 #include <cstring>
+#include <string>
+
+#include "kernels/benchmark.hpp"
 
 namespace gpuperf {
 
@@ -16,6 +19,35 @@ namespace gpuperf {
   throw CudaError(std::string(call) + " failed at " + shown + ":" + std::to_string(line) + ": " +
                       cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")",
                   code);
+}
+
+std::string launch_beyond_limits(const LaunchShape& shape) {
+  int device = 0;
+  cudaDeviceProp p{};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  const std::string sm = "sm_" + std::to_string(p.major * 10 + p.minor);
+  const auto dims = [](const unsigned* d) {
+    return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+  };
+  const unsigned long long threads = 1ull * shape.block[0] * shape.block[1] * shape.block[2];
+  if (threads > static_cast<unsigned long long>(p.maxThreadsPerBlock))
+    return "a block of " + std::to_string(threads) + " threads: " + sm + " allows " +
+           std::to_string(p.maxThreadsPerBlock);
+  for (int i = 0; i < 3; ++i) {
+    if (shape.block[i] > static_cast<unsigned>(p.maxThreadsDim[i]))
+      return "a block of " + dims(shape.block) + ": " + sm + " allows " + std::to_string(p.maxThreadsDim[0]) + "x" +
+             std::to_string(p.maxThreadsDim[1]) + "x" + std::to_string(p.maxThreadsDim[2]) + " at most";
+    if (shape.grid[i] > static_cast<unsigned>(p.maxGridSize[i]))
+      return "a grid of " + dims(shape.grid) + ": " + sm + " allows " + std::to_string(p.maxGridSize[0]) + "x" +
+             std::to_string(p.maxGridSize[1]) + "x" + std::to_string(p.maxGridSize[2]) + " at most";
+  }
+  if (shape.dynamic_shared_bytes > p.sharedMemPerBlockOptin)
+    return std::to_string(shape.dynamic_shared_bytes) + " bytes of dynamic shared memory a block: " + sm + " allows " +
+           std::to_string(p.sharedMemPerBlockOptin);
+  return {};
 }
 
 std::string device_cannot_run(cudaError_t code) {

@@ -32,6 +32,11 @@ class CudaError : public Error {
 // where the runtime can tell it.
 std::string device_cannot_run(cudaError_t code);
 
+// Where a launch of this shape goes beyond the current device's limits ("a block of 2048 threads: sm_90 allows
+// 1024"), else empty. The runtime answers such a launch with cudaErrorInvalidValue, which says nothing of why.
+struct LaunchShape;
+std::string launch_beyond_limits(const LaunchShape& shape);
+
 }  // namespace gpuperf
 
 #define GPUPERF_CUDA_CHECK(call)                                                    \

@@ -108,7 +108,9 @@ ChipPlan plan_for_chip(const std::string& chip, const std::vector<std::string>& 
   // The speed of light as record chooses it on this chip (run and check keep today's names: cli/measure.cpp).
   const std::vector<std::string> chosen = speed_of_light_for_chip(asked, chip);
 
-  const auto passes_of = [&](const std::vector<std::string>& list) -> std::size_t {
+  // The Perfworks names of `list`'s counters this chip has (static attributes and what it refuses left out), and the
+  // passes they take in one configuration.
+  const auto perfworks_of = [&](const std::vector<std::string>& list) {
     std::vector<std::string> counters;
     for (const std::string& n : list) {
       const MetricTraits* t = find_metric(n);
@@ -118,21 +120,15 @@ ChipPlan plan_for_chip(const std::string& chip, const std::vector<std::string>& 
       const bool usable = row == plan.metrics.end() ? row_of(*host, n).supported : row->supported;
       if (counter && usable) counters.push_back(n);
     }
-    if (counters.empty()) return 0;
-    const MetricPlan p = plan_metrics(resolve_metric_requests(counters, catalog.get()));
-    return host->add_configuration(p.perfworks);
+    return counters.empty() ? std::vector<std::string>{}
+                            : plan_metrics(resolve_metric_requests(counters, catalog.get())).perfworks;
   };
-  {
-    std::vector<std::string> counters;
-    for (const ChipMetric& m : plan.metrics) {
-      if (m.supported && !m.perfworks.empty()) counters.push_back(m.name);
-    }
-    if (!counters.empty()) {
-      const MetricPlan p = plan_metrics(resolve_metric_requests(counters, catalog.get()));
-      plan.perfworks = p.perfworks.size();
-      plan.passes = host->add_configuration(p.perfworks);
-    }
-  }
+  const auto passes_of = [&](const std::vector<std::string>& list) -> std::size_t {
+    const std::vector<std::string> perfworks = perfworks_of(list);
+    return perfworks.empty() ? 0 : host->add_configuration(perfworks);
+  };
+  plan.perfworks = perfworks_of(asked).size();
+  plan.passes = passes_of(asked);
 
   std::string why;
   const bool triage_sm = accepts(*host, kTriageSm, &why);

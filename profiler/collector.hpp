@@ -127,18 +127,4 @@ std::string device_chip_name(int device);
 // (registers, static_shared_bytes, local_bytes, theoretical_occupancy).
 std::vector<std::string> default_collector_metrics();
 
-// The value of a --metrics option. `enabled` is false for "none".
-struct MetricSelection {
-  bool enabled = true;
-  std::vector<std::string> names;  // resolved, deduplicated, in the order given
-  // "default" was asked (alone or in the list): its speed-of-light throughputs may be read under the TriageCompute
-  // names where the chip has them and the set needs fewer passes (profiler/speed_of_light.hpp).
-  bool from_default = false;
-};
-// Parses "none", "default", "all" or a comma-separated list of gpuperf names and raw Perfworks names
-// ("gld_efficiency,dram__bytes_read.sum"); "default" may appear inside a list. Throws InputError for an
-// unknown gpuperf name (listing close names), a metric only `gpuperf record` counts, or an empty item. Raw Perfworks
-// names (they contain "__") are checked later, against the chip, by make_cupti_collector().
-MetricSelection parse_metrics_option(const std::string& text);
-
 }  // namespace gpuperf

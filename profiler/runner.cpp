@@ -60,10 +60,11 @@ std::unique_ptr<Workload> verify_instance(const InstanceRef& ref, std::uint64_t 
   const char* stage = "setting up the workload";
   PhaseTimer phase;
   reuse_freed_host_memory();
+  std::unique_ptr<Workload> workload;
   try {
     AllocationLog allocations;
     const HostWork before = host_work();
-    auto workload = ref.benchmark->make(ref.params, seed);
+    workload = ref.benchmark->make(ref.params, seed);
     if (!workload) throw Error("the benchmark's factory returned no workload", kExitUsage);
     workload->device_memory = std::move(allocations.ranges);
     {
@@ -99,7 +100,10 @@ std::unique_ptr<Workload> verify_instance(const InstanceRef& ref, std::uint64_t 
     return workload;
   } catch (const CudaError& e) {
     // This chip cannot run it (no code for its architecture, a launch beyond its limits): unsupported, not failed.
-    const std::string why = device_cannot_run(e.code());
+    // A launch shape beyond the limits comes back as cudaErrorInvalidValue, which alone says nothing of why.
+    std::string why = device_cannot_run(e.code());
+    if (why.empty() && e.code() == cudaErrorInvalidValue && workload && std::string(stage) == "the verification launch")
+      why = launch_beyond_limits(workload->launch_shape());
     r.status = why.empty() ? Status::failed : Status::unsupported;
     r.message = std::string(stage) + (why.empty() ? " failed: " : " cannot run here: " + why + ": ") + e.what();
     return nullptr;

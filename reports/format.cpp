@@ -43,6 +43,10 @@ std::string format_state(bool unconfirmed, std::size_t runs_after) {
   return "unconfirmed (" + std::to_string(runs_after) + (runs_after == 1 ? " run)" : " runs)");
 }
 
+std::string format_answer(bool accepted, const std::string& reason) {
+  return std::string(accepted ? "accepted: " : "acknowledged: ") + reason;
+}
+
 std::string short_commit(const std::string& sha) { return sha.substr(0, std::min<std::size_t>(sha.size(), 10)); }
 
 std::string format_datetime(const std::string& iso) {

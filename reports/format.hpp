@@ -28,6 +28,9 @@ std::string format_ratio(double r);
 // A finding's state: "confirmed", or "unconfirmed (1 run)" while the runs after it are too few for the
 // segmentation (analysis::ChangePoint::unconfirmed).
 std::string format_state(bool unconfirmed, std::size_t runs_after);
+// A team's answer to a finding (gpuperf ack), where the reports name it: "accepted: REASON" (the new level is the
+// baseline) or "acknowledged: REASON".
+std::string format_answer(bool accepted, const std::string& reason);
 // What a finding of a counter that moved without a duration change says where hints go.
 inline constexpr const char* kCounterOnly = "counter only: no duration change detected";
 // Added to a counter-only finding whose metric is not in the default gate (analysis/gate.hpp): a nightly job

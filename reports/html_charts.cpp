@@ -111,7 +111,7 @@ std::string change_title(const analysis::ChangePoint& cp) {
   t += "\ncommits " + short_commit(cp.previous_commit) + ".." + short_commit(cp.commit) + ", " +
        format_datetime(cp.started_at);
   if (cp.unconfirmed) t += "\n" + format_state(cp.unconfirmed, cp.runs_after);
-  if (cp.answer) t += std::string("\n") + (cp.answer->accepted ? "accepted: " : "acknowledged: ") + cp.answer->reason;
+  if (cp.answer) t += "\n" + format_answer(cp.answer->accepted, cp.answer->reason);
   for (const auto& h : cp.hints) t += "\n" + h;
   return t;
 }

@@ -33,7 +33,7 @@ std::vector<RunNote> place_notes(const MachineReport& m, const std::vector<db::A
 
 std::string change_state(const analysis::ChangePoint& cp) {
   if (cp.answer) {
-    std::string s = std::string(cp.answer->accepted ? "accepted: " : "acknowledged: ") + cp.answer->reason;
+    std::string s = format_answer(cp.answer->accepted, cp.answer->reason);
     if (!cp.answer->link.empty()) s += " (" + cp.answer->link + ")";
     return s;
   }

@@ -16,6 +16,7 @@
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/identity_findings.hpp"
 #include "reports/escape.hpp"
+#include "reports/format.hpp"
 #include "reports/kind_split_text.hpp"
 #include "reports/line_text.hpp"
 #include "reports/program_text.hpp"
@@ -30,7 +31,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string short_commit(const std::string& sha) { return sha.size() > 10 ? sha.substr(0, 10) : sha; }
 std::string short_uuid(const std::string& uuid) { return uuid.size() > 8 ? uuid.substr(0, 8) : uuid; }
 
 std::string signed_pct(double v) {
@@ -295,9 +295,8 @@ std::string changes_headline(const std::vector<ChangePoint>& changes) {
 // "confirmed", or "unconfirmed (1 run)": how much of the new level there is to go on.
 // An answered change says so first: "accepted: new kernel" or "acknowledged: tracked in #123".
 std::string state_cell(const ChangePoint& c) {
-  if (c.answer) return std::string(c.answer->accepted ? "accepted: " : "acknowledged: ") + c.answer->reason;
-  if (!c.unconfirmed) return "confirmed";
-  return "unconfirmed (" + std::to_string(c.runs_after) + (c.runs_after == 1 ? " run)" : " runs)");
+  if (c.answer) return format_answer(c.answer->accepted, c.answer->reason);
+  return format_state(c.unconfirmed, c.runs_after);
 }
 
 }  // namespace

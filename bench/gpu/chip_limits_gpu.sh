@@ -4,7 +4,7 @@
 #      sm_75 alone) and the next instance runs (test_kernels_gpu);
 #   2. the L2 state each flush leaves, read by Nsight Compute (tests/collector/l2_flush_probe.cu): probe_dirty writes
 #      8 MiB, a flush runs, probe_read reads the 8 MiB. A flush that works leaves probe_read reading >= 7.5 MiB of
-#      DRAM and writing < 0.5 MiB back. The probe built from compute_75 PTX runs Turing's code (no discard: the
+#      DRAM and writing < 0.5 MiB back; no flush leaves it reading < 1 MiB; the write flush alone is a reference. The probe built from compute_75 PTX runs Turing's code (no discard: the
 #      collector's flush reads a second buffer), compiled at load on this GPU; `driver-turing` is record's Turing PTX;
 #   3. `record --metrics dram_bytes_read,dram_bytes_written` of record_probe sol 4 with OLD_BUNDLE's and BUNDLE's
 #      injected library (the flush is now driver_l2_flush.cpp's): the stored DRAM bytes of each build;
@@ -51,9 +51,12 @@ for r in csv.DictReader(rows):
     values[r["Metric Name"]] = float(r["Metric Value"].replace(",", "")) / 2**20
 read, written = values.get("dram__bytes_read.sum", -1), values.get("dram__bytes_write.sum", -1)
 mode = sys.argv[2]
-ok = {"none": read < 1, "write": written >= 4}.get(mode, read >= 7.5 and 0 <= written < 0.5)
-print("%s read %.2f MiB, written %.2f MiB: %s | %s" % ("ok  " if ok else "FAIL", read, written,
-      {"none": "warm, as expected", "write": "dirty lines written back, as expected"}.get(mode, "cold, nothing written back" if ok else "L2 NOT EMPTIED"),
+# none and write are the references (no flush; a write flush alone, as Turing's code did before it read a second
+# buffer): printed, not judged, beyond none reading from L2.
+ok = read < 1 if mode == "none" else True if mode == "write" else read >= 7.5 and 0 <= written < 0.5
+what = {"none": "warm (no flush)", "write": "reference: the write flush alone"}.get(
+    mode, "cold, nothing written back" if ok else "L2 NOT EMPTIED")
+print("%s read %.2f MiB, written %.2f MiB: %s | %s" % ("ok  " if ok else "FAIL", read, written, what,
       said.split(": ", 1)[-1]))
 PY
 )

@@ -1,4 +1,5 @@
 #include "db/sqlite/connection.hpp"
+#include "core/path_problem.hpp"
 
 #include <sqlite3.h>
 

@@ -47,9 +47,6 @@ std::string describe_code(int extended_code);
 // the OS error where it helps. Empty for failures of the statement itself (a constraint, a bug) and for
 // a lock held too long, which the connection words itself.
 std::string cause_in_words(int extended_code, const std::string& path, int system_errno);
-// Why `path` cannot be opened (or, with `create`, created) in plain words: a missing folder, a path under a
-// regular file, no permission, a read-only file system. Empty when none of these is the cause.
-std::string location_problem(const std::string& path, bool create);
 // The processes holding the write lock of database `path`, from /proc/locks: "pid 4242 (gpuperf import
 // a.json)", several joined by ", ". Empty when none can be seen (another machine, no /proc).
 std::string lock_holders(const std::string& path);

@@ -12,6 +12,7 @@
 #include <system_error>
 #include <thread>
 
+#include "core/path_problem.hpp"
 #include "db/new_file.hpp"
 #include "db/sqlite/engine.hpp"
 #include "db/sqlite/schema.hpp"
