@@ -1,5 +1,6 @@
-// Runs the real, built `gpuperf` executable (its path comes from CMake as GPUPERF_EXE) and captures its
-// exit code, standard output and standard error.
+// Runs the real, built `gpuperf` executable (its path comes from CMake as GPUPERF_EXE, or from
+// $GPUPERF_TEST_EXE where a test runs from a bundle copied to another machine) and captures its exit code,
+// standard output and standard error.
 #pragma once
 
 #include <fcntl.h>
@@ -35,7 +36,8 @@ inline CliResult run_gpuperf(const std::vector<std::string>& args, const std::st
     if (chdir(cwd.c_str()) != 0) _exit(126);
     unsetenv("GPUPERF_DB");
     std::vector<char*> argv;
-    std::string exe = GPUPERF_EXE;
+    const char* moved = std::getenv("GPUPERF_TEST_EXE");
+    std::string exe = moved != nullptr && *moved != '\0' ? moved : GPUPERF_EXE;
     argv.push_back(exe.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());
