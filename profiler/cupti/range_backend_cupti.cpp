@@ -18,7 +18,7 @@
 
 #include "profiler/cupti/cupti_check.hpp"
 #include "profiler/cupti/device_support_cupti.hpp"
-#include "profiler/cupti/pm_host.hpp"
+#include "profiler/cupti/host_config.hpp"
 #include "profiler/cupti/range_backend.hpp"
 
 namespace gpuperf::cupti {
@@ -109,37 +109,18 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
   std::size_t add_configuration(const std::vector<std::string>& metrics) override {
     // A host object accumulates every metric added to it, so each configuration gets its own; it also
     // evaluates that configuration's counter data.
-    Configuration c;
-    c.host = new_host();
-    configs_.push_back(std::move(c));  // owned from here on, released by the destructor
-    Configuration& cfg = configs_.back();
+    Configuration cfg;
     cfg.metrics = metrics;
-    auto names = c_strings(cfg.metrics);
-    auto add =
-        params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-    add.pHostObject = cfg.host;
-    add.ppMetricNames = names.data();
-    add.numMetrics = names.size();
-    GPUPERF_CUPTI_CHECK(cuptiProfilerHostConfigAddMetrics(&add));
-
-    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-    size.pHostObject = cfg.host;
-    GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetConfigImageSize(&size));
-    cfg.image.assign(size.configImageSize, 0);
-    auto image =
-        params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-    image.pHostObject = cfg.host;
-    image.configImageSize = cfg.image.size();
-    image.pConfigImage = cfg.image.data();
-    GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetConfigImage(&image));
-
-    auto passes =
-        params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-    passes.configImageSize = cfg.image.size();
-    passes.pConfigImage = cfg.image.data();
-    GPUPERF_CUPTI_CHECK(cuptiProfilerHostGetNumOfPasses(&passes));
-    return passes.numOfPasses;
+    const auto names = c_strings(cfg.metrics);
+    HostConfiguration made;
+    if (CuptiFailure f =
+            host_configure(CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip_.c_str(), availability(), names, made)) {
+      throw_cupti(f.result, f.call, __FILE__, __LINE__);
+    }
+    cfg.host = made.host;
+    cfg.image = std::move(made.image);
+    configs_.push_back(std::move(cfg));  // owned from here on, released by the destructor
+    return made.passes;
   }
 
   void begin_session(std::size_t configuration, SessionReplay replay, std::size_t max_ranges) override {
@@ -262,17 +243,9 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
 
       RangeValues rv;
       rv.name = range.rangeName != nullptr ? range.rangeName : std::to_string(i);
-      rv.values.assign(names.size(), 0.0);
-      auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
-          CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-      eval.pHostObject = cfg.host;
-      eval.pCounterDataImage = counter_data_.data();
-      eval.counterDataImageSize = counter_data_.size();
-      eval.rangeIndex = i;
-      eval.ppMetricNames = names.data();
-      eval.numMetrics = names.size();
-      eval.pMetricValues = rv.values.data();
-      GPUPERF_CUPTI_CHECK(cuptiProfilerHostEvaluateToGpuValues(&eval));
+      if (CuptiFailure f = host_evaluate(cfg.host, counter_data_, i, names, rv.values)) {
+        throw_cupti(f.result, f.call, __FILE__, __LINE__);
+      }
       out.push_back(std::move(rv));
     }
     return out;
@@ -293,13 +266,14 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
     std::vector<std::uint8_t> image;
   };
 
+  const std::uint8_t* availability() const { return availability_.empty() ? nullptr : availability_.data(); }
+
   CUpti_Profiler_Host_Object* new_host() {
-    auto p = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-    p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    p.pChipName = chip_.c_str();
-    p.pCounterAvailabilityImage = availability_.empty() ? nullptr : availability_.data();
-    GPUPERF_CUPTI_CHECK(cuptiProfilerHostInitialize(&p));
-    return p.pHostObject;
+    CUpti_Profiler_Host_Object* host = nullptr;
+    if (CuptiFailure f = host_initialize(CUPTI_PROFILER_TYPE_RANGE_PROFILER, chip_.c_str(), availability(), &host)) {
+      throw_cupti(f.result, f.call, __FILE__, __LINE__);
+    }
+    return host;
   }
 
   // The host object that answers metric-list questions, made on first use (about 0.1 s): a collector
@@ -310,11 +284,8 @@ class CuptiRangeBackend final : public RangeProfilerBackend {
   }
 
   static void release_host(CUpti_Profiler_Host_Object*& host) {
-    if (host == nullptr) return;
-    auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-    p.pHostObject = host;
+    host_free(host);
     host = nullptr;
-    (void)cuptiProfilerHostDeinitialize(&p);  // teardown of a host object: a failure leaves nothing to undo
   }
 
   CUpti_RangeProfiler_Object* session() const {

@@ -6,22 +6,18 @@
 #include <chrono>
 #include <cmath>
 #include <new>
+#include <utility>
 
 #include "profiler/cupti/cupti_check.hpp"
-#include "profiler/cupti/pm_host.hpp"
+#include "profiler/cupti/host_config.hpp"
 #include "profiler/record/pm_sampling.hpp"
 
 namespace gpuperf::record::inject {
 namespace {
 
 using cupti::host_free;
-using cupti::pm_host_object;
 
-std::string cupti_error(CUptiResult r, const char* call) {
-  const char* s = nullptr;
-  cuptiGetResultString(r, &s);
-  return std::string(call) + ": " + (s != nullptr ? s : "unknown CUPTI error");
-}
+std::string cupti_error(CUptiResult r, const char* call) { return cupti::CuptiFailure{r, call}.text(); }
 
 std::uint64_t now_ns() {
   return static_cast<std::uint64_t>(
@@ -61,25 +57,20 @@ std::string PmSampler::setup(int device, std::uint64_t interval_ns, std::uint64_
   if (r != CUPTI_SUCCESS) return cupti_error(r, "cuptiPmSamplingGetCounterAvailability");
 
   // The set for this chip: names it accepts, in one pass (pm_sampling.hpp).
-  const auto passes_of = [&](const std::vector<std::string>& names) -> std::size_t {
-    std::vector<const char*> c;
-    for (const std::string& n : names) c.push_back(n.c_str());
-    std::vector<std::uint8_t> image;
-    std::size_t passes = 0;
-    std::string ignored;
-    CUpti_Profiler_Host_Object* h = pm_host_object(chip.c_str(), avail.data(), c, image, &passes, &ignored);
-    if (h == nullptr) return 0;
-    host_free(h);
-    return passes;
+  const auto passes_of = [&](const std::vector<std::string>& names) {
+    return cupti::pm_sampling_passes(chip, names, avail.data());
   };
   metrics_ = choose_pm_metrics([&](const std::string& m) { return passes_of({m}) > 0; }, passes_of);
   if (metrics_.empty()) return "no speed-of-light metric fits one PM-sampling pass on " + chip;
   names_.clear();
   for (const std::string& m : metrics_) names_.push_back(m.c_str());
-  std::size_t passes = 0;
-  std::string error;
-  host_ = pm_host_object(chip.c_str(), avail.data(), names_, config_, &passes, &error);
-  if (host_ == nullptr) return error;
+  cupti::HostConfiguration config;
+  if (cupti::CuptiFailure f =
+          cupti::host_configure(CUPTI_PROFILER_TYPE_PM_SAMPLING, chip.c_str(), avail.data(), names_, config)) {
+    return f.text() + " (the PM-sampling configuration)";
+  }
+  host_ = config.host;
+  config_ = std::move(config.image);
 
   auto en = cupti::params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
   en.deviceIndex = static_cast<std::size_t>(device);
@@ -179,18 +170,8 @@ std::string PmSampler::decode(std::uint64_t max_samples, const std::function<voi
     si.pCounterDataImage = image.data();
     si.counterDataImageSize = image.size();
     si.sampleIndex = i;
-    s.values.assign(names_.size(), 0.0);
-    auto ev = cupti::params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-    ev.pHostObject = host_;
-    ev.pCounterDataImage = image.data();
-    ev.counterDataImageSize = image.size();
-    ev.rangeIndex = i;
-    ev.ppMetricNames = names_.data();
-    ev.numMetrics = names_.size();
-    ev.pMetricValues = s.values.data();
     bool ok = cuptiPmSamplingCounterDataGetSampleInfo(&si) == CUPTI_SUCCESS &&
-              cuptiProfilerHostEvaluateToGpuValues(&ev) == CUPTI_SUCCESS && si.endTimestamp > si.startTimestamp;
+              !cupti::host_evaluate(host_, image, i, names_, s.values) && si.endTimestamp > si.startTimestamp;
     for (double v : s.values) ok = ok && std::isfinite(v);
     if (!ok) {
       ++w.invalid;
