@@ -5,6 +5,23 @@
 #include <cstdlib>
 
 namespace gpuperf::record {
+
+std::optional<KernelNaming> parse_kernel_naming(const std::string& word) {
+  for (KernelNaming n : {KernelNaming::demangled, KernelNaming::function, KernelNaming::mangled}) {
+    if (word == kernel_naming_word(n)) return n;
+  }
+  return std::nullopt;
+}
+
+const char* kernel_naming_word(KernelNaming naming) {
+  switch (naming) {
+    case KernelNaming::function: return "function";
+    case KernelNaming::mangled: return "mangled";
+    case KernelNaming::demangled: break;
+  }
+  return "demangled";
+}
+
 namespace {
 
 // Drops a demangled function's trailing parameter list "(int, float*)" and a leading "void " (kernels

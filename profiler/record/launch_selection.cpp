@@ -1,6 +1,19 @@
 #include "profiler/record/launch_selection.hpp"
 
+#include "core/errors.hpp"
+
 namespace gpuperf::record {
+namespace {
+
+std::regex compile(const std::string& pattern, const char* option) {
+  try {
+    return std::regex(pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw InputError(std::string(option) + " '" + pattern + "' is not a valid regular expression: " + e.what());
+  }
+}
+
+}  // namespace
 
 LaunchSelection::LaunchSelection(const std::string& kernel_regex, const std::string& nvtx_include,
                                  std::uint64_t launch_skip, std::optional<std::uint64_t> launch_count,
@@ -10,17 +23,19 @@ LaunchSelection::LaunchSelection(const std::string& kernel_regex, const std::str
       skip_(launch_skip),
       count_(launch_count),
       naming_(naming) {
-  if (by_kernel_) kernel_re_ = std::regex(kernel_regex, std::regex::ECMAScript);
-  if (by_nvtx_) nvtx_re_ = std::regex(nvtx_include, std::regex::ECMAScript);
+  if (by_kernel_) kernel_re_ = compile(kernel_regex, "--kernel-regex");
+  if (by_nvtx_) nvtx_re_ = compile(nvtx_include, "--nvtx-include");
   active_ = by_kernel_ || by_nvtx_ || skip_ > 0 || count_.has_value();
 }
 
-bool LaunchSelection::admit(const std::string& symbol, std::uint64_t range_id,
-                            const std::function<std::string()>& path) {
+bool LaunchSelection::admit(std::string_view symbol, std::uint64_t range_id, const std::function<std::string()>& path) {
   if (!active_) return true;
   if (by_kernel_) {
-    auto [it, fresh] = kernel_match_.try_emplace(symbol, false);
-    if (fresh) it->second = std::regex_search(kernel_name(symbol, naming_), kernel_re_);
+    auto it = kernel_match_.find(symbol);
+    if (it == kernel_match_.end()) {
+      const std::string mangled(symbol);
+      it = kernel_match_.emplace(mangled, std::regex_search(kernel_name(mangled, naming_), kernel_re_)).first;
+    }
     if (!it->second) return false;
   }
   if (by_nvtx_) {

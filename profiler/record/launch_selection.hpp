@@ -1,5 +1,6 @@
-// Which launches `record --metrics` may profile and instrument, decided inside the program: the same selection
-// `record` stores (aggregate.hpp, SelectOptions): --kernel-regex searched in the identity's kernel name,
+// Which launches `record --metrics` may profile and instrument, decided inside the program, and which launches
+// `record` stores (aggregate.hpp, SelectOptions): one rule, this class, in both binaries. --kernel-regex searched in
+// the identity's kernel name,
 // --nvtx-include in the launch's NVTX path, then --launch-skip N and --launch-count N over the launches both
 // match, in the order the process makes them (Nsight Compute's -k, --nvtx-include, --launch-skip, --launch-count).
 // Among the admitted launches each identity's first --profile-launches are profiled, as before. A launch left out
@@ -18,6 +19,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <string_view>
 
 #include "profiler/record/kernel_naming.hpp"
 
@@ -25,7 +27,8 @@ namespace gpuperf::record {
 
 class LaunchSelection {
  public:
-  // Throws std::regex_error for a pattern that does not compile (the recorder has refused such patterns already).
+  // Throws InputError naming the option for a pattern that does not compile (the recorder refuses such patterns
+  // before the program starts, so the library does not meet one).
   LaunchSelection(const std::string& kernel_regex, const std::string& nvtx_include, std::uint64_t launch_skip,
                   std::optional<std::uint64_t> launch_count, KernelNaming naming = KernelNaming::demangled);
 
@@ -34,7 +37,7 @@ class LaunchSelection {
 
   // One launch, in the process's order: its kernel's mangled name, the id of its NVTX path (0: none) and that
   // path (asked only the first time the id is seen). True when it is selected; counts it.
-  bool admit(const std::string& symbol, std::uint64_t range_id, const std::function<std::string()>& path);
+  bool admit(std::string_view symbol, std::uint64_t range_id, const std::function<std::string()>& path);
 
   // Whether `symbol` was left out before, marking it now: the caller says so once per kernel.
   bool first_exclusion(const std::string& symbol);
@@ -46,10 +49,10 @@ class LaunchSelection {
   std::uint64_t skip_ = 0;
   std::optional<std::uint64_t> count_;
   KernelNaming naming_;
-  std::uint64_t matched_ = 0;                 // launches both regexes matched so far
-  std::map<std::string, bool> kernel_match_;  // per mangled name
-  std::map<std::uint64_t, bool> nvtx_match_;  // per NVTX path id
-  std::map<std::string, bool> told_;          // kernels an "e" line named
+  std::uint64_t matched_ = 0;                              // launches both regexes matched so far
+  std::map<std::string, bool, std::less<>> kernel_match_;  // per mangled name
+  std::map<std::uint64_t, bool> nvtx_match_;               // per NVTX path id
+  std::map<std::string, bool> told_;                       // kernels an "e" line named
 };
 
 }  // namespace gpuperf::record

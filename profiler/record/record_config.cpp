@@ -142,7 +142,17 @@ const std::vector<Key>& keys() {
        [](const RecordConfig& c) { return c.communication_kernels; }},
       text("kernel_regex", false, &RecordConfig::kernel_regex),
       text("nvtx_include", false, &RecordConfig::nvtx_include),
-      text("kernel_name", false, &RecordConfig::kernel_name),
+      {"kernel_name", false,
+       [](RecordConfig& c, const std::string& v) {
+         const std::optional<KernelNaming> naming = parse_kernel_naming(v);
+         if (!naming) return false;
+         c.kernel_name = *naming;
+         return true;
+       },
+       [](const RecordConfig& c) {
+         return c.kernel_name == KernelNaming::demangled ? std::vector<std::string>{}
+                                                         : std::vector<std::string>{kernel_naming_word(c.kernel_name)};
+       }},
       number("launch_skip", false, &RecordConfig::launch_skip),
       optional_number("launch_count", false, &RecordConfig::launch_count),
       flag("pm_sampling", false, &RecordConfig::pm_sampling),

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "profiler/record/kernel_naming.hpp"
+
 namespace gpuperf::record {
 
 // What --profile-replay asks (launch_policy.hpp, replay_mode): auto, kernel (every pass everywhere) or one-pass
@@ -41,7 +43,7 @@ struct RecordConfig {
   // Which launches may be profiled and instrumented (launch_selection.hpp): the storage's selection, applied in
   // the program (--kernel-regex, --nvtx-include, --launch-skip, --launch-count).
   std::string kernel_regex, nvtx_include;
-  std::string kernel_name = "demangled";  // the name --kernel-regex searches: demangled, function or mangled
+  KernelNaming kernel_name = KernelNaming::demangled;  // the name --kernel-regex searches (--kernel-name)
   std::uint64_t launch_skip = 0;
   std::optional<std::uint64_t> launch_count;
   // --pm-sampling (pm_sampling.hpp, docs/pm-sampling.md): PM sampling of the speed of light over one window, the

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "profiler/record/launch_selection.hpp"
 
 namespace gpuperf::record {
@@ -72,7 +74,26 @@ TEST(LaunchSelection, AnExcludedKernelIsToldOnce) {
   EXPECT_TRUE(s.first_exclusion("_Z5otherv"));
 }
 
-TEST(LaunchSelection, ABadPatternThrows) { EXPECT_THROW(LaunchSelection("([", "", 0, std::nullopt), std::regex_error); }
+TEST(LaunchSelection, ABadPatternThrowsNamingTheOption) {
+  try {
+    LaunchSelection("gemm", "([", 0, std::nullopt);
+    ADD_FAILURE() << "no exception";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--nvtx-include '([' is not a valid regular expression"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(LaunchSelection("([", "", 0, std::nullopt), InputError);
+}
+
+// The recorder's storage and the library's profiling choose with this one class: a kernel whose mangled name is
+// met as a string_view (the record file's text) is matched as the same kernel met as a std::string.
+TEST(LaunchSelection, AMangledNameSeenAsAViewIsTheSameKernel) {
+  LaunchSelection s("^spin<4>$", "", 0, std::nullopt);
+  const std::string spin4 = "_Z4spinILi4EEvPfi", spin2 = "_Z4spinILi2EEvPfi";
+  EXPECT_TRUE(s.admit(std::string_view(spin4), 0, [] { return std::string(); }));
+  EXPECT_FALSE(s.admit(spin2, 0, [] { return std::string(); }));
+  EXPECT_TRUE(s.admit(spin4, 0, [] { return std::string(); }));
+}
 
 }  // namespace
 }  // namespace gpuperf::record

@@ -29,6 +29,7 @@ RecordConfig every_field_set() {
   c.nvtx_include = "step/.*";
   c.launch_skip = 2;
   c.launch_count = 7;
+  c.kernel_name = KernelNaming::function;
   c.flush_ms = 0;
   c.overhead_ab = "nvtx,write";
   c.nvtx_trace = true;
@@ -55,6 +56,7 @@ void expect_same(const RecordConfig& a, const RecordConfig& b) {
   EXPECT_EQ(a.communication_kernels, b.communication_kernels);
   EXPECT_EQ(a.kernel_regex, b.kernel_regex);
   EXPECT_EQ(a.launch_count, b.launch_count);
+  EXPECT_EQ(a.kernel_name, b.kernel_name);
   EXPECT_EQ(a.profile_keep, b.profile_keep);
   EXPECT_EQ(a.communication_wait_ms, b.communication_wait_ms);
   EXPECT_EQ(a.replay, b.replay);
@@ -125,6 +127,8 @@ TEST(RecordConfig, ALineThatDoesNotParseIsNamed) {
   EXPECT_FALSE(c.parse("no_such_key=1", &error));
   EXPECT_NE(error.find("not key=value of a known key"), std::string::npos) << error;
   EXPECT_FALSE(c.parse("profile_replay=sometimes", &error));
+  EXPECT_FALSE(c.parse("kernel_name=pretty", &error));  // the word --kernel-name takes, nothing else
+  EXPECT_NE(error.find("'kernel_name=pretty'"), std::string::npos) << error;
   std::string env_error;
   const auto lookup = [](const char* name) -> const char* {
     return std::string(name) == "GPUPERF_RECORD_FLUSH_MS" ? "soon" : nullptr;

@@ -713,12 +713,9 @@ bool init_metrics(CUpti_SubscriberHandle subscriber) {
   }
   g_state->time_budget_ms = c.profile_ms;
   try {
-    const KernelNaming naming = c.kernel_name == "function"  ? KernelNaming::function
-                                : c.kernel_name == "mangled" ? KernelNaming::mangled
-                                                             : KernelNaming::demangled;
     g_state->selection =
-        std::make_unique<LaunchSelection>(c.kernel_regex, c.nvtx_include, c.launch_skip, c.launch_count, naming);
-  } catch (const std::regex_error& e) {  // the recorder checked the patterns: not expected
+        std::make_unique<LaunchSelection>(c.kernel_regex, c.nvtx_include, c.launch_skip, c.launch_count, c.kernel_name);
+  } catch (const std::exception& e) {  // the recorder checked the patterns with the same class: not expected
     write_line(encode(ErrorLine{std::string("the launch selection is not applied in the program: ") + e.what()}));
   }
   g_state->replay = c.replay;

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <regex>
 #include <string_view>
 #include <tuple>
 
@@ -13,26 +12,15 @@
 #include "core/kernel_kind.hpp"
 #include "core/metrics.hpp"
 #include "profiler/metric_eval.hpp"
+#include "profiler/record/launch_selection.hpp"
 #include "profiler/record/recorder/pm_attribution.hpp"
 #include "profiler/source_line_aggregate.hpp"
 
 namespace gpuperf::record {
-namespace {
-
-std::regex compile(const std::string& pattern, const char* option) {
-  try {
-    return std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw InputError(std::string(option) + " '" + pattern + "' is not a valid regular expression: " + e.what());
-  }
-}
-
-}  // namespace
+namespace {}  // namespace
 
 KernelNaming kernel_naming_from_string(const std::string& s) {
-  if (s == "demangled") return KernelNaming::demangled;
-  if (s == "function") return KernelNaming::function;
-  if (s == "mangled") return KernelNaming::mangled;
+  if (const std::optional<KernelNaming> naming = parse_kernel_naming(s)) return *naming;
   throw InputError("--kernel-name '" + s + "': expected demangled, function or mangled");
 }
 
@@ -109,33 +97,23 @@ std::map<std::uint32_t, std::map<std::string, Acc>> accumulate(const std::vector
                                                                const std::string& program, const SelectOptions& options,
                                                                const PmOrder& pm_order, KernelTotals& totals,
                                                                std::map<std::uint32_t, double>& device_total_ns) {
-  const bool by_kernel = !options.kernel_regex.empty();
-  const bool by_nvtx = !options.nvtx_include.empty();
-  const std::regex kernel_re = by_kernel ? compile(options.kernel_regex, "--kernel-regex") : std::regex();
-  const std::regex nvtx_re = by_nvtx ? compile(options.nvtx_include, "--nvtx-include") : std::regex();
+  // The selection the injected library applies inside the program (launch_selection.hpp), here over every
+  // process's launches in order; an invalid pattern fails here, before the program starts (recorder.cpp).
+  LaunchSelection selection(options.kernel_regex, options.nvtx_include, options.launch_skip, options.launch_count,
+                            options.naming);
+  std::map<std::string_view, std::uint64_t> path_ids;             // NVTX path -> the selection's id for it (0: none)
   std::map<std::uint32_t, std::map<std::string, Acc>> by_device;  // device -> display name -> accumulation
   // Launches of one device, kernel, shape and NVTX path share an identity: look it up by those raw values,
   // and build the instance and its display name once per key, not once per launch.
   using Key = std::tuple<std::uint32_t, const std::string*, std::array<std::uint32_t, 6>, std::string_view>;
   std::map<Key, Acc*> by_key;
-  std::map<const std::string*, bool> kernel_match;  // the regexes, once per kernel name and per NVTX path
-  std::map<std::string_view, bool> nvtx_match;
-  std::uint64_t selected = 0;
   for (const Launch& l : all) {
     const LaunchRecord& r = *l.record;
-    if (by_kernel) {
-      auto [it, fresh] = kernel_match.try_emplace(l.kernel, false);
-      if (fresh) it->second = std::regex_search(*l.kernel, kernel_re);
-      if (!it->second) continue;
+    if (selection.active()) {
+      const std::uint64_t path_id =
+          r.nvtx_path.empty() ? 0 : path_ids.try_emplace(r.nvtx_path, path_ids.size() + 1).first->second;
+      if (!selection.admit(r.name, path_id, [&r] { return std::string(r.nvtx_path); })) continue;
     }
-    if (by_nvtx) {
-      auto [it, fresh] = nvtx_match.try_emplace(r.nvtx_path, false);
-      if (fresh) it->second = std::regex_search(r.nvtx_path.begin(), r.nvtx_path.end(), nvtx_re);
-      if (!it->second) continue;
-    }
-    const std::uint64_t position = selected++;
-    if (position < options.launch_skip) continue;
-    if (options.launch_count && position - options.launch_skip >= *options.launch_count) continue;
     const Key key{
         r.device, l.kernel, {r.grid[0], r.grid[1], r.grid[2], r.block[0], r.block[1], r.block[2]}, r.nvtx_path};
     Acc*& slot = by_key[key];

@@ -205,9 +205,7 @@ RecordConfig library_config(const std::optional<MetricPlan>& plan, const std::op
   c.nvtx_include = o.select.nvtx_include;
   c.launch_skip = o.select.launch_skip;
   c.launch_count = o.select.launch_count;
-  c.kernel_name = o.select.naming == KernelNaming::function  ? "function"
-                  : o.select.naming == KernelNaming::mangled ? "mangled"
-                                                             : "demangled";
+  c.kernel_name = o.select.naming;
   c.pm_sampling = o.pm.on;
   c.pm_nvtx = o.pm.nvtx;
   c.pm_launch_skip = o.pm.launch_skip;
