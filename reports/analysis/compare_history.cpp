@@ -15,11 +15,6 @@
 namespace gpuperf::analysis {
 namespace {
 
-void add_note(CompareRow& row, const std::string& text) {
-  if (!row.note.empty()) row.note += "; ";
-  row.note += text;
-}
-
 std::string range_text(const LevelBand& band, const MetricInfo& metric) {
   return "the last " + std::to_string(band.m) + " runs' range (" +
          format_value(band.low, metric.unit, UnitText::terminal) + " to " +

@@ -11,7 +11,7 @@
 
 #include "core/environment.hpp"
 #include "db/store.hpp"
-#include "reports/analysis/compare.hpp"
+#include "reports/analysis/compare_report.hpp"
 #include "reports/analysis/types.hpp"
 
 namespace gpuperf::analysis {

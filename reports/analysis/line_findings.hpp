@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "db/store.hpp"
-#include "reports/analysis/compare.hpp"
+#include "reports/analysis/compare_report.hpp"
 #include "reports/analysis/types.hpp"
 
 namespace gpuperf::analysis {

@@ -1,31 +1,6 @@
 #include "reports/analysis/not_enough_data.hpp"
 
-#include <string_view>
-
 namespace gpuperf::analysis {
-
-std::string regex_escape(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    if (std::string_view("\\^$.|?*+()[]{}").find(ch) != std::string_view::npos) out += '\\';
-    out += ch;
-  }
-  return out;
-}
-
-std::string exact_filter(const BenchmarkInstance& instance) {
-  return "^" + regex_escape(instance.display_name()) + "$";
-}
-
-std::string repeat_command(const BenchmarkInstance& instance, const std::string& branch, std::size_t runs) {
-  return "gpuperf run --filter '" + exact_filter(instance) + "'" + (branch.empty() ? "" : " --branch " + branch) +
-         " --repeat " + std::to_string(runs);
-}
-
-std::string repeat_record_command(const std::string& command, const std::string& branch, std::size_t runs) {
-  return "for i in $(seq " + std::to_string(runs) + "); do gpuperf record" +
-         (branch.empty() ? "" : " --branch " + branch) + " -- " + command + "; done";
-}
 
 std::vector<ShortSeries> short_series(const std::vector<db::Series>& series, const DetectOptions& options,
                                       const std::string& branch, const RunCommand& command_of) {

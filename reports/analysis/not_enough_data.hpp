@@ -12,21 +12,9 @@
 
 #include "db/store.hpp"
 #include "reports/analysis/detect.hpp"
+#include "reports/analysis/next_step.hpp"
 
 namespace gpuperf::analysis {
-
-// `text` with every ECMAScript regex metacharacter escaped: matched literally inside a --filter.
-std::string regex_escape(std::string_view text);
-
-// '^matmul/naive\[n=1024\]$': an instance as an anchored --filter, its regex metacharacters escaped.
-std::string exact_filter(const BenchmarkInstance& instance);
-
-// "gpuperf run --filter '^...$' --branch main --repeat 3": N more runs of one instance.
-std::string repeat_command(const BenchmarkInstance& instance, const std::string& branch, std::size_t runs);
-
-// "for i in $(seq 3); do gpuperf record --branch main -- python3 train.py; done": N more recordings of a
-// program, `command` as Run::command stores it (already quoted for a shell).
-std::string repeat_record_command(const std::string& command, const std::string& branch, std::size_t runs);
 
 // A series too short for detect's change-point test: fewer usable runs (ok, not excluded) than
 // 2 * min_segment, so a step in it can be neither found nor ruled out.

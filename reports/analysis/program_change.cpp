@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "core/stats.hpp"
-#include "reports/analysis/not_enough_data.hpp"
+#include "reports/analysis/next_step.hpp"
 
 namespace gpuperf::analysis {
 namespace {

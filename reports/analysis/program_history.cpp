@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "reports/analysis/compare.hpp"
 #include "reports/analysis/not_enough_data.hpp"
 
 namespace gpuperf::analysis {

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "db/store.hpp"
-#include "reports/analysis/compare.hpp"
+#include "reports/analysis/compare_report.hpp"
 
 namespace gpuperf::analysis {
 

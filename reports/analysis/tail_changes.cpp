@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "core/stats.hpp"
-#include "reports/analysis/compare.hpp"
 #include "reports/analysis/distributions.hpp"
 #include "reports/analysis/level_band.hpp"
+#include "reports/analysis/measurement_verdict.hpp"
 
 namespace gpuperf::analysis {
 namespace {

@@ -18,4 +18,10 @@ const char* to_string(Verdict v) {
 
 const char* to_string(ChangeKind k) { return k == ChangeKind::regression ? "regression" : "improvement"; }
 
+void add_note(CompareRow& row, const std::string& text) {
+  if (text.empty()) return;
+  if (!row.note.empty()) row.note += "; ";
+  row.note += text;
+}
+
 }  // namespace gpuperf::analysis

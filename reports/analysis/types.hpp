@@ -112,4 +112,7 @@ struct EnvironmentStep : ChangeSite {
   std::size_t regressions = 0;       // of them, slower
 };
 
+// Appends `text` to the row's note ("; " between notes); empty text adds nothing.
+void add_note(CompareRow& row, const std::string& text);
+
 }  // namespace gpuperf::analysis
