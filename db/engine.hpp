@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "db/store.hpp"
+#include "db/store_types.hpp"
 
 namespace gpuperf::db {
 

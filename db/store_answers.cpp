@@ -1,5 +1,5 @@
-// Store's answers (db/answers.hpp): what both engines must refuse alike is checked here, once, before the
-// engine writes.
+// Store's answers (the types: db/answers.hpp; the methods: db/store.hpp): what both engines must refuse alike is
+// checked here, once, before the engine writes. A room of its own above store and engine, which it calls.
 #include <ctime>
 #include <set>
 
