@@ -521,7 +521,9 @@ void add_verdict_options(CLI::App* cmd, VerdictArgs& a) {
 
 }  // namespace
 
-void add_analysis_commands(CLI::App& app, Context& ctx) {
+namespace {
+
+void add_compare_command(CLI::App& app, Context& ctx) {
   auto cmp = std::make_shared<CompareArgs>();
   CLI::App* compare =
       app.add_subcommand("compare",
@@ -547,7 +549,9 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                                "bad usage or input: a run reference that names no run, an unknown metric name, a "
                                "database not gpuperf's"}}));
   compare->callback([&ctx, cmp] { ctx.action = [&ctx, cmp] { return do_compare(ctx, *cmp); }; });
+}
 
+void add_check_command(CLI::App& app, Context& ctx) {
   auto chk = std::make_shared<CheckArgs>();
   CLI::App* check =
       app.add_subcommand("check",
@@ -581,7 +585,9 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
     chk->metrics_given = check->count("--metrics") > 0;
     ctx.action = [&ctx, chk] { return do_check(ctx, *chk); };
   });
+}
 
+void add_detect_command(CLI::App& app, Context& ctx) {
   auto det = std::make_shared<DetectArgs>();
   CLI::App* detect =
       app.add_subcommand("detect",
@@ -637,6 +643,14 @@ void add_analysis_commands(CLI::App& app, Context& ctx) {
                   {1, "--fail-on-regression and a regression of a gated metric among the newest runs (see --gate)"},
                   {2, "bad usage or input: a branch or machine with no runs, a database not gpuperf's"}}));
   detect->callback([&ctx, det] { ctx.action = [&ctx, det] { return do_detect(ctx, *det); }; });
+}
+
+}  // namespace
+
+void add_analysis_commands(CLI::App& app, Context& ctx) {
+  add_compare_command(app, ctx);
+  add_check_command(app, ctx);
+  add_detect_command(app, ctx);
 }
 
 }  // namespace gpuperf::cli

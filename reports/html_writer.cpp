@@ -12,6 +12,7 @@
 #include "reports/html_source.hpp"
 #include "reports/kind_split_text.hpp"
 #include "reports/line_text.hpp"
+#include "reports/program_cells.hpp"
 #include "reports/writers.hpp"
 
 namespace gpuperf::reports {

@@ -10,6 +10,7 @@
 #include "reports/escape.hpp"
 #include "reports/format.hpp"
 #include "reports/line_text.hpp"
+#include "reports/program_cells.hpp"
 #include "reports/writers.hpp"
 
 namespace gpuperf::reports {

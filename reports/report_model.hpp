@@ -169,16 +169,6 @@ std::vector<RunNote> place_notes(const MachineReport& m, const std::vector<db::A
 // it (gpuperf ack), else format_state's "confirmed" or "unconfirmed (N runs)".
 std::string change_state(const analysis::ChangePoint& cp);
 
-// A program panel's family table as the writers show it: family, before (at previous_run, "-" without one),
-// now, the change ("+3.1 ms (+20.0%)"); and its lead line, "GPU time 39 ms -> 41 ms (+5.1%) since the recording
-// at COMMIT (DATE)" or "GPU time 41 ms (its first recording)".
-struct ProgramFamilyCells {
-  std::string family, before, now, change;
-};
-struct MachineReport;
-std::vector<ProgramFamilyCells> program_family_cells(const ProgramPanel& p);
-std::string program_time_line(const MachineReport& m, const ProgramPanel& p);
-
 struct MachineReport {
   std::int64_t machine_id = 0;
   std::string fingerprint;
@@ -228,22 +218,6 @@ struct ReportInput {
 };
 
 ReportModel build_report_model(ReportInput input);
-
-// A ProgramKernel's cells as both writers show them (unescaped): "10", "110 µs", "72%", "+10.0%" or "new".
-struct ProgramKernelCells {
-  std::string launches, median, share, since;
-};
-ProgramKernelCells program_kernel_cells(const ProgramKernel& k);
-
-// One row of the reports' table of GPU time by rank (unescaped cells): a recorded program's panel on one GPU
-// whose kernels include communication kernels, at the panel's run. `since`: the change of the communication
-// time against the run before ("+40.0%", "new", or "" without such a run).
-struct RankSplitCells {
-  std::string program, rank, gpu, commit, compute, communication, launches, since;
-};
-// The panels with communication, by program, then rank (panels without a rank last), then machine.
-std::vector<std::pair<const MachineReport*, const ProgramPanel*>> panels_with_communication(const ReportModel& model);
-RankSplitCells rank_split_cells(const MachineReport& m, const ProgramPanel& p);
 
 // The speed of light of `instance` at the newest run where both sm_throughput and memory_throughput have a
 // point (dram_throughput when it has one there too); none without such a run.

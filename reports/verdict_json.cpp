@@ -134,8 +134,8 @@ void write_compare_json(std::ostream& out, const CompareReport& report) {
   j["candidate"] = side_json(report.candidate);
   j["regression"] = report.regression();
   j["gate"] = json{{"rule", report.gate.describe()}, {"added", report.gate.added()}};
-  j["ungated_slower"] = std::count_if(report.rows.begin(), report.rows.end(),
-                                      [](const CompareRow& r) { return is_ungated_slowdown(r); });
+  j["ungated_slower"] =
+      std::count_if(report.rows.begin(), report.rows.end(), [](const CompareRow& r) { return is_ungated_slowdown(r); });
   json summary = json::object();
   for (const auto& [v, n] : verdict_counts(report.rows)) summary[to_string(v)] = n;
   j["summary"] = summary;

@@ -3,6 +3,7 @@
 // row per rank in the Markdown and the HTML; a program without communication kernels gives no table.
 #include <gtest/gtest.h>
 
+#include "reports/program_cells.hpp"
 #include "reports/report_model.hpp"
 #include "reports/writers.hpp"
 #include "tests/reports/model_builders.hpp"

@@ -32,7 +32,6 @@ std::string given_up_identity(const std::string& identity) {
   return out;
 }
 
-
 // 7217 -> "7,217".
 std::string thousands(std::uint64_t v) {
   std::string digits = std::to_string(v), out;
