@@ -97,10 +97,13 @@ std::pair<std::int64_t, BenchmarkInstance> finding_benchmark(const db::Store& st
 std::vector<db::Acknowledgement> active_acks(const db::Store& store, const db::RunInfo& run, std::int64_t bench_id,
                                              const std::string& metric, const std::string& commit) {
   std::vector<db::Acknowledgement> out;
-  for (auto& a : store.acknowledgements()) {
+  db::AckFilter of_series;
+  of_series.machine_id = run.machine_id;
+  of_series.benchmark_id = bench_id;
+  of_series.active_only = true;
+  for (auto& a : store.acknowledgements(of_series)) {
     const bool at = a.run_id == run.id || (!commit.empty() && a.commit.rfind(commit, 0) == 0);
-    if (!a.undone && a.machine_id == run.machine_id && a.benchmark_id == bench_id && at &&
-        (metric.empty() || a.metric == metric)) {
+    if (at && (metric.empty() || a.metric == metric)) {
       out.push_back(std::move(a));
     }
   }
@@ -235,9 +238,12 @@ int ack_environment_step(db::Store& store, const AckArgs& a, const db::RunInfo& 
   for (const analysis::ChangePoint& c : step.changes) {
     const db::Series& s = step.series[c.series_index];
     if (a.undo) {
-      for (const db::Acknowledgement& k : store.acknowledgements()) {
-        if (!k.undone && k.machine_id == s.key.machine_id && k.benchmark_id == s.key.benchmark_id &&
-            k.metric == s.key.metric.name && analysis::answers_change(c, s, k.run_id)) {
+      db::AckFilter of_series;
+      of_series.machine_id = s.key.machine_id;
+      of_series.benchmark_id = s.key.benchmark_id;
+      of_series.active_only = true;
+      for (const db::Acknowledgement& k : store.acknowledgements(of_series)) {
+        if (k.metric == s.key.metric.name && analysis::answers_change(c, s, k.run_id)) {
           store.undo_acknowledgement(k.id, who(a.by), "");
           ++n;
         }

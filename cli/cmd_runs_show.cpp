@@ -105,8 +105,9 @@ Section answers_section(const db::Store& store, const db::RunInfo& run) {
         (!n.night.empty() && n.machine_id && *n.machine_id == run.machine_id && run.started_at.rfind(n.night, 0) == 0);
     if (on) s.add("note", n.text + by(n.by));
   }
-  for (const db::Acknowledgement& a : store.acknowledgements()) {
-    if (a.run_id != run.id) continue;
+  db::AckFilter at_run;
+  at_run.run_id = run.id;
+  for (const db::Acknowledgement& a : store.acknowledgements(at_run)) {
     s.add(a.undone     ? "undone"
           : a.accepted ? "accepted"
                        : "acked",

@@ -32,6 +32,14 @@ struct Acknowledgement {
   std::string undone_by, undone_at;
 };
 
+// Which acknowledgements a reader asks the store for (Store::acknowledgements): the database filters, so a
+// reader of one run or one series does not read a team's every answer. Empty: all of them.
+struct AckFilter {
+  std::optional<std::int64_t> machine_id, benchmark_id, run_id;
+  bool active_only = false;    // not undone
+  bool accepted_only = false;  // accepted as the series' new level
+};
+
 // A note on the history: exactly one of a run (run_id), a commit (commit) or a machine's night (machine_id and
 // night, YYYY-MM-DD in UTC).
 struct Annotation {

@@ -57,7 +57,7 @@ class Engine {
   virtual bool add_acknowledgement(const Acknowledgement& ack) = 0;
   // 0: undone now; 1: undone already; 2: no such acknowledgement.
   virtual int undo_acknowledgement(std::int64_t id, const std::string& by, const std::string& at) = 0;
-  virtual std::vector<Acknowledgement> acknowledgements() const = 0;
+  virtual std::vector<Acknowledgement> acknowledgements(const AckFilter& filter) const = 0;
   virtual bool add_annotation(const Annotation& note) = 0;
   virtual std::vector<Annotation> annotations() const = 0;
   // The privileges this connection lacks to record answers ("INSERT on table annotation, ..."); "" for none.

@@ -105,8 +105,9 @@ class Store {
   // Marks acknowledgement `id` undone by `by` at `at` (stored form). False when it was undone already;
   // InputError when no acknowledgement has this id.
   bool undo_acknowledgement(std::int64_t id, const std::string& by, const std::string& at);
-  // Every acknowledgement, undone ones too, in id order (empty on a file older than the answers' schema).
-  std::vector<Acknowledgement> acknowledgements() const;
+  // The acknowledgements `filter` asks for (default: every one, undone ones too), in id order, filtered by the
+  // database (empty on a file older than the answers' schema).
+  std::vector<Acknowledgement> acknowledgements(const AckFilter& filter = {}) const;
   // Stores `note` (exactly one of run, commit, machine night; non-empty text). False when its uuid is stored.
   bool add_annotation(Annotation note);
   // Every annotation in id order (empty on a file older than the answers' schema).

@@ -72,7 +72,9 @@ bool Store::undo_acknowledgement(std::int64_t id, const std::string& by, const s
   return r == 0;
 }
 
-std::vector<Acknowledgement> Store::acknowledgements() const { return engine_->acknowledgements(); }
+std::vector<Acknowledgement> Store::acknowledgements(const AckFilter& filter) const {
+  return engine_->acknowledgements(filter);
+}
 
 bool Store::add_annotation(Annotation note) {
   if (blank(note.text)) throw InputError("an annotation needs its text");

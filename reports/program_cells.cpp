@@ -50,7 +50,6 @@ ProgramKernelCells program_kernel_cells(const ProgramKernel& k) {
   return c;
 }
 
-
 std::vector<std::pair<const MachineReport*, const ProgramPanel*>> panels_with_communication(const ReportModel& model) {
   std::vector<std::pair<const MachineReport*, const ProgramPanel*>> out;
   for (const auto& m : model.machines) {

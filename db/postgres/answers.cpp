@@ -8,7 +8,6 @@ namespace gpuperf::db::pg {
 namespace {
 
 using answers_sql::kAnswersVersion;
-using answers_sql::kSelectAcks;
 using answers_sql::kSelectNotes;
 
 // Row `row` of a result as answers_sql reads it.
@@ -76,10 +75,10 @@ int PgEngine::undo_acknowledgement(std::int64_t id, const std::string& by, const
   return r.rows() > 0 ? 0 : 1;
 }
 
-std::vector<Acknowledgement> PgEngine::acknowledgements() const {
+std::vector<Acknowledgement> PgEngine::acknowledgements(const AckFilter& filter) const {
   std::vector<Acknowledgement> out;
   if (readable_version_ < kAnswersVersion) return out;
-  Result r = conn_.exec(kSelectAcks, {}, "reading acknowledgements");
+  Result r = conn_.exec(answers_sql::select_acks(filter), {}, "reading acknowledgements");
   for (int i = 0; i < r.rows(); ++i) out.push_back(answers_sql::acknowledgement_from(Row{r, i}));
   return out;
 }

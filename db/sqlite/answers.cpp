@@ -6,7 +6,6 @@ namespace gpuperf::db {
 namespace {
 
 using answers_sql::kAnswersVersion;
-using answers_sql::kSelectAcks;
 using answers_sql::kSelectNotes;
 
 // The statement's current row as answers_sql reads it.
@@ -58,10 +57,10 @@ int SqliteEngine::undo_acknowledgement(std::int64_t id, const std::string& by, c
   return r;
 }
 
-std::vector<Acknowledgement> SqliteEngine::acknowledgements() const {
+std::vector<Acknowledgement> SqliteEngine::acknowledgements(const AckFilter& filter) const {
   std::vector<Acknowledgement> out;
   if (readable_version_ < kAnswersVersion) return out;
-  Statement s(conn_, kSelectAcks);
+  Statement s(conn_, answers_sql::select_acks(filter));
   while (s.step()) out.push_back(answers_sql::acknowledgement_from(Row{s}));
   return out;
 }

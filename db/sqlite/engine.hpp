@@ -35,7 +35,7 @@ class SqliteEngine final : public Engine {
   void hold_run_key(const std::string&, const std::function<void()>&) const override {}
   bool add_acknowledgement(const Acknowledgement& ack) override;
   int undo_acknowledgement(std::int64_t id, const std::string& by, const std::string& at) override;
-  std::vector<Acknowledgement> acknowledgements() const override;
+  std::vector<Acknowledgement> acknowledgements(const AckFilter& filter) const override;
   bool add_annotation(const Annotation& note) override;
   std::vector<Annotation> annotations() const override;
   std::vector<MachineRow> machines() const override;

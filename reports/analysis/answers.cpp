@@ -108,8 +108,12 @@ std::vector<db::Acknowledgement> rebase_on_accepted(const db::Store& store, cons
                                                     const db::RunInfo& candidate, Run& base_run,
                                                     std::vector<db::Series>& history) {
   std::vector<db::Acknowledgement> applied;
-  for (const db::Acknowledgement& a : store.acknowledgements()) {
-    if (a.undone || !a.accepted || a.machine_id != candidate.machine_id || a.run_id == base.id) continue;
+  db::AckFilter accepted_here;
+  accepted_here.machine_id = candidate.machine_id;
+  accepted_here.active_only = true;
+  accepted_here.accepted_only = true;
+  for (const db::Acknowledgement& a : store.acknowledgements(accepted_here)) {
+    if (a.run_id == base.id) continue;
     const auto step = store.find_run(std::to_string(a.run_id));
     if (!step || !later(step->started_at, step->id, base.started_at, base.id) ||
         later(step->started_at, step->id, candidate.started_at, candidate.id)) {

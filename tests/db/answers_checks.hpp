@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "core/errors.hpp"
 #include "db/store.hpp"
 #include "tests/db/fixtures.hpp"
@@ -56,6 +59,37 @@ inline void check_answers(db::Store& s) {
   EXPECT_TRUE(acks[0].undone);
   EXPECT_EQ(acks[0].undone_by, "bo");
   EXPECT_EQ(acks[0].undone_at, "2026-11-03T09:00:00Z");
+
+  // The database filters what a reader asks for: a second, active acknowledgement (not accepted) at the first run.
+  const db::RunInfo first = *s.find_run("11111111-0000-4000-8000-000000000001");
+  db::Acknowledgement b = a;
+  b.uuid = "aaaaaaaa-0000-4000-8000-000000000002";
+  b.run_id = first.id;
+  b.accepted = false;
+  b.reason = "tracked in #124";
+  EXPECT_TRUE(s.add_acknowledgement(b));
+  const auto reasons = [&](const db::AckFilter& f) {
+    std::vector<std::string> out;
+    for (const auto& k : s.acknowledgements(f)) out.push_back(k.reason + (k.undone ? " (undone)" : ""));
+    return out;
+  };
+  using Reasons = std::vector<std::string>;
+  EXPECT_EQ(reasons({}), (Reasons{"new kernel: correct and slower (undone)", "tracked in #124"}));
+  db::AckFilter f;
+  f.active_only = true;
+  EXPECT_EQ(reasons(f), Reasons{"tracked in #124"});
+  f.accepted_only = true;  // the accepted one is undone: none is both
+  EXPECT_TRUE(reasons(f).empty());
+  f = {};
+  f.run_id = step.id;
+  EXPECT_EQ(reasons(f), Reasons{"new kernel: correct and slower (undone)"});
+  f = {};
+  f.accepted_only = true;
+  f.machine_id = step.machine_id;
+  f.benchmark_id = a.benchmark_id;
+  EXPECT_EQ(reasons(f), Reasons{"new kernel: correct and slower (undone)"});
+  f.machine_id = step.machine_id + 1000;  // another machine
+  EXPECT_TRUE(reasons(f).empty());
 
   db::Annotation on_run;
   on_run.run_id = step.id;
