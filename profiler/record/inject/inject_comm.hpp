@@ -8,7 +8,8 @@
 
 namespace gpuperf::record::inject {
 
-// Reads GPUPERF_RECORD_COMMUNICATION_WAIT_MS (default 10000). Once, from init_metrics.
+// Reads the configuration's communication_wait_ms (GPUPERF_RECORD_COMMUNICATION_WAIT_MS, a diagnostic variable
+// that wins over it; default 10000). Once, from init_metrics.
 void init_communication_wait();
 
 // After a communication launch's call returned, on its thread (its context current): an event after it on

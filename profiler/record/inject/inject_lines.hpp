@@ -35,12 +35,12 @@ class SassBackendFactory;
 
 namespace gpuperf::record::inject {
 
-// Whether `record` asked for source lines: GPUPERF_RECORD_SOURCE_LINES=1 (read by init_lines, and by the
-// session rules of inject_metrics.cpp before it).
+// Whether `record` asked for source lines: the record configuration's source_lines (record_config.hpp; read by
+// init_lines, and by the session rules of inject_metrics.cpp before it).
 bool source_lines_asked();
 
-// With GPUPERF_RECORD_SOURCE_LINES=1: follows module loads on `subscriber` and keeps `sass` (the CUPTI
-// module's SASS back end; null when it has none). Writes "S 0 ok" or "S 0 unsupported <why>".
+// With source lines asked: follows module loads on `subscriber` and keeps `sass` (the CUPTI module's SASS back
+// end; null when it has none). Writes an S line (process 0): ok, or unsupported and why.
 void init_lines(CUpti_SubscriberHandle subscriber, const cupti::SassBackendFactory* sass);
 
 // The resource callbacks (a module loaded: keep its cubin).

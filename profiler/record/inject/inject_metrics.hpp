@@ -2,19 +2,19 @@
 // block, NVTX path), within a budget of profiled launches per process, collected inside the
 // recorded program by the injection library (CUPTI Range Profiler, auto range + kernel replay: CUPTI saves
 // and restores the memory the kernel writes, so the program's results stay correct), with L2 emptied before
-// each profiled launch as the collector does. Writes "C <perfworks names...>" once and
-// "M <correlation> <values...>" per profiled launch (profiler/record/recorder/record_file.hpp).
+// each profiled launch as the collector does. Writes a C line (the Perfworks names) once and an M line (a
+// launch's values) per profiled launch, through the record file's codec (profiler/record/record_codec.hpp).
 #pragma once
 
 #include <cupti.h>
 
 namespace gpuperf::record::inject {
 
-// Reads GPUPERF_RECORD_METRICS (comma-separated Perfworks names), GPUPERF_RECORD_PROFILE_LAUNCHES (first N
-// launches of each identity), GPUPERF_RECORD_PROFILE_BUDGET (profiled launches per process at most; 0: no
-// limit) and GPUPERF_RECORD_CUPTI_MODULE (gpuperf's CUPTI back end); loads the back end
-// and enables the launch callbacks on `subscriber`. False (and an X line) when profiling is impossible;
-// tracing goes on either way. Does nothing and returns true without GPUPERF_RECORD_METRICS.
+// Reads the record configuration the recorder wrote (record_config.hpp: its metrics and TriageCompute
+// alternative, profile_launches per identity, profile_budget per process, the time budget and watchdog, the launch
+// selection, the replay, and cupti_module, gpuperf's CUPTI back end); loads the back end and enables the launch
+// callbacks on `subscriber`. False (and an X line) when profiling is impossible; tracing goes on either way. Does
+// nothing and returns true when the configuration asks for no metrics.
 bool init_metrics(CUpti_SubscriberHandle subscriber);
 
 // The launch API callbacks (runtime and driver domains).
