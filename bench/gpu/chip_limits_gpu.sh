@@ -23,6 +23,8 @@ out=${3:-${OUT:?chip_limits_gpu.sh: OUT}}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+# The bundle's libraries (libpq, sqlite) for both builds' gpuperf, whatever the caller's environment.
+export LD_LIBRARY_PATH=$new${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 table=$out/table.txt
 : >"$table"
 row() { printf '%-46s %s\n' "$1" "$2" | tee -a "$table"; }

@@ -1,19 +1,24 @@
 #include "profiler/record/inject/driver_l2_flush.hpp"
 
 #include <initializer_list>
+#include <string>
 
 namespace gpuperf::record::inject {
 namespace {
 
-// p_step 0 writes the line at p_buf + 128 * thread; p_step 1 discards it. Lines past p_lines do nothing.
-constexpr const char* kDiscardPtx = R"(
+// The flush kernel: p_step 0 writes the line at p_buf + 128 * thread, p_step 1 runs `second_step` on it (its
+// registers from %r6 on); lines past p_lines do nothing. One text, the step filled in per chip.
+std::string flush_ptx(const char* target, int registers, const char* second_step) {
+  return std::string(R"(
 .version 7.8
-.target sm_80
+.target )") +
+         target + R"(
 .address_size 64
 .visible .entry gpuperf_record_flush_l2(.param .u64 p_buf, .param .u64 p_lines, .param .u32 p_step)
 {
   .reg .pred %p<3>;
-  .reg .b32 %r<6>;
+  .reg .b32 %r<)" +
+         std::to_string(registers) + R"(>;
   .reg .b64 %rd<8>;
   ld.param.u64 %rd1, [p_buf];
   ld.param.u64 %rd2, [p_lines];
@@ -29,7 +34,7 @@ constexpr const char* kDiscardPtx = R"(
   shl.b64 %rd5, %rd3, 7;
   add.u64 %rd6, %rd1, %rd5;
   setp.ne.u32 %p2, %r5, 0;
-  @%p2 bra DISCARD;
+  @%p2 bra SECOND;
   mov.u32 %r4, 1;
   st.global.v4.u32 [%rd6], {%r4, %r4, %r4, %r4};
   st.global.v4.u32 [%rd6+16], {%r4, %r4, %r4, %r4};
@@ -40,65 +45,29 @@ constexpr const char* kDiscardPtx = R"(
   st.global.v4.u32 [%rd6+96], {%r4, %r4, %r4, %r4};
   st.global.v4.u32 [%rd6+112], {%r4, %r4, %r4, %r4};
   bra DONE;
-DISCARD:
-  discard.global.L2 [%rd6], 128;
-DONE:
+SECOND:
+)" + second_step +
+         R"(DONE:
   ret;
 }
 )";
-
-// Turing: p_step 1 reads one word of each 32-byte sector of the line (volatile: the loads stay, and go to L2).
-constexpr const char* kReadPtx = R"(
-.version 7.8
-.target sm_75
-.address_size 64
-.visible .entry gpuperf_record_flush_l2(.param .u64 p_buf, .param .u64 p_lines, .param .u32 p_step)
-{
-  .reg .pred %p<3>;
-  .reg .b32 %r<10>;
-  .reg .b64 %rd<8>;
-  ld.param.u64 %rd1, [p_buf];
-  ld.param.u64 %rd2, [p_lines];
-  ld.param.u32 %r5, [p_step];
-  mov.u32 %r1, %ctaid.x;
-  mov.u32 %r2, %ntid.x;
-  mov.u32 %r3, %tid.x;
-  mul.wide.u32 %rd3, %r1, %r2;
-  cvt.u64.u32 %rd4, %r3;
-  add.u64 %rd3, %rd3, %rd4;
-  setp.ge.u64 %p1, %rd3, %rd2;
-  @%p1 bra DONE;
-  shl.b64 %rd5, %rd3, 7;
-  add.u64 %rd6, %rd1, %rd5;
-  setp.ne.u32 %p2, %r5, 0;
-  @%p2 bra READ;
-  mov.u32 %r4, 1;
-  st.global.v4.u32 [%rd6], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+16], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+32], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+48], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+64], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+80], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+96], {%r4, %r4, %r4, %r4};
-  st.global.v4.u32 [%rd6+112], {%r4, %r4, %r4, %r4};
-  bra DONE;
-READ:
-  ld.volatile.global.u32 %r6, [%rd6];
-  ld.volatile.global.u32 %r7, [%rd6+32];
-  ld.volatile.global.u32 %r8, [%rd6+64];
-  ld.volatile.global.u32 %r9, [%rd6+96];
-DONE:
-  ret;
 }
-)";
 
 }  // namespace
 
 const char* const kFlushKernelName = "gpuperf_record_flush_l2";
 
 DriverFlushCode driver_flush_code(int cc_major) {
-  if (cc_major >= 8) return {kDiscardPtx, true};
-  return {kReadPtx, false};
+  // Ampere on: the second step discards the line it wrote (sm_80's discard.global.L2).
+  static const std::string discard = flush_ptx("sm_80", 6, "  discard.global.L2 [%rd6], 128;\n");
+  // Turing: it reads one word of each 32-byte sector of the line (volatile: the loads stay, and go to L2).
+  static const std::string read = flush_ptx("sm_75", 10,
+                                            "  ld.volatile.global.u32 %r6, [%rd6];\n"
+                                            "  ld.volatile.global.u32 %r7, [%rd6+32];\n"
+                                            "  ld.volatile.global.u32 %r8, [%rd6+64];\n"
+                                            "  ld.volatile.global.u32 %r9, [%rd6+96];\n");
+  if (cc_major >= 8) return {discard.c_str(), true};
+  return {read.c_str(), false};
 }
 
 unsigned long long driver_flush_bytes(unsigned long long l2_bytes, bool discards) {
