@@ -17,7 +17,6 @@
 #include "profiler/source_line_aggregate.hpp"
 
 namespace gpuperf::record {
-namespace {}  // namespace
 
 KernelNaming kernel_naming_from_string(const std::string& s) {
   if (const std::optional<KernelNaming> naming = parse_kernel_naming(s)) return *naming;
