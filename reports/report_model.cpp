@@ -17,7 +17,6 @@
 #include "reports/analysis/identity_findings.hpp"
 #include "reports/family_pairs.hpp"
 #include "reports/format.hpp"
-#include "reports/kind_split_text.hpp"
 
 namespace gpuperf::reports {
 

@@ -7,12 +7,9 @@
 #include <set>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include "core/errors.hpp"
 #include "core/short_name.hpp"
 #include "core/value_text.hpp"
-#include "db/answers_json.hpp"
 #include "reports/analysis/detect.hpp"
 #include "reports/analysis/identity_findings.hpp"
 #include "reports/escape.hpp"
@@ -30,8 +27,6 @@ namespace gpuperf::reports {
 using namespace gpuperf::analysis;
 
 namespace {
-
-using nlohmann::json;
 
 // One escaper per format for every writer (reports/escape.hpp), under short names.
 std::string md(const std::string& s) { return reports::md_escape(s); }

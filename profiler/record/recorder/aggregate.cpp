@@ -110,7 +110,9 @@ std::map<std::uint32_t, std::map<std::string, Acc>> accumulate(const std::vector
     const LaunchRecord& r = *l.record;
     if (selection.active()) {
       const std::uint64_t path_id =
-          r.nvtx_path.empty() ? 0 : path_ids.try_emplace(r.nvtx_path, path_ids.size() + 1).first->second;
+          r.nvtx_path.empty() || options.nvtx_include.empty()  // the path is asked only by --nvtx-include
+              ? 0
+              : path_ids.try_emplace(r.nvtx_path, path_ids.size() + 1).first->second;
       if (!selection.admit(r.name, path_id, [&r] { return std::string(r.nvtx_path); })) continue;
     }
     const Key key{

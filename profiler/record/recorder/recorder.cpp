@@ -2,7 +2,6 @@
 #include "profiler/record/recorder/pm_attribution.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -13,7 +12,6 @@
 #include "core/environment.hpp"
 #include "core/errors.hpp"
 #include "core/perfworks_spelling.hpp"
-#include "core/stats.hpp"
 #include "gpuperf/version.hpp"
 #include "profiler/collector.hpp"
 #include "profiler/cupti/range_backend_loader.hpp"
